@@ -35,84 +35,8 @@ static inline void kb_resched(void)
 	cond_resched();
 }
 
-#else /* host */
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-
-#define BITS_PER_LONG		64
-#define BIT_WORD(nr)		((nr) / BITS_PER_LONG)
-#define BIT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
-#define BITS_TO_LONGS(nr)	(((nr) + BITS_PER_LONG - 1) / BITS_PER_LONG)
-#define likely(x)		__builtin_expect(!!(x), 1)
-#define unlikely(x)		__builtin_expect(!!(x), 0)
-#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-
-typedef struct {
-	u64 key[2];
-} siphash_key_t;
-
-/* SipHash-2-4, 64-bit output: the same function as the kernel's siphash(). */
-u64 siphash(const void *data, size_t len, const siphash_key_t *key);
-
-static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
-{
-	return (u64)(((unsigned __int128)a * b) >> shift);
-}
-
-static inline void set_bit(unsigned long nr, volatile unsigned long *addr)
-{
-	__atomic_fetch_or(&addr[BIT_WORD(nr)], BIT_MASK(nr), __ATOMIC_RELAXED);
-}
-
-static inline bool test_bit(unsigned long nr, const volatile unsigned long *addr)
-{
-	return (__atomic_load_n(&addr[BIT_WORD(nr)], __ATOMIC_RELAXED) >>
-		(nr % BITS_PER_LONG)) & 1;
-}
-
-static inline unsigned long bitmap_weight(const unsigned long *src,
-					  unsigned int nbits)
-{
-	unsigned long w = 0;
-	unsigned int i;
-
-	for (i = 0; i < nbits / BITS_PER_LONG; i++)
-		w += __builtin_popcountl(src[i]);
-	if (nbits % BITS_PER_LONG)
-		w += __builtin_popcountl(src[i] &
-					 ((1UL << (nbits % BITS_PER_LONG)) - 1));
-	return w;
-}
-
-static inline void *kb_zalloc_large(size_t size)
-{
-	void *p = NULL;
-
-	/* Cache-line aligned, as kvzalloc's page-backed memory is. */
-	if (posix_memalign(&p, 64, size ? size : 64))
-		return NULL;
-	memset(p, 0, size);
-	return p;
-}
-
-static inline void kb_free_large(void *p)
-{
-	free(p);
-}
-
-static inline void kb_resched(void)
-{
-}
-
+#else
+/* Host builds: userspace/lib/kbloom_host_compat.h, on the include path. */
+#include <kbloom_host_compat.h>
 #endif /* __KERNEL__ */
 #endif /* KBLOOM_ENGINE_COMPAT_H */

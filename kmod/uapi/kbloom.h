@@ -68,6 +68,7 @@
 #ifndef _UAPI_LINUX_KBLOOM_H
 #define _UAPI_LINUX_KBLOOM_H
 
+#include <linux/const.h>
 #include <linux/types.h>
 
 #define KBLOOM_GENL_NAME	"kbloom"
@@ -79,7 +80,7 @@
 #define KBLOOM_HASH_KEY_LEN	16	/* bytes in a SipHash key */
 #define KBLOOM_HASHES_MAX	32	/* k */
 #define KBLOOM_BITS_MIN		64ULL	/* m */
-#define KBLOOM_BITS_MAX		(1ULL << 36)	/* m: 8 GiB of bits */
+#define KBLOOM_BITS_MAX		_BITULL(33)	/* m: 1 GiB of bits, kvmalloc's limit */
 
 enum kbloom_cmd {
 	KBLOOM_CMD_UNSPEC,
@@ -91,6 +92,7 @@ enum kbloom_cmd {
 	KBLOOM_CMD_CLEAR,
 	__KBLOOM_CMD_MAX
 };
+
 #define KBLOOM_CMD_MAX (__KBLOOM_CMD_MAX - 1)
 
 /* Filter types (KBLOOM_A_TYPE). */
@@ -99,10 +101,11 @@ enum kbloom_type {
 	KBLOOM_TYPE_BLOOM,	/* plain bit array, k probes anywhere */
 	__KBLOOM_TYPE_MAX
 };
+
 #define KBLOOM_TYPE_MAX (__KBLOOM_TYPE_MAX - 1)
 
 /* Flags (KBLOOM_A_FLAGS). */
-#define KBLOOM_F_ALL		(1U << 0)	/* DESTROY: every filter */
+#define KBLOOM_F_ALL		_BITUL(0)	/* DESTROY: every filter */
 #define KBLOOM_F_MASK		KBLOOM_F_ALL
 
 enum kbloom_attr {
@@ -125,6 +128,7 @@ enum kbloom_attr {
 	KBLOOM_A_STATS,		/* nest of KBLOOM_STATS_A_*, reply */
 	__KBLOOM_A_MAX
 };
+
 #define KBLOOM_A_MAX (__KBLOOM_A_MAX - 1)
 
 enum kbloom_keys_attr {
@@ -132,6 +136,7 @@ enum kbloom_keys_attr {
 	KBLOOM_KEYS_A_KEY,	/* binary, 1..KBLOOM_KEY_MAX bytes */
 	__KBLOOM_KEYS_A_MAX
 };
+
 #define KBLOOM_KEYS_A_MAX (__KBLOOM_KEYS_A_MAX - 1)
 
 enum kbloom_stats_attr {
@@ -142,6 +147,7 @@ enum kbloom_stats_attr {
 	KBLOOM_STATS_A_POSITIVES,	/* u64: tests answered present */
 	__KBLOOM_STATS_A_MAX
 };
+
 #define KBLOOM_STATS_A_MAX (__KBLOOM_STATS_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_KBLOOM_H */

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom: Bloom filters in kernel memory, driven over generic netlink.
+ * This file is only the init/exit ladder.
+ */
+#include <linux/module.h>
+#include <net/genetlink.h>
+
+#include "netlink.h"
+#include "registry.h"
+#include "uapi/kbloom.h"
+
+static int __init kb_init(void)
+{
+	int err;
+
+	err = kb_registry_init();
+	if (err)
+		return err;
+	err = kb_netlink_init();
+	if (err)
+		goto err_registry;
+	return 0;
+
+err_registry:
+	kb_registry_exit();
+	return err;
+}
+
+static void __exit kb_exit(void)
+{
+	/* No new requests first; then every namespace's filters go. */
+	kb_netlink_exit();
+	kb_registry_exit();
+}
+
+module_init(kb_init);
+module_exit(kb_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Bloom and counting filters for packet and flow digests");
+MODULE_AUTHOR("kbloom developers");
+MODULE_ALIAS_GENL_FAMILY(KBLOOM_GENL_NAME);

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-network-namespace registry of named filters, and the module-wide
+ * limits on how many and how large they may be.
+ */
+#include <linux/atomic.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <net/netns/generic.h>
+
+#include "registry.h"
+
+static unsigned long max_memory;
+module_param(max_memory, ulong, 0644);
+MODULE_PARM_DESC(max_memory,
+		 "Bytes of filter memory all namespaces may use (0 at load: a quarter of RAM)");
+
+static unsigned int max_filters = 1024;
+module_param(max_filters, uint, 0644);
+MODULE_PARM_DESC(max_filters, "Filters one network namespace may hold");
+
+static atomic64_t kb_mem_used = ATOMIC64_INIT(0);
+static unsigned int kb_net_id __read_mostly;
+
+struct kb_net *kb_net(const struct net *net)
+{
+	return net_generic(net, kb_net_id);
+}
+
+struct kb_obj *kb_lookup(struct kb_net *kn, const char *name)
+{
+	struct kb_obj *obj;
+
+	list_for_each_entry_rcu(obj, &kn->filters, node,
+				lockdep_is_held(&kn->lock))
+		if (!strcmp(obj->name, name))
+			return obj;
+	return NULL;
+}
+
+/* Reserve @bytes against max_memory; false when the limit would be passed. */
+static bool kb_mem_charge(u64 bytes)
+{
+	u64 limit = READ_ONCE(max_memory);
+
+	if (atomic64_add_return(bytes, &kb_mem_used) > limit) {
+		atomic64_sub(bytes, &kb_mem_used);
+		return false;
+	}
+	return true;
+}
+
+static void kb_mem_uncharge(u64 bytes)
+{
+	atomic64_sub(bytes, &kb_mem_used);
+}
+
+static void kb_obj_free(struct kb_obj *obj)
+{
+	kb_filter_free(&obj->filter);
+	free_percpu(obj->stats);
+	kb_mem_uncharge(obj->charged);
+	kfree(obj);
+}
+
+int kb_create(struct kb_net *kn, const struct kb_create_args *args,
+	      struct netlink_ext_ack *extack)
+{
+	u8 hkey[KBLOOM_HASH_KEY_LEN];
+	struct kb_obj *obj;
+	u64 bytes;
+	int cpu, err;
+
+	lockdep_assert_held(&kn->lock);
+
+	switch (kb_filter_check_shape(args->type, args->bits, args->hashes)) {
+	case KB_SHAPE_OK:
+		break;
+	case KB_SHAPE_BAD_TYPE:
+		NL_SET_ERR_MSG(extack, "filter type not supported");
+		return -EOPNOTSUPP;
+	case KB_SHAPE_BAD_BITS:
+		NL_SET_ERR_MSG(extack, "bits out of range for this type");
+		return -EINVAL;
+	case KB_SHAPE_BAD_HASHES:
+		NL_SET_ERR_MSG(extack, "hashes out of range for this type");
+		return -EINVAL;
+	}
+	if (kb_lookup(kn, args->name)) {
+		NL_SET_ERR_MSG(extack, "a filter of that name exists in this namespace");
+		return -EEXIST;
+	}
+	if (kn->nfilters >= READ_ONCE(max_filters)) {
+		NL_SET_ERR_MSG(extack, "namespace holds max_filters filters already");
+		return -ENOSPC;
+	}
+
+	bytes = kb_filter_mem_for(args->type, args->bits, args->hashes) +
+		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
+	if (!kb_mem_charge(bytes)) {
+		NL_SET_ERR_MSG(extack, "module memory limit max_memory reached");
+		return -ENOMEM;
+	}
+
+	err = -ENOMEM;
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
+	if (!obj)
+		goto err_uncharge;
+	obj->charged = bytes;
+	obj->stats = alloc_percpu_gfp(struct kb_pcpu_stats, GFP_KERNEL_ACCOUNT);
+	if (!obj->stats)
+		goto err_obj;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(obj->stats, cpu)->syncp);
+
+	if (args->hash_key)
+		memcpy(hkey, args->hash_key, sizeof(hkey));
+	else
+		get_random_bytes(hkey, sizeof(hkey));
+	err = kb_filter_init(&obj->filter, args->type, args->bits,
+			     args->hashes, hkey);
+	memzero_explicit(hkey, sizeof(hkey));
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot allocate filter memory");
+		goto err_stats;
+	}
+
+	strscpy(obj->name, args->name, sizeof(obj->name));
+	obj->capacity = args->capacity;
+	obj->generation = 1;
+	list_add_tail_rcu(&obj->node, &kn->filters);
+	kn->nfilters++;
+	kn->dump_gen++;
+	return 0;
+
+err_stats:
+	free_percpu(obj->stats);
+err_obj:
+	kfree(obj);
+	return err;
+err_uncharge:
+	kb_mem_uncharge(bytes);
+	return err;
+}
+
+void kb_destroy(struct kb_net *kn, struct kb_obj *obj)
+{
+	lockdep_assert_held(&kn->lock);
+	list_del_rcu(&obj->node);
+	kn->nfilters--;
+	kn->dump_gen++;
+	/* Adds and tests run under RCU without a reference. */
+	synchronize_rcu();
+	kb_obj_free(obj);
+}
+
+/* Unlinks every filter of @kn onto @dead; the caller frees after a grace period. */
+static void kb_unlink_all(struct kb_net *kn, struct list_head *dead)
+{
+	struct kb_obj *obj, *tmp;
+
+	list_for_each_entry_safe(obj, tmp, &kn->filters, node) {
+		list_del_rcu(&obj->node);
+		list_add_tail(&obj->node, dead);
+	}
+	kn->nfilters = 0;
+	kn->dump_gen++;
+}
+
+static void kb_free_list(struct list_head *dead)
+{
+	struct kb_obj *obj, *tmp;
+
+	list_for_each_entry_safe(obj, tmp, dead, node)
+		kb_obj_free(obj);
+}
+
+void kb_destroy_all(struct kb_net *kn)
+{
+	LIST_HEAD(dead);
+
+	lockdep_assert_held(&kn->lock);
+	kb_unlink_all(kn, &dead);
+	if (list_empty(&dead))
+		return;
+	synchronize_rcu();
+	kb_free_list(&dead);
+}
+
+void kb_clear(struct kb_obj *obj)
+{
+	kb_filter_clear(&obj->filter);
+	obj->generation++;
+}
+
+void kb_stats_add(struct kb_obj *obj, u64 inserts, u64 queries, u64 positives)
+{
+	struct kb_pcpu_stats *st;
+
+	/* The packet path updates from softirq: keep it off this CPU meanwhile. */
+	local_bh_disable();
+	st = this_cpu_ptr(obj->stats);
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_add(&st->inserts, inserts);
+	u64_stats_add(&st->queries, queries);
+	u64_stats_add(&st->positives, positives);
+	u64_stats_update_end(&st->syncp);
+	local_bh_enable();
+}
+
+void kb_stats_read(const struct kb_obj *obj, struct kb_stats *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct kb_pcpu_stats *st = per_cpu_ptr(obj->stats, cpu);
+		u64 ins, q, pos;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&st->syncp);
+			ins = u64_stats_read(&st->inserts);
+			q = u64_stats_read(&st->queries);
+			pos = u64_stats_read(&st->positives);
+		} while (u64_stats_fetch_retry(&st->syncp, start));
+		sum->inserts += ins;
+		sum->queries += q;
+		sum->positives += pos;
+	}
+}
+
+static int __net_init kb_net_init(struct net *net)
+{
+	struct kb_net *kn = kb_net(net);
+
+	mutex_init(&kn->lock);
+	INIT_LIST_HEAD(&kn->filters);
+	return 0;
+}
+
+/* One grace period for every namespace going away together. */
+static void __net_exit kb_net_exit_batch(struct list_head *net_list)
+{
+	LIST_HEAD(dead);
+	struct net *net;
+
+	list_for_each_entry(net, net_list, exit_list) {
+		struct kb_net *kn = kb_net(net);
+
+		mutex_lock(&kn->lock);
+		kb_unlink_all(kn, &dead);
+		mutex_unlock(&kn->lock);
+		mutex_destroy(&kn->lock);
+	}
+	if (list_empty(&dead))
+		return;
+	synchronize_rcu();
+	kb_free_list(&dead);
+}
+
+static struct pernet_operations kb_net_ops = {
+	.init = kb_net_init,
+	.exit_batch = kb_net_exit_batch,
+	.id = &kb_net_id,
+	.size = sizeof(struct kb_net),
+};
+
+int kb_registry_init(void)
+{
+	if (!max_memory)
+		max_memory = (totalram_pages() << PAGE_SHIFT) / 4;
+	return register_pernet_subsys(&kb_net_ops);
+}
+
+void kb_registry_exit(void)
+{
+	unregister_pernet_subsys(&kb_net_ops);
+	WARN_ON(atomic64_read(&kb_mem_used));
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-network-namespace registry of named filters. Lookups run under RCU;
+ * changes take the namespace's mutex.
+ */
+#ifndef KBLOOM_REGISTRY_H
+#define KBLOOM_REGISTRY_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/rcupdate.h>
+#include <linux/u64_stats_sync.h>
+#include <net/net_namespace.h>
+
+#include "engine/filter.h"
+#include "uapi/kbloom.h"
+
+struct kb_pcpu_stats {
+	u64_stats_t inserts;
+	u64_stats_t queries;
+	u64_stats_t positives;
+	struct u64_stats_sync syncp;
+};
+
+struct kb_stats {
+	u64 inserts;
+	u64 queries;
+	u64 positives;
+};
+
+struct kb_obj {
+	struct list_head node;		/* kb_net.filters, RCU */
+	char name[KBLOOM_NAME_MAX];
+	u64 capacity;			/* as given at create, for show */
+	u64 generation;			/* under kb_net.lock */
+	u64 charged;			/* bytes charged to the memory limit */
+	struct kb_pcpu_stats __percpu *stats;
+	struct kb_filter filter;
+};
+
+struct kb_net {
+	struct mutex lock;		/* serialises every change */
+	struct list_head filters;
+	unsigned int nfilters;
+	unsigned int dump_gen;		/* bumped on create/destroy */
+};
+
+struct kb_create_args {
+	const char *name;
+	u32 type;
+	u64 bits;
+	u32 hashes;
+	u64 capacity;
+	const u8 *hash_key;		/* NULL: draw a random key */
+};
+
+int kb_registry_init(void);
+void kb_registry_exit(void);
+
+struct kb_net *kb_net(const struct net *net);
+/* Caller holds rcu_read_lock() or kn->lock. */
+struct kb_obj *kb_lookup(struct kb_net *kn, const char *name);
+
+/* The kb_net lock must be held for these. */
+int kb_create(struct kb_net *kn, const struct kb_create_args *args,
+	      struct netlink_ext_ack *extack);
+void kb_destroy(struct kb_net *kn, struct kb_obj *obj);
+void kb_destroy_all(struct kb_net *kn);
+void kb_clear(struct kb_obj *obj);
+
+void kb_stats_add(struct kb_obj *obj, u64 inserts, u64 queries,
+		  u64 positives);
+void kb_stats_read(const struct kb_obj *obj, struct kb_stats *st);
+
+#endif /* KBLOOM_REGISTRY_H */

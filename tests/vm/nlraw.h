@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A deliberately small raw generic-netlink client for tests: it builds any
+ * message byte by byte (including malformed ones bloomctl would never send)
+ * and reports the kernel's errno and extack text.
+ */
+#ifndef KBLOOM_TEST_NLRAW_H
+#define KBLOOM_TEST_NLRAW_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "uapi/kbloom.h"
+
+#ifndef NETLINK_EXT_ACK
+#define NETLINK_EXT_ACK 11
+#endif
+
+#define NLR_BUF (1 << 17)
+
+struct nlr_msg {
+	uint8_t buf[NLR_BUF];
+	size_t len;
+};
+
+struct nlr {
+	int fd;
+	uint16_t family;
+	uint32_t seq;
+	char extack[256];		/* last extack message, "" if none */
+	uint32_t miss_type;		/* last NLMSGERR_ATTR_MISS_TYPE, 0 if none */
+	uint8_t reply[NLR_BUF];		/* last non-ack reply */
+	size_t reply_len;
+	int nreplies;			/* replies of the last exchange (dumps) */
+	bool dump_intr;
+};
+
+static inline struct nlmsghdr *nlr_hdr(struct nlr_msg *m)
+{
+	return (struct nlmsghdr *)m->buf;
+}
+
+static inline void nlr_put(struct nlr_msg *m, uint16_t type, const void *data,
+			   size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(m->buf + m->len);
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	if (len)
+		memcpy(m->buf + m->len + NLA_HDRLEN, data, len);
+	memset(m->buf + m->len + NLA_HDRLEN + len, 0,
+	       NLA_ALIGN(len) - len);
+	m->len += NLA_HDRLEN + NLA_ALIGN(len);
+	nlr_hdr(m)->nlmsg_len = m->len;
+}
+
+static inline void nlr_put_u32(struct nlr_msg *m, uint16_t type, uint32_t v)
+{
+	nlr_put(m, type, &v, sizeof(v));
+}
+
+static inline void nlr_put_u64(struct nlr_msg *m, uint16_t type, uint64_t v)
+{
+	nlr_put(m, type, &v, sizeof(v));
+}
+
+static inline void nlr_put_str(struct nlr_msg *m, uint16_t type, const char *s)
+{
+	nlr_put(m, type, s, strlen(s) + 1);
+}
+
+/* Returns the offset to hand to nlr_nest_end. */
+static inline size_t nlr_nest_start(struct nlr_msg *m, uint16_t type)
+{
+	size_t off = m->len;
+
+	nlr_put(m, type | NLA_F_NESTED, NULL, 0);
+	return off;
+}
+
+static inline void nlr_nest_end(struct nlr_msg *m, size_t off)
+{
+	struct nlattr *a = (struct nlattr *)(m->buf + off);
+
+	a->nla_len = m->len - off;
+}
+
+static inline void nlr_init(struct nlr *s, struct nlr_msg *m, uint16_t type,
+			    uint8_t cmd, uint16_t flags)
+{
+	struct genlmsghdr *g;
+
+	memset(m->buf, 0, NLMSG_HDRLEN + GENL_HDRLEN);
+	nlr_hdr(m)->nlmsg_type = type;
+	nlr_hdr(m)->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	nlr_hdr(m)->nlmsg_seq = ++s->seq;
+	g = (struct genlmsghdr *)(m->buf + NLMSG_HDRLEN);
+	g->cmd = cmd;
+	g->version = KBLOOM_GENL_VERSION;
+	m->len = NLMSG_HDRLEN + GENL_HDRLEN;
+	nlr_hdr(m)->nlmsg_len = m->len;
+}
+
+static inline void nlr_parse_extack(struct nlr *s, struct nlmsghdr *h)
+{
+	struct nlmsgerr *e = NLMSG_DATA(h);
+	size_t off = sizeof(*e);
+	struct nlattr *a;
+
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(h->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	while (NLMSG_HDRLEN + off + NLA_HDRLEN <= h->nlmsg_len) {
+		a = (struct nlattr *)((uint8_t *)NLMSG_DATA(h) + off);
+		if (a->nla_len < NLA_HDRLEN)
+			break;
+		if (a->nla_type == NLMSGERR_ATTR_MSG)
+			snprintf(s->extack, sizeof(s->extack), "%s",
+				 (char *)a + NLA_HDRLEN);
+		if (a->nla_type == NLMSGERR_ATTR_MISS_TYPE)
+			memcpy(&s->miss_type, (char *)a + NLA_HDRLEN, 4);
+		off += NLA_ALIGN(a->nla_len);
+	}
+}
+
+/* Sends @m, reads to the ACK or error (or NLMSG_DONE); 0 or -errno. */
+static inline int nlr_send(struct nlr *s, struct nlr_msg *m)
+{
+	static uint8_t rx[1 << 18];
+	int done = 0, err = 0;
+
+	s->extack[0] = 0;
+	s->miss_type = 0;
+	s->reply_len = 0;
+	s->nreplies = 0;
+	s->dump_intr = false;
+	if (send(s->fd, m->buf, m->len, 0) != (ssize_t)m->len)
+		return -errno;
+	while (!done) {
+		ssize_t n = recv(s->fd, rx, sizeof(rx), 0);
+		struct nlmsghdr *h;
+
+		if (n < 0)
+			return -errno;
+		for (h = (struct nlmsghdr *)rx; NLMSG_OK(h, n);
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != s->seq)
+				continue;
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				s->dump_intr = true;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				err = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				nlr_parse_extack(s, h);
+				done = 1;
+			} else if (h->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+			} else {
+				s->nreplies++;
+				if (h->nlmsg_len <= sizeof(s->reply)) {
+					memcpy(s->reply, h, h->nlmsg_len);
+					s->reply_len = h->nlmsg_len;
+				}
+			}
+		}
+	}
+	return err;
+}
+
+/* Finds attribute @type at the top level of the last reply. */
+static inline struct nlattr *nlr_reply_attr(struct nlr *s, uint16_t type)
+{
+	size_t off = NLMSG_HDRLEN + GENL_HDRLEN;
+
+	while (off + NLA_HDRLEN <= s->reply_len) {
+		struct nlattr *a = (struct nlattr *)(s->reply + off);
+
+		if (a->nla_len < NLA_HDRLEN)
+			break;
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
+			return a;
+		off += NLA_ALIGN(a->nla_len);
+	}
+	return NULL;
+}
+
+static inline int nlr_open(struct nlr *s)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct nlr_msg *m;
+	struct nlattr *a;
+	int one = 1, err;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (s->fd < 0 || bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return -errno;
+	setsockopt(s->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	nlr_init(s, m, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	((struct genlmsghdr *)(m->buf + NLMSG_HDRLEN))->version = 1;
+	nlr_put_str(m, CTRL_ATTR_FAMILY_NAME, KBLOOM_GENL_NAME);
+	err = nlr_send(s, m);
+	free(m);
+	if (err)
+		return err;
+	a = nlr_reply_attr(s, CTRL_ATTR_FAMILY_ID);
+	if (!a)
+		return -ENOENT;
+	memcpy(&s->family, (char *)a + NLA_HDRLEN, 2);
+	return 0;
+}
+
+#endif /* KBLOOM_TEST_NLRAW_H */
