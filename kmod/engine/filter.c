@@ -33,9 +33,10 @@ int kb_filter_init(struct kb_filter *f, u32 type, u64 m, u32 k,
 {
 	int i;
 
+	/* Cleared first so kb_filter_free() is safe after any failure. */
+	memset(f, 0, sizeof(*f));
 	if (kb_filter_check_shape(type, m, k) != KB_SHAPE_OK)
 		return -EINVAL;
-	memset(f, 0, sizeof(*f));
 	f->type = type;
 	f->m = m;
 	f->k = k;

@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The plain Bloom filter engine (kmod/engine/filter.c), compiled for the
+ * host: shape checks, memory and fill accounting, no false negatives, clear,
+ * keying and reproducibility, the probe positions the ABI promises (so
+ * bloomctl can compute them offline), and concurrent adds.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+
+#include "kselftest_harness.h"
+#include "kb_test.h"
+#include "../../kmod/uapi/kbloom.h"
+
+static const u8 key_a[16] = {
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+};
+static const u8 key_b[16] = {
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x8f,	/* one bit apart */
+};
+
+static u64 popcount_words(const struct kb_filter *f)
+{
+	u64 w, n = 0;
+
+	for (w = 0; w < f->nwords; w++)
+		n += __builtin_popcountl(f->bits[w]);
+	return n;
+}
+
+/* No bit at or past m is ever set (kb_filter_fill counts whole words). */
+static bool tail_clear(const struct kb_filter *f)
+{
+	if (f->m % BITS_PER_LONG == 0)
+		return true;
+	return !(f->bits[f->nwords - 1] >> (f->m % BITS_PER_LONG));
+}
+
+/*
+ * Random keys of 1..64 bytes, packed back to back in one buffer (so most
+ * start unaligned). Keys are numbered; key i starts at off[i].
+ */
+struct keyset {
+	u8 *buf;
+	size_t *off;
+	size_t n;
+};
+
+static int keyset_make(struct keyset *ks, size_t n, u64 seed)
+{
+	struct kb_rng r;
+	size_t i, total = 0;
+
+	kb_rng_seed(&r, seed);
+	ks->n = n;
+	ks->off = malloc((n + 1) * sizeof(*ks->off));
+	ks->buf = malloc(n * 64);
+	if (!ks->off || !ks->buf)
+		return -1;
+	for (i = 0; i < n; i++) {
+		size_t len = 1 + kb_rng_below(&r, 64);
+
+		ks->off[i] = total;
+		kb_rng_bytes(&r, ks->buf + total, len);
+		total += len;
+	}
+	ks->off[n] = total;
+	return 0;
+}
+
+static const u8 *keyset_key(const struct keyset *ks, size_t i, size_t *len)
+{
+	*len = ks->off[i + 1] - ks->off[i];
+	return ks->buf + ks->off[i];
+}
+
+static void keyset_free(struct keyset *ks)
+{
+	free(ks->buf);
+	free(ks->off);
+}
+
+TEST(init_rejects_bad_shapes)
+{
+	static const struct {
+		u32 type;
+		u64 m;
+		u32 k;
+		enum kb_shape_error err;
+	} bad[] = {
+		{ KBLOOM_TYPE_UNSPEC, 1024, 4, KB_SHAPE_BAD_TYPE },
+		{ __KBLOOM_TYPE_MAX, 1024, 4, KB_SHAPE_BAD_TYPE },
+		{ UINT32_MAX, 1024, 4, KB_SHAPE_BAD_TYPE },
+		{ KBLOOM_TYPE_UNSPEC, 0, 0, KB_SHAPE_BAD_TYPE },
+		{ KBLOOM_TYPE_BLOOM, 0, 4, KB_SHAPE_BAD_BITS },
+		{ KBLOOM_TYPE_BLOOM, KBLOOM_BITS_MIN - 1, 4, KB_SHAPE_BAD_BITS },
+		{ KBLOOM_TYPE_BLOOM, KBLOOM_BITS_MAX + 1, 4, KB_SHAPE_BAD_BITS },
+		{ KBLOOM_TYPE_BLOOM, UINT64_MAX, 4, KB_SHAPE_BAD_BITS },
+		{ KBLOOM_TYPE_BLOOM, 0, 0, KB_SHAPE_BAD_BITS },
+		{ KBLOOM_TYPE_BLOOM, 1024, 0, KB_SHAPE_BAD_HASHES },
+		{ KBLOOM_TYPE_BLOOM, 1024, KBLOOM_HASHES_MAX + 1,
+		  KB_SHAPE_BAD_HASHES },
+		{ KBLOOM_TYPE_BLOOM, 1024, UINT32_MAX, KB_SHAPE_BAD_HASHES },
+	};
+	struct kb_filter f;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(bad[i].err, kb_filter_check_shape(bad[i].type,
+							    bad[i].m,
+							    bad[i].k)) {
+			TH_LOG("shape %zu", i);
+		}
+		EXPECT_EQ(-EINVAL, kb_filter_init(&f, bad[i].type, bad[i].m,
+						  bad[i].k, key_a)) {
+			TH_LOG("shape %zu", i);
+		}
+	}
+	/* The limits themselves are fine. */
+	EXPECT_EQ(KB_SHAPE_OK, kb_filter_check_shape(KBLOOM_TYPE_BLOOM,
+						     KBLOOM_BITS_MIN, 1));
+	EXPECT_EQ(KB_SHAPE_OK, kb_filter_check_shape(KBLOOM_TYPE_BLOOM,
+						     KBLOOM_BITS_MAX,
+						     KBLOOM_HASHES_MAX));
+	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, KBLOOM_BITS_MIN, 1,
+				    key_a));
+	kb_filter_free(&f);
+	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, KBLOOM_BITS_MIN,
+				    KBLOOM_HASHES_MAX, key_a));
+	kb_filter_free(&f);
+	EXPECT_EQ(NULL, f.bits);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(init_state)
+{
+	struct kb_filter f;
+
+	memset(&f, 0xa5, sizeof(f));
+	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, 1000, 7, key_a));
+	EXPECT_EQ(KBLOOM_TYPE_BLOOM, f.type);
+	EXPECT_EQ(1000, f.m);
+	EXPECT_EQ(7, f.k);
+	EXPECT_EQ(16, f.nwords);
+	/* Key bytes are two little-endian words, as the ABI says. */
+	EXPECT_EQ(0x0706050403020100ULL, f.hkey.key[0]);
+	EXPECT_EQ(0x0f0e0d0c0b0a0908ULL, f.hkey.key[1]);
+	EXPECT_EQ(0, popcount_words(&f));
+	EXPECT_EQ(0, kb_filter_fill(&f));
+	EXPECT_FALSE(kb_filter_test(&f, "x", 1));
+	kb_filter_free(&f);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(mem_values)
+{
+	static const struct {
+		u64 m;
+		u64 bytes;
+	} cases[] = {
+		{ 64, 8 }, { 65, 16 }, { 127, 16 }, { 128, 16 }, { 129, 24 },
+		{ 1000, 128 }, { 1 << 20, 1 << 17 }, { 1000003, 125008 },
+		{ KBLOOM_BITS_MAX, KBLOOM_BITS_MAX / 8 },
+	};
+	struct kb_filter f;
+	size_t i;
+	u32 k;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (k = 1; k <= KBLOOM_HASHES_MAX; k += 7)
+			EXPECT_EQ(cases[i].bytes,
+				  kb_filter_mem_for(KBLOOM_TYPE_BLOOM,
+						    cases[i].m, k));
+		if (cases[i].m > (1 << 20))
+			continue;	/* not allocated here */
+		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, cases[i].m,
+					    3, key_a));
+		EXPECT_EQ(cases[i].bytes, kb_filter_mem(&f));
+		EXPECT_EQ(cases[i].bytes, f.nwords * sizeof(unsigned long));
+		kb_filter_free(&f);
+	}
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * kb_filter_fill counts every set cell, including the first and last and
+ * those at the engine's 1 MiB (2^23-bit) step boundaries: set bits by hand
+ * (never past m, as the engine guarantees), then clear a few.
+ */
+TEST(fill_counts_every_cell)
+{
+	const u64 step = 1ULL << 23;
+	const u64 sizes[] = { 64, 100, 128, 1000, step, step + 69,
+			      3 * step };
+	struct kb_filter f;
+	size_t s, j;
+
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+		const u64 m = sizes[s];
+		const u64 holes[] = { 0, 1, 63, 64, m / 2, step - 1, step,
+				      2 * step - 1, 2 * step, m - 2, m - 1 };
+		u64 cleared = 0, b;
+
+		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, m, 1, key_a));
+		for (b = 0; b < m; b++)
+			set_bit(b, f.bits);
+		EXPECT_TRUE(tail_clear(&f));
+		EXPECT_EQ(m, kb_filter_fill(&f));
+		for (j = 0; j < ARRAY_SIZE(holes); j++) {
+			if (holes[j] >= m || !test_bit(holes[j], f.bits))
+				continue;
+			f.bits[holes[j] / 64] &= ~(1UL << (holes[j] % 64));
+			cleared++;
+		}
+		EXPECT_EQ(m - cleared, kb_filter_fill(&f)) {
+			TH_LOG("m=%llu", (unsigned long long)m);
+		}
+		kb_filter_clear(&f);
+		EXPECT_EQ(0, kb_filter_fill(&f));
+		kb_filter_free(&f);
+	}
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * Positions from an independent implementation of the ABI (Python:
+ * SipHash-2-4, splitmix64 finaliser, multiply-shift, x + i y + (i^3-i)/6),
+ * hash key 00 01 .. 0f: the engine must set exactly these bits.
+ */
+static const struct {
+	const char *key;
+	size_t len;
+	u64 m;
+	u32 k;
+	u64 h1;
+	u64 pos[10];
+} golden[] = {
+	{ "kbloom", 6, 1000003, 7, 0x2548790dd56ee45eULL,
+	  { 145637, 49176, 952719, 856261, 759806, 663355, 566909 } },
+	{ "", 0, 64, 5, 0x726fdb47dd0e0e31ULL, { 28, 8, 53, 36, 22 } },
+	{ "\x0a\x00\x00\x01", 4, 1 << 20, 4, 0x6d8a377bc13a1631ULL,
+	  { 448675, 439820, 430966, 422114 } },
+	{ "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 100,
+	  1ULL << 33, 10, 0xb34ec2a20e21f636ULL,
+	  { 6016566596ULL, 202327310ULL, 2978022617ULL, 5753717926ULL,
+	    8529413238ULL, 2715173962ULL, 5490869283ULL, 8266564610ULL,
+	    2452325352ULL, 5228020694ULL } },
+};
+
+TEST(golden_positions)
+{
+	siphash_key_t hk;
+	struct kb_filter f;
+	struct kb_probe p;
+	struct kb_hash h;
+	size_t g;
+	u32 i;
+
+	siphash_key_from_bytes(&hk, key_a);
+	for (g = 0; g < ARRAY_SIZE(golden); g++) {
+		kb_hash_key(&hk, golden[g].key, golden[g].len, &h);
+		EXPECT_EQ(golden[g].h1, h.h1);
+		kb_probe_init(&p, &h, golden[g].m);
+		for (i = 0; i < golden[g].k; i++)
+			EXPECT_EQ(golden[g].pos[i], kb_probe_next(&p));
+		if (golden[g].m > (1 << 20))
+			continue;	/* 1 GiB: positions only */
+
+		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, golden[g].m,
+					    golden[g].k, key_a));
+		EXPECT_TRUE(kb_filter_add(&f, golden[g].key, golden[g].len));
+		for (i = 0; i < golden[g].k; i++)
+			EXPECT_TRUE(test_bit(golden[g].pos[i], f.bits));
+		EXPECT_EQ(golden[g].k, kb_filter_fill(&f));	/* distinct */
+		EXPECT_EQ(golden[g].k, popcount_words(&f));
+		EXPECT_TRUE(kb_filter_test(&f, golden[g].key, golden[g].len));
+		kb_filter_free(&f);
+	}
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * The engine's bit array equals a bitmap built independently from the ABI
+ * definition (userspace SipHash + the 128-bit reference formula), for many
+ * keys and sizes that are not multiples of 64: what bloomctl relies on to
+ * compute positions offline.
+ */
+TEST(offline_positions_match)
+{
+	static const struct {
+		u64 m;
+		u32 k;
+		size_t n;
+	} shapes[] = {
+		{ 64, 3, 5 }, { 1000, 7, 100 }, { 1000003, 7, 50000 },
+		{ 4999, KBLOOM_HASHES_MAX, 100 }, { 1 << 20, 1, 200000 },
+	};
+	struct keyset ks;
+	size_t s;
+
+	ASSERT_EQ(0, keyset_make(&ks, 200000, 11));
+	for (s = 0; s < ARRAY_SIZE(shapes); s++) {
+		unsigned long *ref;
+		siphash_key_t hk;
+		struct kb_filter f;
+		u64 set = 0;
+		size_t i;
+		u32 j;
+
+		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM,
+					    shapes[s].m, shapes[s].k, key_b));
+		ref = calloc(f.nwords, sizeof(*ref));
+		ASSERT_NE(NULL, ref);
+		siphash_key_from_bytes(&hk, key_b);
+		for (i = 0; i < shapes[s].n; i++) {
+			size_t len;
+			const u8 *key = keyset_key(&ks, i, &len);
+			u64 h1 = siphash(key, len, &hk);
+
+			kb_filter_add(&f, key, len);
+			for (j = 0; j < shapes[s].k; j++) {
+				u64 pos = kb_ref_probe(h1, kb_ref_mix64(h1),
+						       shapes[s].m, j);
+
+				ref[pos / 64] |= 1UL << (pos % 64);
+			}
+		}
+		for (i = 0; i < f.nwords; i++)
+			set += __builtin_popcountl(ref[i]);
+		EXPECT_EQ(0, memcmp(ref, f.bits, f.nwords * sizeof(*ref))) {
+			TH_LOG("m=%llu k=%u: bit arrays differ",
+			       (unsigned long long)shapes[s].m, shapes[s].k);
+		}
+		EXPECT_EQ(set, kb_filter_fill(&f));
+		EXPECT_TRUE(tail_clear(&f));
+		free(ref);
+		kb_filter_free(&f);
+	}
+	keyset_free(&ks);
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * 100k random keys of 1..64 bytes: every one tests present after the
+ * adds; add reports "fresh" exactly when a test just before would have
+ * said absent, and never for a key already added.
+ */
+TEST(no_false_negatives)
+{
+	const size_t n = 100000;
+	struct kb_filter f, g;
+	struct keyset ks;
+	u64 fresh = 0;
+	size_t i;
+
+	ASSERT_EQ(0, keyset_make(&ks, n, 12));
+	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, 10 * n, 7, key_a));
+	ASSERT_EQ(0, kb_filter_init(&g, KBLOOM_TYPE_BLOOM, 10 * n, 7, key_a));
+	for (i = 0; i < n; i++) {
+		size_t len;
+		const u8 *key = keyset_key(&ks, i, &len);
+		bool before = kb_filter_test(&f, key, len);
+		bool added = kb_filter_add(&f, key, len);
+		struct kb_hash h;
+
+		ASSERT_EQ(!before, added);
+		fresh += added;
+		ASSERT_TRUE(kb_filter_test(&f, key, len));
+		/* The pre-hashed entry points do the same. */
+		kb_hash_key(&g.hkey, key, len, &h);
+		ASSERT_EQ(added, kb_filter_add_hash(&g, &h));
+		ASSERT_TRUE(kb_filter_test_hash(&g, &h));
+	}
+	for (i = 0; i < n; i++) {
+		size_t len;
+		const u8 *key = keyset_key(&ks, i, &len);
+
+		ASSERT_TRUE(kb_filter_test(&f, key, len));
+		ASSERT_FALSE(kb_filter_add(&f, key, len));
+	}
+	EXPECT_EQ(0, memcmp(f.bits, g.bits, kb_filter_mem(&f)));
+	/* At m/n = 10, k = 7 about 0.8% of adds find all bits already set. */
+	kb_diag("%llu of %zu adds were fresh, fill %llu of %llu",
+		(unsigned long long)fresh, n,
+		(unsigned long long)kb_filter_fill(&f),
+		(unsigned long long)f.m);
+	EXPECT_GT(fresh, n * 98 / 100);
+	EXPECT_TRUE(tail_clear(&f));
+	kb_filter_free(&f);
+	kb_filter_free(&g);
+	keyset_free(&ks);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(key_lengths_zero_to_max)
+{
+	static u8 big[KBLOOM_KEY_MAX + 1];
+	struct kb_filter f;
+	size_t len;
+
+	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, 1 << 16, 5, key_a));
+	for (len = 0; len < sizeof(big); len++)
+		big[len] = (u8)(len * 31);
+	/* Every prefix of a 1 KiB key is a different key. */
+	for (len = 0; len <= KBLOOM_KEY_MAX; len++)
+		kb_filter_add(&f, big, len);
+	for (len = 0; len <= KBLOOM_KEY_MAX; len++) {
+		ASSERT_TRUE(kb_filter_test(&f, big, len));
+		ASSERT_FALSE(kb_filter_add(&f, big, len));
+	}
+	/* 1025 keys, k = 5, m = 2^16: the fill is 1025 * 5 less collisions. */
+	EXPECT_GT(kb_filter_fill(&f), 1025 * 5 * 95 / 100);
+	kb_filter_free(&f);
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * Clear empties the filter, including a last partial chunk (the engine
+ * works in 1 MiB steps) and keeps shape and hash key: the same adds then
+ * give the same bits again.
+ */
+TEST(clear_empties)
+{
+	const u64 m = 3 * (8ULL << 20) + 12345;	/* 3 MiB and a bit */
+	const size_t n = 300000;
+	struct kb_filter f;
+	unsigned long *copy;
+	struct keyset ks;
+	u64 fill;
+	size_t i;
+
+	ASSERT_EQ(0, keyset_make(&ks, n, 13));
+	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, m, 4, key_a));
+	for (i = 0; i < n; i++) {
+		size_t len;
+		const u8 *key = keyset_key(&ks, i, &len);
+
+		kb_filter_add(&f, key, len);
+	}
+	fill = kb_filter_fill(&f);
+	EXPECT_EQ(popcount_words(&f), fill);
+	/* Bits in the last (partial) 1 MiB chunk were counted. */
+	EXPECT_NE(0, f.bits[f.nwords - 1] | f.bits[f.nwords - 2]);
+	copy = malloc(kb_filter_mem(&f));
+	ASSERT_NE(NULL, copy);
+	memcpy(copy, f.bits, kb_filter_mem(&f));
+
+	kb_filter_clear(&f);
+	EXPECT_EQ(0, kb_filter_fill(&f));
+	EXPECT_EQ(0, popcount_words(&f));
+	EXPECT_EQ(m, f.m);
+	EXPECT_EQ(4, f.k);
+	for (i = 0; i < n; i++) {
+		size_t len;
+		const u8 *key = keyset_key(&ks, i, &len);
+
+		ASSERT_FALSE(kb_filter_test(&f, key, len));
+	}
+	for (i = 0; i < n; i++) {
+		size_t len;
+		const u8 *key = keyset_key(&ks, i, &len);
+
+		kb_filter_add(&f, key, len);
+	}
+	EXPECT_EQ(fill, kb_filter_fill(&f));
+	EXPECT_EQ(0, memcmp(copy, f.bits, kb_filter_mem(&f)));
+	free(copy);
+	kb_filter_free(&f);
+	keyset_free(&ks);
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * Same hash key: identical bit arrays (reproducible, mergeable filters).
+ * Hash keys one bit apart: different bit patterns, and each filter's set
+ * bits are near-independent of the other's.
+ */
+TEST(keyed_reproducible)
+{
+	const u64 m = 1 << 20;
+	const size_t n = 20000;
+	struct kb_filter f1, f2, g;
+	struct keyset ks;
+	u64 both = 0, w;
+	double fa, expect;
+	size_t i;
+
+	ASSERT_EQ(0, keyset_make(&ks, n, 14));
+	ASSERT_EQ(0, kb_filter_init(&f1, KBLOOM_TYPE_BLOOM, m, 5, key_a));
+	ASSERT_EQ(0, kb_filter_init(&f2, KBLOOM_TYPE_BLOOM, m, 5, key_a));
+	ASSERT_EQ(0, kb_filter_init(&g, KBLOOM_TYPE_BLOOM, m, 5, key_b));
+	for (i = 0; i < n; i++) {
+		size_t len;
+		const u8 *key = keyset_key(&ks, i, &len);
+
+		kb_filter_add(&f1, key, len);
+		kb_filter_add(&g, key, len);
+	}
+	/* f2 gets the same keys in reverse order. */
+	for (i = n; i-- > 0;) {
+		size_t len;
+		const u8 *key = keyset_key(&ks, i, &len);
+
+		kb_filter_add(&f2, key, len);
+	}
+	EXPECT_EQ(0, memcmp(f1.bits, f2.bits, kb_filter_mem(&f1)));
+	EXPECT_NE(0, memcmp(f1.bits, g.bits, kb_filter_mem(&f1)));
+	for (w = 0; w < f1.nwords; w++)
+		both += __builtin_popcountl(f1.bits[w] & g.bits[w]);
+	fa = (double)kb_filter_fill(&f1) / m;
+	expect = fa * ((double)kb_filter_fill(&g) / m) * m;
+	kb_diag("fill %llu / %llu, bits set under both keys %llu (independent: %.0f)",
+		(unsigned long long)kb_filter_fill(&f1),
+		(unsigned long long)kb_filter_fill(&g),
+		(unsigned long long)both, expect);
+	/* Independent keys overlap like independent arrays (+- 6 sigma). */
+	EXPECT_LT(fabs(both - expect), 6 * sqrt(expect));
+	kb_filter_free(&f1);
+	kb_filter_free(&f2);
+	kb_filter_free(&g);
+	keyset_free(&ks);
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * Concurrency: four threads add disjoint key sets to one filter at the
+ * same time while a fifth keeps testing keys added beforehand. No test
+ * ever misses, every key is present afterwards, and the bits equal those
+ * of the same adds done one by one (set bits are order-independent).
+ */
+#define NWRITERS	4
+#define PER_WRITER	50000
+#define PRELOAD		5000
+
+struct conc {
+	struct kb_filter *f;
+	pthread_barrier_t start;
+	int done;		/* writers finished */
+	u64 misses;		/* reader: preloaded keys found absent */
+	u64 rounds;
+};
+
+struct conc_arg {
+	struct conc *c;
+	int id;
+};
+
+static void conc_key(u8 key[9], int set, u64 i)
+{
+	key[0] = (u8)set;	/* 0: preload, 1..NWRITERS: writers */
+	kb_put_le64(key + 1, i);
+}
+
+static void *conc_writer(void *p)
+{
+	struct conc_arg *a = p;
+	u8 key[9];
+	u64 i;
+
+	pthread_barrier_wait(&a->c->start);
+	for (i = 0; i < PER_WRITER; i++) {
+		conc_key(key, a->id, i);
+		kb_filter_add(a->c->f, key, sizeof(key));
+	}
+	__atomic_fetch_add(&a->c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *conc_reader(void *p)
+{
+	struct conc *c = p;
+	u8 key[9];
+	u64 i;
+
+	pthread_barrier_wait(&c->start);
+	do {
+		for (i = 0; i < PRELOAD; i++) {
+			conc_key(key, 0, i);
+			if (!kb_filter_test(c->f, key, sizeof(key)))
+				c->misses++;
+		}
+		c->rounds++;
+	} while (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) < NWRITERS);
+	return NULL;
+}
+
+TEST(concurrent_adds)
+{
+	/* 2^19: writers often hit the same words (fill ~70%). */
+	static const u64 sizes[] = { 1 << 19, 1 << 22 };
+	size_t s;
+
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+		struct conc_arg args[NWRITERS];
+		pthread_t th[NWRITERS + 1];
+		struct kb_filter f, seq;
+		struct conc c = { .f = &f };
+		u8 key[9];
+		u64 i;
+		int t;
+
+		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, sizes[s], 3,
+					    key_a));
+		ASSERT_EQ(0, kb_filter_init(&seq, KBLOOM_TYPE_BLOOM, sizes[s], 3,
+					    key_a));
+		for (i = 0; i < PRELOAD; i++) {
+			conc_key(key, 0, i);
+			kb_filter_add(&f, key, sizeof(key));
+			kb_filter_add(&seq, key, sizeof(key));
+		}
+		ASSERT_EQ(0, pthread_barrier_init(&c.start, NULL,
+						  NWRITERS + 1));
+		for (t = 0; t < NWRITERS; t++) {
+			args[t].c = &c;
+			args[t].id = t + 1;
+			ASSERT_EQ(0, pthread_create(&th[t], NULL, conc_writer,
+						    &args[t]));
+		}
+		ASSERT_EQ(0, pthread_create(&th[NWRITERS], NULL, conc_reader,
+					    &c));
+		for (t = 0; t <= NWRITERS; t++)
+			ASSERT_EQ(0, pthread_join(th[t], NULL));
+		pthread_barrier_destroy(&c.start);
+
+		EXPECT_EQ(0, c.misses);
+		for (t = 0; t <= NWRITERS; t++) {
+			for (i = 0; i < (t ? PER_WRITER : PRELOAD); i++) {
+				conc_key(key, t, i);
+				ASSERT_TRUE(kb_filter_test(&f, key, sizeof(key)));
+				if (t)
+					kb_filter_add(&seq, key, sizeof(key));
+			}
+		}
+		EXPECT_EQ(0, memcmp(f.bits, seq.bits, kb_filter_mem(&f)));
+		EXPECT_EQ(kb_filter_fill(&seq), kb_filter_fill(&f));
+		kb_diag("m=%llu: %d writers x %d keys, reader rounds %llu, fill %llu",
+			(unsigned long long)sizes[s], NWRITERS, PER_WRITER,
+			(unsigned long long)c.rounds,
+			(unsigned long long)kb_filter_fill(&f));
+		kb_filter_free(&f);
+		kb_filter_free(&seq);
+	}
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * Lost updates: four threads set different bits of the same word at the
+ * same moment, over and over (one 64-bit filter, k = 1, each thread owning
+ * 16 of the 64 positions, cleared between rounds). A set_bit that is not
+ * an atomic read-modify-write loses bits here within a few rounds.
+ */
+#define SW_ROUNDS	20000
+
+struct same_word {
+	struct kb_filter *f;
+	pthread_barrier_t go, done;
+	u8 keys[NWRITERS][16][9];
+};
+
+struct same_word_arg {
+	struct same_word *sw;
+	int id;
+};
+
+static void *same_word_writer(void *p)
+{
+	struct same_word_arg *a = p;
+	int r, i;
+
+	for (r = 0; r < SW_ROUNDS; r++) {
+		pthread_barrier_wait(&a->sw->go);
+		for (i = 0; i < 16; i++)
+			kb_filter_add(a->sw->f, a->sw->keys[a->id][i], 9);
+		pthread_barrier_wait(&a->sw->done);
+	}
+	return NULL;
+}
+
+TEST(concurrent_adds_same_word)
+{
+	struct same_word_arg args[NWRITERS];
+	pthread_t th[NWRITERS];
+	struct same_word *sw;
+	struct kb_filter f;
+	u64 lost_rounds = 0, i;
+	int t, found[NWRITERS] = { 0 }, r;
+	u64 taken = 0;
+
+	sw = calloc(1, sizeof(*sw));
+	ASSERT_NE(NULL, sw);
+	sw->f = &f;
+	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, 64, 1, key_a));
+	/* Thread t owns the positions p with p % 4 == t: find keys for them. */
+	for (i = 0; taken != UINT64_MAX; i++) {
+		struct kb_probe p;
+		struct kb_hash h;
+		u8 key[9];
+		u64 pos;
+
+		ASSERT_LT(i, 100000);
+		conc_key(key, 9, i);
+		kb_hash_key(&f.hkey, key, sizeof(key), &h);
+		kb_probe_init(&p, &h, f.m);
+		pos = kb_probe_next(&p);
+		if (taken & (1ULL << pos))
+			continue;
+		taken |= 1ULL << pos;
+		t = pos % NWRITERS;
+		memcpy(sw->keys[t][found[t]++], key, sizeof(key));
+	}
+	ASSERT_EQ(0, pthread_barrier_init(&sw->go, NULL, NWRITERS + 1));
+	ASSERT_EQ(0, pthread_barrier_init(&sw->done, NULL, NWRITERS + 1));
+	for (t = 0; t < NWRITERS; t++) {
+		args[t].sw = sw;
+		args[t].id = t;
+		ASSERT_EQ(0, pthread_create(&th[t], NULL, same_word_writer,
+					    &args[t]));
+	}
+	for (r = 0; r < SW_ROUNDS; r++) {
+		pthread_barrier_wait(&sw->go);
+		pthread_barrier_wait(&sw->done);
+		lost_rounds += kb_filter_fill(&f) != 64;
+		kb_filter_clear(&f);
+	}
+	for (t = 0; t < NWRITERS; t++)
+		ASSERT_EQ(0, pthread_join(th[t], NULL));
+	pthread_barrier_destroy(&sw->go);
+	pthread_barrier_destroy(&sw->done);
+	EXPECT_EQ(0, lost_rounds);
+	kb_filter_free(&f);
+	free(sw);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Helpers shared by the host unit tests. Include after kselftest_harness.h.
+ */
+#ifndef KBLOOM_TESTS_UNIT_KB_TEST_H
+#define KBLOOM_TESTS_UNIT_KB_TEST_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#include "../../kmod/engine/filter.h"
+#include "../../userspace/lib/siphash.h"
+
+/*
+ * Every test runs in a forked child that leaves with _exit(), which drops
+ * buffered stdout: line-buffer it so diagnostics reach the TAP stream.
+ */
+static void __attribute__((constructor)) kb_test_line_buffer(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* A TAP diagnostic line ("# ...") on stdout. */
+static inline void __attribute__((format(printf, 1, 2)))
+kb_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/*
+ * The child's _exit() also skips LeakSanitizer's exit-time check: tests
+ * ask for it explicitly once they have freed everything (a no-op in a
+ * build without ASan).
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define KB_ASSERT_NO_LEAKS() \
+	ASSERT_EQ(0, __lsan_do_recoverable_leak_check())
+#else
+#define KB_ASSERT_NO_LEAKS() do { } while (0)
+#endif
+
+/* xoshiro256** seeded by splitmix64: a fixed seed gives a fixed stream. */
+struct kb_rng {
+	uint64_t s[4];
+};
+
+static inline uint64_t kb_rotl(uint64_t x, int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+static inline void kb_rng_seed(struct kb_rng *r, uint64_t seed)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		r->s[i] = z ^ (z >> 31);
+	}
+}
+
+static inline uint64_t kb_rng_next(struct kb_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t out = kb_rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = kb_rotl(s[3], 45);
+	return out;
+}
+
+/* Uniform in [0, n), n > 0 (the bias of a 64-bit multiply is negligible). */
+static inline uint64_t kb_rng_below(struct kb_rng *r, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)kb_rng_next(r) * n) >> 64);
+}
+
+static inline void kb_rng_bytes(struct kb_rng *r, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(kb_rng_next(r) >> 56);
+}
+
+static inline void kb_put_le64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/*
+ * Reference probe positions, straight from the definition in
+ * uapi/kbloom.h and DESIGN.md: h1 = SipHash(key), h2 = mix64(h1),
+ * x = h1 * m >> 64, y = h2 * m >> 64, probe i = x + i*y + (i^3 - i)/6 mod m,
+ * computed in 128-bit arithmetic, without the engine's incremental walk.
+ */
+static inline uint64_t kb_ref_probe(uint64_t h1, uint64_t h2, uint64_t m,
+				    uint32_t i)
+{
+	unsigned __int128 x = ((unsigned __int128)h1 * m) >> 64;
+	unsigned __int128 y = ((unsigned __int128)h2 * m) >> 64;
+	unsigned __int128 ii = i;
+
+	return (uint64_t)((x + ii * y + (ii * ii * ii - ii) / 6) % m);
+}
+
+/* The splitmix64 finaliser, as specified for h2 (independent of hash.h). */
+static inline uint64_t kb_ref_mix64(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+#endif /* KBLOOM_TESTS_UNIT_KB_TEST_H */

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Host tests of bloomctl's key parsing (userspace/keyparse.c): literal and
+ * 0x-hex keys, their limits and errors, and HEX32 hash keys.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "../../kmod/uapi/kbloom.h"
+#include "../../userspace/keyparse.h"
+
+static uint8_t out[KBLOOM_KEY_MAX + 16];
+static size_t outlen, bad;
+
+static enum kp_error parse(const char *s)
+{
+	outlen = 0;
+	bad = (size_t)-1;
+	memset(out, 0xaa, sizeof(out));
+	return key_parse(s, strlen(s), out, &outlen, &bad);
+}
+
+TEST(literal)
+{
+	ASSERT_EQ(KP_OK, parse("hello"));
+	EXPECT_EQ((size_t)5, outlen);
+	EXPECT_EQ(0, memcmp(out, "hello", 5));
+
+	/* One byte, and things that only look like hex */
+	ASSERT_EQ(KP_OK, parse("x"));
+	EXPECT_EQ((size_t)1, outlen);
+	ASSERT_EQ(KP_OK, parse("0"));
+	EXPECT_EQ((size_t)1, outlen);
+	EXPECT_EQ('0', out[0]);
+	ASSERT_EQ(KP_OK, parse("0X41"));	/* only lower-case 0x is hex */
+	EXPECT_EQ((size_t)4, outlen);
+	EXPECT_EQ(0, memcmp(out, "0X41", 4));
+	ASSERT_EQ(KP_OK, parse("x0x41"));
+	EXPECT_EQ((size_t)5, outlen);
+	ASSERT_EQ(KP_OK, parse("10.0.0.1 -> 10.0.0.2"));
+	EXPECT_EQ((size_t)20, outlen);
+}
+
+TEST(literal_binary)
+{
+	/* Keys from a file may hold any byte, NUL included */
+	static const char k[] = { 'a', '\0', 'b', '\xff', '\r' };
+
+	ASSERT_EQ(KP_OK, key_parse(k, sizeof(k), out, &outlen, NULL));
+	EXPECT_EQ(sizeof(k), outlen);
+	EXPECT_EQ(0, memcmp(out, k, sizeof(k)));
+}
+
+TEST(hex)
+{
+	ASSERT_EQ(KP_OK, parse("0x0102ff"));
+	EXPECT_EQ((size_t)3, outlen);
+	EXPECT_EQ(0x01, out[0]);
+	EXPECT_EQ(0x02, out[1]);
+	EXPECT_EQ(0xff, out[2]);
+	EXPECT_EQ(0xaa, out[3]);	/* nothing written beyond */
+
+	ASSERT_EQ(KP_OK, parse("0xABcd"));
+	EXPECT_EQ((size_t)2, outlen);
+	EXPECT_EQ(0xab, out[0]);
+	EXPECT_EQ(0xcd, out[1]);
+
+	ASSERT_EQ(KP_OK, parse("0x00"));
+	EXPECT_EQ((size_t)1, outlen);
+	EXPECT_EQ(0, out[0]);
+
+	ASSERT_EQ(KP_OK, parse("0x666f6f"));
+	EXPECT_EQ((size_t)3, outlen);
+	EXPECT_EQ(0, memcmp(out, "foo", 3));
+}
+
+TEST(hex_errors)
+{
+	EXPECT_EQ(KP_HEX_EMPTY, parse("0x"));
+	EXPECT_EQ(KP_HEX_ODD, parse("0x1"));
+	EXPECT_EQ(KP_HEX_ODD, parse("0x123"));
+
+	EXPECT_EQ(KP_HEX_DIGIT, parse("0xZZ"));
+	EXPECT_EQ((size_t)2, bad);
+	EXPECT_STREQ("'Z' is not a hex digit", kp_strerror(KP_HEX_DIGIT,
+							    "0xZZ", bad));
+	EXPECT_EQ(KP_HEX_DIGIT, parse("0x12g4"));
+	EXPECT_EQ((size_t)4, bad);
+	EXPECT_EQ(KP_HEX_DIGIT, parse("0x12 34"));
+	EXPECT_EQ((size_t)4, bad);
+	EXPECT_STREQ("byte 0x20 is not a hex digit",
+		     kp_strerror(KP_HEX_DIGIT, "0x12 34", bad));
+	/* A bad digit is named before an odd count */
+	EXPECT_EQ(KP_HEX_DIGIT, parse("0x1-3"));
+	EXPECT_EQ((size_t)3, bad);
+	/* A second 0x is not a digit */
+	EXPECT_EQ(KP_HEX_DIGIT, parse("0x0x12"));
+	EXPECT_EQ((size_t)3, bad);
+}
+
+TEST(empty)
+{
+	EXPECT_EQ(KP_EMPTY, parse(""));
+	EXPECT_STREQ("empty key", kp_strerror(KP_EMPTY, "", 0));
+}
+
+TEST(lengths)
+{
+	char *s = malloc(2 + 2 * (KBLOOM_KEY_MAX + 1) + 1);
+	size_t i;
+
+	ASSERT_NE(NULL, s);
+	/* Literal: KBLOOM_KEY_MAX bytes fit, one more does not */
+	memset(s, 'k', KBLOOM_KEY_MAX + 1);
+	s[KBLOOM_KEY_MAX] = '\0';
+	ASSERT_EQ(KP_OK, parse(s));
+	EXPECT_EQ((size_t)KBLOOM_KEY_MAX, outlen);
+	s[KBLOOM_KEY_MAX] = 'k';
+	s[KBLOOM_KEY_MAX + 1] = '\0';
+	EXPECT_EQ(KP_TOO_LONG, parse(s));
+	EXPECT_EQ(0xaa, out[0]);		/* nothing written */
+
+	/* Hex: 2 * KBLOOM_KEY_MAX digits fit, two more do not */
+	s[0] = '0';
+	s[1] = 'x';
+	for (i = 0; i < 2 * KBLOOM_KEY_MAX; i++)
+		s[2 + i] = "0123456789abcdef"[i % 16];
+	s[2 + 2 * KBLOOM_KEY_MAX] = '\0';
+	ASSERT_EQ(KP_OK, parse(s));
+	EXPECT_EQ((size_t)KBLOOM_KEY_MAX, outlen);
+	EXPECT_EQ(0x01, out[0]);
+	EXPECT_EQ(0xef, out[KBLOOM_KEY_MAX - 1]);
+	EXPECT_EQ(0xaa, out[KBLOOM_KEY_MAX]);
+	s[2 + 2 * KBLOOM_KEY_MAX] = '0';
+	s[2 + 2 * KBLOOM_KEY_MAX + 1] = '0';
+	s[2 + 2 * KBLOOM_KEY_MAX + 2] = '\0';
+	EXPECT_EQ(KP_TOO_LONG, parse(s));
+	/* Too long and odd: too long */
+	s[2 + 2 * KBLOOM_KEY_MAX + 1] = '\0';
+	EXPECT_EQ(KP_TOO_LONG, parse(s));
+	/* Too long with a typo: the typo */
+	s[2 + 2 * KBLOOM_KEY_MAX] = 'q';
+	EXPECT_EQ(KP_HEX_DIGIT, parse(s));
+	EXPECT_EQ((size_t)(2 + 2 * KBLOOM_KEY_MAX), bad);
+	free(s);
+}
+
+static const uint8_t hk[KBLOOM_HASH_KEY_LEN] = {
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+};
+
+TEST(hex32_good)
+{
+	uint8_t key[KBLOOM_HASH_KEY_LEN];
+
+	ASSERT_EQ(KP_OK, hex32_parse("000102030405060708090a0b0c0d0e0f",
+				     key, NULL));
+	EXPECT_EQ(0, memcmp(key, hk, sizeof(key)));
+	memset(key, 0, sizeof(key));
+	ASSERT_EQ(KP_OK, hex32_parse("0x000102030405060708090A0B0C0D0E0F",
+				     key, NULL));
+	EXPECT_EQ(0, memcmp(key, hk, sizeof(key)));
+	ASSERT_EQ(KP_OK, hex32_parse("ffffffffffffffffffffffffffffffff",
+				     key, NULL));
+	EXPECT_EQ(0xff, key[0]);
+	EXPECT_EQ(0xff, key[15]);
+}
+
+TEST(hex32_bad)
+{
+	uint8_t key[KBLOOM_HASH_KEY_LEN];
+
+	memset(key, 0x5a, sizeof(key));
+	EXPECT_EQ(KP_HEX32_LEN, hex32_parse("", key, &bad));
+	EXPECT_EQ(KP_HEX32_LEN, hex32_parse("0x", key, &bad));
+	EXPECT_EQ(KP_HEX32_LEN, hex32_parse("000102030405060708090a0b0c0d0e0",
+					    key, &bad));	/* 31 */
+	EXPECT_EQ(KP_HEX32_LEN, hex32_parse("000102030405060708090a0b0c0d0e0f0",
+					    key, &bad));	/* 33 */
+	EXPECT_EQ(KP_HEX32_LEN, hex32_parse("000102030405060708090a0b0c0d0e0f00",
+					    key, &bad));	/* 17 bytes */
+	EXPECT_EQ(KP_HEX_DIGIT, hex32_parse("000102030405060708090a0b0c0d0e0g",
+					    key, &bad));
+	EXPECT_EQ((size_t)31, bad);
+	EXPECT_EQ(KP_HEX_DIGIT, hex32_parse("0x00010203040506070809 a0b0c0d0e0f",
+					    key, &bad));
+	EXPECT_EQ((size_t)22, bad);
+	/* 0X is not a prefix */
+	EXPECT_EQ(KP_HEX_DIGIT, hex32_parse("0X000102030405060708090a0b0c0d0e",
+					    key, &bad));
+	EXPECT_EQ((size_t)1, bad);
+	/* Nothing written on failure */
+	EXPECT_EQ(0x5a, key[0]);
+	EXPECT_EQ(0x5a, key[15]);
+}
+
+TEST_HARNESS_MAIN
