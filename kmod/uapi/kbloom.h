@@ -17,13 +17,20 @@
  * Every attribute is validated strictly by a policy: unknown attributes,
  * wrong lengths and out-of-range values are refused with an extended ACK
  * message naming the offending attribute. A refused request changes nothing.
+ * Nests must carry NLA_F_NESTED. Filter names are 1..KBLOOM_NAME_MAX-1
+ * printable bytes without spaces or '/'. A request gets one reply (or only
+ * the ACK); replies carry the request's command number, GET's dumps
+ * KBLOOM_CMD_GET. CAPACITY 0 means "not given".
  *
  * Commands
  * --------
  * KBLOOM_CMD_CREATE  (doit)
- *	Request: NAME, TYPE, BITS, HASHES; optional HASH_KEY (16 bytes; a
- *	random key is drawn when absent), CAPACITY (the design capacity, kept
- *	only to be reported back).
+ *	Request: NAME, TYPE, BITS (m, the number of cells), HASHES (k);
+ *	optional HASH_KEY (16 bytes; a random key is drawn when absent),
+ *	CAPACITY (the design capacity, kept only to be reported back), and
+ *	the type's own parameters (see enum kbloom_type): COUNTER_BITS,
+ *	UPDATE, DECREMENT, SUBTABLES, BUCKET_CELLS, FP_BITS, DIMS. A
+ *	parameter that the type does not take is refused.
  *	Errors: EEXIST (name taken in this netns), ENOSPC (too many filters in
  *	this netns), ENOMEM (allocation failed or the module's memory limit,
  *	module parameter max_memory, would be exceeded), EINVAL (bad values).
@@ -38,14 +45,21 @@
  *	straddles a create or destroy is flagged NLM_F_DUMP_INTR; the tool
  *	retries it.
  *	A filter description carries NAME, TYPE, BITS, HASHES, CAPACITY,
- *	MEMORY (bytes of kernel memory), FILL (cells set), GENERATION and a
- *	nested STATS. The hash key is never reported.
+ *	the type's parameters, MEMORY (bytes of kernel memory), FILL (cells
+ *	set or non-zero; summed over dimensions for multi), SATURATED
+ *	(counters at their maximum), GENERATION and a nested STATS. The hash
+ *	key is never reported.
  *
  * KBLOOM_CMD_ADD     (doit)
  *	Request: NAME and KEYS, a nest holding one or more KBLOOM_KEYS_A_KEY
  *	attributes (1..KBLOOM_KEY_MAX bytes each). All keys of a message are
  *	added; the reply is the ACK. A message holds as many keys as fit; the
  *	tool splits large batches across messages.
+ *	For a multi filter each key is a KBLOOM_KEYS_A_TUPLE instead: a nest
+ *	whose attribute types are dimension numbers 1..dims (the order given
+ *	at create), each holding that dimension's value (1..KBLOOM_KEY_MAX
+ *	bytes). ADD needs every dimension; TEST any non-empty subset (present
+ *	when every given dimension's sub-filter holds its value).
  *
  * KBLOOM_CMD_TEST    (doit)
  *	Request: as ADD. Reply: a KBLOOM_CMD_TEST message with NAME, NKEYS,
@@ -56,6 +70,32 @@
  *
  * KBLOOM_CMD_CLEAR   (doit)
  *	Request: NAME. Empties the filter; its shape and hash key are kept.
+ *
+ * KBLOOM_CMD_DEL     (doit; counting and dleft)
+ *	Request: as ADD. Keys are deleted in order; a key that is certainly
+ *	absent stops the request with ENOENT, its index in NKEYS of the
+ *	error's extack, and the keys before it already deleted are put back,
+ *	so a refused request changes nothing. Saturated counters are never
+ *	decremented. Refused (EOPNOTSUPP) on conservative-update filters,
+ *	where a delete could create a false negative.
+ *
+ * KBLOOM_CMD_COUNT   (doit; counting and dleft)
+ *	Request: as TEST. Reply: NAME, NKEYS and COUNTS, NKEYS u32 values in
+ *	host byte order: the count of each key (the minimum of its k
+ *	counters; never below its true count unless a counter saturated).
+ *
+ * KBLOOM_CMD_MERGE   (doit)
+ *	Request: NAME (the destination), SRC (the source, same netns),
+ *	MERGE_OP. Both filters must have the same type, shape and hash key
+ *	(else EINVAL, and nothing changes). OR: bit types set the union of
+ *	bits, counting types add counters (saturating). AND: bit types keep
+ *	the common bits, counting types keep the minimum. Not for dleft or
+ *	stable (EOPNOTSUPP).
+ *
+ * KBLOOM_CMD_ESTIMATE (doit)
+ *	Request: NAME and SRC, two filters of the same type, shape and hash
+ *	key. Reply: NAME, FILL (of NAME), SRC_FILL, UNION_FILL (cells set in
+ *	either). The tool derives the union and intersection estimates.
  *
  * Hashing (so that tools can compute probe positions offline)
  * -----------------------------------------------------------
@@ -74,13 +114,16 @@
 #define KBLOOM_GENL_NAME	"kbloom"
 #define KBLOOM_GENL_VERSION	1
 
-/* Limits, enforced by the attribute policies. */
+/* Limits, enforced by the attribute policies and the engine. */
 #define KBLOOM_NAME_MAX		32	/* bytes including the trailing NUL */
 #define KBLOOM_KEY_MAX		1024	/* bytes in one key */
 #define KBLOOM_HASH_KEY_LEN	16	/* bytes in a SipHash key */
 #define KBLOOM_HASHES_MAX	32	/* k */
 #define KBLOOM_BITS_MIN		64ULL	/* m */
 #define KBLOOM_BITS_MAX		_BITULL(33)	/* m: 1 GiB of bits, kvmalloc's limit */
+#define KBLOOM_MEM_MAX		_BITULL(30)	/* bytes of cells in one filter */
+#define KBLOOM_DIMS_MAX		8	/* dimensions of a multi filter */
+#define KBLOOM_DIM_NAME_MAX	16	/* bytes including the trailing NUL */
 
 enum kbloom_cmd {
 	KBLOOM_CMD_UNSPEC,
@@ -90,19 +133,80 @@ enum kbloom_cmd {
 	KBLOOM_CMD_ADD,
 	KBLOOM_CMD_TEST,
 	KBLOOM_CMD_CLEAR,
+	KBLOOM_CMD_DEL,
+	KBLOOM_CMD_COUNT,
+	KBLOOM_CMD_MERGE,
+	KBLOOM_CMD_ESTIMATE,
 	__KBLOOM_CMD_MAX
 };
 
 #define KBLOOM_CMD_MAX (__KBLOOM_CMD_MAX - 1)
 
-/* Filter types (KBLOOM_A_TYPE). */
+/*
+ * Filter types (KBLOOM_A_TYPE). BITS is always the number of cells m; the
+ * parameters each type takes are listed beside it.
+ */
 enum kbloom_type {
 	KBLOOM_TYPE_UNSPEC,
-	KBLOOM_TYPE_BLOOM,	/* plain bit array, k probes anywhere */
+	/* Bit array, k probes anywhere in it. */
+	KBLOOM_TYPE_BLOOM,
+	/*
+	 * k slices of m/k bits (m a multiple of k), probe i in slice i:
+	 * position i * (m/k) + (x_i mod m/k) with x_i the double-hashing walk
+	 * over m/k.
+	 */
+	KBLOOM_TYPE_PARTITIONED,
+	/*
+	 * m/512 blocks of one 64-byte cache line (m a multiple of 512): block
+	 * h1 * (m/512) >> 64, then k probes inside it by double hashing over
+	 * 512 from h2: x = h2 & 511, y = (h2 >> 9) | 1 (odd, so k <= 32 probes
+	 * are distinct), probe i = (x + i * y) & 511.
+	 */
+	KBLOOM_TYPE_BLOCKED,
+	/*
+	 * m saturating counters of COUNTER_BITS (4, 8 or 16) bits, probes as
+	 * bloom. UPDATE selects plain (increment all k) or conservative
+	 * (increment only the minimal ones). Count = min of the k counters.
+	 */
+	KBLOOM_TYPE_COUNTING,
+	/*
+	 * d-left counting filter: SUBTABLES (d, 2..8) tables of buckets of
+	 * BUCKET_CELLS (1..16) cells; a cell is an FP_BITS (4..24)
+	 * fingerprint and an 8-bit counter. m = total cells, a multiple of
+	 * d * BUCKET_CELLS. HASHES must be 1 (one hash gives d buckets and
+	 * the fingerprint).
+	 */
+	KBLOOM_TYPE_DLEFT,
+	/*
+	 * Stable Bloom filter (Deng & Rafiei): m cells of COUNTER_BITS (1, 2,
+	 * 4 or 8) bits; each insert first decrements DECREMENT (P) random
+	 * cells, then sets its k cells to the maximum.
+	 */
+	KBLOOM_TYPE_STABLE,
+	/* DIMS (1..KBLOOM_DIMS_MAX) bloom sub-filters of m bits and k hashes. */
+	KBLOOM_TYPE_MULTI,
 	__KBLOOM_TYPE_MAX
 };
 
 #define KBLOOM_TYPE_MAX (__KBLOOM_TYPE_MAX - 1)
+
+/* Counter update rules (KBLOOM_A_UPDATE, counting). */
+enum kbloom_update {
+	KBLOOM_UPDATE_PLAIN,		/* increment all k counters */
+	KBLOOM_UPDATE_CONSERVATIVE,	/* increment only the minimal ones */
+	__KBLOOM_UPDATE_MAX
+};
+
+#define KBLOOM_UPDATE_MAX (__KBLOOM_UPDATE_MAX - 1)
+
+/* Merge operations (KBLOOM_A_MERGE_OP). */
+enum kbloom_merge_op {
+	KBLOOM_MERGE_OR,
+	KBLOOM_MERGE_AND,
+	__KBLOOM_MERGE_MAX
+};
+
+#define KBLOOM_MERGE_MAX (__KBLOOM_MERGE_MAX - 1)
 
 /* Flags (KBLOOM_A_FLAGS). */
 #define KBLOOM_F_ALL		_BITUL(0)	/* DESTROY: every filter */
@@ -126,6 +230,19 @@ enum kbloom_attr {
 	KBLOOM_A_FILL,		/* u64, reply: cells set */
 	KBLOOM_A_GENERATION,	/* u64, reply: bumped on create/clear */
 	KBLOOM_A_STATS,		/* nest of KBLOOM_STATS_A_*, reply */
+	KBLOOM_A_COUNTER_BITS,	/* u32, counting: 4/8/16; stable: 1/2/4/8 */
+	KBLOOM_A_UPDATE,	/* u32, enum kbloom_update (counting) */
+	KBLOOM_A_DECREMENT,	/* u32, stable: cells decremented per insert */
+	KBLOOM_A_SUBTABLES,	/* u32, dleft: d */
+	KBLOOM_A_BUCKET_CELLS,	/* u32, dleft: cells per bucket */
+	KBLOOM_A_FP_BITS,	/* u32, dleft: fingerprint bits */
+	KBLOOM_A_DIMS,		/* nest of KBLOOM_DIMS_A_NAME (multi) */
+	KBLOOM_A_SATURATED,	/* u64, reply: counters at their maximum */
+	KBLOOM_A_COUNTS,	/* binary, reply: NKEYS u32 counts */
+	KBLOOM_A_SRC,		/* string: the second filter (MERGE, ESTIMATE) */
+	KBLOOM_A_MERGE_OP,	/* u32, enum kbloom_merge_op */
+	KBLOOM_A_SRC_FILL,	/* u64, reply: FILL of SRC */
+	KBLOOM_A_UNION_FILL,	/* u64, reply: cells set in NAME or SRC */
 	__KBLOOM_A_MAX
 };
 
@@ -134,10 +251,19 @@ enum kbloom_attr {
 enum kbloom_keys_attr {
 	KBLOOM_KEYS_A_UNSPEC,
 	KBLOOM_KEYS_A_KEY,	/* binary, 1..KBLOOM_KEY_MAX bytes */
+	KBLOOM_KEYS_A_TUPLE,	/* nest: attribute type = dimension 1..dims */
 	__KBLOOM_KEYS_A_MAX
 };
 
 #define KBLOOM_KEYS_A_MAX (__KBLOOM_KEYS_A_MAX - 1)
+
+enum kbloom_dims_attr {
+	KBLOOM_DIMS_A_UNSPEC,
+	KBLOOM_DIMS_A_NAME,	/* string < KBLOOM_DIM_NAME_MAX, once per dim */
+	__KBLOOM_DIMS_A_MAX
+};
+
+#define KBLOOM_DIMS_A_MAX (__KBLOOM_DIMS_A_MAX - 1)
 
 enum kbloom_stats_attr {
 	KBLOOM_STATS_A_UNSPEC,
@@ -145,6 +271,7 @@ enum kbloom_stats_attr {
 	KBLOOM_STATS_A_INSERTS,		/* u64: keys added */
 	KBLOOM_STATS_A_QUERIES,		/* u64: keys tested */
 	KBLOOM_STATS_A_POSITIVES,	/* u64: tests answered present */
+	KBLOOM_STATS_A_DELETES,		/* u64: keys deleted */
 	__KBLOOM_STATS_A_MAX
 };
 

@@ -1,0 +1,135 @@
+#!/bin/bash
+# bloomctl against the loaded module, in the test VM:
+#
+#   bloomctl (root, init netns) --genetlink--> kbloom.ko
+#   bloomctl -n kb-t1           --genetlink--> kbloom.ko, netns kb-t1
+#   bloomctl as uid 65534 (no CAP_NET_ADMIN)   refused
+#
+# One behaviour per check; exit codes per the contract: 0 ok / all present,
+# 1 some key absent, 2 error (one line on stderr naming the input).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/tap.sh
+bc=userspace/bloomctl
+tmp=$(mktemp -d)
+trap '$bc destroy all >/dev/null 2>&1; ip netns del kb-t1 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# expect RC OUTPUT-PATTERN command...: exit status and combined output.
+expect() {
+	local want=$1 pat=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "exit $rc: $out" | head -5
+	[ $rc -eq "$want" ] && [[ $out == $pat ]]
+}
+
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }
+
+check "create by bits and hashes" $bc create f bloom bits 65536 hashes 5
+check "create sized from capacity 10000 fpr 0.01: m=95872, k=7" \
+	expect 0 "*bits 95872 hashes 7*" \
+	bash -c "$bc create sized bloom capacity 10000 fpr 0.01 && $bc list | grep '^sized '"
+check "add keys, literal and hex" $bc add f alpha beta 0x00ff10
+check "test: all present exits 0" expect 0 "*alpha present*0x00ff10 present*" \
+	$bc test f alpha 0x00ff10
+check "test: one absent exits 1 and says which" \
+	expect 1 "*alpha present*gamma absent*" $bc test f alpha gamma
+check "literal and hex spellings are the same key" $bc test f 0x616c706861
+
+check "a duplicate name is refused, exit 2, kernel reason quoted" \
+	expect 2 "bloomctl: *'f'*File exists*kernel: a filter of that name exists*" \
+	$bc create f bloom bits 4096 hashes 3
+check "an unknown name is an error (exit 2), not an absent key" \
+	expect 2 "*'nosuch'*No such file*" $bc test nosuch alpha
+check "an oversized key is refused and quoted" \
+	expect 2 "*key*" $bc add f "0x$(head -c 1025 /dev/zero | od -An -v -tx1 | tr -d ' \n')"
+check "a bad hex key is refused, exit 2" expect 2 "*0xZZ*" $bc test f 0xZZ
+check "bits below the minimum are refused before the kernel" \
+	expect 2 "*bits*" $bc create tiny bloom bits 8 hashes 1
+check "an unknown type is refused" expect 2 "*type*" $bc create t2 nosuchtype bits 4096 hashes 3
+
+bulk() {
+	seq -f 'bulk-key-%g' 1 100000 > "$tmp/keys" &&
+	$bc create big bloom capacity 100000 fpr 0.001 &&
+	$bc add big -f "$tmp/keys" &&
+	[ "$($bc test big -f "$tmp/keys" | tail -1)" = "100000 keys: 100000 present, 0 absent" ]
+}
+check "add -f of 100000 keys: every one present" bulk
+
+few_messages() {
+	# ~16 bytes a key, 32 KiB messages: ~50 sendmsg calls, not 100000.
+	local calls
+	calls=$(ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=sendmsg,sendto -o "$tmp/st" $bc add big -f "$tmp/keys" &&
+		grep -c -E 'send(msg|to)\(' "$tmp/st")
+	echo "send calls: $calls"
+	[ "$calls" -ge 40 ] && [ "$calls" -le 120 ]
+}
+if command -v strace >/dev/null; then
+	check "add -f batches keys into few netlink messages" few_messages
+fi
+
+stdin_keys() {
+	printf 'x1\nx2\r\nx3\n' | $bc add f -f - && $bc test f x1 x2 x3
+}
+check "add -f - reads stdin, strips CR" stdin_keys
+
+check "an empty line in -f FILE is an error naming the line" \
+	expect 2 "*2*" bash -c "printf 'a\n\nb\n' | $bc add f -f -"
+
+absent_fpr() {
+	local present
+	seq -f 'other-%g' 1 100000 > "$tmp/other"
+	present=$($bc -j test big -f "$tmp/other" | json '["present"]')
+	echo "false positives: $present / 100000 (design 0.1%)"
+	# 99.9% binomial bound around 100 expected.
+	[ "$present" -le 140 ]
+}
+check "keys never added are absent at about the design rate" absent_fpr
+
+json_show() {
+	$bc -j show big | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["name"] == "big" and d["type"] == "bloom", d
+assert d["inserts"] == 200000, d  # two bulk adds of the same keys
+assert 0 < d["fill"] < d["bits"], d
+assert abs(d["estimated_keys"] - 100000) / 100000 < 0.02, d
+'
+}
+check "show -j is JSON with counters and a cardinality estimate within 2%" json_show
+
+check "list -j is a JSON array of every filter" bash -c \
+	"$bc -j list | python3 -c 'import json,sys; assert sorted(f[\"name\"] for f in json.load(sys.stdin)) == [\"big\",\"f\",\"sized\"]'"
+
+cleared() {
+	$bc clear f && [ "$($bc -j show f | json '["fill"]')" -eq 0 ] &&
+	! $bc test f alpha
+}
+check "clear empties the filter and keeps it" cleared
+
+netns() {
+	$bc add f beta && ip netns add kb-t1 &&
+	$bc -n kb-t1 create f bloom bits 4096 hashes 2 &&
+	[ "$($bc -n kb-t1 list | wc -l)" -eq 1 ] &&
+	! $bc -n kb-t1 test f beta && $bc test f beta
+}
+check "-n NETNS: a separate registry, same names allowed" netns
+check "-n with an unknown netns is an error naming it" \
+	expect 2 "*nosuchns*" $bc -n nosuchns list
+
+unpriv() {
+	expect 2 "*Operation not permitted*" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		$bc test f beta &&
+	expect 2 "*Operation not permitted*" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		$bc create evil bloom bits 4096 hashes 2 &&
+	! $bc show evil 2>/dev/null
+}
+check "an unprivileged user is refused every command" unpriv
+
+check "destroy one" bash -c "$bc destroy sized && ! $bc show sized 2>/dev/null"
+check "destroy all" bash -c "$bc destroy all && [ -z \"\$($bc list)\" ]"
+
+finish

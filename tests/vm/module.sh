@@ -1,0 +1,52 @@
+#!/bin/bash
+# Module lifetime, in the test VM (expects kbloom.ko loaded; leaves it
+# unloaded):
+#
+#   init netns: filters "a" (with keys), "b"
+#   netns kb-m1: filter "a" (with keys)
+#   netns kb-m2: filter "x", then the netns is deleted
+#
+# rmmod with all of that present succeeds, frees everything (the module
+# WARNs on exit if any byte is still accounted, and scripts/vm fails the run
+# on any WARN), and the family is gone; a fresh insmod starts empty.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/tap.sh
+bc=userspace/bloomctl
+trap 'ip netns del kb-m1 2>/dev/null; ip netns del kb-m2 2>/dev/null' EXIT
+
+setup() {
+	ip netns add kb-m1 && ip netns add kb-m2 &&
+	$bc create a bloom bits 65536 hashes 4 && $bc add a k1 k2 k3 &&
+	$bc create b bloom capacity 1000 fpr 0.01 &&
+	$bc -n kb-m1 create a bloom bits 4096 hashes 2 && $bc -n kb-m1 add a z &&
+	$bc -n kb-m2 create x bloom bits 4096 hashes 2
+}
+check "filters created in three namespaces" setup
+
+others_intact() {
+	ip netns del kb-m2 &&
+	[ "$($bc list | wc -l)" -eq 2 ] && [ "$($bc -n kb-m1 list | wc -l)" -eq 1 ] &&
+	$bc -n kb-m1 test a z
+}
+check "deleting a namespace leaves the others' filters alone" others_intact
+
+check "rmmod with filters present succeeds" rmmod kbloom
+check "the module is gone" test ! -e /sys/module/kbloom
+
+not_loaded() {
+	local out rc
+	out=$($bc list 2>&1)
+	rc=$?
+	echo "exit $rc: $out"
+	[ $rc -eq 2 ] && [[ $out == *"not loaded"* ]]
+}
+check "bloomctl says the module is not loaded, exit 2" not_loaded
+
+fresh() {
+	insmod kmod/kbloom.ko && [ -z "$($bc list)" ] &&
+	[ -z "$($bc -n kb-m1 list)" ] && rmmod kbloom
+}
+check "a fresh insmod starts with no filters" fresh
+
+finish

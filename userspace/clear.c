@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* clear NAME */
+#include "commands.h"
+#include "util.h"
+
+int cmd_clear(int argc, char **argv)
+{
+	struct nl_msg *msg;
+	struct kb_nl nl;
+	int r;
+
+	if (argc < 2) {
+		usage_errorf(argv[0], "missing filter NAME");
+		return EXIT_ERROR;
+	}
+	if (argc > 2) {
+		unexpected_argument(argv[0], argv[2]);
+		return EXIT_ERROR;
+	}
+	if (!check_name(argv[1]))
+		return EXIT_ERROR;
+	if (open_netlink(&nl))
+		return EXIT_ERROR;
+	msg = kb_nl_msg(&nl, KBLOOM_CMD_CLEAR, 0, 0);
+	kb_put_name(msg, argv[1]);
+	r = kb_nl_request(&nl, msg, NULL, NULL);
+	nlmsg_free(msg);
+	if (r)
+		kb_nl_perror(&nl, "unable to clear filter '%s'",
+			     quote(argv[1]));
+	kb_nl_close(&nl);
+	return r ? EXIT_ERROR : EXIT_OK;
+}

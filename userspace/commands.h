@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Subcommands. Each gets argv[0] = its own name and returns the exit code
+ * (EXIT_OK, EXIT_NEGATIVE, EXIT_ERROR); errors are printed by the command.
+ */
+#ifndef BLOOMCTL_COMMANDS_H
+#define BLOOMCTL_COMMANDS_H
+
+#include <stdbool.h>
+
+#include "nl.h"
+
+/* Global options, set by main before the command runs. */
+struct global_opts {
+	bool json;
+	const char *netns;
+};
+extern struct global_opts opts;
+
+int cmd_create(int argc, char **argv);
+int cmd_destroy(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_add(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+int cmd_clear(int argc, char **argv);
+
+/* "bloomctl: CMD: MSG (see 'bloomctl CMD --help')", from bloomctl.c. */
+void usage_errorf(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* usage_errorf() for a surplus argument, with a hint for global options. */
+void unexpected_argument(const char *cmd, const char *arg);
+
+/* kb_nl_open() with the global --netns. */
+int open_netlink(struct kb_nl *nl);
+
+#endif

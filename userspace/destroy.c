@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* destroy NAME | destroy all */
+#include <string.h>
+
+#include "commands.h"
+#include "util.h"
+
+int cmd_destroy(int argc, char **argv)
+{
+	struct nl_msg *msg;
+	struct kb_nl nl;
+	bool all;
+	int r;
+
+	if (argc < 2) {
+		usage_errorf(argv[0], "missing filter NAME (or 'all')");
+		return EXIT_ERROR;
+	}
+	if (argc > 2) {
+		unexpected_argument(argv[0], argv[2]);
+		return EXIT_ERROR;
+	}
+	all = !strcmp(argv[1], "all");
+	if (!all && !check_name(argv[1]))
+		return EXIT_ERROR;
+	if (open_netlink(&nl))
+		return EXIT_ERROR;
+	msg = kb_nl_msg(&nl, KBLOOM_CMD_DESTROY, 0, 0);
+	if (all)
+		kb_put_u32(msg, KBLOOM_A_FLAGS, KBLOOM_F_ALL);
+	else
+		kb_put_name(msg, argv[1]);
+	r = kb_nl_request(&nl, msg, NULL, NULL);
+	nlmsg_free(msg);
+	if (r && all)
+		kb_nl_perror(&nl, "unable to destroy all filters");
+	else if (r)
+		kb_nl_perror(&nl, "unable to destroy filter '%s'",
+			     quote(argv[1]));
+	kb_nl_close(&nl);
+	return r ? EXIT_ERROR : EXIT_OK;
+}

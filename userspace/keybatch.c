@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+
+#include "keybatch.h"
+#include "util.h"
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+	return p;
+}
+
+void keybatch_init(struct keybatch *b, struct kb_nl *nl, uint8_t cmd,
+		   const char *name, kb_result_fn result, void *arg)
+{
+	memset(b, 0, sizeof(*b));
+	b->nl = nl;
+	b->cmd = cmd;
+	b->name = name;
+	b->result = result;
+	b->arg = arg;
+}
+
+static void batch_start(struct keybatch *b)
+{
+	b->msg = kb_nl_msg(b->nl, b->cmd, 0, KB_MSG_SIZE_KEYS);
+	kb_put_name(b->msg, b->name);
+	b->nest = nla_nest_start(b->msg, KBLOOM_A_KEYS | NLA_F_NESTED);
+	if (!b->nest) {
+		errorf("internal error: netlink message full");
+		exit(EXIT_ERROR);
+	}
+	b->nkeys = 0;
+	b->labels_len = 0;
+	if (!b->label_off_cap) {
+		b->label_off_cap = 256;
+		b->label_off = xrealloc(NULL, b->label_off_cap *
+					sizeof(*b->label_off));
+	}
+	b->label_off[0] = 0;
+}
+
+/* The TEST reply: NKEYS, NPRESENT and the RESULT bitmap. */
+static int test_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
+{
+	struct keybatch *b = arg;
+	const uint8_t *bits;
+	uint32_t n, npresent, i, count = 0;
+	int r;
+
+	if (!tb[KBLOOM_A_NKEYS] || !tb[KBLOOM_A_NPRESENT] ||
+	    !tb[KBLOOM_A_RESULT])
+		return kb_nl_fail(nl, "test reply without %s",
+				  !tb[KBLOOM_A_NKEYS] ? "NKEYS" :
+				  !tb[KBLOOM_A_NPRESENT] ? "NPRESENT" :
+				  "RESULT");
+	n = nla_get_u32(tb[KBLOOM_A_NKEYS]);
+	npresent = nla_get_u32(tb[KBLOOM_A_NPRESENT]);
+	if (n != b->nkeys)
+		return kb_nl_fail(nl, "NKEYS is %u, %u keys were sent",
+				  n, b->nkeys);
+	if ((uint32_t)nla_len(tb[KBLOOM_A_RESULT]) < (n + 7) / 8)
+		return kb_nl_fail(nl, "RESULT has %d bytes for %u keys",
+				  nla_len(tb[KBLOOM_A_RESULT]), n);
+	bits = nla_data(tb[KBLOOM_A_RESULT]);
+	for (i = 0; i < n; i++)
+		count += bits[i / 8] >> (i % 8) & 1;
+	if (count != npresent)
+		return kb_nl_fail(nl, "NPRESENT is %u, RESULT has %u bits set",
+				  npresent, count);
+	for (i = 0; i < n; i++) {
+		r = b->result(b->arg, b->labels + b->label_off[i],
+			      b->label_off[i + 1] - b->label_off[i],
+			      bits[i / 8] >> (i % 8) & 1);
+		if (r < 0)
+			return r;
+	}
+	/* Only now: a second reply would be reported as a count mismatch. */
+	b->nkeys = 0;
+	return 0;
+}
+
+int keybatch_flush(struct keybatch *b)
+{
+	uint32_t nkeys = b->nkeys;
+	int r;
+
+	if (!b->msg)
+		return 0;
+	if (!nkeys) {
+		nlmsg_free(b->msg);
+		b->msg = NULL;
+		return 0;
+	}
+	nla_nest_end(b->msg, b->nest);
+	r = kb_nl_request(b->nl, b->msg,
+			  b->cmd == KBLOOM_CMD_TEST ? test_reply : NULL, b);
+	if (!r && b->cmd == KBLOOM_CMD_TEST && b->nkeys)
+		r = kb_nl_fail(b->nl, "no test reply");
+	/* Keep msg and labels after a failure, for keybatch_perror(). */
+	if (r) {
+		b->nkeys = nkeys;
+		return r;
+	}
+	nlmsg_free(b->msg);
+	b->msg = NULL;
+	b->sent += nkeys;
+	return 0;
+}
+
+int keybatch_add(struct keybatch *b, const uint8_t *key, size_t len,
+		 const char *label, size_t label_len)
+{
+	int r;
+
+	if (b->msg && b->nkeys &&
+	    nlmsg_hdr(b->msg)->nlmsg_len + nla_total_size(len) >
+	    KB_MSG_SIZE_KEYS) {
+		r = keybatch_flush(b);
+		if (r)
+			return r;
+	}
+	if (!b->msg)
+		batch_start(b);
+	if (nla_put(b->msg, KBLOOM_KEYS_A_KEY, len, key) < 0) {
+		errorf("internal error: netlink message full");
+		exit(EXIT_ERROR);
+	}
+	if (b->nkeys + 2 > b->label_off_cap) {
+		b->label_off_cap *= 2;
+		b->label_off = xrealloc(b->label_off, b->label_off_cap *
+					sizeof(*b->label_off));
+	}
+	if (b->labels_len + label_len > b->labels_cap) {
+		b->labels_cap = (b->labels_len + label_len) * 2;
+		b->labels = xrealloc(b->labels, b->labels_cap);
+	}
+	memcpy(b->labels + b->labels_len, label, label_len);
+	b->labels_len += label_len;
+	b->nkeys++;
+	b->label_off[b->nkeys] = b->labels_len;
+	return 0;
+}
+
+void keybatch_free(struct keybatch *b)
+{
+	if (b->msg)
+		nlmsg_free(b->msg);
+	free(b->labels);
+	free(b->label_off);
+	memset(b, 0, sizeof(*b));
+}
+
+void keybatch_perror(const struct keybatch *b, const char *verb)
+{
+	const struct kb_nl_error *e = &b->nl->error;
+	const char *prep = b->cmd == KBLOOM_CMD_ADD ? "to" : "in";
+
+	if (b->msg && e->attr == KBLOOM_A_KEYS && e->nest_index >= 0 &&
+	    (uint32_t)e->nest_index < b->nkeys) {
+		size_t i = e->nest_index;
+
+		kb_nl_perror(b->nl, "unable to %s key '%s' %s filter '%s'",
+			     verb, quote_mem(b->labels + b->label_off[i],
+					     b->label_off[i + 1] -
+					     b->label_off[i]),
+			     prep, quote(b->name));
+		return;
+	}
+	kb_nl_perror(b->nl, "unable to %s keys %s filter '%s'", verb, prep,
+		     quote(b->name));
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Where add and test take their keys from: the command line
+ * (NAME [--] KEY...) or a file (NAME -f FILE, '-' for stdin), read one
+ * line at a time so that a file of any size streams through a bounded
+ * buffer. Lines lose their trailing "\n" and then one trailing "\r"; an
+ * empty line is an error naming the line.
+ */
+#ifndef BLOOMCTL_KEYSRC_H
+#define BLOOMCTL_KEYSRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../kmod/uapi/kbloom.h"
+
+/* Longest line: "0x" and two hex digits a byte, then "\r". */
+#define KEYSRC_LINE_MAX (2 + 2 * KBLOOM_KEY_MAX + 1)
+
+struct keysrc {
+	/* command line */
+	char **keys;
+	int nkeys, next;
+	/* file */
+	FILE *f;
+	const char *path;	/* as given; "-" is stdin */
+	uint64_t line;
+	char buf[KEYSRC_LINE_MAX + 1];
+	/* the key being returned */
+	uint8_t key[KBLOOM_KEY_MAX];
+	size_t keylen;
+	const char *text;	/* as the user wrote it */
+	size_t textlen;
+};
+
+/*
+ * Parses "NAME -f FILE" or "NAME [--] KEY..." (argv[0] is the command).
+ * Sets *name. Prints a usage error and returns -1 when malformed.
+ */
+int keysrc_init(struct keysrc *s, int argc, char **argv, const char **name);
+bool keysrc_is_file(const struct keysrc *s);
+/* Opens the file (no-op for the command line). Prints errors. */
+int keysrc_open(struct keysrc *s);
+/* Checks every command-line key before anything is sent. Prints errors. */
+int keysrc_check_args(struct keysrc *s);
+/* 1: next key in s->key/keylen, s->text/textlen; 0: end; -1: error. */
+int keysrc_next(struct keysrc *s);
+void keysrc_close(struct keysrc *s);
+
+#endif

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test NAME [--] KEY... | test NAME -f FILE
+ *
+ * Text: "KEY present" or "KEY absent" per key, in order; with -f also a
+ * summary line "N keys: P present, A absent".
+ * JSON: {"filter":NAME,"keys":N,"present":P,"absent":A,"results":[...]}
+ * where results ({"key":KEY,"present":BOOL} per key) is given only for
+ * keys on the command line; with -f the counts only.
+ * Exit: 0 every key present, 1 some key absent, 2 error.
+ */
+#include <stdlib.h>
+
+#include "commands.h"
+#include "json.h"
+#include "keybatch.h"
+#include "keysrc.h"
+#include "util.h"
+
+struct test_state {
+	bool file;
+	uint64_t keys, present;
+	bool *results;		/* command line and JSON: one per key */
+};
+
+static int test_result(void *arg, const char *label, size_t len,
+		       bool present)
+{
+	struct test_state *t = arg;
+
+	if (t->results)
+		t->results[t->keys] = present;
+	else if (!opts.json) {
+		fwrite(label, 1, len, stdout);
+		fputs(present ? " present\n" : " absent\n", stdout);
+	}
+	t->keys++;
+	t->present += present;
+	return 0;
+}
+
+static void print_json(const char *name, const struct test_state *t,
+		       const struct keysrc *src)
+{
+	struct json j;
+	uint64_t i;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_key(&j, "filter");
+	json_str(&j, name);
+	json_key(&j, "keys");
+	json_u64(&j, t->keys);
+	json_key(&j, "present");
+	json_u64(&j, t->present);
+	json_key(&j, "absent");
+	json_u64(&j, t->keys - t->present);
+	if (t->results) {
+		json_key(&j, "results");
+		json_arr_begin(&j);
+		for (i = 0; i < t->keys; i++) {
+			json_obj_begin(&j);
+			json_key(&j, "key");
+			json_str(&j, src->keys[i]);
+			json_key(&j, "present");
+			json_bool(&j, t->results[i]);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	}
+	json_obj_end(&j);
+}
+
+int cmd_test(int argc, char **argv)
+{
+	struct test_state t = { 0 };
+	struct keybatch b;
+	struct keysrc src;
+	struct kb_nl nl;
+	const char *name;
+	int r, ret = EXIT_ERROR;
+
+	if (keysrc_init(&src, argc, argv, &name))
+		return EXIT_ERROR;
+	if (!check_name(name) || keysrc_check_args(&src) ||
+	    keysrc_open(&src))
+		return EXIT_ERROR;
+	t.file = keysrc_is_file(&src);
+	if (!t.file && opts.json) {
+		t.results = calloc(src.nkeys, sizeof(*t.results));
+		if (!t.results) {
+			errorf("out of memory");
+			return EXIT_ERROR;
+		}
+	}
+	if (open_netlink(&nl)) {
+		keysrc_close(&src);
+		free(t.results);
+		return EXIT_ERROR;
+	}
+	keybatch_init(&b, &nl, KBLOOM_CMD_TEST, name, test_result, &t);
+	while ((r = keysrc_next(&src)) > 0) {
+		if (keybatch_add(&b, src.key, src.keylen, src.text,
+				 src.textlen)) {
+			keybatch_perror(&b, "test");
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+	if (keybatch_flush(&b)) {
+		keybatch_perror(&b, "test");
+		goto out;
+	}
+	if (opts.json)
+		print_json(name, &t, &src);
+	else if (t.file)
+		printf("%llu keys: %llu present, %llu absent\n",
+		       (unsigned long long)t.keys,
+		       (unsigned long long)t.present,
+		       (unsigned long long)(t.keys - t.present));
+	ret = t.present == t.keys ? EXIT_OK : EXIT_NEGATIVE;
+out:
+	keybatch_free(&b);
+	keysrc_close(&src);
+	kb_nl_close(&nl);
+	free(t.results);
+	return ret;
+}
