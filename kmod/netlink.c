@@ -18,8 +18,19 @@ static struct netlink_range_validation kb_bits_range = {
 	.max = KBLOOM_BITS_MAX,
 };
 
+/* A tuple's attribute types are dimension numbers 1..KBLOOM_DIMS_MAX. */
+static const struct nla_policy kb_tuple_policy[KBLOOM_DIMS_MAX + 1] = {
+	[1 ... KBLOOM_DIMS_MAX] = NLA_POLICY_RANGE(NLA_BINARY, 1, KBLOOM_KEY_MAX),
+};
+
 static const struct nla_policy kb_keys_policy[KBLOOM_KEYS_A_MAX + 1] = {
 	[KBLOOM_KEYS_A_KEY] = NLA_POLICY_RANGE(NLA_BINARY, 1, KBLOOM_KEY_MAX),
+	[KBLOOM_KEYS_A_TUPLE] = NLA_POLICY_NESTED(kb_tuple_policy),
+};
+
+static const struct nla_policy kb_dims_policy[KBLOOM_DIMS_A_MAX + 1] = {
+	[KBLOOM_DIMS_A_NAME] = { .type = NLA_NUL_STRING,
+				 .len = KBLOOM_DIM_NAME_MAX - 1 },
 };
 
 static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
@@ -31,6 +42,15 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_CAPACITY] = { .type = NLA_U64 },
 	[KBLOOM_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, KBLOOM_F_MASK),
 	[KBLOOM_A_KEYS] = NLA_POLICY_NESTED(kb_keys_policy),
+	[KBLOOM_A_COUNTER_BITS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
+	[KBLOOM_A_UPDATE] = NLA_POLICY_MAX(NLA_U32, KBLOOM_UPDATE_MAX),
+	[KBLOOM_A_DECREMENT] = NLA_POLICY_MIN(NLA_U32, 1),
+	[KBLOOM_A_SUBTABLES] = NLA_POLICY_RANGE(NLA_U32, 2, 8),
+	[KBLOOM_A_BUCKET_CELLS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
+	[KBLOOM_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U32, 4, 24),
+	[KBLOOM_A_DIMS] = NLA_POLICY_NESTED(kb_dims_policy),
+	[KBLOOM_A_SRC] = { .type = NLA_NUL_STRING, .len = KBLOOM_NAME_MAX - 1 },
+	[KBLOOM_A_MERGE_OP] = NLA_POLICY_MAX(NLA_U32, KBLOOM_MERGE_MAX),
 	/* Reply-only attributes are refused in requests. */
 	[KBLOOM_A_NKEYS] = { .type = NLA_REJECT },
 	[KBLOOM_A_NPRESENT] = { .type = NLA_REJECT },
@@ -39,6 +59,10 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_FILL] = { .type = NLA_REJECT },
 	[KBLOOM_A_GENERATION] = { .type = NLA_REJECT },
 	[KBLOOM_A_STATS] = { .type = NLA_REJECT },
+	[KBLOOM_A_SATURATED] = { .type = NLA_REJECT },
+	[KBLOOM_A_COUNTS] = { .type = NLA_REJECT },
+	[KBLOOM_A_SRC_FILL] = { .type = NLA_REJECT },
+	[KBLOOM_A_UNION_FILL] = { .type = NLA_REJECT },
 };
 
 static struct genl_family kb_family;
@@ -67,6 +91,9 @@ static bool kb_require(struct genl_info *info, const int *types, int n)
 			break;
 		case KBLOOM_A_KEYS:
 			NL_SET_ERR_MSG(extack, "missing attribute KEYS (the keys)");
+			break;
+		case KBLOOM_A_SRC:
+			NL_SET_ERR_MSG(extack, "missing attribute SRC (the second filter)");
 			break;
 		}
 		NL_SET_ERR_ATTR_MISS(extack, NULL, types[i]);
@@ -111,11 +138,56 @@ static struct kb_obj *kb_find(struct kb_net *kn, struct genl_info *info)
 	return obj;
 }
 
+/* Dimension names: [a-z0-9_-], 1..KBLOOM_DIM_NAME_MAX-1 bytes, unique. */
+static int kb_parse_dims(const struct nlattr *nest, struct kb_create_args *args,
+			 struct netlink_ext_ack *extack)
+{
+	const struct nlattr *attr;
+	u32 n = 0, i;
+	int rem;
+
+	nla_for_each_nested(attr, nest, rem) {
+		const char *name = nla_data(attr), *c;
+
+		if (n == KBLOOM_DIMS_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "more than 8 dimensions");
+			return -EINVAL;
+		}
+		if (!*name) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "dimension name is empty");
+			return -EINVAL;
+		}
+		for (c = name; *c; c++) {
+			if (!islower(*c) && !isdigit(*c) && *c != '_' && *c != '-') {
+				NL_SET_ERR_MSG_ATTR(extack, attr,
+						    "dimension names use only a-z, 0-9, '_' and '-'");
+				return -EINVAL;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			if (!strcmp(args->dim_names[i], name)) {
+				NL_SET_ERR_MSG_ATTR(extack, attr,
+						    "dimension named twice");
+				return -EINVAL;
+			}
+		}
+		args->dim_names[n++] = name;
+	}
+	args->shape.dims = n;
+	return 0;
+}
+
+static u32 kb_get_u32(struct nlattr **a, int type)
+{
+	return a[type] ? nla_get_u32(a[type]) : 0;
+}
+
 static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
 	struct nlattr **a = info->attrs;
 	struct kb_create_args args = {};
+	struct kb_shape *s = &args.shape;
 	int err;
 
 	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_TYPE, KBLOOM_A_BITS,
@@ -125,9 +197,20 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 
 	args.name = nla_data(a[KBLOOM_A_NAME]);
-	args.type = nla_get_u32(a[KBLOOM_A_TYPE]);
-	args.bits = nla_get_u64(a[KBLOOM_A_BITS]);
-	args.hashes = nla_get_u32(a[KBLOOM_A_HASHES]);
+	s->type = nla_get_u32(a[KBLOOM_A_TYPE]);
+	s->m = nla_get_u64(a[KBLOOM_A_BITS]);
+	s->k = nla_get_u32(a[KBLOOM_A_HASHES]);
+	s->cell_bits = kb_get_u32(a, KBLOOM_A_COUNTER_BITS);
+	s->update = kb_get_u32(a, KBLOOM_A_UPDATE);
+	s->decrement = kb_get_u32(a, KBLOOM_A_DECREMENT);
+	s->subtables = kb_get_u32(a, KBLOOM_A_SUBTABLES);
+	s->bucket_cells = kb_get_u32(a, KBLOOM_A_BUCKET_CELLS);
+	s->fp_bits = kb_get_u32(a, KBLOOM_A_FP_BITS);
+	if (a[KBLOOM_A_DIMS]) {
+		err = kb_parse_dims(a[KBLOOM_A_DIMS], &args, info->extack);
+		if (err)
+			return err;
+	}
 	if (a[KBLOOM_A_CAPACITY])
 		args.capacity = nla_get_u64(a[KBLOOM_A_CAPACITY]);
 	if (a[KBLOOM_A_HASH_KEY])
@@ -181,9 +264,46 @@ static int kb_fill_stats(struct sk_buff *skb, const struct kb_obj *obj)
 	    nla_put_u64_64bit(skb, KBLOOM_STATS_A_QUERIES, st.queries,
 			      KBLOOM_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, KBLOOM_STATS_A_POSITIVES, st.positives,
+			      KBLOOM_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KBLOOM_STATS_A_DELETES, st.deletes,
 			      KBLOOM_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The type's own parameters, only those it takes (zero means not taken). */
+static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
+{
+	const struct kb_shape *s = &obj->filter.s;
+	struct nlattr *nest;
+	u32 i;
+
+	if ((s->type == KBLOOM_TYPE_COUNTING || s->type == KBLOOM_TYPE_STABLE) &&
+	    nla_put_u32(skb, KBLOOM_A_COUNTER_BITS, s->cell_bits))
+		return -EMSGSIZE;
+	if (s->type == KBLOOM_TYPE_COUNTING &&
+	    nla_put_u32(skb, KBLOOM_A_UPDATE, s->update))
+		return -EMSGSIZE;
+	if (s->decrement && nla_put_u32(skb, KBLOOM_A_DECREMENT, s->decrement))
+		return -EMSGSIZE;
+	if (s->subtables &&
+	    (nla_put_u32(skb, KBLOOM_A_SUBTABLES, s->subtables) ||
+	     nla_put_u32(skb, KBLOOM_A_BUCKET_CELLS, s->bucket_cells) ||
+	     nla_put_u32(skb, KBLOOM_A_FP_BITS, s->fp_bits)))
+		return -EMSGSIZE;
+	if (!s->dims)
+		return 0;
+	nest = nla_nest_start(skb, KBLOOM_A_DIMS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < s->dims; i++) {
+		if (nla_put_string(skb, KBLOOM_DIMS_A_NAME, obj->dim_names[i])) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
 	}
 	nla_nest_end(skb, nest);
 	return 0;
@@ -195,6 +315,7 @@ static int kb_fill_filter(struct sk_buff *skb, const struct kb_obj *obj,
 			  struct netlink_callback *cb)
 {
 	const struct kb_filter *f = &obj->filter;
+	struct kb_fill fill;
 	void *hdr;
 
 	hdr = genlmsg_put(skb, portid, seq, &kb_family, flags, KBLOOM_CMD_GET);
@@ -202,15 +323,18 @@ static int kb_fill_filter(struct sk_buff *skb, const struct kb_obj *obj,
 		return -EMSGSIZE;
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
+	kb_filter_fill(f, &fill);
 	if (nla_put_string(skb, KBLOOM_A_NAME, obj->name) ||
-	    nla_put_u32(skb, KBLOOM_A_TYPE, f->type) ||
-	    nla_put_u64_64bit(skb, KBLOOM_A_BITS, f->m, KBLOOM_A_PAD) ||
-	    nla_put_u32(skb, KBLOOM_A_HASHES, f->k) ||
+	    nla_put_u32(skb, KBLOOM_A_TYPE, f->s.type) ||
+	    nla_put_u64_64bit(skb, KBLOOM_A_BITS, f->s.m, KBLOOM_A_PAD) ||
+	    nla_put_u32(skb, KBLOOM_A_HASHES, f->s.k) ||
+	    kb_fill_params(skb, obj) ||
 	    nla_put_u64_64bit(skb, KBLOOM_A_CAPACITY, obj->capacity,
 			      KBLOOM_A_PAD) ||
 	    nla_put_u64_64bit(skb, KBLOOM_A_MEMORY, obj->charged,
 			      KBLOOM_A_PAD) ||
-	    nla_put_u64_64bit(skb, KBLOOM_A_FILL, kb_filter_fill(f),
+	    nla_put_u64_64bit(skb, KBLOOM_A_FILL, fill.nonzero, KBLOOM_A_PAD) ||
+	    nla_put_u64_64bit(skb, KBLOOM_A_SATURATED, fill.saturated,
 			      KBLOOM_A_PAD) ||
 	    nla_put_u64_64bit(skb, KBLOOM_A_GENERATION, obj->generation,
 			      KBLOOM_A_PAD) ||
@@ -275,30 +399,121 @@ static int kb_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
 	return err ? err : skb->len;
 }
 
-/* Counts the keys of a validated KEYS nest; 0 is refused. */
-static int kb_count_keys(struct genl_info *info)
-{
-	struct nlattr *keys = info->attrs[KBLOOM_A_KEYS], *key;
-	int n = 0, rem;
+/* One key of a request: bytes, or a tuple for a multi filter. */
+struct kb_key {
+	const struct nlattr *attr;
+	const void *data;
+	u32 len;
+	struct kb_tuple tuple;
+};
 
-	nla_for_each_nested(key, keys, rem)
+/*
+ * Reads key @attr for filter @f. Every key of a request is read once
+ * before any is applied, so a bad key anywhere changes nothing.
+ */
+static int kb_parse_key(const struct kb_filter *f, const struct nlattr *attr,
+			bool all_dims, struct kb_key *key,
+			struct netlink_ext_ack *extack)
+{
+	const struct nlattr *v;
+	int rem;
+
+	key->attr = attr;
+	if (!kb_filter_is_multi(f)) {
+		if (nla_type(attr) != KBLOOM_KEYS_A_KEY) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "a tuple was given to a filter that is not multi");
+			return -EINVAL;
+		}
+		key->data = nla_data(attr);
+		key->len = nla_len(attr);
+		return 0;
+	}
+	if (nla_type(attr) != KBLOOM_KEYS_A_TUPLE) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "a multi filter takes tuples, not plain keys");
+		return -EINVAL;
+	}
+	key->tuple.mask = 0;
+	nla_for_each_nested(v, attr, rem) {
+		u32 d = nla_type(v) - 1;
+
+		if (d >= f->s.dims) {
+			NL_SET_ERR_MSG_ATTR(extack, v,
+					    "tuple names a dimension the filter does not have");
+			return -EINVAL;
+		}
+		if (key->tuple.mask & BIT(d)) {
+			NL_SET_ERR_MSG_ATTR(extack, v, "tuple gives a dimension twice");
+			return -EINVAL;
+		}
+		key->tuple.mask |= BIT(d);
+		key->tuple.val[d] = nla_data(v);
+		key->tuple.len[d] = nla_len(v);
+	}
+	if (all_dims && key->tuple.mask != BIT(f->s.dims) - 1) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "ADD needs a value for every dimension");
+		return -EINVAL;
+	}
+	if (!key->tuple.mask) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "tuple gives no dimension");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Checks every key of the request against @f; returns how many, or -errno. */
+static int kb_check_keys(const struct kb_filter *f, struct genl_info *info,
+			 bool all_dims)
+{
+	struct nlattr *keys = info->attrs[KBLOOM_A_KEYS], *attr;
+	struct kb_key key;
+	int n = 0, rem, err;
+
+	nla_for_each_nested(attr, keys, rem) {
+		err = kb_parse_key(f, attr, all_dims, &key, info->extack);
+		if (err)
+			return err;
 		n++;
-	if (!n)
+	}
+	if (!n) {
 		NL_SET_ERR_MSG_ATTR(info->extack, keys, "KEYS holds no key");
+		return -EINVAL;
+	}
 	return n;
+}
+
+/* Upper bound of the keys in a request, for sizing replies before RCU. */
+static int kb_max_keys(struct genl_info *info)
+{
+	return nla_len(info->attrs[KBLOOM_A_KEYS]) / NLA_HDRLEN;
+}
+
+static bool kb_key_add(struct kb_filter *f, const struct kb_key *key)
+{
+	if (kb_filter_is_multi(f))
+		return !kb_filter_add_tuple(f, &key->tuple);
+	return kb_filter_add(f, key->data, key->len);
+}
+
+static bool kb_key_test(const struct kb_filter *f, const struct kb_key *key)
+{
+	if (kb_filter_is_multi(f))
+		return kb_filter_test_tuple(f, &key->tuple);
+	return kb_filter_test(f, key->data, key->len);
 }
 
 static int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_stats delta = {};
+	struct nlattr *attr;
 	struct kb_obj *obj;
-	struct nlattr *key;
+	struct kb_key key;
 	int n, rem;
 
 	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
-		return -EINVAL;
-	n = kb_count_keys(info);
-	if (!n)
 		return -EINVAL;
 
 	rcu_read_lock();
@@ -307,72 +522,174 @@ static int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 		rcu_read_unlock();
 		return -ENOENT;
 	}
-	nla_for_each_nested(key, info->attrs[KBLOOM_A_KEYS], rem)
-		kb_filter_add(&obj->filter, nla_data(key), nla_len(key));
-	kb_stats_add(obj, n, 0, 0);
+	n = kb_check_keys(&obj->filter, info, true);
+	if (n < 0) {
+		rcu_read_unlock();
+		return n;
+	}
+	nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
+		kb_parse_key(&obj->filter, attr, true, &key, NULL); /* checked */
+		kb_key_add(&obj->filter, &key);
+	}
+	delta.inserts = n;
+	kb_stats_add(obj, &delta);
 	rcu_read_unlock();
 	return 0;
 }
 
-static int kb_cmd_test(struct sk_buff *skb, struct genl_info *info)
+/*
+ * TEST and COUNT share this: a reply with NAME, NKEYS and one binary
+ * attribute of @per_key bytes per key (bits when @per_key is 0), filled
+ * by @answer for each key; NPRESENT counts the keys found.
+ */
+static int kb_query(struct genl_info *info, u8 cmd, int reply_attr,
+		    size_t per_key)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
-	struct nlattr *key, *res;
+	struct kb_stats delta = {};
+	struct nlattr *attr, *res;
+	int max, n, i = 0, rem, err = -EMSGSIZE;
 	struct sk_buff *msg;
 	struct kb_obj *obj;
-	int n, i = 0, rem, err = -EMSGSIZE;
-	u32 present = 0;
-	u8 *bitmap;
+	struct kb_key key;
+	size_t len;
 	void *hdr;
+	u8 *out;
 
 	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
 		return -EINVAL;
-	n = kb_count_keys(info);
-	if (!n)
-		return -EINVAL;
+	max = kb_max_keys(info);
+	len = per_key ? max * per_key : DIV_ROUND_UP(max, 8);
 
 	/* Sized before the lookup: nothing may sleep under RCU. */
 	msg = genlmsg_new(nla_total_size(KBLOOM_NAME_MAX) +
 			  2 * nla_total_size(sizeof(u32)) +
-			  nla_total_size(DIV_ROUND_UP(n, 8)), GFP_KERNEL);
+			  nla_total_size(len), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &kb_family, 0, KBLOOM_CMD_TEST);
+	hdr = genlmsg_put_reply(msg, info, &kb_family, 0, cmd);
 	if (!hdr)
 		goto err_free;
-	res = nla_reserve(msg, KBLOOM_A_RESULT, DIV_ROUND_UP(n, 8));
-	if (!res)
-		goto err_free;
-	bitmap = nla_data(res);
-	memset(bitmap, 0, DIV_ROUND_UP(n, 8));
 
 	rcu_read_lock();
 	obj = kb_find(kn, info);
-	if (!obj) {
+	n = obj ? kb_check_keys(&obj->filter, info, false) : -ENOENT;
+	if (n > 0 && cmd == KBLOOM_CMD_COUNT && !kb_filter_can_count(&obj->filter)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
+				    "COUNT needs a counting or dleft filter");
+		n = -EOPNOTSUPP;
+	}
+	if (n < 0) {
 		rcu_read_unlock();
-		err = -ENOENT;
+		err = n;
 		goto err_free;
 	}
-	nla_for_each_nested(key, info->attrs[KBLOOM_A_KEYS], rem) {
-		if (kb_filter_test(&obj->filter, nla_data(key), nla_len(key))) {
-			bitmap[i / 8] |= 1U << (i % 8);
-			present++;
+	len = per_key ? n * per_key : DIV_ROUND_UP(n, 8);
+	res = nla_reserve(msg, reply_attr, len);
+	if (!res) {
+		rcu_read_unlock();
+		goto err_free;
+	}
+	out = nla_data(res);
+	memset(out, 0, len);
+	nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
+		kb_parse_key(&obj->filter, attr, false, &key, NULL); /* checked */
+		if (per_key) {
+			u32 c = kb_filter_count(&obj->filter, key.data, key.len);
+
+			memcpy(out + i * per_key, &c, sizeof(c));
+			delta.positives += c > 0;
+		} else if (kb_key_test(&obj->filter, &key)) {
+			out[i / 8] |= BIT(i % 8);
+			delta.positives++;
 		}
 		i++;
 	}
-	kb_stats_add(obj, 0, n, present);
+	delta.queries = n;
+	kb_stats_add(obj, &delta);
 	rcu_read_unlock();
 
 	if (nla_put_string(msg, KBLOOM_A_NAME,
 			   nla_data(info->attrs[KBLOOM_A_NAME])) ||
 	    nla_put_u32(msg, KBLOOM_A_NKEYS, n) ||
-	    nla_put_u32(msg, KBLOOM_A_NPRESENT, present))
+	    nla_put_u32(msg, KBLOOM_A_NPRESENT, delta.positives))
 		goto err_free;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 
 err_free:
 	nlmsg_free(msg);
+	return err;
+}
+
+static int kb_cmd_test(struct sk_buff *skb, struct genl_info *info)
+{
+	return kb_query(info, KBLOOM_CMD_TEST, KBLOOM_A_RESULT, 0);
+}
+
+static int kb_cmd_count(struct sk_buff *skb, struct genl_info *info)
+{
+	return kb_query(info, KBLOOM_CMD_COUNT, KBLOOM_A_COUNTS, sizeof(u32));
+}
+
+/*
+ * Deletes run under the namespace lock (not RCU) so that a failed batch
+ * can be undone without another delete interleaving: keys before the
+ * absent one are added back.
+ */
+static int kb_cmd_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_stats delta = {};
+	struct nlattr *attr, *bad = NULL;
+	struct kb_filter *f;
+	struct kb_obj *obj;
+	struct kb_key key;
+	int n, rem, done = 0, err = 0;
+
+	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
+		return -EINVAL;
+	mutex_lock(&kn->lock);
+	obj = kb_find(kn, info);
+	if (!obj) {
+		err = -ENOENT;
+		goto out;
+	}
+	f = &obj->filter;
+	if (!kb_filter_can_delete(f)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
+				    "DEL needs a counting (plain update) or dleft filter");
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	n = kb_check_keys(f, info, false);
+	if (n < 0) {
+		err = n;
+		goto out;
+	}
+	nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
+		kb_parse_key(f, attr, false, &key, NULL); /* checked */
+		err = kb_filter_del(f, key.data, key.len);
+		if (err) {
+			bad = attr;
+			break;
+		}
+		done++;
+	}
+	if (bad) {
+		nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
+			if (attr == bad)
+				break;
+			kb_filter_add(f, nla_data(attr), nla_len(attr));
+		}
+		NL_SET_ERR_MSG_ATTR(info->extack, bad,
+				    "key is certainly absent; nothing was deleted");
+		goto out;
+	}
+	delta.deletes = done;
+	kb_stats_add(obj, &delta);
+out:
+	mutex_unlock(&kn->lock);
 	return err;
 }
 
@@ -391,6 +708,107 @@ static int kb_cmd_clear(struct sk_buff *skb, struct genl_info *info)
 	return obj ? 0 : -ENOENT;
 }
 
+/*
+ * Looks up NAME and SRC, two different filters, under the namespace lock;
+ * 0 or -errno with the reason in extack.
+ */
+static int kb_find_pair(struct kb_net *kn, struct genl_info *info,
+			struct kb_obj **a, struct kb_obj **b)
+{
+	struct nlattr *attr = info->attrs[KBLOOM_A_SRC];
+
+	*a = kb_find(kn, info);
+	if (!*a)
+		return -ENOENT;
+	*b = kb_lookup(kn, nla_data(attr));
+	if (!*b) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "no filter named SRC in this namespace");
+		return -ENOENT;
+	}
+	if (*a == *b) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "SRC is the filter itself");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The engine's refusals of a pair of filters, explained. */
+static int kb_pair_error(struct genl_info *info, int err)
+{
+	if (err == -EINVAL)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_SRC],
+				    "filters differ in type, shape or hash key");
+	else if (err == -EOPNOTSUPP)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
+				    "not supported for this filter type (dleft, stable)");
+	return err;
+}
+
+static int kb_cmd_merge(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kb_net *kn = kb_net(genl_info_net(info));
+	u32 op = kb_get_u32(info->attrs, KBLOOM_A_MERGE_OP);
+	struct kb_obj *dst, *src;
+	int err;
+
+	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_SRC))
+		return -EINVAL;
+	mutex_lock(&kn->lock);
+	err = kb_find_pair(kn, info, &dst, &src);
+	if (!err)
+		err = kb_pair_error(info, kb_filter_merge(&dst->filter,
+							  &src->filter, op));
+	if (!err)
+		dst->generation++;
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
+static int kb_cmd_estimate(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_fill fa, fb;
+	struct kb_obj *a, *b;
+	struct sk_buff *msg;
+	u64 both;
+	void *hdr;
+	int err;
+
+	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_SRC))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&kn->lock);
+	err = kb_find_pair(kn, info, &a, &b);
+	if (!err)
+		err = kb_pair_error(info, kb_filter_union_fill(&a->filter,
+							       &b->filter, &both));
+	if (!err) {
+		kb_filter_fill(&a->filter, &fa);
+		kb_filter_fill(&b->filter, &fb);
+	}
+	mutex_unlock(&kn->lock);
+	if (err)
+		goto err_free;
+
+	err = -EMSGSIZE;
+	hdr = genlmsg_put_reply(msg, info, &kb_family, 0, KBLOOM_CMD_ESTIMATE);
+	if (!hdr ||
+	    nla_put_string(msg, KBLOOM_A_NAME, nla_data(info->attrs[KBLOOM_A_NAME])) ||
+	    nla_put_u64_64bit(msg, KBLOOM_A_FILL, fa.nonzero, KBLOOM_A_PAD) ||
+	    nla_put_u64_64bit(msg, KBLOOM_A_SRC_FILL, fb.nonzero, KBLOOM_A_PAD) ||
+	    nla_put_u64_64bit(msg, KBLOOM_A_UNION_FILL, both, KBLOOM_A_PAD))
+		goto err_free;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return err;
+}
+
 #define KB_OP(_cmd, _doit, _dumpit) {				\
 	.cmd = (_cmd),						\
 	.doit = (_doit),					\
@@ -406,6 +824,10 @@ static const struct genl_ops kb_ops[] = {
 	KB_OP(KBLOOM_CMD_ADD, kb_cmd_add, NULL),
 	KB_OP(KBLOOM_CMD_TEST, kb_cmd_test, NULL),
 	KB_OP(KBLOOM_CMD_CLEAR, kb_cmd_clear, NULL),
+	KB_OP(KBLOOM_CMD_DEL, kb_cmd_del, NULL),
+	KB_OP(KBLOOM_CMD_COUNT, kb_cmd_count, NULL),
+	KB_OP(KBLOOM_CMD_MERGE, kb_cmd_merge, NULL),
+	KB_OP(KBLOOM_CMD_ESTIMATE, kb_cmd_estimate, NULL),
 };
 
 static struct genl_family kb_family __ro_after_init = {

@@ -66,29 +66,67 @@ static void kb_obj_free(struct kb_obj *obj)
 	kfree(obj);
 }
 
+/* True (with the reason in @extack) when the engine refuses the shape. */
+static bool kb_shape_refused(const struct kb_shape *s,
+			     struct netlink_ext_ack *extack)
+{
+	switch (kb_filter_check_shape(s)) {
+	case KB_SHAPE_OK:
+		return false;
+	case KB_SHAPE_BAD_TYPE:
+		NL_SET_ERR_MSG(extack, "filter type not supported");
+		break;
+	case KB_SHAPE_BAD_BITS:
+		NL_SET_ERR_MSG(extack,
+			       "BITS out of range or not the multiple this type needs (partitioned: k, blocked: 512, dleft: subtables x bucket cells)");
+		break;
+	case KB_SHAPE_BAD_HASHES:
+		NL_SET_ERR_MSG(extack, "HASHES out of range for this type (dleft: 1)");
+		break;
+	case KB_SHAPE_BAD_COUNTER_BITS:
+		NL_SET_ERR_MSG(extack,
+			       "COUNTER_BITS must be 4, 8 or 16 (counting) or 1, 2, 4 or 8 (stable)");
+		break;
+	case KB_SHAPE_BAD_UPDATE:
+		NL_SET_ERR_MSG(extack, "UPDATE is not a known update rule");
+		break;
+	case KB_SHAPE_BAD_DECREMENT:
+		NL_SET_ERR_MSG(extack, "DECREMENT must be 1..BITS (stable)");
+		break;
+	case KB_SHAPE_BAD_SUBTABLES:
+		NL_SET_ERR_MSG(extack, "SUBTABLES must be 2..8 (dleft)");
+		break;
+	case KB_SHAPE_BAD_BUCKET_CELLS:
+		NL_SET_ERR_MSG(extack, "BUCKET_CELLS must be 1..16 (dleft)");
+		break;
+	case KB_SHAPE_BAD_FP_BITS:
+		NL_SET_ERR_MSG(extack, "FP_BITS must be 4..24 (dleft)");
+		break;
+	case KB_SHAPE_BAD_DIMS:
+		NL_SET_ERR_MSG(extack, "DIMS must name 1..8 dimensions (multi)");
+		break;
+	case KB_SHAPE_TOO_BIG:
+		NL_SET_ERR_MSG(extack, "filter would need more than 1 GiB of cells");
+		break;
+	case KB_SHAPE_EXTRA_PARAM:
+		NL_SET_ERR_MSG(extack, "a parameter was given that this filter type does not take");
+		break;
+	}
+	return true;
+}
+
 int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	      struct netlink_ext_ack *extack)
 {
 	u8 hkey[KBLOOM_HASH_KEY_LEN];
 	struct kb_obj *obj;
 	u64 bytes;
-	int cpu, err;
+	int cpu, err, i;
 
 	lockdep_assert_held(&kn->lock);
 
-	switch (kb_filter_check_shape(args->type, args->bits, args->hashes)) {
-	case KB_SHAPE_OK:
-		break;
-	case KB_SHAPE_BAD_TYPE:
-		NL_SET_ERR_MSG(extack, "filter type not supported");
-		return -EOPNOTSUPP;
-	case KB_SHAPE_BAD_BITS:
-		NL_SET_ERR_MSG(extack, "bits out of range for this type");
+	if (kb_shape_refused(&args->shape, extack))
 		return -EINVAL;
-	case KB_SHAPE_BAD_HASHES:
-		NL_SET_ERR_MSG(extack, "hashes out of range for this type");
-		return -EINVAL;
-	}
 	if (kb_lookup(kn, args->name)) {
 		NL_SET_ERR_MSG(extack, "a filter of that name exists in this namespace");
 		return -EEXIST;
@@ -98,7 +136,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		return -ENOSPC;
 	}
 
-	bytes = kb_filter_mem_for(args->type, args->bits, args->hashes) +
+	bytes = kb_filter_mem_for(&args->shape) +
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
 	if (!kb_mem_charge(bytes)) {
 		NL_SET_ERR_MSG(extack, "module memory limit max_memory reached");
@@ -120,8 +158,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		memcpy(hkey, args->hash_key, sizeof(hkey));
 	else
 		get_random_bytes(hkey, sizeof(hkey));
-	err = kb_filter_init(&obj->filter, args->type, args->bits,
-			     args->hashes, hkey);
+	err = kb_filter_init(&obj->filter, &args->shape, hkey);
 	memzero_explicit(hkey, sizeof(hkey));
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot allocate filter memory");
@@ -129,6 +166,9 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	}
 
 	strscpy(obj->name, args->name, sizeof(obj->name));
+	for (i = 0; i < args->shape.dims; i++)
+		strscpy(obj->dim_names[i], args->dim_names[i],
+			sizeof(obj->dim_names[i]));
 	obj->capacity = args->capacity;
 	obj->generation = 1;
 	list_add_tail_rcu(&obj->node, &kn->filters);
@@ -196,7 +236,7 @@ void kb_clear(struct kb_obj *obj)
 	obj->generation++;
 }
 
-void kb_stats_add(struct kb_obj *obj, u64 inserts, u64 queries, u64 positives)
+void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta)
 {
 	struct kb_pcpu_stats *st;
 
@@ -204,9 +244,10 @@ void kb_stats_add(struct kb_obj *obj, u64 inserts, u64 queries, u64 positives)
 	local_bh_disable();
 	st = this_cpu_ptr(obj->stats);
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_add(&st->inserts, inserts);
-	u64_stats_add(&st->queries, queries);
-	u64_stats_add(&st->positives, positives);
+	u64_stats_add(&st->inserts, delta->inserts);
+	u64_stats_add(&st->queries, delta->queries);
+	u64_stats_add(&st->positives, delta->positives);
+	u64_stats_add(&st->deletes, delta->deletes);
 	u64_stats_update_end(&st->syncp);
 	local_bh_enable();
 }
@@ -218,18 +259,20 @@ void kb_stats_read(const struct kb_obj *obj, struct kb_stats *sum)
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
 		const struct kb_pcpu_stats *st = per_cpu_ptr(obj->stats, cpu);
-		u64 ins, q, pos;
+		struct kb_stats one;
 		unsigned int start;
 
 		do {
 			start = u64_stats_fetch_begin(&st->syncp);
-			ins = u64_stats_read(&st->inserts);
-			q = u64_stats_read(&st->queries);
-			pos = u64_stats_read(&st->positives);
+			one.inserts = u64_stats_read(&st->inserts);
+			one.queries = u64_stats_read(&st->queries);
+			one.positives = u64_stats_read(&st->positives);
+			one.deletes = u64_stats_read(&st->deletes);
 		} while (u64_stats_fetch_retry(&st->syncp, start));
-		sum->inserts += ins;
-		sum->queries += q;
-		sum->positives += pos;
+		sum->inserts += one.inserts;
+		sum->queries += one.queries;
+		sum->positives += one.positives;
+		sum->deletes += one.deletes;
 	}
 }
 

@@ -20,6 +20,7 @@ struct kb_pcpu_stats {
 	u64_stats_t inserts;
 	u64_stats_t queries;
 	u64_stats_t positives;
+	u64_stats_t deletes;
 	struct u64_stats_sync syncp;
 };
 
@@ -27,6 +28,7 @@ struct kb_stats {
 	u64 inserts;
 	u64 queries;
 	u64 positives;
+	u64 deletes;
 };
 
 struct kb_obj {
@@ -35,6 +37,7 @@ struct kb_obj {
 	u64 capacity;			/* as given at create, for show */
 	u64 generation;			/* under kb_net.lock */
 	u64 charged;			/* bytes charged to the memory limit */
+	char dim_names[KBLOOM_DIMS_MAX][KBLOOM_DIM_NAME_MAX];	/* multi */
 	struct kb_pcpu_stats __percpu *stats;
 	struct kb_filter filter;
 };
@@ -48,11 +51,10 @@ struct kb_net {
 
 struct kb_create_args {
 	const char *name;
-	u32 type;
-	u64 bits;
-	u32 hashes;
+	struct kb_shape shape;
 	u64 capacity;
 	const u8 *hash_key;		/* NULL: draw a random key */
+	const char *dim_names[KBLOOM_DIMS_MAX];	/* multi: shape.dims of them */
 };
 
 int kb_registry_init(void);
@@ -69,8 +71,7 @@ void kb_destroy(struct kb_net *kn, struct kb_obj *obj);
 void kb_destroy_all(struct kb_net *kn);
 void kb_clear(struct kb_obj *obj);
 
-void kb_stats_add(struct kb_obj *obj, u64 inserts, u64 queries,
-		  u64 positives);
+void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta);
 void kb_stats_read(const struct kb_obj *obj, struct kb_stats *st);
 
 #endif /* KBLOOM_REGISTRY_H */

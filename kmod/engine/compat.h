@@ -17,6 +17,8 @@
 #include <linux/string.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/random.h>
+#include <linux/atomic.h>
 
 /* Filter memory is charged to the caller's memcg. */
 static inline void *kb_zalloc_large(size_t size)
@@ -27,6 +29,18 @@ static inline void *kb_zalloc_large(size_t size)
 static inline void kb_free_large(void *p)
 {
 	kvfree(p);
+}
+
+/* Compare-and-exchange on a 32-bit cell word; returns the value found. */
+static inline u32 kb_cmpxchg32(u32 *p, u32 old, u32 new)
+{
+	return cmpxchg(p, old, new);
+}
+
+/* Random cells for the stable filter; fine in softirq context. */
+static inline u32 kb_random_u32(void)
+{
+	return get_random_u32();
 }
 
 /* Long loops over filter memory give the CPU back now and then. */

@@ -1,92 +1,140 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Plain Bloom filter: m bits, k probes by enhanced double hashing over one
- * keyed SipHash of the key.
+ * The engine's front door: shape checks, allocation and dispatch to the
+ * filter types (types.h), plus the multi-attribute filter, which is DIMS
+ * bloom sub-filters side by side in one allocation.
  */
-#include "filter.h"
-#include "../uapi/kbloom.h"
+#include "types.h"
 
 #ifndef __KERNEL__
 #include <errno.h>
 #endif
 
-enum kb_shape_error kb_filter_check_shape(u32 type, u64 m, u32 k)
+static const struct kb_type_ops *kb_ops_of(u32 type)
 {
-	if (type != KBLOOM_TYPE_BLOOM)
+	switch (type) {
+	case KBLOOM_TYPE_BLOOM:
+	case KBLOOM_TYPE_MULTI:
+		return &kb_bloom_ops;
+	case KBLOOM_TYPE_PARTITIONED:
+		return &kb_partitioned_ops;
+	case KBLOOM_TYPE_BLOCKED:
+		return &kb_blocked_ops;
+	case KBLOOM_TYPE_COUNTING:
+		return &kb_counting_ops;
+	case KBLOOM_TYPE_DLEFT:
+		return &kb_dleft_ops;
+	case KBLOOM_TYPE_STABLE:
+		return &kb_stable_ops;
+	}
+	return NULL;
+}
+
+static u64 kb_dims_of(const struct kb_shape *s)
+{
+	return s->type == KBLOOM_TYPE_MULTI ? s->dims : 1;
+}
+
+enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
+{
+	const struct kb_type_ops *ops = kb_ops_of(s->type);
+	enum kb_shape_error err;
+
+	if (!ops)
 		return KB_SHAPE_BAD_TYPE;
-	if (m < KBLOOM_BITS_MIN || m > KBLOOM_BITS_MAX)
+	if (s->m < KBLOOM_BITS_MIN || s->m > KBLOOM_BITS_MAX)
 		return KB_SHAPE_BAD_BITS;
-	if (k < 1 || k > KBLOOM_HASHES_MAX)
+	if (s->k < 1 || s->k > KBLOOM_HASHES_MAX)
 		return KB_SHAPE_BAD_HASHES;
+	if (s->type == KBLOOM_TYPE_MULTI) {
+		if (s->dims < 1 || s->dims > KBLOOM_DIMS_MAX)
+			return KB_SHAPE_BAD_DIMS;
+	} else if (s->dims) {
+		return KB_SHAPE_EXTRA_PARAM;
+	}
+	err = ops->check(s);
+	if (err != KB_SHAPE_OK)
+		return err;
+	if (kb_filter_mem_for(s) > KBLOOM_MEM_MAX)
+		return KB_SHAPE_TOO_BIG;
 	return KB_SHAPE_OK;
 }
 
-u64 kb_filter_mem_for(u32 type, u64 m, u32 k)
+u64 kb_filter_mem_for(const struct kb_shape *s)
 {
-	(void)type;	/* one cell per bit for the only type so far */
-	(void)k;
-	return BITS_TO_LONGS(m) * sizeof(unsigned long);
+	return kb_ops_of(s->type)->mem(s) * kb_dims_of(s);
 }
 
-int kb_filter_init(struct kb_filter *f, u32 type, u64 m, u32 k,
+int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 		   const u8 hkey[16])
 {
 	int i;
 
 	/* Cleared first so kb_filter_free() is safe after any failure. */
 	memset(f, 0, sizeof(*f));
-	if (kb_filter_check_shape(type, m, k) != KB_SHAPE_OK)
+	if (kb_filter_check_shape(s) != KB_SHAPE_OK)
 		return -EINVAL;
-	f->type = type;
-	f->m = m;
-	f->k = k;
-	f->nwords = BITS_TO_LONGS(m);
+	f->s = *s;
+	f->ops = kb_ops_of(s->type);
 	/* The key bytes are two little-endian words, as SipHash specifies. */
 	for (i = 0; i < 8; i++) {
 		f->hkey.key[0] |= (u64)hkey[i] << (8 * i);
 		f->hkey.key[1] |= (u64)hkey[8 + i] << (8 * i);
 	}
-	f->bits = kb_zalloc_large(kb_filter_mem_for(type, m, k));
-	if (!f->bits)
+	f->dim_words = f->ops->mem(s) / sizeof(unsigned long);
+	f->nwords = f->dim_words * kb_dims_of(s);
+	f->mem = kb_zalloc_large(kb_filter_mem_for(s));
+	if (!f->mem)
 		return -ENOMEM;
+	if (f->ops->setup)
+		f->ops->setup(f);
 	return 0;
 }
 
 void kb_filter_free(struct kb_filter *f)
 {
-	kb_free_large(f->bits);
-	f->bits = NULL;
+	kb_free_large(f->mem);
+	f->mem = NULL;
+}
+
+bool kb_filter_can_delete(const struct kb_filter *f)
+{
+	return f->ops->del && !(f->s.type == KBLOOM_TYPE_COUNTING &&
+				f->s.update == KBLOOM_UPDATE_CONSERVATIVE);
+}
+
+bool kb_filter_can_count(const struct kb_filter *f)
+{
+	return f->ops->count;
+}
+
+bool kb_filter_is_multi(const struct kb_filter *f)
+{
+	return f->s.type == KBLOOM_TYPE_MULTI;
 }
 
 bool kb_filter_add_hash(struct kb_filter *f, const struct kb_hash *h)
 {
-	struct kb_probe p;
-	bool fresh = false;
-	u32 i;
-
-	kb_probe_init(&p, h, f->m);
-	for (i = 0; i < f->k; i++) {
-		u64 pos = kb_probe_next(&p);
-
-		/* Read first: a set bit costs no locked write or line bounce. */
-		if (!test_bit(pos, f->bits)) {
-			set_bit(pos, f->bits);
-			fresh = true;
-		}
-	}
-	return fresh;
+	return f->ops->add(f, h);
 }
 
 bool kb_filter_test_hash(const struct kb_filter *f, const struct kb_hash *h)
 {
-	struct kb_probe p;
-	u32 i;
+	return f->ops->test(f, h);
+}
 
-	kb_probe_init(&p, h, f->m);
-	for (i = 0; i < f->k; i++)
-		if (!test_bit(kb_probe_next(&p), f->bits))
-			return false;
-	return true;
+int kb_filter_del_hash(struct kb_filter *f, const struct kb_hash *h)
+{
+	if (!kb_filter_can_delete(f))
+		return -EOPNOTSUPP;
+	return f->ops->del(f, h);
+}
+
+u32 kb_filter_count_hash(const struct kb_filter *f, const struct kb_hash *h)
+{
+	if (f->ops->count)
+		return f->ops->count(f, h);
+	return f->ops->test(f, h);
 }
 
 bool kb_filter_add(struct kb_filter *f, const void *key, size_t len)
@@ -105,8 +153,62 @@ bool kb_filter_test(const struct kb_filter *f, const void *key, size_t len)
 	return kb_filter_test_hash(f, &h);
 }
 
-/* Work in 1 MiB steps so a large clear or count does not hog the CPU. */
-#define KB_CHUNK_WORDS	((1U << 20) / sizeof(unsigned long))
+int kb_filter_del(struct kb_filter *f, const void *key, size_t len)
+{
+	struct kb_hash h;
+
+	kb_hash_key(&f->hkey, key, len, &h);
+	return kb_filter_del_hash(f, &h);
+}
+
+u32 kb_filter_count(const struct kb_filter *f, const void *key, size_t len)
+{
+	struct kb_hash h;
+
+	kb_hash_key(&f->hkey, key, len, &h);
+	return kb_filter_count_hash(f, &h);
+}
+
+/* Dimension @d of a multi filter, as a bloom filter of its own. */
+static void kb_multi_dim(const struct kb_filter *f, u32 d, struct kb_filter *sub)
+{
+	*sub = *f;
+	sub->s.type = KBLOOM_TYPE_BLOOM;
+	sub->s.dims = 0;
+	sub->nwords = f->dim_words;
+	sub->mem = f->mem + d * f->dim_words;
+}
+
+int kb_filter_add_tuple(struct kb_filter *f, const struct kb_tuple *t)
+{
+	struct kb_filter sub;
+	u32 d;
+
+	if (t->mask != (1U << f->s.dims) - 1)
+		return -EINVAL;
+	for (d = 0; d < f->s.dims; d++) {
+		kb_multi_dim(f, d, &sub);
+		kb_filter_add(&sub, t->val[d], t->len[d]);
+	}
+	return 0;
+}
+
+bool kb_filter_test_tuple(const struct kb_filter *f, const struct kb_tuple *t)
+{
+	struct kb_filter sub;
+	u32 d;
+
+	if (!t->mask || t->mask >> f->s.dims)
+		return false;
+	for (d = 0; d < f->s.dims; d++) {
+		if (!(t->mask & (1U << d)))
+			continue;
+		kb_multi_dim(f, d, &sub);
+		if (!kb_filter_test(&sub, t->val[d], t->len[d]))
+			return false;
+	}
+	return true;
+}
 
 void kb_filter_clear(struct kb_filter *f)
 {
@@ -117,28 +219,45 @@ void kb_filter_clear(struct kb_filter *f)
 
 		if (n > KB_CHUNK_WORDS)
 			n = KB_CHUNK_WORDS;
-		memset(&f->bits[w], 0, n * sizeof(unsigned long));
+		memset(&f->mem[w], 0, n * sizeof(unsigned long));
 		kb_resched();
 	}
 }
 
-u64 kb_filter_fill(const struct kb_filter *f)
+/* Multi filters' dimensions are contiguous: the bloom helpers see them all. */
+void kb_filter_fill(const struct kb_filter *f, struct kb_fill *out)
 {
-	u64 w, set = 0;
-
-	for (w = 0; w < f->nwords; w += KB_CHUNK_WORDS) {
-		u64 n = f->nwords - w;
-
-		if (n > KB_CHUNK_WORDS)
-			n = KB_CHUNK_WORDS;
-		/* Bits past m are never set, so whole words can be counted. */
-		set += bitmap_weight(&f->bits[w], n * BITS_PER_LONG);
-		kb_resched();
-	}
-	return set;
+	f->ops->fill(f, out);
 }
 
 u64 kb_filter_mem(const struct kb_filter *f)
 {
-	return kb_filter_mem_for(f->type, f->m, f->k);
+	return kb_filter_mem_for(&f->s);
+}
+
+bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b)
+{
+	return !memcmp(&a->s, &b->s, sizeof(a->s)) &&
+	       a->hkey.key[0] == b->hkey.key[0] &&
+	       a->hkey.key[1] == b->hkey.key[1];
+}
+
+int kb_filter_merge(struct kb_filter *dst, const struct kb_filter *src, u32 op)
+{
+	if (!kb_filter_compatible(dst, src) || op > KBLOOM_MERGE_MAX)
+		return -EINVAL;
+	if (!dst->ops->merge)
+		return -EOPNOTSUPP;
+	return dst->ops->merge(dst, src, op);
+}
+
+int kb_filter_union_fill(const struct kb_filter *a, const struct kb_filter *b,
+			 u64 *out)
+{
+	if (!kb_filter_compatible(a, b))
+		return -EINVAL;
+	if (!a->ops->union_fill)
+		return -EOPNOTSUPP;
+	*out = a->ops->union_fill(a, b);
+	return 0;
 }

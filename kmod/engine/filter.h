@@ -1,51 +1,128 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The filter engine: filters as plain memory plus the operations on them.
- * It knows nothing of netlink, skbs or namespaces. Add and test are safe
- * against each other from any number of CPUs (atomic bit operations);
- * init, clear and free are for the owner, serialised by the caller.
+ * It knows nothing of netlink, skbs or namespaces.
+ *
+ * Concurrency: add, test and count are safe against each other from any
+ * number of CPUs (atomic cell updates, no locks). del, merge, clear, init
+ * and free are for the owner: the caller serialises them against each
+ * other (adds may still run concurrently with del, merge and clear).
  */
 #ifndef KBLOOM_ENGINE_FILTER_H
 #define KBLOOM_ENGINE_FILTER_H
 
 #include "compat.h"
 #include "hash.h"
+#include "../uapi/kbloom.h"
+
+/* What a filter is made of; meanings per type in uapi/kbloom.h. */
+struct kb_shape {
+	u32 type;		/* enum kbloom_type */
+	u64 m;			/* cells (per dimension for multi) */
+	u32 k;			/* probes per key */
+	u32 cell_bits;		/* counting, stable; 1 for bit types */
+	u32 update;		/* counting: enum kbloom_update */
+	u32 decrement;		/* stable: P */
+	u32 subtables;		/* dleft: d */
+	u32 bucket_cells;	/* dleft */
+	u32 fp_bits;		/* dleft */
+	u32 dims;		/* multi */
+};
+
+struct kb_type_ops;
 
 struct kb_filter {
-	u32 type;		/* enum kbloom_type */
-	u32 k;			/* probes per key */
-	u64 m;			/* cells */
-	u64 nwords;		/* unsigned longs in @bits */
+	struct kb_shape s;
+	const struct kb_type_ops *ops;
 	siphash_key_t hkey;	/* per-filter keyed PRF */
-	unsigned long *bits;
+	u64 nwords;		/* unsigned longs in @mem */
+	u64 dim_words;		/* multi: words per dimension */
+	u64 nblocks;		/* blocked: 512-bit blocks; dleft: buckets/table */
+	unsigned long *mem;	/* the cells */
+};
+
+/* One multi-filter key: values for the dimensions set in @mask. */
+struct kb_tuple {
+	u32 mask;		/* bit i: dimension i (0-based) given */
+	const void *val[KBLOOM_DIMS_MAX];
+	u32 len[KBLOOM_DIMS_MAX];
+};
+
+struct kb_fill {
+	u64 nonzero;		/* cells set / non-zero (all dimensions) */
+	u64 saturated;		/* counters at their maximum */
 };
 
 /* Why a shape is refused: for the caller's error message. */
 enum kb_shape_error {
 	KB_SHAPE_OK,
 	KB_SHAPE_BAD_TYPE,
-	KB_SHAPE_BAD_BITS,
+	KB_SHAPE_BAD_BITS,	/* m out of range or not a required multiple */
 	KB_SHAPE_BAD_HASHES,
+	KB_SHAPE_BAD_COUNTER_BITS,
+	KB_SHAPE_BAD_UPDATE,
+	KB_SHAPE_BAD_DECREMENT,
+	KB_SHAPE_BAD_SUBTABLES,
+	KB_SHAPE_BAD_BUCKET_CELLS,
+	KB_SHAPE_BAD_FP_BITS,
+	KB_SHAPE_BAD_DIMS,
+	KB_SHAPE_TOO_BIG,	/* more than KBLOOM_MEM_MAX bytes */
+	KB_SHAPE_EXTRA_PARAM,	/* a parameter this type does not take */
 };
 
-enum kb_shape_error kb_filter_check_shape(u32 type, u64 m, u32 k);
-/* Bytes of filter memory a shape needs (after kb_filter_check_shape). */
-u64 kb_filter_mem_for(u32 type, u64 m, u32 k);
+/*
+ * Checks a shape; unused parameters must be 0 (cell_bits may also be 1
+ * for bit types). Fills in defaults: none — the caller gives everything.
+ */
+enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s);
+/* Bytes of cell memory a valid shape needs. */
+u64 kb_filter_mem_for(const struct kb_shape *s);
 
 /* 0, -EINVAL for a bad shape, -ENOMEM when memory cannot be had. */
-int kb_filter_init(struct kb_filter *f, u32 type, u64 m, u32 k,
+int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 		   const u8 hkey[16]);
 void kb_filter_free(struct kb_filter *f);
 
-/* Returns true when the key was certainly not present before. */
+/* Type capabilities. */
+bool kb_filter_can_delete(const struct kb_filter *f);
+bool kb_filter_can_count(const struct kb_filter *f);
+bool kb_filter_is_multi(const struct kb_filter *f);
+
+/*
+ * Single keys (every type but multi). add returns true when the key was
+ * certainly not present before. del returns 0, -ENOENT when the key is
+ * certainly absent (nothing changed) or -EOPNOTSUPP. count returns the
+ * key's count (0/1 for types without counters).
+ */
 bool kb_filter_add(struct kb_filter *f, const void *key, size_t len);
 bool kb_filter_test(const struct kb_filter *f, const void *key, size_t len);
-/* The same, for a key hashed once by the caller (batches, packet path). */
+int kb_filter_del(struct kb_filter *f, const void *key, size_t len);
+u32 kb_filter_count(const struct kb_filter *f, const void *key, size_t len);
+
+/* The same for a key hashed once by the caller (batches, packet path). */
 bool kb_filter_add_hash(struct kb_filter *f, const struct kb_hash *h);
 bool kb_filter_test_hash(const struct kb_filter *f, const struct kb_hash *h);
+int kb_filter_del_hash(struct kb_filter *f, const struct kb_hash *h);
+u32 kb_filter_count_hash(const struct kb_filter *f, const struct kb_hash *h);
+
+/*
+ * Multi filters. add needs every dimension (-EINVAL otherwise); test any
+ * non-empty subset: true when each given dimension holds its value.
+ */
+int kb_filter_add_tuple(struct kb_filter *f, const struct kb_tuple *t);
+bool kb_filter_test_tuple(const struct kb_filter *f, const struct kb_tuple *t);
 
 void kb_filter_clear(struct kb_filter *f);
-u64 kb_filter_fill(const struct kb_filter *f);	/* cells set */
+void kb_filter_fill(const struct kb_filter *f, struct kb_fill *out);
 u64 kb_filter_mem(const struct kb_filter *f);	/* bytes */
+
+/* Same type, shape and hash key: the condition for merge and estimate. */
+bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b);
+/* dst = dst op src. -EINVAL when not compatible, -EOPNOTSUPP by type. */
+int kb_filter_merge(struct kb_filter *dst, const struct kb_filter *src,
+		    u32 op);
+/* Cells non-zero in a or b. -EINVAL when not compatible, -EOPNOTSUPP by type. */
+int kb_filter_union_fill(const struct kb_filter *a, const struct kb_filter *b,
+			 u64 *out);
 
 #endif /* KBLOOM_ENGINE_FILTER_H */

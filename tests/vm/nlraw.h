@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -219,6 +220,84 @@ static inline int nlr_open(struct nlr *s)
 		return -ENOENT;
 	memcpy(&s->family, (char *)a + NLA_HDRLEN, 2);
 	return 0;
+}
+
+/* Request helpers shared by the suites. */
+
+/* Starts a CREATE of @type; the caller adds parameters and sends. */
+static inline void create_msg(struct nlr *s, struct nlr_msg *m,
+			      const char *name, uint32_t type, uint64_t bits,
+			      uint32_t k)
+{
+	nlr_init(s, m, s->family, KBLOOM_CMD_CREATE, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	nlr_put_u32(m, KBLOOM_A_TYPE, type);
+	nlr_put_u64(m, KBLOOM_A_BITS, bits);
+	nlr_put_u32(m, KBLOOM_A_HASHES, k);
+}
+
+/* Creates a plain bloom filter. */
+static inline int create(struct nlr *s, struct nlr_msg *m, const char *name,
+			 uint64_t bits, uint32_t k)
+{
+	create_msg(s, m, name, KBLOOM_TYPE_BLOOM, bits, k);
+	return nlr_send(s, m);
+}
+
+/* Sends @cmd (ADD or TEST) for @n keys "key-<base+i>". */
+static inline int keys_cmd(struct nlr *s, struct nlr_msg *m, uint8_t cmd,
+		    const char *name, int base, int n)
+{
+	char key[32];
+	size_t nest;
+	int i;
+
+	nlr_init(s, m, s->family, cmd, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	nest = nlr_nest_start(m, KBLOOM_A_KEYS);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "key-%d", base + i);
+		nlr_put(m, KBLOOM_KEYS_A_KEY, key, strlen(key));
+	}
+	nlr_nest_end(m, nest);
+	return nlr_send(s, m);
+}
+
+static inline uint32_t reply_u32(struct nlr *s, uint16_t type)
+{
+	struct nlattr *a = nlr_reply_attr(s, type);
+	uint32_t v = UINT32_MAX;
+
+	if (a)
+		memcpy(&v, (char *)a + NLA_HDRLEN, 4);
+	return v;
+}
+
+static inline uint64_t reply_u64(struct nlr *s, uint16_t type)
+{
+	struct nlattr *a = nlr_reply_attr(s, type);
+	uint64_t v = UINT64_MAX;
+
+	if (a)
+		memcpy(&v, (char *)a + NLA_HDRLEN, 8);
+	return v;
+}
+
+static inline int get(struct nlr *s, struct nlr_msg *m, const char *name)
+{
+	nlr_init(s, m, s->family, KBLOOM_CMD_GET, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	return nlr_send(s, m);
+}
+
+/* Number of filters a full dump of this netns returns. */
+static inline int dump_count(struct nlr *s, struct nlr_msg *m)
+{
+	int err;
+
+	nlr_init(s, m, s->family, KBLOOM_CMD_GET, NLM_F_DUMP);
+	err = nlr_send(s, m);
+	return err ? err : s->nreplies;
 }
 
 #endif /* KBLOOM_TEST_NLRAW_H */

@@ -64,6 +64,44 @@ static inline unsigned long bitmap_weight(const unsigned long *src,
 	return w;
 }
 
+typedef struct {
+	long counter;
+} atomic_long_t;
+
+static inline void atomic_long_or(long i, atomic_long_t *v)
+{
+	__atomic_fetch_or(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_long_and(long i, atomic_long_t *v)
+{
+	__atomic_fetch_and(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long hweight_long(unsigned long w)
+{
+	return __builtin_popcountl(w);
+}
+
+/* Compare-and-exchange on a 32-bit cell word; returns the value found. */
+static inline u32 kb_cmpxchg32(u32 *p, u32 old, u32 new)
+{
+	__atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	return old;
+}
+
+/* A fast PRNG for the stable filter's random decrements (xorshift64*). */
+static inline u32 kb_random_u32(void)
+{
+	static __thread u64 s = 0x9e3779b97f4a7c15ULL;
+
+	s ^= s >> 12;
+	s ^= s << 25;
+	s ^= s >> 27;
+	return (u32)((s * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
 static inline void *kb_zalloc_large(size_t size)
 {
 	void *p = NULL;

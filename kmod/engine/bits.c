@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The plain Bloom filter (m bits, k probes by enhanced double hashing over
+ * one keyed SipHash), and what every bit-array type shares: fill counts,
+ * merges and union counts work word by word over the whole array.
+ */
+#include "types.h"
+
+#ifndef __KERNEL__
+#include <errno.h>
+#endif
+
+static enum kb_shape_error kb_bloom_check(const struct kb_shape *s)
+{
+	if (s->cell_bits > 1 || s->update || s->decrement || s->subtables ||
+	    s->bucket_cells || s->fp_bits)
+		return KB_SHAPE_EXTRA_PARAM;
+	return KB_SHAPE_OK;
+}
+
+static u64 kb_bloom_mem(const struct kb_shape *s)
+{
+	return BITS_TO_LONGS(s->m) * sizeof(unsigned long);
+}
+
+static bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h)
+{
+	struct kb_probe p;
+	bool fresh = false;
+	u32 i;
+
+	kb_probe_init(&p, h, f->s.m);
+	for (i = 0; i < f->s.k; i++) {
+		u64 pos = kb_probe_next(&p);
+
+		/* Read first: a set bit costs no locked write or line bounce. */
+		if (!test_bit(pos, f->mem)) {
+			set_bit(pos, f->mem);
+			fresh = true;
+		}
+	}
+	return fresh;
+}
+
+static bool kb_bloom_test(const struct kb_filter *f, const struct kb_hash *h)
+{
+	struct kb_probe p;
+	u32 i;
+
+	kb_probe_init(&p, h, f->s.m);
+	for (i = 0; i < f->s.k; i++)
+		if (!test_bit(kb_probe_next(&p), f->mem))
+			return false;
+	return true;
+}
+
+/* Bits past m are never set, so whole words can be counted. */
+void kb_bits_fill(const struct kb_filter *f, struct kb_fill *out)
+{
+	u64 w;
+
+	memset(out, 0, sizeof(*out));
+	for (w = 0; w < f->nwords; w += KB_CHUNK_WORDS) {
+		u64 n = f->nwords - w;
+
+		if (n > KB_CHUNK_WORDS)
+			n = KB_CHUNK_WORDS;
+		out->nonzero += bitmap_weight(&f->mem[w], n * BITS_PER_LONG);
+		kb_resched();
+	}
+}
+
+int kb_bits_merge(struct kb_filter *dst, const struct kb_filter *src, u32 op)
+{
+	u64 w;
+
+	for (w = 0; w < dst->nwords; w++) {
+		unsigned long v = READ_ONCE(src->mem[w]);
+
+		/* Atomic per word: concurrent adds to dst are not lost. */
+		if (op == KBLOOM_MERGE_OR)
+			atomic_long_or(v, (atomic_long_t *)&dst->mem[w]);
+		else
+			atomic_long_and(v, (atomic_long_t *)&dst->mem[w]);
+		if (!(w % KB_CHUNK_WORDS))
+			kb_resched();
+	}
+	return 0;
+}
+
+u64 kb_bits_union_fill(const struct kb_filter *a, const struct kb_filter *b)
+{
+	u64 w, set = 0;
+
+	for (w = 0; w < a->nwords; w++) {
+		set += hweight_long(READ_ONCE(a->mem[w]) | READ_ONCE(b->mem[w]));
+		if (!(w % KB_CHUNK_WORDS))
+			kb_resched();
+	}
+	return set;
+}
+
+const struct kb_type_ops kb_bloom_ops = {
+	.check = kb_bloom_check,
+	.mem = kb_bloom_mem,
+	.add = kb_bloom_add,
+	.test = kb_bloom_test,
+	.fill = kb_bits_fill,
+	.merge = kb_bits_merge,
+	.union_fill = kb_bits_union_fill,
+};

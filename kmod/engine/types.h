@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Inside the engine: what each filter type provides. filter.c dispatches;
+ * one file per family of types implements these.
+ */
+#ifndef KBLOOM_ENGINE_TYPES_H
+#define KBLOOM_ENGINE_TYPES_H
+
+#include "filter.h"
+
+struct kb_type_ops {
+	/* Shape checks beyond the common ones (m range, k range). */
+	enum kb_shape_error (*check)(const struct kb_shape *s);
+	/* Bytes of cells for a checked shape. */
+	u64 (*mem)(const struct kb_shape *s);
+	/* Optional: derive fields (nblocks...) after the memory exists. */
+	void (*setup)(struct kb_filter *f);
+	bool (*add)(struct kb_filter *f, const struct kb_hash *h);
+	bool (*test)(const struct kb_filter *f, const struct kb_hash *h);
+	/* NULL for types without deletion. */
+	int (*del)(struct kb_filter *f, const struct kb_hash *h);
+	u32 (*count)(const struct kb_filter *f, const struct kb_hash *h);
+	void (*fill)(const struct kb_filter *f, struct kb_fill *out);
+	/* NULL: merge / union fill refused with -EOPNOTSUPP. */
+	int (*merge)(struct kb_filter *dst, const struct kb_filter *src, u32 op);
+	u64 (*union_fill)(const struct kb_filter *a, const struct kb_filter *b);
+};
+
+extern const struct kb_type_ops kb_bloom_ops;
+extern const struct kb_type_ops kb_partitioned_ops;
+extern const struct kb_type_ops kb_blocked_ops;
+extern const struct kb_type_ops kb_counting_ops;
+extern const struct kb_type_ops kb_dleft_ops;
+extern const struct kb_type_ops kb_stable_ops;
+
+/* Shared by the bit-array types (bits.c). */
+void kb_bits_fill(const struct kb_filter *f, struct kb_fill *out);
+int kb_bits_merge(struct kb_filter *dst, const struct kb_filter *src, u32 op);
+u64 kb_bits_union_fill(const struct kb_filter *a, const struct kb_filter *b);
+/* Words per chunk between reschedule points in long loops (1 MiB). */
+#define KB_CHUNK_WORDS	((1U << 20) / sizeof(unsigned long))
+
+#endif /* KBLOOM_ENGINE_TYPES_H */
