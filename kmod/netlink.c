@@ -18,6 +18,11 @@ static struct netlink_range_validation kb_bits_range = {
 	.max = KBLOOM_BITS_MAX,
 };
 
+static struct netlink_range_validation kb_decrement_range = {
+	.min = 1,
+	.max = KBLOOM_DECREMENT_MAX,
+};
+
 /* A tuple's attribute types are dimension numbers 1..KBLOOM_DIMS_MAX. */
 static const struct nla_policy kb_tuple_policy[KBLOOM_DIMS_MAX + 1] = {
 	[1 ... KBLOOM_DIMS_MAX] = NLA_POLICY_RANGE(NLA_BINARY, 1, KBLOOM_KEY_MAX),
@@ -44,7 +49,7 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_KEYS] = NLA_POLICY_NESTED(kb_keys_policy),
 	[KBLOOM_A_COUNTER_BITS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
 	[KBLOOM_A_UPDATE] = NLA_POLICY_MAX(NLA_U32, KBLOOM_UPDATE_MAX),
-	[KBLOOM_A_DECREMENT] = NLA_POLICY_MIN(NLA_U32, 1),
+	[KBLOOM_A_DECREMENT] = NLA_POLICY_FULL_RANGE(NLA_U32, &kb_decrement_range),
 	[KBLOOM_A_SUBTABLES] = NLA_POLICY_RANGE(NLA_U32, 2, 8),
 	[KBLOOM_A_BUCKET_CELLS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
 	[KBLOOM_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U32, 4, 24),

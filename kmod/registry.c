@@ -91,7 +91,7 @@ static bool kb_shape_refused(const struct kb_shape *s,
 		NL_SET_ERR_MSG(extack, "UPDATE is not a known update rule");
 		break;
 	case KB_SHAPE_BAD_DECREMENT:
-		NL_SET_ERR_MSG(extack, "DECREMENT must be 1..BITS (stable)");
+		NL_SET_ERR_MSG(extack, "DECREMENT must be 1..BITS and at most 65536 (stable)");
 		break;
 	case KB_SHAPE_BAD_SUBTABLES:
 		NL_SET_ERR_MSG(extack, "SUBTABLES must be 2..8 (dleft)");

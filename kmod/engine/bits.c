@@ -70,6 +70,28 @@ void kb_bits_fill(const struct kb_filter *f, struct kb_fill *out)
 	}
 }
 
+/*
+ * Cells of cell_bits bits (counting, stable): non-zero ones and all-ones
+ * (saturated) ones, a word at a time. Cells past m are never touched.
+ */
+void kb_cells_fill(const struct kb_filter *f, struct kb_fill *out)
+{
+	unsigned long lo = ~0UL / ((1UL << f->s.cell_bits) - 1);
+	unsigned long hi = lo << (f->s.cell_bits - 1);
+	u64 w;
+
+	memset(out, 0, sizeof(*out));
+	for (w = 0; w < f->nwords; w++) {
+		unsigned long x = READ_ONCE(f->mem[w]), y = ~x;
+
+		/* The top bit of every non-zero cell of x, then of ~x. */
+		out->nonzero += hweight_long((((x & ~hi) + ~hi) | x) & hi);
+		out->saturated += hweight_long(hi & ~((((y & ~hi) + ~hi) | y)));
+		if (!((w + 1) % KB_CHUNK_WORDS))
+			kb_resched();
+	}
+}
+
 int kb_bits_merge(struct kb_filter *dst, const struct kb_filter *src, u32 op)
 {
 	u64 w;

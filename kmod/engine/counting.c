@@ -131,25 +131,32 @@ static bool kb_ctr_move(const struct kb_ctr *c, u32 max, u32 seen, u32 to)
  * changing any. @dup[i]: how many earlier probes hit the same counter.
  */
 struct kb_ctr_key {
-	struct kb_ctr c[KBLOOM_HASHES_MAX];
+	u64 pos[KBLOOM_HASHES_MAX];
 	u8 dup[KBLOOM_HASHES_MAX];
 };
 
 static void kb_ctr_key_init(const struct kb_filter *f, const struct kb_hash *h,
 			    struct kb_ctr_key *key)
 {
-	u64 pos[KBLOOM_HASHES_MAX];
 	struct kb_probe p;
 	u32 i, j;
 
 	kb_probe_init(&p, h, f->s.m);
 	for (i = 0; i < f->s.k; i++) {
-		pos[i] = kb_probe_next(&p);
-		kb_ctr_at(f, pos[i], &key->c[i]);
+		key->pos[i] = kb_probe_next(&p);
 		key->dup[i] = 0;
 		for (j = 0; j < i; j++)
-			key->dup[i] += pos[j] == pos[i];
+			key->dup[i] += key->pos[j] == key->pos[i];
 	}
+}
+
+static inline u32 kb_ctr_key_get(const struct kb_filter *f,
+				 const struct kb_ctr_key *key, u32 i, u32 max)
+{
+	struct kb_ctr c;
+
+	kb_ctr_at(f, key->pos[i], &c);
+	return kb_ctr_get(&c, max);
 }
 
 /*
@@ -167,13 +174,14 @@ static bool kb_counting_add_min(struct kb_filter *f, const struct kb_hash *h)
 	u32 max = kb_ctr_max(f), seen[KBLOOM_HASHES_MAX];
 	struct kb_ctr_key key;
 	bool first = true, fresh = false;
+	struct kb_ctr c;
 	u32 i, min;
 
 	kb_ctr_key_init(f, h, &key);
 	for (;;) {
 		min = max;
 		for (i = 0; i < f->s.k; i++) {
-			seen[i] = kb_ctr_get(&key.c[i], max);
+			seen[i] = kb_ctr_key_get(f, &key, i, max);
 			if (seen[i] < min)
 				min = seen[i];
 		}
@@ -185,7 +193,8 @@ static bool kb_counting_add_min(struct kb_filter *f, const struct kb_hash *h)
 		for (i = 0; i < f->s.k; i++) {
 			if (key.dup[i] || seen[i] > min)
 				continue;
-			if (!kb_ctr_move(&key.c[i], max, min, min + 1))
+			kb_ctr_at(f, key.pos[i], &c);
+			if (!kb_ctr_move(&c, max, min, min + 1))
 				break;
 		}
 		if (i == f->s.k)
@@ -248,17 +257,20 @@ static int kb_counting_del(struct kb_filter *f, const struct kb_hash *h)
 {
 	u32 max = kb_ctr_max(f);
 	struct kb_ctr_key key;
+	struct kb_ctr c;
 	u32 i;
 
 	kb_ctr_key_init(f, h, &key);
 	for (i = 0; i < f->s.k; i++) {
-		u32 v = kb_ctr_get(&key.c[i], max);
+		u32 v = kb_ctr_key_get(f, &key, i, max);
 
 		if (v != max && v <= key.dup[i])
 			return -ENOENT;
 	}
-	for (i = 0; i < f->s.k; i++)
-		kb_ctr_dec(&key.c[i], max);
+	for (i = 0; i < f->s.k; i++) {
+		kb_ctr_at(f, key.pos[i], &c);
+		kb_ctr_dec(&c, max);
+	}
 	return 0;
 }
 
@@ -283,24 +295,6 @@ static inline unsigned long kb_lanes_nonzero(const struct kb_lanes *l,
 					     unsigned long x)
 {
 	return (((x & ~l->hi) + ~l->hi) | x) & l->hi;
-}
-
-/* Counters past m are never touched, so whole longs can be counted. */
-static void kb_counting_fill(const struct kb_filter *f, struct kb_fill *out)
-{
-	struct kb_lanes l;
-	u64 w;
-
-	kb_lanes_init(&l, f->s.cell_bits);
-	memset(out, 0, sizeof(*out));
-	for (w = 0; w < f->nwords; w++) {
-		unsigned long x = READ_ONCE(f->mem[w]);
-
-		out->nonzero += hweight_long(kb_lanes_nonzero(&l, x));
-		out->saturated += hweight_long(l.hi & ~kb_lanes_nonzero(&l, ~x));
-		if (!((w + 1) % KB_CHUNK_WORDS))
-			kb_resched();
-	}
 }
 
 /* One word of dst op src, counter by counter. */
@@ -372,7 +366,7 @@ const struct kb_type_ops kb_counting_ops = {
 	.test = kb_counting_test,
 	.del = kb_counting_del,
 	.count = kb_counting_count,
-	.fill = kb_counting_fill,
+	.fill = kb_cells_fill,
 	.merge = kb_counting_merge,
 	.union_fill = kb_counting_union_fill,
 };

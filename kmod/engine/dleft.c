@@ -17,9 +17,10 @@
  * and meet in every subtable, a key's cell can only ever be shared with
  * keys of the same H, and a delete never takes another key's cell. A
  * false positive is a query whose H equals a stored one: probability
- * 1 - (1 - 1/(B * 2^fp_bits))^n for n distinct stored keys, the same as
- * n / B occupied cells examined each matching with probability
- * 2^-fp_bits.
+ * 1 - (1 - 1/(B * 2^fp_bits))^n for n distinct stored keys. Given the
+ * filter it is exactly (occupied cells in the query's d buckets) /
+ * 2^fp_bits: each stored H sits in one cell, so the matches exclude each
+ * other.
  *
  * An empty cell is 0; an occupied one has a counter of 1..255, so every
  * fingerprint value, 0 included, is usable. The counter saturates at 255

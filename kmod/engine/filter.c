@@ -75,6 +75,9 @@ int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 	if (kb_filter_check_shape(s) != KB_SHAPE_OK)
 		return -EINVAL;
 	f->s = *s;
+	/* Bit types may say 0 or 1 cell bits; keep one spelling. */
+	if (s->cell_bits == 1 && s->type != KBLOOM_TYPE_STABLE)
+		f->s.cell_bits = 0;
 	f->ops = kb_ops_of(s->type);
 	/* The key bytes are two little-endian words, as SipHash specifies. */
 	for (i = 0; i < 8; i++) {
@@ -235,9 +238,16 @@ u64 kb_filter_mem(const struct kb_filter *f)
 	return kb_filter_mem_for(&f->s);
 }
 
+/* Field by field: padding is not part of a shape. */
 bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b)
 {
-	return !memcmp(&a->s, &b->s, sizeof(a->s)) &&
+	const struct kb_shape *x = &a->s, *y = &b->s;
+
+	return x->type == y->type && x->m == y->m && x->k == y->k &&
+	       x->cell_bits == y->cell_bits && x->update == y->update &&
+	       x->decrement == y->decrement && x->subtables == y->subtables &&
+	       x->bucket_cells == y->bucket_cells && x->fp_bits == y->fp_bits &&
+	       x->dims == y->dims &&
 	       a->hkey.key[0] == b->hkey.key[0] &&
 	       a->hkey.key[1] == b->hkey.key[1];
 }

@@ -37,7 +37,9 @@ struct kb_filter {
 	siphash_key_t hkey;	/* per-filter keyed PRF */
 	u64 nwords;		/* unsigned longs in @mem */
 	u64 dim_words;		/* multi: words per dimension */
-	u64 nblocks;		/* blocked: 512-bit blocks; dleft: buckets/table */
+	u64 nblocks;		/* blocked: 512-bit blocks; partitioned: bits
+				 * per slice (m/k); dleft: buckets per table
+				 */
 	unsigned long *mem;	/* the cells */
 };
 

@@ -10,10 +10,6 @@
  */
 #include "types.h"
 
-/*
- * f->nblocks holds the slice width m/k (set once by setup, so the hot path
- * has no division).
- */
 static enum kb_shape_error kb_part_check(const struct kb_shape *s)
 {
 	if (s->m % s->k)
@@ -29,6 +25,7 @@ static u64 kb_part_mem(const struct kb_shape *s)
 	return BITS_TO_LONGS(s->m) * sizeof(unsigned long);
 }
 
+/* f->nblocks holds the slice width m/k: no division on the hot path. */
 static void kb_part_setup(struct kb_filter *f)
 {
 	f->nblocks = f->s.m / f->s.k;

@@ -29,7 +29,8 @@ static enum kb_shape_error kb_stable_check(const struct kb_shape *s)
 	if (s->cell_bits != 1 && s->cell_bits != 2 && s->cell_bits != 4 &&
 	    s->cell_bits != 8)
 		return KB_SHAPE_BAD_COUNTER_BITS;
-	if (!s->decrement || s->decrement > s->m)
+	if (!s->decrement || s->decrement > s->m ||
+	    s->decrement > KBLOOM_DECREMENT_MAX)
 		return KB_SHAPE_BAD_DECREMENT;
 	return KB_SHAPE_OK;
 }
@@ -168,29 +169,10 @@ static bool kb_stable_add(struct kb_filter *f, const struct kb_hash *h)
 	return fresh;
 }
 
-/* Cells past m are never touched, so whole longs can be counted. */
-static void kb_stable_fill(const struct kb_filter *f, struct kb_fill *out)
-{
-	unsigned long lo = ~0UL / ((1UL << f->s.cell_bits) - 1);
-	unsigned long hi = lo << (f->s.cell_bits - 1);
-	u64 w;
-
-	memset(out, 0, sizeof(*out));
-	for (w = 0; w < f->nwords; w++) {
-		unsigned long x = READ_ONCE(f->mem[w]), y = ~x;
-
-		/* The top bit of every non-zero cell of x, then of ~x. */
-		out->nonzero += hweight_long((((x & ~hi) + ~hi) | x) & hi);
-		out->saturated += hweight_long(hi & ~((((y & ~hi) + ~hi) | y)));
-		if (!((w + 1) % KB_CHUNK_WORDS))
-			kb_resched();
-	}
-}
-
 const struct kb_type_ops kb_stable_ops = {
 	.check = kb_stable_check,
 	.mem = kb_stable_mem,
 	.add = kb_stable_add,
 	.test = kb_stable_test,
-	.fill = kb_stable_fill,
+	.fill = kb_cells_fill,
 };

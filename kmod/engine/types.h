@@ -35,6 +35,8 @@ extern const struct kb_type_ops kb_stable_ops;
 
 /* Shared by the bit-array types (bits.c). */
 void kb_bits_fill(const struct kb_filter *f, struct kb_fill *out);
+/* Shared by the types of multi-bit cells (counting, stable). */
+void kb_cells_fill(const struct kb_filter *f, struct kb_fill *out);
 int kb_bits_merge(struct kb_filter *dst, const struct kb_filter *src, u32 op);
 u64 kb_bits_union_fill(const struct kb_filter *a, const struct kb_filter *b);
 /* Words per chunk between reschedule points in long loops (1 MiB). */

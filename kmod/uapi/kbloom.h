@@ -123,6 +123,7 @@
 #define KBLOOM_BITS_MAX		_BITULL(33)	/* m: 1 GiB of bits, kvmalloc's limit */
 #define KBLOOM_MEM_MAX		_BITULL(30)	/* bytes of cells in one filter */
 #define KBLOOM_DIMS_MAX		8	/* dimensions of a multi filter */
+#define KBLOOM_DECREMENT_MAX	65536	/* stable: cells decremented per insert */
 #define KBLOOM_DIM_NAME_MAX	16	/* bytes including the trailing NUL */
 
 enum kbloom_cmd {
@@ -151,9 +152,9 @@ enum kbloom_type {
 	/* Bit array, k probes anywhere in it. */
 	KBLOOM_TYPE_BLOOM,
 	/*
-	 * k slices of m/k bits (m a multiple of k), probe i in slice i:
-	 * position i * (m/k) + (x_i mod m/k) with x_i the double-hashing walk
-	 * over m/k.
+	 * k slices of s = m/k bits (m a multiple of k), probe i in slice i:
+	 * position i * s + x_i, x_i the walk of the Hashing section above
+	 * with m replaced by s (and y reduced mod s with a true modulo).
 	 */
 	KBLOOM_TYPE_PARTITIONED,
 	/*
@@ -174,13 +175,18 @@ enum kbloom_type {
 	 * BUCKET_CELLS (1..16) cells; a cell is an FP_BITS (4..24)
 	 * fingerprint and an 8-bit counter. m = total cells, a multiple of
 	 * d * BUCKET_CELLS. HASHES must be 1 (one hash gives d buckets and
-	 * the fingerprint).
+	 * the fingerprint). When all d buckets of a new key are full, a cell
+	 * of its leftmost bucket becomes a sticky overflow cell: keys of that
+	 * bucket then test present and, without a cell of their own, count
+	 * 255 and are left unchanged by DEL (which succeeds). SATURATED
+	 * includes these cells; only CLEAR removes them.
 	 */
 	KBLOOM_TYPE_DLEFT,
 	/*
 	 * Stable Bloom filter (Deng & Rafiei): m cells of COUNTER_BITS (1, 2,
-	 * 4 or 8) bits; each insert first decrements DECREMENT (P) random
-	 * cells, then sets its k cells to the maximum.
+	 * 4 or 8) bits; each insert first decrements DECREMENT (P,
+	 * 1..KBLOOM_DECREMENT_MAX) consecutive cells from a random start,
+	 * then sets its k cells to the maximum.
 	 */
 	KBLOOM_TYPE_STABLE,
 	/* DIMS (1..KBLOOM_DIMS_MAX) bloom sub-filters of m bits and k hashes. */

@@ -27,16 +27,39 @@ static u64 popcount_words(const struct kb_filter *f)
 	u64 w, n = 0;
 
 	for (w = 0; w < f->nwords; w++)
-		n += __builtin_popcountl(f->bits[w]);
+		n += __builtin_popcountl(f->mem[w]);
 	return n;
+}
+
+static struct kb_shape shape(u32 type, u64 m, u32 k)
+{
+	struct kb_shape s = { .type = type, .m = m, .k = k };
+
+	return s;
+}
+
+/* A bloom filter of m bits and k probes. */
+static int bloom_init(struct kb_filter *f, u64 m, u32 k, const u8 hkey[16])
+{
+	struct kb_shape s = shape(KBLOOM_TYPE_BLOOM, m, k);
+
+	return kb_filter_init(f, &s, hkey);
+}
+
+static u64 fill_of(const struct kb_filter *f)
+{
+	struct kb_fill out;
+
+	kb_filter_fill(f, &out);
+	return out.nonzero;
 }
 
 /* No bit at or past m is ever set (kb_filter_fill counts whole words). */
 static bool tail_clear(const struct kb_filter *f)
 {
-	if (f->m % BITS_PER_LONG == 0)
+	if (f->s.m % BITS_PER_LONG == 0)
 		return true;
-	return !(f->bits[f->nwords - 1] >> (f->m % BITS_PER_LONG));
+	return !(f->mem[f->nwords - 1] >> (f->s.m % BITS_PER_LONG));
 }
 
 /*
@@ -108,30 +131,27 @@ TEST(init_rejects_bad_shapes)
 	struct kb_filter f;
 	size_t i;
 
+	struct kb_shape s;
+
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(bad[i].err, kb_filter_check_shape(bad[i].type,
-							    bad[i].m,
-							    bad[i].k)) {
+		s = shape(bad[i].type, bad[i].m, bad[i].k);
+		EXPECT_EQ(bad[i].err, kb_filter_check_shape(&s)) {
 			TH_LOG("shape %zu", i);
 		}
-		EXPECT_EQ(-EINVAL, kb_filter_init(&f, bad[i].type, bad[i].m,
-						  bad[i].k, key_a)) {
+		EXPECT_EQ(-EINVAL, kb_filter_init(&f, &s, key_a)) {
 			TH_LOG("shape %zu", i);
 		}
 	}
 	/* The limits themselves are fine. */
-	EXPECT_EQ(KB_SHAPE_OK, kb_filter_check_shape(KBLOOM_TYPE_BLOOM,
-						     KBLOOM_BITS_MIN, 1));
-	EXPECT_EQ(KB_SHAPE_OK, kb_filter_check_shape(KBLOOM_TYPE_BLOOM,
-						     KBLOOM_BITS_MAX,
-						     KBLOOM_HASHES_MAX));
-	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, KBLOOM_BITS_MIN, 1,
-				    key_a));
+	s = shape(KBLOOM_TYPE_BLOOM, KBLOOM_BITS_MIN, 1);
+	EXPECT_EQ(KB_SHAPE_OK, kb_filter_check_shape(&s));
+	s = shape(KBLOOM_TYPE_BLOOM, KBLOOM_BITS_MAX, KBLOOM_HASHES_MAX);
+	EXPECT_EQ(KB_SHAPE_OK, kb_filter_check_shape(&s));
+	ASSERT_EQ(0, bloom_init(&f, KBLOOM_BITS_MIN, 1, key_a));
 	kb_filter_free(&f);
-	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, KBLOOM_BITS_MIN,
-				    KBLOOM_HASHES_MAX, key_a));
+	ASSERT_EQ(0, bloom_init(&f, KBLOOM_BITS_MIN, KBLOOM_HASHES_MAX, key_a));
 	kb_filter_free(&f);
-	EXPECT_EQ(NULL, f.bits);
+	EXPECT_EQ(NULL, f.mem);
 	KB_ASSERT_NO_LEAKS();
 }
 
@@ -140,16 +160,16 @@ TEST(init_state)
 	struct kb_filter f;
 
 	memset(&f, 0xa5, sizeof(f));
-	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, 1000, 7, key_a));
-	EXPECT_EQ(KBLOOM_TYPE_BLOOM, f.type);
-	EXPECT_EQ(1000, f.m);
-	EXPECT_EQ(7, f.k);
+	ASSERT_EQ(0, bloom_init(&f, 1000, 7, key_a));
+	EXPECT_EQ(KBLOOM_TYPE_BLOOM, f.s.type);
+	EXPECT_EQ(1000, f.s.m);
+	EXPECT_EQ(7, f.s.k);
 	EXPECT_EQ(16, f.nwords);
 	/* Key bytes are two little-endian words, as the ABI says. */
 	EXPECT_EQ(0x0706050403020100ULL, f.hkey.key[0]);
 	EXPECT_EQ(0x0f0e0d0c0b0a0908ULL, f.hkey.key[1]);
 	EXPECT_EQ(0, popcount_words(&f));
-	EXPECT_EQ(0, kb_filter_fill(&f));
+	EXPECT_EQ(0, fill_of(&f));
 	EXPECT_FALSE(kb_filter_test(&f, "x", 1));
 	kb_filter_free(&f);
 	KB_ASSERT_NO_LEAKS();
@@ -170,14 +190,15 @@ TEST(mem_values)
 	u32 k;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		for (k = 1; k <= KBLOOM_HASHES_MAX; k += 7)
-			EXPECT_EQ(cases[i].bytes,
-				  kb_filter_mem_for(KBLOOM_TYPE_BLOOM,
-						    cases[i].m, k));
+		for (k = 1; k <= KBLOOM_HASHES_MAX; k += 7) {
+			struct kb_shape s = shape(KBLOOM_TYPE_BLOOM, cases[i].m,
+						  k);
+
+			EXPECT_EQ(cases[i].bytes, kb_filter_mem_for(&s));
+		}
 		if (cases[i].m > (1 << 20))
 			continue;	/* not allocated here */
-		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, cases[i].m,
-					    3, key_a));
+		ASSERT_EQ(0, bloom_init(&f, cases[i].m, 3, key_a));
 		EXPECT_EQ(cases[i].bytes, kb_filter_mem(&f));
 		EXPECT_EQ(cases[i].bytes, f.nwords * sizeof(unsigned long));
 		kb_filter_free(&f);
@@ -204,22 +225,22 @@ TEST(fill_counts_every_cell)
 				      2 * step - 1, 2 * step, m - 2, m - 1 };
 		u64 cleared = 0, b;
 
-		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, m, 1, key_a));
+		ASSERT_EQ(0, bloom_init(&f, m, 1, key_a));
 		for (b = 0; b < m; b++)
-			set_bit(b, f.bits);
+			set_bit(b, f.mem);
 		EXPECT_TRUE(tail_clear(&f));
-		EXPECT_EQ(m, kb_filter_fill(&f));
+		EXPECT_EQ(m, fill_of(&f));
 		for (j = 0; j < ARRAY_SIZE(holes); j++) {
-			if (holes[j] >= m || !test_bit(holes[j], f.bits))
+			if (holes[j] >= m || !test_bit(holes[j], f.mem))
 				continue;
-			f.bits[holes[j] / 64] &= ~(1UL << (holes[j] % 64));
+			f.mem[holes[j] / 64] &= ~(1UL << (holes[j] % 64));
 			cleared++;
 		}
-		EXPECT_EQ(m - cleared, kb_filter_fill(&f)) {
+		EXPECT_EQ(m - cleared, fill_of(&f)) {
 			TH_LOG("m=%llu", (unsigned long long)m);
 		}
 		kb_filter_clear(&f);
-		EXPECT_EQ(0, kb_filter_fill(&f));
+		EXPECT_EQ(0, fill_of(&f));
 		kb_filter_free(&f);
 	}
 	KB_ASSERT_NO_LEAKS();
@@ -270,12 +291,11 @@ TEST(golden_positions)
 		if (golden[g].m > (1 << 20))
 			continue;	/* 1 GiB: positions only */
 
-		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, golden[g].m,
-					    golden[g].k, key_a));
+		ASSERT_EQ(0, bloom_init(&f, golden[g].m, golden[g].k, key_a));
 		EXPECT_TRUE(kb_filter_add(&f, golden[g].key, golden[g].len));
 		for (i = 0; i < golden[g].k; i++)
-			EXPECT_TRUE(test_bit(golden[g].pos[i], f.bits));
-		EXPECT_EQ(golden[g].k, kb_filter_fill(&f));	/* distinct */
+			EXPECT_TRUE(test_bit(golden[g].pos[i], f.mem));
+		EXPECT_EQ(golden[g].k, fill_of(&f));	/* distinct */
 		EXPECT_EQ(golden[g].k, popcount_words(&f));
 		EXPECT_TRUE(kb_filter_test(&f, golden[g].key, golden[g].len));
 		kb_filter_free(&f);
@@ -311,8 +331,7 @@ TEST(offline_positions_match)
 		size_t i;
 		u32 j;
 
-		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM,
-					    shapes[s].m, shapes[s].k, key_b));
+		ASSERT_EQ(0, bloom_init(&f, shapes[s].m, shapes[s].k, key_b));
 		ref = calloc(f.nwords, sizeof(*ref));
 		ASSERT_NE(NULL, ref);
 		siphash_key_from_bytes(&hk, key_b);
@@ -331,11 +350,11 @@ TEST(offline_positions_match)
 		}
 		for (i = 0; i < f.nwords; i++)
 			set += __builtin_popcountl(ref[i]);
-		EXPECT_EQ(0, memcmp(ref, f.bits, f.nwords * sizeof(*ref))) {
+		EXPECT_EQ(0, memcmp(ref, f.mem, f.nwords * sizeof(*ref))) {
 			TH_LOG("m=%llu k=%u: bit arrays differ",
 			       (unsigned long long)shapes[s].m, shapes[s].k);
 		}
-		EXPECT_EQ(set, kb_filter_fill(&f));
+		EXPECT_EQ(set, fill_of(&f));
 		EXPECT_TRUE(tail_clear(&f));
 		free(ref);
 		kb_filter_free(&f);
@@ -358,8 +377,8 @@ TEST(no_false_negatives)
 	size_t i;
 
 	ASSERT_EQ(0, keyset_make(&ks, n, 12));
-	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, 10 * n, 7, key_a));
-	ASSERT_EQ(0, kb_filter_init(&g, KBLOOM_TYPE_BLOOM, 10 * n, 7, key_a));
+	ASSERT_EQ(0, bloom_init(&f, 10 * n, 7, key_a));
+	ASSERT_EQ(0, bloom_init(&g, 10 * n, 7, key_a));
 	for (i = 0; i < n; i++) {
 		size_t len;
 		const u8 *key = keyset_key(&ks, i, &len);
@@ -382,12 +401,12 @@ TEST(no_false_negatives)
 		ASSERT_TRUE(kb_filter_test(&f, key, len));
 		ASSERT_FALSE(kb_filter_add(&f, key, len));
 	}
-	EXPECT_EQ(0, memcmp(f.bits, g.bits, kb_filter_mem(&f)));
+	EXPECT_EQ(0, memcmp(f.mem, g.mem, kb_filter_mem(&f)));
 	/* At m/n = 10, k = 7 about 0.8% of adds find all bits already set. */
 	kb_diag("%llu of %zu adds were fresh, fill %llu of %llu",
 		(unsigned long long)fresh, n,
-		(unsigned long long)kb_filter_fill(&f),
-		(unsigned long long)f.m);
+		(unsigned long long)fill_of(&f),
+		(unsigned long long)f.s.m);
 	EXPECT_GT(fresh, n * 98 / 100);
 	EXPECT_TRUE(tail_clear(&f));
 	kb_filter_free(&f);
@@ -402,7 +421,7 @@ TEST(key_lengths_zero_to_max)
 	struct kb_filter f;
 	size_t len;
 
-	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, 1 << 16, 5, key_a));
+	ASSERT_EQ(0, bloom_init(&f, 1 << 16, 5, key_a));
 	for (len = 0; len < sizeof(big); len++)
 		big[len] = (u8)(len * 31);
 	/* Every prefix of a 1 KiB key is a different key. */
@@ -413,7 +432,7 @@ TEST(key_lengths_zero_to_max)
 		ASSERT_FALSE(kb_filter_add(&f, big, len));
 	}
 	/* 1025 keys, k = 5, m = 2^16: the fill is 1025 * 5 less collisions. */
-	EXPECT_GT(kb_filter_fill(&f), 1025 * 5 * 95 / 100);
+	EXPECT_GT(fill_of(&f), 1025 * 5 * 95 / 100);
 	kb_filter_free(&f);
 	KB_ASSERT_NO_LEAKS();
 }
@@ -434,26 +453,26 @@ TEST(clear_empties)
 	size_t i;
 
 	ASSERT_EQ(0, keyset_make(&ks, n, 13));
-	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, m, 4, key_a));
+	ASSERT_EQ(0, bloom_init(&f, m, 4, key_a));
 	for (i = 0; i < n; i++) {
 		size_t len;
 		const u8 *key = keyset_key(&ks, i, &len);
 
 		kb_filter_add(&f, key, len);
 	}
-	fill = kb_filter_fill(&f);
+	fill = fill_of(&f);
 	EXPECT_EQ(popcount_words(&f), fill);
 	/* Bits in the last (partial) 1 MiB chunk were counted. */
-	EXPECT_NE(0, f.bits[f.nwords - 1] | f.bits[f.nwords - 2]);
+	EXPECT_NE(0, f.mem[f.nwords - 1] | f.mem[f.nwords - 2]);
 	copy = malloc(kb_filter_mem(&f));
 	ASSERT_NE(NULL, copy);
-	memcpy(copy, f.bits, kb_filter_mem(&f));
+	memcpy(copy, f.mem, kb_filter_mem(&f));
 
 	kb_filter_clear(&f);
-	EXPECT_EQ(0, kb_filter_fill(&f));
+	EXPECT_EQ(0, fill_of(&f));
 	EXPECT_EQ(0, popcount_words(&f));
-	EXPECT_EQ(m, f.m);
-	EXPECT_EQ(4, f.k);
+	EXPECT_EQ(m, f.s.m);
+	EXPECT_EQ(4, f.s.k);
 	for (i = 0; i < n; i++) {
 		size_t len;
 		const u8 *key = keyset_key(&ks, i, &len);
@@ -466,8 +485,8 @@ TEST(clear_empties)
 
 		kb_filter_add(&f, key, len);
 	}
-	EXPECT_EQ(fill, kb_filter_fill(&f));
-	EXPECT_EQ(0, memcmp(copy, f.bits, kb_filter_mem(&f)));
+	EXPECT_EQ(fill, fill_of(&f));
+	EXPECT_EQ(0, memcmp(copy, f.mem, kb_filter_mem(&f)));
 	free(copy);
 	kb_filter_free(&f);
 	keyset_free(&ks);
@@ -490,9 +509,9 @@ TEST(keyed_reproducible)
 	size_t i;
 
 	ASSERT_EQ(0, keyset_make(&ks, n, 14));
-	ASSERT_EQ(0, kb_filter_init(&f1, KBLOOM_TYPE_BLOOM, m, 5, key_a));
-	ASSERT_EQ(0, kb_filter_init(&f2, KBLOOM_TYPE_BLOOM, m, 5, key_a));
-	ASSERT_EQ(0, kb_filter_init(&g, KBLOOM_TYPE_BLOOM, m, 5, key_b));
+	ASSERT_EQ(0, bloom_init(&f1, m, 5, key_a));
+	ASSERT_EQ(0, bloom_init(&f2, m, 5, key_a));
+	ASSERT_EQ(0, bloom_init(&g, m, 5, key_b));
 	for (i = 0; i < n; i++) {
 		size_t len;
 		const u8 *key = keyset_key(&ks, i, &len);
@@ -507,15 +526,15 @@ TEST(keyed_reproducible)
 
 		kb_filter_add(&f2, key, len);
 	}
-	EXPECT_EQ(0, memcmp(f1.bits, f2.bits, kb_filter_mem(&f1)));
-	EXPECT_NE(0, memcmp(f1.bits, g.bits, kb_filter_mem(&f1)));
+	EXPECT_EQ(0, memcmp(f1.mem, f2.mem, kb_filter_mem(&f1)));
+	EXPECT_NE(0, memcmp(f1.mem, g.mem, kb_filter_mem(&f1)));
 	for (w = 0; w < f1.nwords; w++)
-		both += __builtin_popcountl(f1.bits[w] & g.bits[w]);
-	fa = (double)kb_filter_fill(&f1) / m;
-	expect = fa * ((double)kb_filter_fill(&g) / m) * m;
+		both += __builtin_popcountl(f1.mem[w] & g.mem[w]);
+	fa = (double)fill_of(&f1) / m;
+	expect = fa * ((double)fill_of(&g) / m) * m;
 	kb_diag("fill %llu / %llu, bits set under both keys %llu (independent: %.0f)",
-		(unsigned long long)kb_filter_fill(&f1),
-		(unsigned long long)kb_filter_fill(&g),
+		(unsigned long long)fill_of(&f1),
+		(unsigned long long)fill_of(&g),
 		(unsigned long long)both, expect);
 	/* Independent keys overlap like independent arrays (+- 6 sigma). */
 	EXPECT_LT(fabs(both - expect), 6 * sqrt(expect));
@@ -603,10 +622,8 @@ TEST(concurrent_adds)
 		u64 i;
 		int t;
 
-		ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, sizes[s], 3,
-					    key_a));
-		ASSERT_EQ(0, kb_filter_init(&seq, KBLOOM_TYPE_BLOOM, sizes[s], 3,
-					    key_a));
+		ASSERT_EQ(0, bloom_init(&f, sizes[s], 3, key_a));
+		ASSERT_EQ(0, bloom_init(&seq, sizes[s], 3, key_a));
 		for (i = 0; i < PRELOAD; i++) {
 			conc_key(key, 0, i);
 			kb_filter_add(&f, key, sizeof(key));
@@ -635,12 +652,12 @@ TEST(concurrent_adds)
 					kb_filter_add(&seq, key, sizeof(key));
 			}
 		}
-		EXPECT_EQ(0, memcmp(f.bits, seq.bits, kb_filter_mem(&f)));
-		EXPECT_EQ(kb_filter_fill(&seq), kb_filter_fill(&f));
+		EXPECT_EQ(0, memcmp(f.mem, seq.mem, kb_filter_mem(&f)));
+		EXPECT_EQ(fill_of(&seq), fill_of(&f));
 		kb_diag("m=%llu: %d writers x %d keys, reader rounds %llu, fill %llu",
 			(unsigned long long)sizes[s], NWRITERS, PER_WRITER,
 			(unsigned long long)c.rounds,
-			(unsigned long long)kb_filter_fill(&f));
+			(unsigned long long)fill_of(&f));
 		kb_filter_free(&f);
 		kb_filter_free(&seq);
 	}
@@ -693,7 +710,7 @@ TEST(concurrent_adds_same_word)
 	sw = calloc(1, sizeof(*sw));
 	ASSERT_NE(NULL, sw);
 	sw->f = &f;
-	ASSERT_EQ(0, kb_filter_init(&f, KBLOOM_TYPE_BLOOM, 64, 1, key_a));
+	ASSERT_EQ(0, bloom_init(&f, 64, 1, key_a));
 	/* Thread t owns the positions p with p % 4 == t: find keys for them. */
 	for (i = 0; taken != UINT64_MAX; i++) {
 		struct kb_probe p;
@@ -704,7 +721,7 @@ TEST(concurrent_adds_same_word)
 		ASSERT_LT(i, 100000);
 		conc_key(key, 9, i);
 		kb_hash_key(&f.hkey, key, sizeof(key), &h);
-		kb_probe_init(&p, &h, f.m);
+		kb_probe_init(&p, &h, f.s.m);
 		pos = kb_probe_next(&p);
 		if (taken & (1ULL << pos))
 			continue;
@@ -723,7 +740,7 @@ TEST(concurrent_adds_same_word)
 	for (r = 0; r < SW_ROUNDS; r++) {
 		pthread_barrier_wait(&sw->go);
 		pthread_barrier_wait(&sw->done);
-		lost_rounds += kb_filter_fill(&f) != 64;
+		lost_rounds += fill_of(&f) != 64;
 		kb_filter_clear(&f);
 	}
 	for (t = 0; t < NWRITERS; t++)

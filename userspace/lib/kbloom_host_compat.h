@@ -94,7 +94,13 @@ static inline u32 kb_cmpxchg32(u32 *p, u32 old, u32 new)
 /* A fast PRNG for the stable filter's random decrements (xorshift64*). */
 static inline u32 kb_random_u32(void)
 {
-	static __thread u64 s = 0x9e3779b97f4a7c15ULL;
+	static __thread u64 s;
+	static u64 nthreads;
+
+	/* A different, still reproducible, sequence per thread. */
+	if (!s)
+		s = 0x9e3779b97f4a7c15ULL *
+		    (2 * __atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED) + 1);
 
 	s ^= s >> 12;
 	s ^= s << 25;
