@@ -15,8 +15,9 @@ struct global_opts opts;
 
 /*
  * A subcommand. Its help texts may name the ABI limits as {NAME_LEN},
- * {KEY_MAX}, {BITS_MIN}, {BITS_MAX}, {BITS_MAX_LOG2}, {HASHES_MAX}: they are
- * filled in from uapi/kbloom.h when printed.
+ * {KEY_MAX}, {BITS_MIN}, {BITS_MAX}, {BITS_MAX_LOG2}, {HASHES_MAX},
+ * {MEM_MAX}, {DIMS_MAX}, {DIM_NAME_LEN}, {DECREMENT_MAX}: they are filled
+ * in from uapi/kbloom.h when printed.
  */
 struct command {
 	const char *name;
@@ -29,22 +30,75 @@ struct command {
 static const struct command commands[] = {
 	{
 		"create", cmd_create, "create a filter",
-		"NAME bloom bits M hashes K [key HEX32] [capacity N]\n"
-		"NAME bloom capacity N fpr P [key HEX32]\n",
-		"Creates filter NAME in the network namespace. NAME is 1 to {NAME_LEN}\n"
-		"printable bytes without spaces or '/', not starting with '-', not 'all'.\n"
-		"Keywords may come in any order:\n"
-		"  bits M       m, the number of bits: {BITS_MIN} to {BITS_MAX} (2^{BITS_MAX_LOG2})\n"
-		"  hashes K     k, the number of hash functions: 1 to {HASHES_MAX}\n"
+		"NAME TYPE bits M hashes K [capacity N] [OPTION...]\n"
+		"NAME TYPE capacity N fpr P [OPTION...]\n",
+		"Creates filter NAME of type TYPE in the network namespace. NAME is 1 to\n"
+		"{NAME_LEN} printable bytes without spaces or '/', not starting with '-', not\n"
+		"'all'. Keywords may come in any order, each at most once; OPTION is\n"
+		"key HEX32 or one of the type's keywords below:\n"
+		"  bits M       m, the number of cells (bits for bloom, partitioned, blocked\n"
+		"               and multi; per dimension for multi): {BITS_MIN} to\n"
+		"               {BITS_MAX} (2^{BITS_MAX_LOG2}), rounded up to the type's multiple\n"
+		"  hashes K     k, the number of hash functions: 1 to {HASHES_MAX} (dleft: 1,\n"
+		"               the default)\n"
 		"  capacity N   design capacity n >= 1, reported back by 'show' (which\n"
 		"               then also prints the false positive rate at capacity)\n"
 		"  fpr P        target false positive rate at capacity, 0 < P < 1; with\n"
-		"               capacity N instead of bits and hashes, sizes the filter:\n"
-		"               m = ceil(-n ln P / (ln 2)^2) rounded up to a multiple of 64,\n"
-		"               k = round(ln 2 * m / n), 1 to {HASHES_MAX}\n"
+		"               capacity N instead of bits and hashes, sizes the filter\n"
+		"               as below ('bloomctl calc' prints the shape and its exact\n"
+		"               rate without creating anything)\n"
 		"  key HEX32    hash key: 32 hex digits (optionally 0x-prefixed) giving\n"
 		"               the 16 key bytes in order; random when absent. Filters\n"
-		"               with the same shape and key set the same bits.\n"
+		"               with the same type, shape and key set the same cells:\n"
+		"               merge and 'estimate ... with' need that.\n"
+		"The cells of one filter take at most {MEM_MAX} bytes.\n"
+		"\n"
+		"Types, how capacity N and fpr P size them, and their OPTIONs:\n"
+		"  bloom        m bits, k probes anywhere: m = ceil(-N ln P / (ln 2)^2)\n"
+		"               rounded up to a multiple of 64, k = round(ln 2 * m / N),\n"
+		"               1 to {HASHES_MAX}.\n"
+		"  partitioned  k slices of m/k bits, one probe in each; m a multiple of\n"
+		"               k. Sized as bloom, m then rounded up.\n"
+		"  blocked      all k probes in one 512-bit block (a cache line); m a\n"
+		"               multiple of 512. Sized by search: the fewest blocks, and\n"
+		"               the best k for them, whose rate by the block occupancy\n"
+		"               model (see 'bloomctl calc --help') is at most P. Below\n"
+		"               P = 1e-3 it needs far more memory than bloom.\n"
+		"  counting     m counters, k probes as bloom: add, del, count. Sized as\n"
+		"               bloom.\n"
+		"    counter-bits 4|8|16        bits per counter (default 4); a counter\n"
+		"                               at its maximum stays there\n"
+		"    update plain|conservative  increment all k counters (default), or\n"
+		"                               only the smallest: counts nearer the\n"
+		"                               truth, but no del\n"
+		"  dleft        d-left counting filter: d subtables of buckets of c cells,\n"
+		"               a cell a fingerprint and an 8-bit counter (4 bytes); one\n"
+		"               hash (k = 1) gives the d buckets and the fingerprint;\n"
+		"               add, del, count. m cells, a multiple of d*c. Sized for\n"
+		"               75% load: m = ceil(N / 0.75) rounded up, and F the\n"
+		"               fewest fingerprint bits with 1 - (1 - d*c/(m 2^F))^N <= P.\n"
+		"    subtables D                d, 2 to 8 (default 4)\n"
+		"    bucket-cells C             c, 1 to 16 (default 8)\n"
+		"    fp-bits F                  fingerprint bits, 4 to 24 (default: from\n"
+		"                               fpr P, else 16)\n"
+		"  stable       stable Bloom filter for endless streams (Deng & Rafiei):\n"
+		"               each add first decrements CELLS cells (a run from a\n"
+		"               random start), then sets its k cells to the maximum;\n"
+		"               the rate settles at a stable point whatever the number\n"
+		"               of adds. m and k sized as bloom.\n"
+		"    counter-bits 1|2|4|8       bits per cell (default 1)\n"
+		"    decrement CELLS            cells decremented per add, 1 to m and\n"
+		"                               to {DECREMENT_MAX}\n"
+		"                               (default: with fpr, the fewest whose\n"
+		"                               stable-point rate is at most P; else\n"
+		"                               those that keep half the cells zero, a\n"
+		"                               rate near 2^-k)\n"
+		"  multi        one bloom sub-filter of m bits and k hashes per dimension;\n"
+		"               keys are tuples (see 'bloomctl add --help'). Sized as\n"
+		"               bloom, per dimension.\n"
+		"    dims LIST                  1 to {DIMS_MAX} comma-separated dimension names,\n"
+		"                               each 1 to {DIM_NAME_LEN} bytes of a-z, 0-9, '_'\n"
+		"                               and '-' (required)\n"
 		"Prints nothing on success.\n",
 	},
 	{
@@ -57,21 +111,37 @@ static const struct command commands[] = {
 		"list", cmd_list, "list the filters, one line each",
 		"\n",
 		"Prints one line per filter, sorted by name:\n"
-		"  NAME TYPE bits M hashes K memory BYTES fill SET-BITS inserts N\n"
-		"With -j, a JSON array of objects as printed by 'show -j'.\n",
+		"  NAME TYPE bits M hashes K memory BYTES fill X inserts N\n"
+		"where M is the number of cells (per dimension for multi) and X the\n"
+		"cells set or non-zero. With -j, a JSON array of objects as printed by\n"
+		"'show -j'.\n",
 	},
 	{
 		"show", cmd_show, "show a filter, with estimates",
 		"NAME\n",
-		"Prints every field of filter NAME: type, bits (m), hashes (k), capacity,\n"
-		"kernel memory, fill (bits set, X) and fill %, inserts, queries,\n"
-		"positives, generation; and, computed here:\n"
-		"  estimated keys    n* = -(m/k) ln(1 - X/m), or 'saturated' when X = m\n"
-		"  fpr now           (X/m)^k, the false positive rate at the current fill\n"
-		"  fpr at capacity   (1 - e^(-k n/m))^k for n = capacity, when set\n"
-		"With -j, one JSON object: name, type, bits, hashes, capacity, memory,\n"
-		"fill, fill_percent, inserts, queries, positives, generation, saturated,\n"
-		"estimated_keys (null when saturated), fpr_now, fpr_at_capacity.\n",
+		"Prints every field of filter NAME: type, m (bits, or cells for the\n"
+		"counting, dleft and stable types; per dimension for multi), hashes (k),\n"
+		"the type's options (counter bits, update, decrement, subtables, bucket\n"
+		"cells, fingerprint bits, dimensions), capacity, kernel memory, fill\n"
+		"(cells set or non-zero, X) and fill %, saturated counters (counting,\n"
+		"dleft; stable: cells at their maximum), inserts, deletes (counting,\n"
+		"dleft), queries, positives, generation; and, computed here (see\n"
+		"'bloomctl estimate --help' and 'bloomctl calc --help'):\n"
+		"  estimated keys        n* by the type's formula, 'saturated' when\n"
+		"                        X = m, 'none' for stable\n"
+		"  estimate basis        that formula\n"
+		"  fpr now               the false positive rate at the current fill\n"
+		"  fpr at capacity       the type's rate for n = capacity, when set\n"
+		"  overflow at capacity  counting: the counter overflow bound\n"
+		"  fpr at the stable point\n"
+		"                        stable, instead of the rate at capacity\n"
+		"With -j, one JSON object: name, type, bits, hashes, counter_bits, update,\n"
+		"decrement, subtables, bucket_cells, fp_bits, dims (the names), capacity,\n"
+		"memory, fill, fill_percent, saturated_counters, inserts, deletes,\n"
+		"queries, positives, generation, saturated (X = m), estimated_keys (null\n"
+		"when none or saturated), estimate_basis, fpr_now, fpr_at_capacity,\n"
+		"overflow_at_capacity, overflow_log10_at_capacity, fpr_stable_point,\n"
+		"stable_zero_fraction; each only where it applies.\n",
 	},
 	{
 		"add", cmd_add, "add keys to a filter",
@@ -82,6 +152,22 @@ static const struct command commands[] = {
 		"error. Keys are sent in batches; when an error stops a file midway,\n"
 		"the keys of the batches already sent stay added. Prints nothing on\n"
 		"success.\n",
+	},
+	{
+		"del", cmd_del, "delete keys from a counting or dleft filter",
+		"NAME [--] KEY...\n"
+		"NAME -f FILE\n",
+		"Deletes each KEY, in order, from filter NAME, a counting filter with\n"
+		"plain update or a dleft filter: its k counters are decremented (a\n"
+		"counter at its maximum stays there), or its d-left cell's count. A key\n"
+		"that is certainly absent is an error naming it (exit 2), and its\n"
+		"message changes nothing: the kernel puts back the keys of that message\n"
+		"deleted before it. Keys go in messages of up to 32 KiB (thousands of\n"
+		"short keys); when a later message fails, the keys of the earlier ones\n"
+		"stay deleted and the error says how many. With -f, reads one key a\n"
+		"line from FILE ('-' for standard input), as add. Delete only keys that\n"
+		"were added: deleting a false positive decrements other keys' counters\n"
+		"and can make them absent. Prints nothing on success.\n",
 	},
 	{
 		"test", cmd_test, "test whether keys are in a filter",
@@ -98,15 +184,133 @@ static const struct command commands[] = {
 		"Exit status: 0 every key present, 1 some key absent, 2 error.\n",
 	},
 	{
+		"count", cmd_count, "count keys in a counting or dleft filter",
+		"NAME [--] KEY...\n"
+		"NAME -f FILE\n",
+		"Prints \"KEY COUNT\" per key, in order, for filter NAME, a counting or\n"
+		"dleft filter: the smallest of the key's k counters, or the count of\n"
+		"its d-left cell. 0 means certainly absent; a count is never below the\n"
+		"key's true count unless a counter saturated, and may be above it\n"
+		"(other keys share counters). With -f, reads one key a line from FILE\n"
+		"('-' for standard input), as add. With -j prints one JSON object\n"
+		"  {\"filter\":NAME,\"counts\":[{\"key\":KEY,\"count\":N},...]}\n"
+		"for keys on the command line and in a file alike.\n",
+	},
+	{
 		"clear", cmd_clear, "empty a filter",
 		"NAME\n",
 		"Empties filter NAME; its shape and hash key are kept.\n",
+	},
+	{
+		"merge", cmd_merge, "merge a filter into another",
+		"DST SRC [op or|and]\n",
+		"Merges filter SRC into filter DST, in the same network namespace; SRC\n"
+		"is not changed:\n"
+		"  op or    (default) bit types: the union of the bits, as if DST had\n"
+		"           also been given SRC's keys; counting: the counters added,\n"
+		"           saturating\n"
+		"  op and   bit types: the bits set in both, a filter of the common keys\n"
+		"           whose false positive rate can be higher than one built from\n"
+		"           them; counting: the smaller of the two counters\n"
+		"Both filters must have the same type, shape (bits, hashes, the type's\n"
+		"options) and hash key: create both with the same 'key HEX32'. When\n"
+		"they differ the error says what differs. Not for dleft or stable\n"
+		"filters. Prints nothing on success.\n",
+	},
+	{
+		"estimate", cmd_estimate, "estimate keys, union and intersection",
+		"NAME\n"
+		"NAME with NAME2\n",
+		"Estimates from its fill X (cells set or non-zero) how many distinct\n"
+		"keys filter NAME holds, and its false positive rate now:\n"
+		"  bloom, counting   n* = -(m/k) ln(1 - X/m) (seed 004 eq 3.14;\n"
+		"                    counting: X non-zero counters)\n"
+		"  partitioned,      n* = ln(1 - X/m) / ln(1 - k/m): a key sets one bit\n"
+		"  blocked           in each slice of m/k (partitioned) or k distinct\n"
+		"                    bits of one block (blocked), any given bit with\n"
+		"                    probability exactly k/m\n"
+		"  multi             as bloom with X/dims: the distinct values per\n"
+		"                    dimension, averaged (the fill sums the dimensions)\n"
+		"  dleft             n* = X, one cell per distinct key\n"
+		"  stable            none: its cells decay\n"
+		"The rate now is (X/m)^k (partitioned: at most that; multi: per\n"
+		"dimension); blocked: its model's rate for n* keys; dleft:\n"
+		"d*c*X / (m 2^F), the occupied cells of a query's d buckets, each\n"
+		"matching with probability 2^-F.\n"
+		"With NAME2, a filter of the same type, shape and hash key (create both\n"
+		"with the same 'key HEX32'), the kernel also counts the cells set in\n"
+		"either, X(A u B), and (seed 004 eqs 3.15-3.18):\n"
+		"  n(A), n(B), n(A u B)  as above, from X(A), X(B) and X(A u B)\n"
+		"  n(A n B)              n(A) + n(B) - n(A u B), clamped to\n"
+		"                        0..min(n(A), n(B)) (the raw value is shown)\n"
+		"  jaccard               n(A n B) / n(A u B)\n"
+		"'saturated' means X = m: no estimate. With -j, one JSON object:\n"
+		"  {\"filter\",\"type\",\"bits\",\"hashes\",\"fill\",\"fill_percent\",\"saturated\",\n"
+		"   \"estimated_keys\",\"estimate_basis\",\"fpr_now\"}\n"
+		"or with NAME2\n"
+		"  {\"filter\",\"with\",\"type\",\"bits\",\"hashes\",\n"
+		"   \"a\":{\"fill\",\"estimated_keys\"},\"b\":{...},\"union\":{...},\n"
+		"   \"intersection\":{\"estimated_keys\",\"raw\"},\"jaccard\",\"estimate_basis\"}\n"
+		"where an estimate that does not exist is null.\n",
+	},
+	{
+		"calc", cmd_calc, "size filters offline, with exact rates",
+		"capacity N fpr P [type TYPE] [OPTION...]\n"
+		"bits M hashes K capacity N [type TYPE] [OPTION...]\n",
+		"Computes, sending nothing, the shape that 'create' gives each filter\n"
+		"type (or TYPE alone) for N keys at false positive rate P; or, for the\n"
+		"given m and k (m rounded up to each type's multiple; dleft takes\n"
+		"k = 1), each type's rate with N keys. OPTIONs are those of 'create'\n"
+		"for TYPE (see 'bloomctl create --help'), and need 'type'; dims may\n"
+		"also be a number. Prints a header (with fpr: the information-\n"
+		"theoretic bound, log2(1/P) bits per key, that no structure beats),\n"
+		"then per type:\n"
+		"  type m k bytes bits/key fpr bound parameters\n"
+		"bytes: the kernel memory of the cells; bits/key: m * cell bits (* dims)\n"
+		"/ N; fpr: the type's false positive rate with N keys; bound:\n"
+		"log2(1/fpr). The rates:\n"
+		"  bloom, counting  (1 - e^(-kN/m))^k; multi the same, per dimension\n"
+		"  partitioned      (1 - (1 - k/m)^N)^k\n"
+		"  blocked          sum over j of P(j keys in the query's block) *\n"
+		"                   P(its k probes all set | j), j ~ Binomial(N, 512/m)\n"
+		"                   (~ Poisson). A key sets k distinct bits of its block,\n"
+		"                   so a bit is set with probability 1 - (1 - k/512)^j;\n"
+		"                   but the probes are x + i*y mod 512 (y odd), 65536\n"
+		"                   distinct sets: a key has the query's very set with\n"
+		"                   probability 2^-16, a floor near (512 N/m) 2^-16\n"
+		"                   that (1 - (1 - k/512)^j)^k misses. P(.. | j) is\n"
+		"                   computed with that structure.\n"
+		"  counting         also the overflow bound m (e k N / (m 2^c))^(2^c)\n"
+		"                   for c-bit counters; at the optimal k it is\n"
+		"                   m (e ln 2 / 2^c)^(2^c), 1.37e-15 m for 4 bits\n"
+		"  dleft            1 - (1 - d*c/(m 2^F))^N: a query matches a key only\n"
+		"                   when their whole hashes (bucket and F-bit\n"
+		"                   fingerprint, one of m 2^F / (d*c)) are equal; about\n"
+		"                   the d*c*N/m occupied cells of its d buckets times 2^-F\n"
+		"  stable           the stable point (1 - z)^k, whatever N, where z =\n"
+		"                   (1 / (1 + 1 / (D (1/k - 1/m))))^Max is the share of\n"
+		"                   zero cells, D the decrement, Max = 2^c - 1\n"
+		"A type that cannot be sized so shows why instead (with TYPE: an\n"
+		"error). With -j, one JSON object:\n"
+		"  {\"capacity\",\"fpr\",\"bound_bits_per_key\" (or \"bits\",\"hashes\"),\n"
+		"   \"types\":[{\"type\",\"bits\",\"hashes\",\"bytes\",\"bits_per_key\",\"fpr\",\n"
+		"   \"bound_bits_per_key\"; counting: \"counter_bits\",\"update\",\n"
+		"   \"overflow_bound\",\"overflow_log10\"; stable: \"counter_bits\",\n"
+		"   \"decrement\",\"stable_zero_fraction\"; dleft: \"subtables\",\n"
+		"   \"bucket_cells\",\"fp_bits\"; multi: \"dims\"} or {\"type\",\"error\"},...]}\n",
 	},
 };
 
 static const char keys_help[] =
 	"KEY is taken as literal bytes; 0x followed by an even number of hex\n"
-	"digits is hex (0x666f6f is the key foo). A key is 1 to {KEY_MAX} bytes.\n";
+	"digits is hex (0x666f6f is the key foo). A key is 1 to {KEY_MAX} bytes.\n"
+	"For a multi filter a key is a tuple of DIM=VALUE items separated by\n"
+	"commas, one tuple per argument or line, e.g.\n"
+	"  src=10.0.0.1,dst=10.0.0.2,dport=80\n"
+	"DIM is one of the filter's dimensions (see 'show'), each at most once;\n"
+	"VALUE is a KEY as above, and a value holding ',' or '=' must be given\n"
+	"in hex. add needs every dimension; test any non-empty subset (present\n"
+	"when each dimension named holds its value).\n";
 
 /* Prints @s, replacing the {LIMIT} names of struct command. */
 static void print_text(FILE *f, const char *s)
@@ -121,6 +325,10 @@ static void print_text(FILE *f, const char *s)
 		{ "BITS_MAX", KBLOOM_BITS_MAX },
 		{ "BITS_MAX_LOG2", __builtin_ctzll(KBLOOM_BITS_MAX) },
 		{ "HASHES_MAX", KBLOOM_HASHES_MAX },
+		{ "MEM_MAX", KBLOOM_MEM_MAX },
+		{ "DIMS_MAX", KBLOOM_DIMS_MAX },
+		{ "DIM_NAME_LEN", KBLOOM_DIM_NAME_MAX - 1 },
+		{ "DECREMENT_MAX", KBLOOM_DECREMENT_MAX },
 	};
 	const char *end;
 	size_t i, len;
@@ -168,7 +376,8 @@ static void main_help(FILE *f)
 	      "generic netlink.\n"
 	      "\n"
 	      "Options:\n"
-	      "  -j, --json          print JSON (list, show, test)\n"
+	      "  -j, --json          print JSON (list, show, test, count, estimate,\n"
+	      "                      calc)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
 	      "  -h, --help          print this help\n"
 	      "\n"
@@ -188,7 +397,8 @@ static void command_help(const struct command *c)
 	print_usage_lines(stdout, c);
 	fputs("\n", stdout);
 	print_text(stdout, c->help);
-	if (!strcmp(c->name, "add") || !strcmp(c->name, "test")) {
+	if (!strcmp(c->name, "add") || !strcmp(c->name, "test") ||
+	    !strcmp(c->name, "del") || !strcmp(c->name, "count")) {
 		fputs("\n", stdout);
 		print_text(stdout, keys_help);
 	}

@@ -24,6 +24,11 @@ int cmd_show(int argc, char **argv);
 int cmd_add(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
+int cmd_del(int argc, char **argv);
+int cmd_count(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
+int cmd_calc(int argc, char **argv);
 
 /* "bloomctl: CMD: MSG (see 'bloomctl CMD --help')", from bloomctl.c. */
 void usage_errorf(const char *cmd, const char *fmt, ...)

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * create NAME TYPE bits M hashes K [key HEX32] [capacity N]
- * create NAME TYPE capacity N fpr P [key HEX32]
- * Keywords in any order, each at most once.
+ * create NAME TYPE bits M hashes K [key HEX32] [capacity N] [OPTION...]
+ * create NAME TYPE capacity N fpr P [key HEX32] [OPTION...]
+ * Keywords in any order, each at most once. The sizing math is sizing.c;
+ * only the attributes the type takes are sent.
  */
 #include <errno.h>
 #include <string.h>
+
+#include <netlink/genl/genl.h>
 
 #include "commands.h"
 #include "describe.h"
 #include "keyparse.h"
 #include "sizing.h"
+#include "typeopts.h"
 #include "util.h"
 
 enum { P_BITS, P_HASHES, P_CAPACITY, P_FPR, P_KEY, P_NUM };
@@ -22,16 +26,94 @@ static const char *const param_names[P_NUM] = {
 	[P_KEY] = "key",
 };
 
+/* The request: the common attributes, then the type's own. */
+static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
+				 const struct kb_params *p,
+				 const struct kb_dims *dims,
+				 const uint8_t *hkey, uint64_t capacity)
+{
+	struct nl_msg *msg = kb_nl_msg(nl, KBLOOM_CMD_CREATE, 0, 0);
+	struct nlattr *nest;
+	unsigned int i;
+
+	kb_put_name(msg, name);
+	kb_put_u32(msg, KBLOOM_A_TYPE, p->type);
+	kb_put_u64(msg, KBLOOM_A_BITS, p->m);
+	kb_put_u32(msg, KBLOOM_A_HASHES, p->k);
+	if (hkey)
+		kb_put(msg, KBLOOM_A_HASH_KEY, hkey, KBLOOM_HASH_KEY_LEN);
+	if (capacity)
+		kb_put_u64(msg, KBLOOM_A_CAPACITY, capacity);
+	switch (p->type) {
+	case KBLOOM_TYPE_COUNTING:
+		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
+		kb_put_u32(msg, KBLOOM_A_UPDATE, p->update);
+		break;
+	case KBLOOM_TYPE_STABLE:
+		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
+		kb_put_u32(msg, KBLOOM_A_DECREMENT, p->decrement);
+		break;
+	case KBLOOM_TYPE_DLEFT:
+		kb_put_u32(msg, KBLOOM_A_SUBTABLES, p->subtables);
+		kb_put_u32(msg, KBLOOM_A_BUCKET_CELLS, p->bucket_cells);
+		kb_put_u32(msg, KBLOOM_A_FP_BITS, p->fp_bits);
+		break;
+	case KBLOOM_TYPE_MULTI:
+		nest = nla_nest_start(msg, KBLOOM_A_DIMS | NLA_F_NESTED);
+		if (!nest) {
+			errorf("internal error: netlink message full");
+			exit(EXIT_ERROR);
+		}
+		for (i = 0; i < dims->n; i++)
+			if (nla_put_string(msg, KBLOOM_DIMS_A_NAME,
+					   dims->name[i]) < 0) {
+				errorf("internal error: netlink message full");
+				exit(EXIT_ERROR);
+			}
+		nla_nest_end(msg, nest);
+		break;
+	}
+	return msg;
+}
+
+/* Sizes from capacity and fpr; prints why not. */
+static int size_it(const char *name, struct kb_params *p, uint64_t capacity,
+		   double fpr, const char *fpr_text)
+{
+	int r = kb_params_size(p, capacity, fpr);
+
+	if (r == -ERANGE)
+		errorf("unable to size filter '%s': a %s filter of capacity %llu at fpr %s needs more than %llu cells or %llu bytes",
+		       quote(name), kb_type_str(p->type),
+		       (unsigned long long)capacity, quote(fpr_text),
+		       KBLOOM_BITS_MAX, KBLOOM_MEM_MAX);
+	else if (r == -EDOM && p->type == KBLOOM_TYPE_DLEFT)
+		errorf("unable to size filter '%s': fpr %s needs more than %d fingerprint bits with %u subtables of %u-cell buckets at 75%% load",
+		       quote(name), quote(fpr_text), KB_DLEFT_FP_MAX,
+		       p->subtables, p->bucket_cells);
+	else if (r == -EDOM && p->type == KBLOOM_TYPE_STABLE)
+		errorf("unable to size filter '%s': fpr %s needs more decrements per add than the %llu cells or %d",
+		       quote(name), quote(fpr_text),
+		       (unsigned long long)p->m, KBLOOM_DECREMENT_MAX);
+	else if (r)
+		errorf("unable to size filter '%s': capacity %llu at fpr %s: %s",
+		       quote(name), (unsigned long long)capacity,
+		       quote(fpr_text), strerror(-r));
+	return r;
+}
+
 int cmd_create(int argc, char **argv)
 {
-	const char *name, *val[P_NUM] = { 0 };
+	const char *name, *val[P_NUM] = { 0 }, *tval[TO_NUM] = { 0 };
 	uint8_t hkey[KBLOOM_HASH_KEY_LEN];
+	struct kb_params p = { 0 };
+	struct kb_dims dims = { 0 };
 	uint64_t bits = 0, capacity = 0;
 	uint32_t hashes = 0;
 	double fpr = 0;
 	struct nl_msg *msg;
 	struct kb_nl nl;
-	int type, i, p, r;
+	int type, i, o, r;
 
 	if (argc < 3) {
 		usage_errorf(argv[0], argc < 2 ? "missing filter NAME" :
@@ -53,27 +135,31 @@ int cmd_create(int argc, char **argv)
 		       quote(argv[2]), kb_type_list());
 		return EXIT_ERROR;
 	}
+	p.type = type;
 
 	for (i = 3; i < argc; i += 2) {
-		for (p = 0; p < P_NUM; p++)
-			if (!strcmp(argv[i], param_names[p]))
-				break;
-		if (p == P_NUM) {
+		const char **slot = NULL, *kw = argv[i];
+
+		for (o = 0; o < P_NUM; o++)
+			if (!strcmp(kw, param_names[o]))
+				slot = &val[o];
+		o = typeopt_find(kw);
+		if (o >= 0)
+			slot = &tval[o];
+		if (!slot) {
 			usage_errorf(argv[0], "unknown argument '%s'",
-				     quote(argv[i]));
+				     quote(kw));
 			return EXIT_ERROR;
 		}
-		if (val[p]) {
-			usage_errorf(argv[0], "'%s' given twice",
-				     param_names[p]);
+		if (*slot) {
+			usage_errorf(argv[0], "'%s' given twice", kw);
 			return EXIT_ERROR;
 		}
 		if (i + 1 >= argc) {
-			usage_errorf(argv[0], "'%s' needs a value",
-				     param_names[p]);
+			usage_errorf(argv[0], "'%s' needs a value", kw);
 			return EXIT_ERROR;
 		}
-		val[p] = argv[i + 1];
+		*slot = argv[i + 1];
 	}
 
 	if (val[P_BITS] && (parse_u64(val[P_BITS], &bits) ||
@@ -86,6 +172,11 @@ int cmd_create(int argc, char **argv)
 			      hashes < 1 || hashes > KBLOOM_HASHES_MAX)) {
 		errorf("invalid hashes '%s': not an integer from 1 to %d",
 		       quote(val[P_HASHES]), KBLOOM_HASHES_MAX);
+		return EXIT_ERROR;
+	}
+	if (val[P_HASHES] && type == KBLOOM_TYPE_DLEFT && hashes != 1) {
+		errorf("invalid hashes '%s': a dleft filter has 1 (one hash gives the buckets and the fingerprint)",
+		       quote(val[P_HASHES]));
 		return EXIT_ERROR;
 	}
 	if (val[P_CAPACITY] && (parse_u64(val[P_CAPACITY], &capacity) ||
@@ -110,6 +201,13 @@ int cmd_create(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
+	if (typeopts_apply(argv[0], tval, &p, &dims, false))
+		return EXIT_ERROR;
+	if (type == KBLOOM_TYPE_MULTI && !tval[TO_DIMS]) {
+		usage_errorf(argv[0],
+			     "a multi filter needs 'dims LIST' (its dimension names)");
+		return EXIT_ERROR;
+	}
 
 	if (val[P_FPR]) {
 		if (val[P_BITS] || val[P_HASHES]) {
@@ -121,32 +219,45 @@ int cmd_create(int argc, char **argv)
 			usage_errorf(argv[0], "'fpr' needs 'capacity N'");
 			return EXIT_ERROR;
 		}
-		r = sizing_from_capacity(capacity, fpr, &bits, &hashes);
-		if (r) {
-			errorf("unable to size filter '%s': capacity %llu at fpr %s needs more than %llu bits",
-			       quote(name), (unsigned long long)capacity,
-			       quote(val[P_FPR]), KBLOOM_BITS_MAX);
+		if (size_it(name, &p, capacity, fpr, val[P_FPR]))
 			return EXIT_ERROR;
-		}
-	} else if (!val[P_BITS] || !val[P_HASHES]) {
+	} else if (!val[P_BITS] ||
+		   (!val[P_HASHES] && type != KBLOOM_TYPE_DLEFT)) {
 		usage_errorf(argv[0], "%s",
 			     val[P_BITS] ? "missing 'hashes K'" :
 			     val[P_HASHES] ? "missing 'bits M'" :
 			     "give 'bits M hashes K' or 'capacity N fpr P'");
 		return EXIT_ERROR;
+	} else {
+		p.m = bits;
+		p.k = type == KBLOOM_TYPE_DLEFT ? 1 : hashes;
+		if (kb_params_complete(&p)) {
+			errorf("invalid bits '%s': rounded up to a multiple of %llu it exceeds %llu",
+			       quote(val[P_BITS]),
+			       (unsigned long long)kb_params_multiple(&p),
+			       KBLOOM_BITS_MAX);
+			return EXIT_ERROR;
+		}
+		if (kb_params_bytes(&p) > KBLOOM_MEM_MAX) {
+			errorf("invalid bits '%s': a %s filter of %llu cells takes %llu bytes, more than the %llu-byte limit of one filter",
+			       quote(val[P_BITS]), kb_type_str(type),
+			       (unsigned long long)p.m,
+			       (unsigned long long)kb_params_bytes(&p),
+			       KBLOOM_MEM_MAX);
+			return EXIT_ERROR;
+		}
+	}
+
+	if (p.type == KBLOOM_TYPE_STABLE && p.decrement > p.m) {
+		errorf("invalid decrement '%s': more than the %llu cells",
+		       quote(tval[TO_DECREMENT]), (unsigned long long)p.m);
+		return EXIT_ERROR;
 	}
 
 	if (open_netlink(&nl))
 		return EXIT_ERROR;
-	msg = kb_nl_msg(&nl, KBLOOM_CMD_CREATE, 0, 0);
-	kb_put_name(msg, name);
-	kb_put_u32(msg, KBLOOM_A_TYPE, type);
-	kb_put_u64(msg, KBLOOM_A_BITS, bits);
-	kb_put_u32(msg, KBLOOM_A_HASHES, hashes);
-	if (val[P_KEY])
-		kb_put(msg, KBLOOM_A_HASH_KEY, hkey, sizeof(hkey));
-	if (val[P_CAPACITY])
-		kb_put_u64(msg, KBLOOM_A_CAPACITY, capacity);
+	msg = create_msg(&nl, name, &p, &dims, val[P_KEY] ? hkey : NULL,
+			 capacity);
 	r = kb_nl_request(&nl, msg, NULL, NULL);
 	nlmsg_free(msg);
 	if (r)

@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <netlink/genl/genl.h>
+
+#include "cardinality.h"
 #include "describe.h"
-#include "sizing.h"
 #include "util.h"
 
 static const char *const type_names[KBLOOM_TYPE_MAX + 1] = {
 	[KBLOOM_TYPE_BLOOM] = "bloom",
+	[KBLOOM_TYPE_PARTITIONED] = "partitioned",
+	[KBLOOM_TYPE_BLOCKED] = "blocked",
+	[KBLOOM_TYPE_COUNTING] = "counting",
+	[KBLOOM_TYPE_DLEFT] = "dleft",
+	[KBLOOM_TYPE_STABLE] = "stable",
+	[KBLOOM_TYPE_MULTI] = "multi",
 };
 
 const char *kb_type_name(uint32_t type)
@@ -41,8 +50,7 @@ const char *kb_type_list(void)
 	return buf;
 }
 
-/* A type name for output, "type-N" for types newer than this tool. */
-static const char *type_str(uint32_t type)
+const char *kb_type_str(uint32_t type)
 {
 	static char buf[24];
 	const char *s = kb_type_name(type);
@@ -53,18 +61,58 @@ static const char *type_str(uint32_t type)
 	return buf;
 }
 
+bool kb_type_counts(uint32_t type)
+{
+	return type == KBLOOM_TYPE_COUNTING || type == KBLOOM_TYPE_DLEFT;
+}
+
+const char *kb_update_name(uint32_t update)
+{
+	switch (update) {
+	case KBLOOM_UPDATE_PLAIN:
+		return "plain";
+	case KBLOOM_UPDATE_CONSERVATIVE:
+		return "conservative";
+	}
+	return "unknown";
+}
+
+static int parse_dims(struct kb_nl *nl, struct nlattr *nest, struct kb_desc *d)
+{
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_nested(a, nest, rem) {
+		int len = nla_len(a);
+
+		if (nla_type(a) != KBLOOM_DIMS_A_NAME)
+			continue;
+		if (d->dims.n == KBLOOM_DIMS_MAX)
+			return kb_nl_fail(nl, "more than %d DIMS",
+					  KBLOOM_DIMS_MAX);
+		if (len < 2 || len > KBLOOM_DIM_NAME_MAX ||
+		    ((char *)nla_data(a))[len - 1] ||
+		    strlen(nla_data(a)) != (size_t)len - 1)
+			return kb_nl_fail(nl, "bad DIMS_A_NAME");
+		memcpy(d->dims.name[d->dims.n++], nla_data(a), len);
+	}
+	return 0;
+}
+
 int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 {
 	static struct nla_policy stats_pol[KBLOOM_STATS_A_MAX + 1] = {
 		[KBLOOM_STATS_A_INSERTS] = { .type = NLA_U64, .maxlen = 8 },
 		[KBLOOM_STATS_A_QUERIES] = { .type = NLA_U64, .maxlen = 8 },
 		[KBLOOM_STATS_A_POSITIVES] = { .type = NLA_U64, .maxlen = 8 },
+		[KBLOOM_STATS_A_DELETES] = { .type = NLA_U64, .maxlen = 8 },
 	};
 	static const int required[] = {
 		KBLOOM_A_NAME, KBLOOM_A_TYPE, KBLOOM_A_BITS, KBLOOM_A_HASHES,
 	};
 	struct nlattr *st[KBLOOM_STATS_A_MAX + 1];
 	unsigned int i;
+	int r;
 
 	memset(d, 0, sizeof(*d));
 	for (i = 0; i < ARRAY_SIZE(required); i++)
@@ -74,12 +122,35 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 	/* The policy checked the NUL and the length (< KBLOOM_NAME_MAX). */
 	snprintf(d->name, sizeof(d->name), "%s",
 		 (char *)nla_data(tb[KBLOOM_A_NAME]));
-	d->type = nla_get_u32(tb[KBLOOM_A_TYPE]);
-	d->bits = nla_get_u64(tb[KBLOOM_A_BITS]);
-	d->hashes = nla_get_u32(tb[KBLOOM_A_HASHES]);
-	if (!d->bits || !d->hashes)
+	d->p.type = nla_get_u32(tb[KBLOOM_A_TYPE]);
+	d->p.m = nla_get_u64(tb[KBLOOM_A_BITS]);
+	d->p.k = nla_get_u32(tb[KBLOOM_A_HASHES]);
+	if (!d->p.m || !d->p.k)
 		return kb_nl_fail(nl, "filter '%s' with %s 0", quote(d->name),
-				  d->bits ? "HASHES" : "BITS");
+				  d->p.m ? "HASHES" : "BITS");
+#define U32(attr, field)					\
+	do {							\
+		if (tb[attr])					\
+			d->p.field = nla_get_u32(tb[attr]);	\
+	} while (0)
+	U32(KBLOOM_A_COUNTER_BITS, counter_bits);
+	U32(KBLOOM_A_UPDATE, update);
+	U32(KBLOOM_A_DECREMENT, decrement);
+	U32(KBLOOM_A_SUBTABLES, subtables);
+	U32(KBLOOM_A_BUCKET_CELLS, bucket_cells);
+	U32(KBLOOM_A_FP_BITS, fp_bits);
+#undef U32
+	if (tb[KBLOOM_A_DIMS]) {
+		r = parse_dims(nl, tb[KBLOOM_A_DIMS], d);
+		if (r)
+			return r;
+		d->p.dims = d->dims.n;
+	}
+	if (d->p.type == KBLOOM_TYPE_MULTI && !d->dims.n)
+		return kb_nl_fail(nl, "multi filter '%s' without DIMS",
+				  quote(d->name));
+	if (d->p.counter_bits > 16)
+		return kb_nl_fail(nl, "COUNTER_BITS %u", d->p.counter_bits);
 #define OPT(t, attr, field, bit)				\
 	do {							\
 		if (t[attr]) {					\
@@ -90,6 +161,7 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 	OPT(tb, KBLOOM_A_CAPACITY, capacity, KB_HAVE_CAPACITY);
 	OPT(tb, KBLOOM_A_MEMORY, memory, KB_HAVE_MEMORY);
 	OPT(tb, KBLOOM_A_FILL, fill, KB_HAVE_FILL);
+	OPT(tb, KBLOOM_A_SATURATED, saturated, KB_HAVE_SATURATED);
 	OPT(tb, KBLOOM_A_GENERATION, generation, KB_HAVE_GENERATION);
 	if (tb[KBLOOM_A_STATS]) {
 		if (nla_parse_nested(st, KBLOOM_STATS_A_MAX, tb[KBLOOM_A_STATS],
@@ -99,9 +171,97 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 		OPT(st, KBLOOM_STATS_A_QUERIES, queries, KB_HAVE_QUERIES);
 		OPT(st, KBLOOM_STATS_A_POSITIVES, positives,
 		    KB_HAVE_POSITIVES);
+		OPT(st, KBLOOM_STATS_A_DELETES, deletes, KB_HAVE_DELETES);
 	}
 #undef OPT
 	return 0;
+}
+
+struct get_state {
+	struct kb_desc *d;
+	int replies;
+};
+
+static int get_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
+{
+	struct get_state *s = arg;
+
+	if (s->replies++)
+		return kb_nl_fail(nl, "more than one description");
+	return kb_desc_parse(nl, tb, s->d);
+}
+
+int kb_desc_get(struct kb_nl *nl, const char *name, struct kb_desc *d)
+{
+	struct get_state s = { .d = d };
+	struct nl_msg *msg;
+	int r;
+
+	msg = kb_nl_msg(nl, KBLOOM_CMD_GET, 0, 0);
+	kb_put_name(msg, name);
+	r = kb_nl_request(nl, msg, get_reply, &s);
+	nlmsg_free(msg);
+	if (!r && !s.replies)
+		r = kb_nl_fail(nl, "no description");
+	return r;
+}
+
+void kb_desc_diff(const struct kb_desc *a, const struct kb_desc *b,
+		  char *buf, size_t len)
+{
+	const struct kb_params *x = &a->p, *y = &b->p;
+
+	buf[0] = '\0';
+#define DIFF(cond, fmt, ...)					\
+	do {							\
+		if (cond) {					\
+			snprintf(buf, len, fmt, __VA_ARGS__);	\
+			return;					\
+		}						\
+	} while (0)
+	DIFF(x->type != y->type, "types differ (%s vs %s)",
+	     kb_type_str(x->type), kb_type_str(y->type));
+	DIFF(x->m != y->m, "bits differ (%llu vs %llu)",
+	     (unsigned long long)x->m, (unsigned long long)y->m);
+	DIFF(x->k != y->k, "hashes differ (%u vs %u)", x->k, y->k);
+	DIFF(x->counter_bits != y->counter_bits,
+	     "counter bits differ (%u vs %u)", x->counter_bits,
+	     y->counter_bits);
+	DIFF(x->update != y->update, "update rules differ (%s vs %s)",
+	     kb_update_name(x->update), kb_update_name(y->update));
+	DIFF(x->decrement != y->decrement, "decrements differ (%u vs %u)",
+	     x->decrement, y->decrement);
+	DIFF(x->subtables != y->subtables, "subtables differ (%u vs %u)",
+	     x->subtables, y->subtables);
+	DIFF(x->bucket_cells != y->bucket_cells,
+	     "bucket cells differ (%u vs %u)", x->bucket_cells,
+	     y->bucket_cells);
+	DIFF(x->fp_bits != y->fp_bits, "fingerprint bits differ (%u vs %u)",
+	     x->fp_bits, y->fp_bits);
+	DIFF(x->dims != y->dims, "dimensions differ (%u vs %u)", x->dims,
+	     y->dims);
+#undef DIFF
+}
+
+void kb_explain_mismatch(struct kb_nl *nl, const char *a, const char *src)
+{
+	struct kb_nl_error saved = nl->error;
+	struct kb_desc da, db;
+	char why[sizeof(saved.why)];
+
+	if (saved.err != EINVAL || saved.attr != KBLOOM_A_SRC)
+		return;
+	if (kb_desc_get(nl, a, &da) || kb_desc_get(nl, src, &db)) {
+		nl->error = saved;
+		return;
+	}
+	kb_desc_diff(&da, &db, why, sizeof(why));
+	nl->error = saved;
+	if (why[0])
+		snprintf(nl->error.why, sizeof(nl->error.why), "%s", why);
+	else if (!memcmp(&da.p, &db.p, sizeof(da.p)))
+		snprintf(nl->error.why, sizeof(nl->error.why),
+			 "same type and shape, so the hash keys differ: create both with the same 'key HEX32'");
 }
 
 /* An optional counter as text: the number, or "?" when not reported. */
@@ -121,18 +281,77 @@ static const char *opt_u64(const struct kb_desc *d, unsigned int bit,
 void kb_desc_print_line(const struct kb_desc *d)
 {
 	printf("%s %s bits %llu hashes %u memory %s fill %s inserts %s\n",
-	       d->name, type_str(d->type), (unsigned long long)d->bits,
-	       d->hashes, opt_u64(d, KB_HAVE_MEMORY, d->memory),
+	       d->name, kb_type_str(d->p.type), (unsigned long long)d->p.m,
+	       d->p.k, opt_u64(d, KB_HAVE_MEMORY, d->memory),
 	       opt_u64(d, KB_HAVE_FILL, d->fill),
 	       opt_u64(d, KB_HAVE_INSERTS, d->inserts));
 }
 
+/* What FILL counts, for the show text. */
+static const char *fill_what(uint32_t type)
+{
+	switch (type) {
+	case KBLOOM_TYPE_COUNTING:
+		return "counters non-zero";
+	case KBLOOM_TYPE_STABLE:
+		return "cells non-zero";
+	case KBLOOM_TYPE_DLEFT:
+		return "cells occupied";
+	}
+	return "bits set";
+}
+
+/* The estimates need the type's parameters: were they all reported? */
+static bool params_known(const struct kb_params *p)
+{
+	switch (p->type) {
+	case KBLOOM_TYPE_DLEFT:
+		return p->subtables && p->bucket_cells && p->fp_bits;
+	case KBLOOM_TYPE_STABLE:
+		return p->counter_bits && p->decrement;
+	case KBLOOM_TYPE_COUNTING:
+		return p->counter_bits;
+	}
+	return kb_type_name(p->type) != NULL;
+}
+
+static bool has_counters(uint32_t type)
+{
+	return type == KBLOOM_TYPE_COUNTING || type == KBLOOM_TYPE_STABLE ||
+	       type == KBLOOM_TYPE_DLEFT;
+}
+
 void kb_desc_print_full(const struct kb_desc *d)
 {
+	const struct kb_params *p = &d->p;
+	uint64_t cells = card_cells(p);
+	bool bits = kb_params_cell_bits(p) == 1;
+	bool known = params_known(p);
+
 	printf("filter: %s\n", d->name);
-	printf("  type: %s\n", type_str(d->type));
-	printf("  bits (m): %llu\n", (unsigned long long)d->bits);
-	printf("  hashes (k): %u\n", d->hashes);
+	printf("  type: %s\n", kb_type_str(p->type));
+	printf("  %s (m): %llu%s\n", bits ? "bits" : "cells",
+	       (unsigned long long)p->m,
+	       p->type == KBLOOM_TYPE_MULTI ? " per dimension" : "");
+	printf("  hashes (k): %u\n", p->k);
+	switch (p->type) {
+	case KBLOOM_TYPE_COUNTING:
+		printf("  counter bits: %u\n", p->counter_bits);
+		printf("  update: %s\n", kb_update_name(p->update));
+		break;
+	case KBLOOM_TYPE_STABLE:
+		printf("  counter bits: %u\n", p->counter_bits);
+		printf("  decrement (P): %u\n", p->decrement);
+		break;
+	case KBLOOM_TYPE_DLEFT:
+		printf("  subtables (d): %u\n", p->subtables);
+		printf("  bucket cells (c): %u\n", p->bucket_cells);
+		printf("  fingerprint bits: %u\n", p->fp_bits);
+		break;
+	case KBLOOM_TYPE_MULTI:
+		printf("  dimensions: %s\n", dims_list(&d->dims));
+		break;
+	}
 	if (!(d->have & KB_HAVE_CAPACITY))
 		printf("  capacity: ?\n");
 	else if (!d->capacity)
@@ -145,42 +364,117 @@ void kb_desc_print_full(const struct kb_desc *d)
 	else
 		printf("  memory: ?\n");
 	if (d->have & KB_HAVE_FILL)
-		printf("  fill: %llu bits set (%.2f%%)\n",
-		       (unsigned long long)d->fill,
-		       100.0 * (double)d->fill / (double)d->bits);
+		printf("  fill: %llu %s (%.2f%%)%s\n",
+		       (unsigned long long)d->fill, fill_what(p->type),
+		       100.0 * (double)d->fill / (double)cells,
+		       p->type == KBLOOM_TYPE_MULTI ? ", all dimensions" : "");
 	else
 		printf("  fill: ?\n");
+	if (has_counters(p->type))
+		printf("  %s: %s\n",
+		       p->type == KBLOOM_TYPE_STABLE ? "cells at maximum" :
+		       "saturated counters",
+		       opt_u64(d, KB_HAVE_SATURATED, d->saturated));
 	printf("  inserts: %s\n", opt_u64(d, KB_HAVE_INSERTS, d->inserts));
+	if (kb_type_counts(p->type))
+		printf("  deletes: %s\n",
+		       opt_u64(d, KB_HAVE_DELETES, d->deletes));
 	printf("  queries: %s\n", opt_u64(d, KB_HAVE_QUERIES, d->queries));
 	printf("  positives: %s\n",
 	       opt_u64(d, KB_HAVE_POSITIVES, d->positives));
 	printf("  generation: %s\n",
 	       opt_u64(d, KB_HAVE_GENERATION, d->generation));
+	if (!known)
+		return;
 	if (d->have & KB_HAVE_FILL) {
-		if (d->fill >= d->bits)
+		double n = card_keys(p, d->fill);
+
+		if (isnan(n))
+			printf("  estimated keys: none\n");
+		else if (isinf(n))
 			printf("  estimated keys: saturated\n");
 		else
-			printf("  estimated keys: %.1f\n",
-			       sizing_estimate(d->bits, d->hashes, d->fill));
-		printf("  fpr now: %.3g\n",
-		       sizing_fpr_fill(d->bits, d->hashes, d->fill));
+			printf("  estimated keys: %.1f%s\n", n,
+			       p->type == KBLOOM_TYPE_MULTI ?
+			       " (distinct values per dimension)" : "");
+		printf("  estimate basis: %s\n", card_basis(p->type));
+		printf("  fpr now: %.3g%s\n", card_fpr_now(p, d->fill),
+		       p->type == KBLOOM_TYPE_MULTI ? " per dimension" :
+		       p->type == KBLOOM_TYPE_PARTITIONED ? " (at most)" : "");
 	}
-	if ((d->have & KB_HAVE_CAPACITY) && d->capacity)
-		printf("  fpr at capacity: %.3g\n",
-		       sizing_fpr(d->bits, d->hashes, d->capacity));
+	if (p->type == KBLOOM_TYPE_STABLE) {
+		printf("  fpr at the stable point: %.3g (%.1f%% of the cells zero)\n",
+		       kb_params_fpr(p, 0),
+		       100 * sizing_stable_zero(p->m, p->k, p->counter_bits,
+						p->decrement));
+		return;
+	}
+	if (!(d->have & KB_HAVE_CAPACITY) || !d->capacity)
+		return;
+	printf("  fpr at capacity: %.3g%s\n",
+	       kb_params_fpr(p, (double)d->capacity),
+	       p->type == KBLOOM_TYPE_MULTI ? " per dimension" : "");
+	if (p->type == KBLOOM_TYPE_COUNTING)
+		printf("  overflow at capacity: at most %s\n",
+		       fmt_pow10(sizing_overflow_log10(p->m, p->k,
+						       (double)d->capacity,
+						       p->counter_bits)));
 }
 
+/*
+ * show -j / list -j object. Fields (absent when the kernel did not report
+ * them or the type has none):
+ *   name, type, bits (m, cells), hashes (k),
+ *   counter_bits, update ("plain"|"conservative") (counting),
+ *   counter_bits, decrement (stable), subtables, bucket_cells, fp_bits
+ *   (dleft), dims (array of names, multi),
+ *   capacity, memory, fill, fill_percent, saturated_counters (counting,
+ *   stable, dleft), inserts, deletes (counting, dleft), queries,
+ *   positives, generation,
+ *   saturated (fill = cells), estimated_keys (null when saturated or for
+ *   stable), estimate_basis, fpr_now, fpr_at_capacity,
+ *   overflow_at_capacity and overflow_log10_at_capacity (counting),
+ *   fpr_stable_point and stable_zero_fraction (stable).
+ */
 void kb_desc_json(struct json *j, const struct kb_desc *d)
 {
+	const struct kb_params *p = &d->p;
+	uint64_t cells = card_cells(p);
+	unsigned int i;
+
 	json_obj_begin(j);
 	json_key(j, "name");
 	json_str(j, d->name);
 	json_key(j, "type");
-	json_str(j, type_str(d->type));
+	json_str(j, kb_type_str(p->type));
 	json_key(j, "bits");
-	json_u64(j, d->bits);
+	json_u64(j, p->m);
 	json_key(j, "hashes");
-	json_u64(j, d->hashes);
+	json_u64(j, p->k);
+#define PARAM(key, field)			\
+	do {					\
+		if (p->field) {			\
+			json_key(j, key);	\
+			json_u64(j, p->field);	\
+		}				\
+	} while (0)
+	PARAM("counter_bits", counter_bits);
+	if (p->type == KBLOOM_TYPE_COUNTING) {
+		json_key(j, "update");
+		json_str(j, kb_update_name(p->update));
+	}
+	PARAM("decrement", decrement);
+	PARAM("subtables", subtables);
+	PARAM("bucket_cells", bucket_cells);
+	PARAM("fp_bits", fp_bits);
+#undef PARAM
+	if (p->type == KBLOOM_TYPE_MULTI) {
+		json_key(j, "dims");
+		json_arr_begin(j);
+		for (i = 0; i < d->dims.n; i++)
+			json_str(j, d->dims.name[i]);
+		json_arr_end(j);
+	}
 #define OPT(key, field, bit)			\
 	do {					\
 		if (d->have & (bit)) {		\
@@ -193,30 +487,51 @@ void kb_desc_json(struct json *j, const struct kb_desc *d)
 	OPT("fill", fill, KB_HAVE_FILL);
 	if (d->have & KB_HAVE_FILL) {
 		json_key(j, "fill_percent");
-		json_double(j, 100.0 * (double)d->fill / (double)d->bits);
+		json_double(j, 100.0 * (double)d->fill / (double)cells);
 	}
+	if (has_counters(p->type))
+		OPT("saturated_counters", saturated, KB_HAVE_SATURATED);
 	OPT("inserts", inserts, KB_HAVE_INSERTS);
+	if (kb_type_counts(p->type))
+		OPT("deletes", deletes, KB_HAVE_DELETES);
 	OPT("queries", queries, KB_HAVE_QUERIES);
 	OPT("positives", positives, KB_HAVE_POSITIVES);
 	OPT("generation", generation, KB_HAVE_GENERATION);
 #undef OPT
+	if (!params_known(p))
+		goto out;
 	if (d->have & KB_HAVE_FILL) {
-		bool sat = d->fill >= d->bits;
+		double n = card_keys(p, d->fill);
 
 		json_key(j, "saturated");
-		json_bool(j, sat);
+		json_bool(j, d->fill >= cells);
 		json_key(j, "estimated_keys");
-		if (sat)
-			json_null(j);
-		else
-			json_double(j, sizing_estimate(d->bits, d->hashes,
-						       d->fill));
+		json_double(j, n);	/* null when not finite */
+		json_key(j, "estimate_basis");
+		json_str(j, card_basis(p->type));
 		json_key(j, "fpr_now");
-		json_double(j, sizing_fpr_fill(d->bits, d->hashes, d->fill));
+		json_double(j, card_fpr_now(p, d->fill));
 	}
-	if ((d->have & KB_HAVE_CAPACITY) && d->capacity) {
+	if (p->type == KBLOOM_TYPE_STABLE) {
+		json_key(j, "fpr_stable_point");
+		json_double(j, kb_params_fpr(p, 0));
+		json_key(j, "stable_zero_fraction");
+		json_double(j, sizing_stable_zero(p->m, p->k, p->counter_bits,
+						  p->decrement));
+	} else if ((d->have & KB_HAVE_CAPACITY) && d->capacity) {
 		json_key(j, "fpr_at_capacity");
-		json_double(j, sizing_fpr(d->bits, d->hashes, d->capacity));
+		json_double(j, kb_params_fpr(p, (double)d->capacity));
+		if (p->type == KBLOOM_TYPE_COUNTING) {
+			double x = sizing_overflow_log10(p->m, p->k,
+							 (double)d->capacity,
+							 p->counter_bits);
+
+			json_key(j, "overflow_at_capacity");
+			json_double(j, pow(10, x));
+			json_key(j, "overflow_log10_at_capacity");
+			json_double(j, x);
+		}
 	}
+out:
 	json_obj_end(j);
 }

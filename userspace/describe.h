@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * Filter descriptions (KBLOOM_CMD_GET replies): parsing, and printing as a
- * list line, a full "show" block, or JSON. Shared by list and show.
+ * list line, a full "show" block, or JSON. Shared by list, show, the key
+ * commands (which need the type and a multi filter's dimensions) and
+ * estimate.
  */
 #ifndef BLOOMCTL_DESCRIBE_H
 #define BLOOMCTL_DESCRIBE_H
@@ -10,7 +12,9 @@
 #include <stdint.h>
 
 #include "json.h"
+#include "keyparse.h"
 #include "nl.h"
+#include "sizing.h"
 
 /* Bits of struct kb_desc.have for the optional fields. */
 enum {
@@ -21,15 +25,17 @@ enum {
 	KB_HAVE_INSERTS = 1 << 4,
 	KB_HAVE_QUERIES = 1 << 5,
 	KB_HAVE_POSITIVES = 1 << 6,
+	KB_HAVE_SATURATED = 1 << 7,
+	KB_HAVE_DELETES = 1 << 8,
 };
 
 struct kb_desc {
 	char name[KBLOOM_NAME_MAX];
-	uint32_t type;
-	uint64_t bits;		/* m */
-	uint32_t hashes;	/* k */
-	uint64_t capacity, memory, fill, generation;
-	uint64_t inserts, queries, positives;
+	/* type, m (BITS), k (HASHES) and the type's parameters (0: not sent) */
+	struct kb_params p;
+	struct kb_dims dims;	/* multi */
+	uint64_t capacity, memory, fill, saturated, generation;
+	uint64_t inserts, queries, positives, deletes;
 	unsigned int have;	/* KB_HAVE_* */
 };
 
@@ -37,14 +43,42 @@ struct kb_desc {
 const char *kb_type_name(uint32_t type);
 /* enum kbloom_type for a name, or -1. */
 int kb_type_parse(const char *name);
-/* "bloom" for the usage text. */
+/* "bloom, partitioned, ..." for messages. */
 const char *kb_type_list(void);
+/* A type name for output, "type-N" for types newer than this tool. */
+const char *kb_type_str(uint32_t type);
 
-/* Parses a description; NAME, TYPE, BITS and HASHES are required. */
+/* Types with counters: counting and dleft (del, count). */
+bool kb_type_counts(uint32_t type);
+
+/*
+ * Parses a description; NAME, TYPE, BITS and HASHES are required, and a
+ * multi filter's DIMS.
+ */
 int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d);
+
+/* GET @name into @d. 0 or a negative errno (nl->error says why). */
+int kb_desc_get(struct kb_nl *nl, const char *name, struct kb_desc *d);
 
 void kb_desc_print_line(const struct kb_desc *d);
 void kb_desc_print_full(const struct kb_desc *d);
 void kb_desc_json(struct json *j, const struct kb_desc *d);
+
+/*
+ * How two filters differ for merge and estimate (type, shape, parameters,
+ * dimension names): "bits 1024 vs 2048", or "" when they do not (then
+ * only the hash keys can differ).
+ */
+void kb_desc_diff(const struct kb_desc *a, const struct kb_desc *b,
+		  char *buf, size_t len);
+
+/*
+ * After a refused MERGE or ESTIMATE of @a and @src: when the kernel says
+ * they differ (EINVAL at SRC), replaces the errno text by what differs.
+ */
+void kb_explain_mismatch(struct kb_nl *nl, const char *a, const char *src);
+
+/* "plain" / "conservative". */
+const char *kb_update_name(uint32_t update);
 
 #endif

@@ -48,6 +48,28 @@ static void batch_start(struct keybatch *b)
 	b->label_off[0] = 0;
 }
 
+/* Checks NKEYS of a TEST or COUNT reply against the keys sent. */
+static int reply_nkeys(struct keybatch *b, struct nlattr **tb,
+		       int data_attr, uint32_t *n)
+{
+	if (!tb[KBLOOM_A_NKEYS] || !tb[data_attr])
+		return kb_nl_fail(b->nl, "%s reply without %s",
+				  b->cmd == KBLOOM_CMD_TEST ? "test" : "count",
+				  kb_attr_name(tb[KBLOOM_A_NKEYS] ? data_attr :
+					       KBLOOM_A_NKEYS));
+	*n = nla_get_u32(tb[KBLOOM_A_NKEYS]);
+	if (*n != b->nkeys)
+		return kb_nl_fail(b->nl, "NKEYS is %u, %u keys were sent",
+				  *n, b->nkeys);
+	return 0;
+}
+
+static int report(struct keybatch *b, uint32_t i, uint32_t value)
+{
+	return b->result(b->arg, b->labels + b->label_off[i],
+			 b->label_off[i + 1] - b->label_off[i], value);
+}
+
 /* The TEST reply: NKEYS, NPRESENT and the RESULT bitmap. */
 static int test_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 {
@@ -56,17 +78,12 @@ static int test_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 	uint32_t n, npresent, i, count = 0;
 	int r;
 
-	if (!tb[KBLOOM_A_NKEYS] || !tb[KBLOOM_A_NPRESENT] ||
-	    !tb[KBLOOM_A_RESULT])
-		return kb_nl_fail(nl, "test reply without %s",
-				  !tb[KBLOOM_A_NKEYS] ? "NKEYS" :
-				  !tb[KBLOOM_A_NPRESENT] ? "NPRESENT" :
-				  "RESULT");
-	n = nla_get_u32(tb[KBLOOM_A_NKEYS]);
+	r = reply_nkeys(b, tb, KBLOOM_A_RESULT, &n);
+	if (r)
+		return r;
+	if (!tb[KBLOOM_A_NPRESENT])
+		return kb_nl_fail(nl, "test reply without NPRESENT");
 	npresent = nla_get_u32(tb[KBLOOM_A_NPRESENT]);
-	if (n != b->nkeys)
-		return kb_nl_fail(nl, "NKEYS is %u, %u keys were sent",
-				  n, b->nkeys);
 	if ((uint32_t)nla_len(tb[KBLOOM_A_RESULT]) < (n + 7) / 8)
 		return kb_nl_fail(nl, "RESULT has %d bytes for %u keys",
 				  nla_len(tb[KBLOOM_A_RESULT]), n);
@@ -77,13 +94,36 @@ static int test_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 		return kb_nl_fail(nl, "NPRESENT is %u, RESULT has %u bits set",
 				  npresent, count);
 	for (i = 0; i < n; i++) {
-		r = b->result(b->arg, b->labels + b->label_off[i],
-			      b->label_off[i + 1] - b->label_off[i],
-			      bits[i / 8] >> (i % 8) & 1);
+		r = report(b, i, bits[i / 8] >> (i % 8) & 1);
 		if (r < 0)
 			return r;
 	}
 	/* Only now: a second reply would be reported as a count mismatch. */
+	b->nkeys = 0;
+	return 0;
+}
+
+/* The COUNT reply: NKEYS and COUNTS, NKEYS u32 in host byte order. */
+static int count_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
+{
+	struct keybatch *b = arg;
+	const uint8_t *data;
+	uint32_t n, i, c;
+	int r;
+
+	r = reply_nkeys(b, tb, KBLOOM_A_COUNTS, &n);
+	if (r)
+		return r;
+	if ((uint64_t)nla_len(tb[KBLOOM_A_COUNTS]) != (uint64_t)n * 4)
+		return kb_nl_fail(nl, "COUNTS has %d bytes for %u keys",
+				  nla_len(tb[KBLOOM_A_COUNTS]), n);
+	data = nla_data(tb[KBLOOM_A_COUNTS]);
+	for (i = 0; i < n; i++) {
+		memcpy(&c, data + 4 * i, sizeof(c));
+		r = report(b, i, c);
+		if (r < 0)
+			return r;
+	}
 	b->nkeys = 0;
 	return 0;
 }
@@ -102,9 +142,12 @@ int keybatch_flush(struct keybatch *b)
 	}
 	nla_nest_end(b->msg, b->nest);
 	r = kb_nl_request(b->nl, b->msg,
-			  b->cmd == KBLOOM_CMD_TEST ? test_reply : NULL, b);
-	if (!r && b->cmd == KBLOOM_CMD_TEST && b->nkeys)
-		r = kb_nl_fail(b->nl, "no test reply");
+			  b->cmd == KBLOOM_CMD_TEST ? test_reply :
+			  b->cmd == KBLOOM_CMD_COUNT ? count_reply : NULL, b);
+	if (!r && (b->cmd == KBLOOM_CMD_TEST || b->cmd == KBLOOM_CMD_COUNT) &&
+	    b->nkeys)
+		r = kb_nl_fail(b->nl, "no %s reply",
+			       b->cmd == KBLOOM_CMD_TEST ? "test" : "count");
 	/* Keep msg and labels after a failure, for keybatch_perror(). */
 	if (r) {
 		b->nkeys = nkeys;
@@ -116,24 +159,34 @@ int keybatch_flush(struct keybatch *b)
 	return 0;
 }
 
-int keybatch_add(struct keybatch *b, const uint8_t *key, size_t len,
-		 const char *label, size_t label_len)
+static void full(void)
+{
+	errorf("internal error: netlink message full");
+	exit(EXIT_ERROR);
+}
+
+/*
+ * Makes room for a key of @size bytes on the wire (attribute header
+ * included), sending the batch first when it would not fit.
+ */
+static int make_room(struct keybatch *b, size_t size)
 {
 	int r;
 
 	if (b->msg && b->nkeys &&
-	    nlmsg_hdr(b->msg)->nlmsg_len + nla_total_size(len) >
-	    KB_MSG_SIZE_KEYS) {
+	    nlmsg_hdr(b->msg)->nlmsg_len + size > KB_MSG_SIZE_KEYS) {
 		r = keybatch_flush(b);
 		if (r)
 			return r;
 	}
 	if (!b->msg)
 		batch_start(b);
-	if (nla_put(b->msg, KBLOOM_KEYS_A_KEY, len, key) < 0) {
-		errorf("internal error: netlink message full");
-		exit(EXIT_ERROR);
-	}
+	return 0;
+}
+
+/* Records the label of the key just put. */
+static void add_label(struct keybatch *b, const char *label, size_t label_len)
+{
 	if (b->nkeys + 2 > b->label_off_cap) {
 		b->label_off_cap *= 2;
 		b->label_off = xrealloc(b->label_off, b->label_off_cap *
@@ -147,6 +200,45 @@ int keybatch_add(struct keybatch *b, const uint8_t *key, size_t len,
 	b->labels_len += label_len;
 	b->nkeys++;
 	b->label_off[b->nkeys] = b->labels_len;
+}
+
+int keybatch_add(struct keybatch *b, const uint8_t *key, size_t len,
+		 const char *label, size_t label_len)
+{
+	int r = make_room(b, nla_total_size(len));
+
+	if (r)
+		return r;
+	if (nla_put(b->msg, KBLOOM_KEYS_A_KEY, len, key) < 0)
+		full();
+	add_label(b, label, label_len);
+	return 0;
+}
+
+int keybatch_add_tuple(struct keybatch *b, const struct kp_tuple *t,
+		       const char *label, size_t label_len)
+{
+	size_t size = NLA_HDRLEN;
+	struct nlattr *nest;
+	unsigned int d;
+	int r;
+
+	for (d = 0; d < KBLOOM_DIMS_MAX; d++)
+		if (t->mask & (1U << d))
+			size += nla_total_size(t->len[d]);
+	r = make_room(b, size);
+	if (r)
+		return r;
+	nest = nla_nest_start(b->msg, KBLOOM_KEYS_A_TUPLE | NLA_F_NESTED);
+	if (!nest)
+		full();
+	/* Attribute type = the 1-based dimension number. */
+	for (d = 0; d < KBLOOM_DIMS_MAX; d++)
+		if ((t->mask & (1U << d)) &&
+		    nla_put(b->msg, d + 1, t->len[d], t->val[d]) < 0)
+			full();
+	nla_nest_end(b->msg, nest);
+	add_label(b, label, label_len);
 	return 0;
 }
 
@@ -161,20 +253,30 @@ void keybatch_free(struct keybatch *b)
 
 void keybatch_perror(const struct keybatch *b, const char *verb)
 {
-	const struct kb_nl_error *e = &b->nl->error;
-	const char *prep = b->cmd == KBLOOM_CMD_ADD ? "to" : "in";
+	struct kb_nl_error *e = &b->nl->error;
+	const char *prep = b->cmd == KBLOOM_CMD_ADD ? "to" :
+			   b->cmd == KBLOOM_CMD_DEL ? "from" : "in";
+	char earlier[96] = "";
 
+	if (b->cmd == KBLOOM_CMD_DEL && b->sent)
+		snprintf(earlier, sizeof(earlier),
+			 " (the %llu keys of earlier messages stay deleted)",
+			 (unsigned long long)b->sent);
 	if (b->msg && e->attr == KBLOOM_A_KEYS && e->nest_index >= 0 &&
 	    (uint32_t)e->nest_index < b->nkeys) {
 		size_t i = e->nest_index;
 
-		kb_nl_perror(b->nl, "unable to %s key '%s' %s filter '%s'",
+		/* ENOENT on a key is not "No such file or directory". */
+		if (b->cmd == KBLOOM_CMD_DEL && e->err == ENOENT && !e->why[0])
+			snprintf(e->why, sizeof(e->why),
+				 "not in the filter (certainly absent)");
+		kb_nl_perror(b->nl, "unable to %s key '%s' %s filter '%s'%s",
 			     verb, quote_mem(b->labels + b->label_off[i],
 					     b->label_off[i + 1] -
 					     b->label_off[i]),
-			     prep, quote(b->name));
+			     prep, quote(b->name), earlier);
 		return;
 	}
-	kb_nl_perror(b->nl, "unable to %s keys %s filter '%s'", verb, prep,
-		     quote(b->name));
+	kb_nl_perror(b->nl, "unable to %s keys %s filter '%s'%s", verb, prep,
+		     quote(b->name), earlier);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Batches of keys for KBLOOM_CMD_ADD and KBLOOM_CMD_TEST: each message
- * carries NAME and a KBLOOM_A_KEYS nest with as many KBLOOM_KEYS_A_KEY as
- * fit in KB_MSG_SIZE_KEYS bytes; a full message is sent and answered
- * before the next one is started, so every key is sent exactly once and
- * test results come back in the order the keys were given.
+ * Batches of keys for KBLOOM_CMD_ADD, TEST, DEL and COUNT: each message
+ * carries NAME and a KBLOOM_A_KEYS nest with as many KBLOOM_KEYS_A_KEY (or,
+ * for a multi filter, KBLOOM_KEYS_A_TUPLE nests whose attribute types are
+ * the 1-based dimension numbers) as fit in KB_MSG_SIZE_KEYS bytes; a full
+ * message is sent and answered before the next one is started, so every
+ * key is sent exactly once and test results and counts come back in the
+ * order the keys were given.
  */
 #ifndef BLOOMCTL_KEYBATCH_H
 #define BLOOMCTL_KEYBATCH_H
@@ -13,14 +15,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keyparse.h"
 #include "nl.h"
 
 /*
- * TEST: called once per key, in order, with the label the key was added
- * with (the key as the user wrote it). Returns 0 or a negative errno.
+ * TEST and COUNT: called once per key, in order, with the label the key
+ * was added with (the key as the user wrote it) and its answer: 1 present
+ * or 0 absent (TEST), its count (COUNT). Returns 0 or a negative errno.
  */
 typedef int (*kb_result_fn)(void *arg, const char *label, size_t len,
-			    bool present);
+			    uint32_t value);
 
 struct keybatch {
 	struct kb_nl *nl;
@@ -46,13 +50,17 @@ void keybatch_init(struct keybatch *b, struct kb_nl *nl, uint8_t cmd,
 /* Adds a parsed key (1..KBLOOM_KEY_MAX bytes); may send a full batch. */
 int keybatch_add(struct keybatch *b, const uint8_t *key, size_t len,
 		 const char *label, size_t label_len);
+/* The same for a tuple of a multi filter (at least one dimension). */
+int keybatch_add_tuple(struct keybatch *b, const struct kp_tuple *t,
+		       const char *label, size_t label_len);
 /* Sends what is pending. */
 int keybatch_flush(struct keybatch *b);
 void keybatch_free(struct keybatch *b);
 
 /*
  * After a failed keybatch_add/flush: "bloomctl: unable to VERB ...: WHY"
- * naming the key the kernel pointed at when it did.
+ * naming the key the kernel pointed at when it did, and for DEL how many
+ * keys of earlier messages stay deleted.
  */
 void keybatch_perror(const struct keybatch *b, const char *verb);
 

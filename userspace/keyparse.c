@@ -121,3 +121,226 @@ const char *kp_strerror(enum kp_error err, const char *s, size_t bad)
 	}
 	return "unknown error";
 }
+
+/* User input for a message: printable ASCII as is, else \xNN; cut at 64. */
+static const char *quote_key(const char *s, size_t len)
+{
+	static char bufs[2][64 * 4 + 4];
+	static unsigned int next;
+	char *buf = bufs[next++ % 2], *o = buf;
+	size_t i, n = len > 64 ? 64 : len;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+			*o++ = c;
+		else
+			o += sprintf(o, "\\x%02x", c);
+	}
+	if (n < len)
+		o += sprintf(o, "...");
+	*o = '\0';
+	return buf;
+}
+
+static bool dim_char_ok(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '-';
+}
+
+int dims_parse(const char *list, struct kb_dims *out, char *why,
+	       size_t whylen)
+{
+	const char *p = list, *end;
+	unsigned int i;
+	size_t len;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (!len) {
+			snprintf(why, whylen, "empty dimension name");
+			return -1;
+		}
+		if (out->n == KBLOOM_DIMS_MAX) {
+			snprintf(why, whylen, "more than %d dimensions",
+				 KBLOOM_DIMS_MAX);
+			return -1;
+		}
+		if (len >= KBLOOM_DIM_NAME_MAX) {
+			snprintf(why, whylen, "'%.*s': longer than %d bytes",
+				 (int)len, p, KBLOOM_DIM_NAME_MAX - 1);
+			return -1;
+		}
+		for (i = 0; i < len; i++) {
+			if (!dim_char_ok(p[i])) {
+				snprintf(why, whylen,
+					 "'%.*s': dimension names use only a-z, 0-9, '_' and '-'",
+					 (int)len, p);
+				return -1;
+			}
+		}
+		for (i = 0; i < out->n; i++) {
+			if (strlen(out->name[i]) == len &&
+			    !memcmp(out->name[i], p, len)) {
+				snprintf(why, whylen, "'%.*s' given twice",
+					 (int)len, p);
+				return -1;
+			}
+		}
+		memcpy(out->name[out->n], p, len);
+		out->name[out->n][len] = '\0';
+		out->n++;
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+const char *dims_list(const struct kb_dims *dims)
+{
+	static char buf[KBLOOM_DIMS_MAX * (KBLOOM_DIM_NAME_MAX + 2)];
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < dims->n; i++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ", " : "",
+			      dims->name[i]);
+	return buf;
+}
+
+static int dim_find(const struct kb_dims *dims, const char *s, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < dims->n; i++)
+		if (strlen(dims->name[i]) == len &&
+		    !memcmp(dims->name[i], s, len))
+			return i;
+	return -1;
+}
+
+static enum tp_error tp_fail_at(struct tp_fail *f, enum tp_error err,
+				size_t off, size_t len, size_t name_len)
+{
+	f->err = err;
+	f->off = off;
+	f->len = len;
+	f->name_len = name_len;
+	return err;
+}
+
+enum tp_error tuple_parse(const char *s, size_t len,
+			  const struct kb_dims *dims, bool all,
+			  struct kp_tuple *t, struct tp_fail *fail)
+{
+	size_t pos = 0;
+
+	memset(fail, 0, sizeof(*fail));
+	t->mask = 0;
+	if (!len)
+		return tp_fail_at(fail, TP_EMPTY, 0, 0, 0);
+	for (;;) {
+		const char *item = s + pos, *comma, *eq;
+		size_t ilen, nlen, vlen, bad = 0, vout;
+		enum kp_error e;
+		int d;
+
+		comma = memchr(item, ',', len - pos);
+		ilen = comma ? (size_t)(comma - item) : len - pos;
+		if (!ilen)
+			return tp_fail_at(fail, TP_EMPTY_ITEM, pos, 0, 0);
+		eq = memchr(item, '=', ilen);
+		if (!eq)
+			return tp_fail_at(fail, TP_NO_EQ, pos, ilen, ilen);
+		nlen = eq - item;
+		vlen = ilen - nlen - 1;
+		d = dim_find(dims, item, nlen);
+		if (d < 0)
+			return tp_fail_at(fail, TP_DIM_UNKNOWN, pos, ilen, nlen);
+		if (t->mask & (1U << d))
+			return tp_fail_at(fail, TP_DIM_TWICE, pos, ilen, nlen);
+		if (memchr(eq + 1, '=', vlen) &&
+		    !(vlen >= 2 && eq[1] == '0' && eq[2] == 'x'))
+			return tp_fail_at(fail, TP_VALUE_EQ, pos, ilen, nlen);
+		e = key_parse(eq + 1, vlen, t->val[d], &vout, &bad);
+		if (e) {
+			tp_fail_at(fail, TP_VALUE, pos, ilen, nlen);
+			fail->value_err = e;
+			fail->bad = pos + nlen + 1 + bad;
+			return TP_VALUE;
+		}
+		t->len[d] = vout;
+		t->mask |= 1U << d;
+		if (!comma)
+			break;
+		pos += ilen + 1;
+		if (pos == len)
+			return tp_fail_at(fail, TP_EMPTY_ITEM, pos, 0, 0);
+	}
+	if (all && t->mask != (1U << dims->n) - 1) {
+		fail->err = TP_MISSING;
+		fail->missing = ((1U << dims->n) - 1) & ~t->mask;
+		return TP_MISSING;
+	}
+	return TP_OK;
+}
+
+const char *tp_strerror(const struct tp_fail *f, const char *s,
+			const struct kb_dims *dims)
+{
+	static char buf[512];
+	const char *item = s + f->off;
+	size_t n = 0;
+	unsigned int i;
+
+	switch (f->err) {
+	case TP_OK:
+		return "no error";
+	case TP_EMPTY:
+		snprintf(buf, sizeof(buf),
+			 "empty tuple: give DIM=VALUE,... with dimensions %s",
+			 dims_list(dims));
+		return buf;
+	case TP_EMPTY_ITEM:
+		return "empty item (a stray ',')";
+	case TP_NO_EQ:
+		snprintf(buf, sizeof(buf),
+			 "'%s' is not DIM=VALUE (dimensions %s; a value holding ',' or '=' must be given in hex, 0x...)",
+			 quote_key(item, f->len), dims_list(dims));
+		return buf;
+	case TP_VALUE_EQ:
+		snprintf(buf, sizeof(buf),
+			 "the value of %.*s holds '=': give it in hex (0x...)",
+			 (int)f->name_len, item);
+		return buf;
+	case TP_DIM_UNKNOWN:
+		snprintf(buf, sizeof(buf),
+			 "unknown dimension '%s' (the dimensions are %s)",
+			 quote_key(item, f->name_len), dims_list(dims));
+		return buf;
+	case TP_DIM_TWICE:
+		snprintf(buf, sizeof(buf), "dimension %.*s given twice",
+			 (int)f->name_len, item);
+		return buf;
+	case TP_VALUE:
+		snprintf(buf, sizeof(buf), "the value of %.*s: %s",
+			 (int)f->name_len, item,
+			 kp_strerror(f->value_err, s, f->bad));
+		return buf;
+	case TP_MISSING:
+		n = snprintf(buf, sizeof(buf), "no value for");
+		for (i = 0; i < dims->n; i++)
+			if (f->missing & (1U << i))
+				n += snprintf(buf + n, sizeof(buf) - n, " %s",
+					      dims->name[i]);
+		snprintf(buf + n, sizeof(buf) - n,
+			 ": add needs every dimension (%s)", dims_list(dims));
+		return buf;
+	}
+	return "unknown error";
+}

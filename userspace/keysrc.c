@@ -47,6 +47,47 @@ bool keysrc_is_file(const struct keysrc *s)
 	return s->path != NULL;
 }
 
+void keysrc_set_tuples(struct keysrc *s, const struct kb_dims *dims,
+		       bool all)
+{
+	s->dims = dims;
+	s->all_dims = all;
+}
+
+/*
+ * Decodes @len bytes of @text into s->key or s->tuple. On error prints
+ * "invalid key @where'TEXT': WHY" and returns -1.
+ */
+static int decode(struct keysrc *s, const char *text, size_t len,
+		  const char *where)
+{
+	size_t bad = 0;
+
+	if (s->dims) {
+		struct tp_fail f;
+
+		if (tuple_parse(text, len, s->dims, s->all_dims, &s->tuple,
+				&f)) {
+			errorf("invalid key %s'%s': %s", where,
+			       quote_mem(text, len),
+			       tp_strerror(&f, text, s->dims));
+			return -1;
+		}
+	} else {
+		enum kp_error e = key_parse(text, len, s->key, &s->keylen,
+					    &bad);
+
+		if (e) {
+			errorf("invalid key %s'%s': %s", where,
+			       quote_mem(text, len), kp_strerror(e, text, bad));
+			return -1;
+		}
+	}
+	s->text = text;
+	s->textlen = len;
+	return 0;
+}
+
 static const char *src_name(const struct keysrc *s)
 {
 	return strcmp(s->path, "-") ? quote(s->path) : "stdin";
@@ -71,18 +112,7 @@ int keysrc_open(struct keysrc *s)
 
 static int parse_arg(struct keysrc *s, const char *arg)
 {
-	size_t bad = 0;
-	enum kp_error e = key_parse(arg, strlen(arg), s->key, &s->keylen,
-				    &bad);
-
-	if (e) {
-		errorf("invalid key '%s': %s", quote(arg),
-		       kp_strerror(e, arg, bad));
-		return -1;
-	}
-	s->text = arg;
-	s->textlen = strlen(arg);
-	return 0;
+	return decode(s, arg, strlen(arg), "");
 }
 
 int keysrc_check_args(struct keysrc *s)
@@ -98,14 +128,21 @@ int keysrc_check_args(struct keysrc *s)
 /* Reads one line into s->buf without its "\n"; 1, 0 at EOF, -1 error. */
 static int read_line(struct keysrc *s, size_t *len)
 {
-	size_t n = 0;
+	size_t n = 0, max = s->dims ? KEYSRC_TUPLE_LINE_MAX : KEYSRC_LINE_MAX;
 	int c;
 
 	while ((c = getc_unlocked(s->f)) != EOF && c != '\n') {
-		if (n == KEYSRC_LINE_MAX) {
-			errorf("invalid key at %s:%llu '%s': longer than %d bytes",
-			       src_name(s), (unsigned long long)s->line + 1,
-			       quote_mem(s->buf, n), KBLOOM_KEY_MAX);
+		if (n == max) {
+			if (s->dims)
+				errorf("invalid key at %s:%llu '%s': longer than %zu bytes",
+				       src_name(s),
+				       (unsigned long long)s->line + 1,
+				       quote_mem(s->buf, n), max);
+			else
+				errorf("invalid key at %s:%llu '%s': longer than %d bytes",
+				       src_name(s),
+				       (unsigned long long)s->line + 1,
+				       quote_mem(s->buf, n), KBLOOM_KEY_MAX);
 			return -1;
 		}
 		s->buf[n++] = c;
@@ -124,8 +161,8 @@ static int read_line(struct keysrc *s, size_t *len)
 
 int keysrc_next(struct keysrc *s)
 {
-	enum kp_error e;
-	size_t len, bad = 0;
+	char where[128];
+	size_t len;
 	int r;
 
 	if (!s->path) {
@@ -143,16 +180,9 @@ int keysrc_next(struct keysrc *s)
 		       (unsigned long long)s->line);
 		return -1;
 	}
-	e = key_parse(s->buf, len, s->key, &s->keylen, &bad);
-	if (e) {
-		errorf("invalid key at %s:%llu '%s': %s", src_name(s),
-		       (unsigned long long)s->line, quote_mem(s->buf, len),
-		       kp_strerror(e, s->buf, bad));
-		return -1;
-	}
-	s->text = s->buf;
-	s->textlen = len;
-	return 1;
+	snprintf(where, sizeof(where), "at %s:%llu ", src_name(s),
+		 (unsigned long long)s->line);
+	return decode(s, s->buf, len, where) ? -1 : 1;
 }
 
 void keysrc_close(struct keysrc *s)

@@ -45,6 +45,19 @@ static const char *const attr_names[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_FILL] = "FILL",
 	[KBLOOM_A_GENERATION] = "GENERATION",
 	[KBLOOM_A_STATS] = "STATS",
+	[KBLOOM_A_COUNTER_BITS] = "COUNTER_BITS",
+	[KBLOOM_A_UPDATE] = "UPDATE",
+	[KBLOOM_A_DECREMENT] = "DECREMENT",
+	[KBLOOM_A_SUBTABLES] = "SUBTABLES",
+	[KBLOOM_A_BUCKET_CELLS] = "BUCKET_CELLS",
+	[KBLOOM_A_FP_BITS] = "FP_BITS",
+	[KBLOOM_A_DIMS] = "DIMS",
+	[KBLOOM_A_SATURATED] = "SATURATED",
+	[KBLOOM_A_COUNTS] = "COUNTS",
+	[KBLOOM_A_SRC] = "SRC",
+	[KBLOOM_A_MERGE_OP] = "MERGE_OP",
+	[KBLOOM_A_SRC_FILL] = "SRC_FILL",
+	[KBLOOM_A_UNION_FILL] = "UNION_FILL",
 };
 
 const char *kb_attr_name(int type)
@@ -77,6 +90,19 @@ static struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_FILL] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_GENERATION] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_STATS] = { .type = NLA_NESTED },
+	[KBLOOM_A_COUNTER_BITS] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_UPDATE] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_DECREMENT] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_SUBTABLES] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_BUCKET_CELLS] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_FP_BITS] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_DIMS] = { .type = NLA_NESTED },
+	[KBLOOM_A_SATURATED] = { .type = NLA_U64, .maxlen = 8 },
+	[KBLOOM_A_COUNTS] = { .type = NLA_UNSPEC },
+	[KBLOOM_A_SRC] = { .type = NLA_STRING, .maxlen = KBLOOM_NAME_MAX },
+	[KBLOOM_A_MERGE_OP] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_SRC_FILL] = { .type = NLA_U64, .maxlen = 8 },
+	[KBLOOM_A_UNION_FILL] = { .type = NLA_U64, .maxlen = 8 },
 };
 
 static void error_reset(struct kb_nl_error *e)

@@ -1,28 +1,96 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Bloom filter sizing math (DESIGN §2, seed 004 §3), floating point, pure
- * functions: unit-tested on the host.
+ * Filter sizing and false positive rates, per filter type (DESIGN §2,
+ * seed 004 §3, seed 001), floating point, pure functions: unit-tested on
+ * the host (sizing_test, calc_test).
  *
- * For capacity n and target false positive rate p:
+ * Bloom (seed 004 eqs 3.5, 3.11). For capacity n and target rate p:
  *	m = ceil(-n ln p / (ln 2)^2), rounded up to a multiple of 64,
  *	    at least KBLOOM_BITS_MIN
  *	k = max(1, round(ln 2 * m / n)), at most KBLOOM_HASHES_MAX
- * False positive rate with n keys in m bits and k hashes:
- *	(1 - e^{-kn/m})^k
- * False positive rate at fill X (bits set): (X/m)^k
- * Cardinality estimate from fill (Swamidass & Baldi):
- *	n* = -(m/k) ln(1 - X/m)
+ * and the false positive rate with n keys is (1 - e^{-kn/m})^k. The same
+ * for counting filters, for the stable filter's m and k, and per
+ * dimension for multi filters.
+ *
+ * Partitioned: k slices of m/k bits, one probe in each, so a bit of a
+ * slice stays clear after n keys with probability exactly (1 - k/m)^n:
+ *	fpr = (1 - (1 - k/m)^n)^k
+ *
+ * Blocked: B = m/512 blocks; a key picks one block and sets k distinct
+ * bits of it, x + i*y mod 512 (x 9 bits, y odd: uapi/kbloom.h). A bit is
+ * set by one key with probability exactly k/512 (not 1 - (1-1/512)^k:
+ * the probes are distinct), so P(bit set | j keys in the block) =
+ * 1 - (1 - k/512)^j. The query's block holds J ~ Binomial(n, 1/B)
+ * (~ Poisson(n/B)) keys and
+ *	fpr = sum_j P(J = j) * P(all k probes of the query set | j)
+ * The independent-bits value (1 - (1 - k/512)^j)^k is wrong for this
+ * probe rule, by orders of magnitude at low load: probe sets are
+ * arithmetic progressions with 512 * 256 choices of (x, y), 65536 distinct
+ * sets, so a stored key has exactly the query's probe set with
+ * probability 2^-16, a floor of about (n/B) * 2^-16 on the rate whatever
+ * k. The model computes P(all set | j) exactly for the keys whose stride
+ * is +-y of the query (their probes are contiguous runs on the query's
+ * cycle: 1/128 of the keys) and, for the other keys, from the exact
+ * distribution of how many query bits one of them covers, taking the
+ * covered ones as a uniform subset of the query's bits. It agrees with a
+ * Monte-Carlo of the real probe rule within sampling error (calc_test).
+ * Sizing searches the smallest m (a multiple of 512) whose best k meets p.
+ *
+ * Counting: m counters of c bits; the rate is bloom's. A counter overflows
+ * (reaches 2^c) with probability at most (union bound over the counters,
+ * P(count >= j) <= C(nk, j) m^-j <= (e n k / (m j))^j):
+ *	m * (e k n / (m 2^c))^(2^c),
+ * which at the optimal k = ln 2 * m/n is m (e ln 2 / 2^c)^(2^c), 1.37e-15 m
+ * for 4-bit counters (seed 001).
+ *
+ * d-left: d subtables of B = m/(d c) buckets of c cells, each cell an
+ * f-bit fingerprint and an 8-bit counter (4 bytes). n distinct keys fill n
+ * cells; a query compares its fingerprint with the occupied cells of its d
+ * buckets, d*c*n/m of them on average, so fpr ~ (d c n / m) 2^-f. With the
+ * engine's construction (a key's hash H = (bucket, remainder) is stored
+ * through a permutation per subtable: dleft.c), a query is a false
+ * positive exactly when its H equals a stored key's, one of B 2^f values:
+ *	fpr = 1 - (1 - d c / (m 2^f))^n
+ * Sizing: m = ceil(n / 0.75) rounded up to a multiple of d*c (75% load),
+ * k = 1, f the smallest of 4..24 that meets p.
+ *
+ * Stable (Deng & Rafiei, 2006): cells of c bits, Max = 2^c - 1, each insert
+ * decrements P cells (the kernel: a run of P from a uniform start, so each
+ * cell still with probability P/m) then sets its k cells to Max. The fraction of
+ * zero cells tends to z = (1 / (1 + 1 / (P (1/k - 1/m))))^Max, and the
+ * rate to the stable point (1 - z)^k, whatever the number of inserts. For
+ * a target rate p: P = 1 / ((1 / (1 - p^(1/k))^(1/Max) - 1) (1/k - 1/m)),
+ * rounded up (more decrements, lower rate); the kernel takes
+ * 1 <= P <= min(m, KBLOOM_DECREMENT_MAX).
+ *
+ * Information-theoretic bound: a structure with false positive rate p
+ * needs at least log2(1/p) bits per key.
+ *
+ * Cardinality estimates from the fill live in cardinality.h.
  */
 #ifndef BLOOMCTL_SIZING_H
 #define BLOOMCTL_SIZING_H
 
 #include <stdint.h>
 
+#include "../kmod/uapi/kbloom.h"
+
+/* Type parameters' defaults (create and calc). */
+#define KB_COUNTING_BITS_DEFAULT	4
+#define KB_STABLE_BITS_DEFAULT		1
+#define KB_DLEFT_SUBTABLES_DEFAULT	4
+#define KB_DLEFT_CELLS_DEFAULT		8
+#define KB_DLEFT_FP_DEFAULT		16	/* without a target rate */
+#define KB_DLEFT_FP_MIN			4
+#define KB_DLEFT_FP_MAX			24
+#define KB_DLEFT_LOAD			0.75	/* cells used at capacity */
+#define KB_BLOCK_BITS			512
+
 /* -n ln p / (ln 2)^2, unrounded; NaN for n == 0 or p outside (0, 1). */
 double sizing_bits_exact(uint64_t n, double p);
 
 /*
- * m and k for capacity @n and false positive rate @p.
+ * Bloom m and k for capacity @n and false positive rate @p.
  * 0; -EINVAL when n == 0 or p is not in (0, 1); -ERANGE when m would
  * exceed KBLOOM_BITS_MAX (*m then holds no value).
  */
@@ -31,7 +99,7 @@ int sizing_from_capacity(uint64_t n, double p, uint64_t *m, uint32_t *k);
 /* k = max(1, round(ln 2 * m / n)) capped at KBLOOM_HASHES_MAX; n >= 1. */
 uint32_t sizing_optimal_hashes(uint64_t m, uint64_t n);
 
-/* (1 - e^{-kn/m})^k; m >= 1, k >= 1. */
+/* Bloom: (1 - e^{-kn/m})^k; m >= 1, k >= 1. */
 double sizing_fpr(uint64_t m, uint32_t k, uint64_t n);
 
 /* (X/m)^k, X clamped to m. */
@@ -39,5 +107,106 @@ double sizing_fpr_fill(uint64_t m, uint32_t k, uint64_t fill);
 
 /* -(m/k) ln(1 - X/m); +infinity when X >= m (saturated). */
 double sizing_estimate(uint64_t m, uint32_t k, uint64_t fill);
+
+/* Partitioned: (1 - (1 - k/m)^n)^k; k <= m. */
+double sizing_fpr_partitioned(uint64_t m, uint32_t k, double n);
+
+/*
+ * Blocked: P(all k probes of a query set | j keys in its block), and the
+ * rate for n keys in m bits (m a multiple of 512). NaN when out of
+ * memory. Not thread-safe (a per-k table is cached).
+ */
+double sizing_blocked_given_load(uint32_t k, uint64_t j);
+double sizing_fpr_blocked(uint64_t m, uint32_t k, double n);
+
+/*
+ * Blocked sizing: the smallest m (multiple of 512) and, for it, the k with
+ * the lowest rate, that give at most @p for @n keys. 0, -EINVAL, or
+ * -ERANGE when no m up to KBLOOM_BITS_MAX does.
+ */
+int sizing_blocked_from_capacity(uint64_t n, double p, uint64_t *m,
+				 uint32_t *k);
+
+/* Counting overflow bound, as log10 (<= 0; -inf for n == 0). */
+double sizing_overflow_log10(uint64_t m, uint32_t k, double n,
+			     uint32_t counter_bits);
+
+/* d-left: 1 - (1 - d c / (m 2^f))^n. */
+double sizing_fpr_dleft(uint64_t m, uint32_t d, uint32_t c, uint32_t f,
+			double n);
+
+/* Stable point: the rate, the fraction of zero cells, and P for a rate. */
+double sizing_stable_fpr(uint64_t m, uint32_t k, uint32_t counter_bits,
+			 uint32_t decrement);
+double sizing_stable_zero(uint64_t m, uint32_t k, uint32_t counter_bits,
+			  uint32_t decrement);
+/* Unrounded P for stable rate @p; NaN when none (p not in (0,1), k >= m). */
+double sizing_stable_decrement(uint64_t m, uint32_t k, uint32_t counter_bits,
+			       double p);
+
+/* log2(1/p): the fewest bits per key any structure needs for rate p. */
+double sizing_bound_bits(double p);
+
+/*
+ * A filter's parameters as the ABI has them: CREATE sends them, GET
+ * reports them. Fields a type does not take are 0.
+ */
+struct kb_params {
+	uint32_t type;		/* enum kbloom_type */
+	uint64_t m;		/* cells (per dimension for multi) */
+	uint32_t k;
+	uint32_t counter_bits;	/* counting 4/8/16, stable 1/2/4/8 */
+	uint32_t update;	/* counting: enum kbloom_update */
+	uint32_t decrement;	/* stable: P */
+	uint32_t subtables;	/* dleft: d */
+	uint32_t bucket_cells;	/* dleft: c */
+	uint32_t fp_bits;	/* dleft: f */
+	uint32_t dims;		/* multi */
+};
+
+/*
+ * Fills the type's defaults for parameters left 0 that do not depend on
+ * the target rate: counter bits, d, c, k = 1 for dleft, dims = 1.
+ */
+void kb_params_defaults(struct kb_params *p);
+
+/* m must be a multiple of this: k, 512, d*c, or 1. */
+uint64_t kb_params_multiple(const struct kb_params *p);
+
+/*
+ * Rounds m up to the type's multiple, and up to KBLOOM_BITS_MIN. 0 or
+ * -ERANGE when that exceeds KBLOOM_BITS_MAX.
+ */
+int kb_params_round(struct kb_params *p);
+
+/* Bits of one cell: 1, the counter bits, or 32 (dleft). */
+uint32_t kb_params_cell_bits(const struct kb_params *p);
+
+/* Bytes of cells, as the engine allocates them (whole 64-bit words). */
+uint64_t kb_params_bytes(const struct kb_params *p);
+
+/*
+ * Completes a shape given as m and k (create bits M hashes K, calc bits
+ * M hashes K): defaults, then the parameters that would come from a
+ * target rate: dleft fp bits KB_DLEFT_FP_DEFAULT, stable P for a stable
+ * point with half the cells zero (rate 2^-k). Then rounds m.
+ * 0 or -ERANGE.
+ */
+int kb_params_complete(struct kb_params *p);
+
+/*
+ * Sizes the filter for @n keys at rate @fpr (defaults first; parameters
+ * already set are kept, e.g. counter bits, d, c, f, P, dims).
+ * 0; -EINVAL for n == 0 or fpr not in (0, 1); -ERANGE when m would exceed
+ * KBLOOM_BITS_MAX or the cells KBLOOM_MEM_MAX bytes; -EDOM for a dleft
+ * filter that no fingerprint of 4..24 bits brings to the rate.
+ */
+int kb_params_size(struct kb_params *p, uint64_t n, double fpr);
+
+/*
+ * The type's false positive rate with @n keys (stable: the stable point,
+ * whatever n; multi: per dimension, a query naming one dimension).
+ */
+double kb_params_fpr(const struct kb_params *p, double n);
 
 #endif

@@ -13,8 +13,7 @@
 
 #include "commands.h"
 #include "json.h"
-#include "keybatch.h"
-#include "keysrc.h"
+#include "keycmd.h"
 #include "util.h"
 
 struct test_state {
@@ -24,7 +23,7 @@ struct test_state {
 };
 
 static int test_result(void *arg, const char *label, size_t len,
-		       bool present)
+		       uint32_t present)
 {
 	struct test_state *t = arg;
 
@@ -35,7 +34,7 @@ static int test_result(void *arg, const char *label, size_t len,
 		fputs(present ? " present\n" : " absent\n", stdout);
 	}
 	t->keys++;
-	t->present += present;
+	t->present += !!present;
 	return 0;
 }
 
@@ -74,46 +73,23 @@ static void print_json(const char *name, const struct test_state *t,
 int cmd_test(int argc, char **argv)
 {
 	struct test_state t = { 0 };
-	struct keybatch b;
-	struct keysrc src;
-	struct kb_nl nl;
-	const char *name;
-	int r, ret = EXIT_ERROR;
+	struct keycmd kc;
+	int ret = EXIT_ERROR;
 
-	if (keysrc_init(&src, argc, argv, &name))
-		return EXIT_ERROR;
-	if (!check_name(name) || keysrc_check_args(&src) ||
-	    keysrc_open(&src))
-		return EXIT_ERROR;
-	t.file = keysrc_is_file(&src);
+	if (keycmd_open(&kc, KBLOOM_CMD_TEST, argc, argv))
+		goto out;
+	t.file = keysrc_is_file(&kc.src);
 	if (!t.file && opts.json) {
-		t.results = calloc(src.nkeys, sizeof(*t.results));
+		t.results = calloc(kc.src.nkeys, sizeof(*t.results));
 		if (!t.results) {
 			errorf("out of memory");
-			return EXIT_ERROR;
-		}
-	}
-	if (open_netlink(&nl)) {
-		keysrc_close(&src);
-		free(t.results);
-		return EXIT_ERROR;
-	}
-	keybatch_init(&b, &nl, KBLOOM_CMD_TEST, name, test_result, &t);
-	while ((r = keysrc_next(&src)) > 0) {
-		if (keybatch_add(&b, src.key, src.keylen, src.text,
-				 src.textlen)) {
-			keybatch_perror(&b, "test");
 			goto out;
 		}
 	}
-	if (r < 0)
+	if (keycmd_run(&kc, test_result, &t))
 		goto out;
-	if (keybatch_flush(&b)) {
-		keybatch_perror(&b, "test");
-		goto out;
-	}
 	if (opts.json)
-		print_json(name, &t, &src);
+		print_json(kc.name, &t, &kc.src);
 	else if (t.file)
 		printf("%llu keys: %llu present, %llu absent\n",
 		       (unsigned long long)t.keys,
@@ -121,9 +97,7 @@ int cmd_test(int argc, char **argv)
 		       (unsigned long long)(t.keys - t.present));
 	ret = t.present == t.keys ? EXIT_OK : EXIT_NEGATIVE;
 out:
-	keybatch_free(&b);
-	keysrc_close(&src);
-	kb_nl_close(&nl);
+	keycmd_close(&kc);
 	free(t.results);
 	return ret;
 }

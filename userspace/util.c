@@ -138,3 +138,26 @@ const char *human_bytes(uint64_t bytes)
 	snprintf(buf, sizeof(buf), "%.1f %s", v, unit[u]);
 	return buf;
 }
+
+const char *fmt_pow10(double x)
+{
+	static char bufs[2][40];
+	static unsigned int next;
+	char *buf = bufs[next++ % 2];
+	double e, mant;
+
+	if (isinf(x) && x < 0)
+		return "0";
+	if (x > -300) {
+		snprintf(buf, sizeof(bufs[0]), "%.3g", pow(10, x));
+		return buf;
+	}
+	e = floor(x);
+	mant = pow(10, x - e);
+	if (mant >= 9.995) {	/* %.3g would print 10 */
+		mant /= 10;
+		e += 1;
+	}
+	snprintf(buf, sizeof(bufs[0]), "%.3ge%.0f", mant, e);
+	return buf;
+}

@@ -46,4 +46,10 @@ bool check_name(const char *name);
 /* Human-readable byte count ("1.5 MiB"), static buffer. */
 const char *human_bytes(uint64_t bytes);
 
+/*
+ * 10^@x in %.3g style even far below DBL_MIN ("3.52e-5433"), "0" for
+ * -inf. Rotating static buffers (two per message).
+ */
+const char *fmt_pow10(double x);
+
 #endif

@@ -73,14 +73,16 @@
  *
  * KBLOOM_CMD_DEL     (doit; counting and dleft)
  *	Request: as ADD. Keys are deleted in order; a key that is certainly
- *	absent stops the request with ENOENT, its index in NKEYS of the
- *	error's extack, and the keys before it already deleted are put back,
- *	so a refused request changes nothing. Saturated counters are never
- *	decremented. Refused (EOPNOTSUPP) on conservative-update filters,
- *	where a delete could create a false negative.
+ *	absent stops the request with ENOENT and the extack's offset
+ *	pointing at that key inside KEYS; the keys before it already deleted
+ *	are put back, so a refused request changes nothing. Saturated
+ *	counters are never decremented. Refused (EOPNOTSUPP) on
+ *	conservative-update filters, where a delete could create a false
+ *	negative.
  *
  * KBLOOM_CMD_COUNT   (doit; counting and dleft)
- *	Request: as TEST. Reply: NAME, NKEYS and COUNTS, NKEYS u32 values in
+ *	Request: as TEST. Reply: NAME, NKEYS, NPRESENT (keys counted above
+ *	0) and COUNTS, NKEYS u32 values in
  *	host byte order: the count of each key (the minimum of its k
  *	counters; never below its true count unless a counter saturated).
  *

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Host tests of bloomctl's key parsing (userspace/keyparse.c): literal and
- * 0x-hex keys, their limits and errors, and HEX32 hash keys.
+ * 0x-hex keys, their limits and errors, HEX32 hash keys, dimension lists
+ * and the DIM=VALUE tuples of multi filters.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +198,175 @@ TEST(hex32_bad)
 	/* Nothing written on failure */
 	EXPECT_EQ(0x5a, key[0]);
 	EXPECT_EQ(0x5a, key[15]);
+}
+
+/* ---- dimension lists ------------------------------------------------ */
+
+TEST(dims_good)
+{
+	struct kb_dims d;
+	char why[128];
+
+	ASSERT_EQ(0, dims_parse("src,dst,dport", &d, why, sizeof(why)));
+	EXPECT_EQ(3U, d.n);
+	EXPECT_STREQ("src", d.name[0]);
+	EXPECT_STREQ("dst", d.name[1]);
+	EXPECT_STREQ("dport", d.name[2]);
+	EXPECT_STREQ("src, dst, dport", dims_list(&d));
+	ASSERT_EQ(0, dims_parse("a", &d, why, sizeof(why)));
+	EXPECT_EQ(1U, d.n);
+	/* 15 bytes of every allowed kind; 8 dimensions */
+	ASSERT_EQ(0, dims_parse("abc-def_0123456", &d, why, sizeof(why)));
+	EXPECT_STREQ("abc-def_0123456", d.name[0]);
+	ASSERT_EQ(0, dims_parse("a,b,c,d,e,f,g,h", &d, why, sizeof(why)));
+	EXPECT_EQ((unsigned int)KBLOOM_DIMS_MAX, d.n);
+}
+
+TEST(dims_bad)
+{
+	static const struct {
+		const char *list, *why;
+	} bad[] = {
+		{ "", "empty dimension name" },
+		{ "a,,b", "empty dimension name" },
+		{ "a,", "empty dimension name" },
+		{ ",a", "empty dimension name" },
+		{ "Src", "'Src': dimension names use only a-z, 0-9, '_' and '-'" },
+		{ "a b", "'a b': dimension names use only a-z, 0-9, '_' and '-'" },
+		{ "a=b", "'a=b': dimension names use only a-z, 0-9, '_' and '-'" },
+		{ "abcdefghijklmnop", "'abcdefghijklmnop': longer than 15 bytes" },
+		{ "a,b,c,d,e,f,g,h,i", "more than 8 dimensions" },
+		{ "src,dst,src", "'src' given twice" },
+	};
+	struct kb_dims d;
+	char why[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-1, dims_parse(bad[i].list, &d, why, sizeof(why)))
+			TH_LOG("'%s'", bad[i].list);
+		EXPECT_STREQ(bad[i].why, why);
+	}
+}
+
+/* ---- tuples ---------------------------------------------------------- */
+
+static struct kb_dims dims3;
+static struct kp_tuple tup;
+static struct tp_fail fail;
+
+static enum tp_error tparse(const char *s, bool all)
+{
+	char why[64];
+
+	if (!dims3.n && dims_parse("src,dst,dport", &dims3, why, sizeof(why)))
+		return -1;
+	memset(&tup, 0xaa, sizeof(tup));
+	return tuple_parse(s, strlen(s), &dims3, all, &tup, &fail);
+}
+
+TEST(tuple_good)
+{
+	ASSERT_EQ(TP_OK, tparse("src=10.0.0.1,dst=10.0.0.2,dport=80", true));
+	EXPECT_EQ(7U, tup.mask);
+	EXPECT_EQ(8U, tup.len[0]);
+	EXPECT_EQ(0, memcmp(tup.val[0], "10.0.0.1", 8));
+	EXPECT_EQ(8U, tup.len[1]);
+	EXPECT_EQ(0, memcmp(tup.val[1], "10.0.0.2", 8));
+	EXPECT_EQ(2U, tup.len[2]);
+	EXPECT_EQ(0, memcmp(tup.val[2], "80", 2));
+
+	/* any order; hex values, which may hold ',' and '=' */
+	ASSERT_EQ(TP_OK, tparse("dport=0x0050,dst=0x2c3d,src=a", true));
+	EXPECT_EQ(7U, tup.mask);
+	EXPECT_EQ(2U, tup.len[2]);
+	EXPECT_EQ(0x00, tup.val[2][0]);
+	EXPECT_EQ(0x50, tup.val[2][1]);
+	EXPECT_EQ(2U, tup.len[1]);
+	EXPECT_EQ(',', tup.val[1][0]);
+	EXPECT_EQ('=', tup.val[1][1]);
+
+	/* test: any non-empty subset */
+	ASSERT_EQ(TP_OK, tparse("dport=80", false));
+	EXPECT_EQ(4U, tup.mask);
+	ASSERT_EQ(TP_OK, tparse("src=10.0.0.1,dport=80", false));
+	EXPECT_EQ(5U, tup.mask);
+	/* values keep spaces and other bytes literally */
+	ASSERT_EQ(TP_OK, tparse("src=a b:c", false));
+	EXPECT_EQ(5U, tup.len[0]);
+	EXPECT_EQ(0, memcmp(tup.val[0], "a b:c", 5));
+}
+
+TEST(tuple_bad)
+{
+	EXPECT_EQ(TP_EMPTY, tparse("", false));
+	EXPECT_STREQ("empty tuple: give DIM=VALUE,... with dimensions src, dst, dport",
+		     tp_strerror(&fail, "", &dims3));
+	EXPECT_EQ(TP_EMPTY_ITEM, tparse(",", false));
+	EXPECT_EQ(TP_EMPTY_ITEM, tparse("src=1,", false));
+	EXPECT_EQ(TP_EMPTY_ITEM, tparse(",src=1", false));
+	EXPECT_EQ(TP_EMPTY_ITEM, tparse("src=1,,dst=2", false));
+	EXPECT_EQ((size_t)6, fail.off);
+
+	EXPECT_EQ(TP_NO_EQ, tparse("src", false));
+	EXPECT_STREQ("'src' is not DIM=VALUE (dimensions src, dst, dport; a value holding ',' or '=' must be given in hex, 0x...)",
+		     tp_strerror(&fail, "src", &dims3));
+	/* a literal ',' splits the value: the rest is no item */
+	EXPECT_EQ(TP_NO_EQ, tparse("src=a,b", false));
+
+	EXPECT_EQ(TP_DIM_UNKNOWN, tparse("src=1,proto=6", false));
+	EXPECT_EQ((size_t)6, fail.off);
+	EXPECT_STREQ("unknown dimension 'proto' (the dimensions are src, dst, dport)",
+		     tp_strerror(&fail, "src=1,proto=6", &dims3));
+	EXPECT_EQ(TP_DIM_UNKNOWN, tparse("=1", false));
+	EXPECT_EQ(TP_DIM_UNKNOWN, tparse("SRC=1", false));	/* exact names */
+
+	EXPECT_EQ(TP_DIM_TWICE, tparse("src=1,src=2", false));
+	EXPECT_STREQ("dimension src given twice",
+		     tp_strerror(&fail, "src=1,src=2", &dims3));
+
+	EXPECT_EQ(TP_VALUE_EQ, tparse("src=a=b", false));
+	EXPECT_STREQ("the value of src holds '=': give it in hex (0x...)",
+		     tp_strerror(&fail, "src=a=b", &dims3));
+
+	EXPECT_EQ(TP_VALUE, tparse("dst=", false));
+	EXPECT_EQ(KP_EMPTY, fail.value_err);
+	EXPECT_STREQ("the value of dst: empty key",
+		     tp_strerror(&fail, "dst=", &dims3));
+	EXPECT_EQ(TP_VALUE, tparse("src=1,dst=0xZZ", false));
+	EXPECT_EQ(KP_HEX_DIGIT, fail.value_err);
+	EXPECT_EQ((size_t)12, fail.bad);
+	EXPECT_STREQ("the value of dst: 'Z' is not a hex digit",
+		     tp_strerror(&fail, "src=1,dst=0xZZ", &dims3));
+	EXPECT_EQ(TP_VALUE, tparse("src=0x1", false));
+	EXPECT_EQ(KP_HEX_ODD, fail.value_err);
+	/* a hex value with '=' is a bad digit, not VALUE_EQ */
+	EXPECT_EQ(TP_VALUE, tparse("src=0x3d=", false));
+	EXPECT_EQ(KP_HEX_DIGIT, fail.value_err);
+
+	/* add: every dimension */
+	EXPECT_EQ(TP_MISSING, tparse("src=1", true));
+	EXPECT_EQ(6U, fail.missing);
+	EXPECT_STREQ("no value for dst dport: add needs every dimension (src, dst, dport)",
+		     tp_strerror(&fail, "src=1", &dims3));
+}
+
+TEST(tuple_value_lengths)
+{
+	size_t n = 4 + KBLOOM_KEY_MAX + 1;
+	char *s = malloc(n + 1);
+
+	ASSERT_NE(NULL, s);
+	memcpy(s, "src=", 4);
+	memset(s + 4, 'v', KBLOOM_KEY_MAX + 1);
+	s[4 + KBLOOM_KEY_MAX] = '\0';
+	ASSERT_EQ(TP_OK, tparse(s, false));
+	EXPECT_EQ((uint32_t)KBLOOM_KEY_MAX, tup.len[0]);
+	s[4 + KBLOOM_KEY_MAX] = 'v';
+	s[n] = '\0';
+	EXPECT_EQ(TP_VALUE, tparse(s, false));
+	EXPECT_EQ(KP_TOO_LONG, fail.value_err);
+	free(s);
 }
 
 TEST_HARNESS_MAIN

@@ -192,4 +192,40 @@ TEST(cardinality_estimate)
 	EXPECT_NEAR(m * M_LN2 / k, sizing_estimate(m, k, m / 2), 1e-6);
 }
 
+/* The per-type entry point sizes bloom filters exactly as before. */
+TEST(per_type_bloom)
+{
+	static const struct {
+		uint64_t n;
+		double p;
+	} cases[] = {
+		{ 1000000, 0.01 }, { 1500, 0.01 }, { 1000, 0.001 }, { 1, 0.5 },
+		{ 10000, 0.01 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kb_params p = { .type = KBLOOM_TYPE_BLOOM };
+		uint64_t m = 0;
+		uint32_t k = 0;
+
+		ASSERT_EQ(0, sizing_from_capacity(cases[i].n, cases[i].p, &m,
+						  &k));
+		ASSERT_EQ(0, kb_params_size(&p, cases[i].n, cases[i].p));
+		EXPECT_EQ(m, p.m);
+		EXPECT_EQ(k, p.k);
+		EXPECT_TRUE(kb_params_fpr(&p, (double)cases[i].n) ==
+			    sizing_fpr(m, k, cases[i].n));
+		EXPECT_EQ((m + 63) / 64 * 8, kb_params_bytes(&p));
+	}
+	/* the VM suite's filter: capacity 10000 at 1% */
+	{
+		struct kb_params p = { .type = KBLOOM_TYPE_BLOOM };
+
+		ASSERT_EQ(0, kb_params_size(&p, 10000, 0.01));
+		EXPECT_EQ((uint64_t)95872, p.m);
+		EXPECT_EQ(7U, p.k);
+	}
+}
+
 TEST_HARNESS_MAIN

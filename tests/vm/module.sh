@@ -44,7 +44,7 @@ not_loaded() {
 check "bloomctl says the module is not loaded, exit 2" not_loaded
 
 fresh() {
-	insmod kmod/kbloom.ko && [ -z "$($bc list)" ] &&
+	insmod "${KBLOOM_KO:-kmod/kbloom.ko}" && [ -z "$($bc list)" ] &&
 	[ -z "$($bc -n kb-m1 list)" ] && rmmod kbloom
 }
 check "a fresh insmod starts with no filters" fresh

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * calc capacity N fpr P [type T] [OPTION...]
+ * calc bits M hashes K capacity N [type T] [OPTION...]
+ * Offline: the shape create would make (or the given one), per type, with
+ * its exact false positive rate (sizing.c); nothing is sent.
+ *
+ * JSON: {"capacity":N,"fpr":P,"bound_bits_per_key":B,       (sizing)
+ *        "bits":M,"hashes":K,                                (given shape)
+ *        "types":[ROW,...]}
+ * ROW: {"type":T,"bits":m,"hashes":k,"bytes":BYTES,"bits_per_key":X,
+ *       "fpr":F,"bound_bits_per_key":log2(1/F),
+ *       counting: "counter_bits","update","overflow_bound","overflow_log10",
+ *       stable: "counter_bits","decrement","stable_zero_fraction",
+ *       dleft: "subtables","bucket_cells","fp_bits",
+ *       multi: "dims" (a number; fpr per dimension, bytes of all)}
+ * or {"type":T,"error":TEXT} when the type cannot be sized so.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "describe.h"
+#include "json.h"
+#include "sizing.h"
+#include "typeopts.h"
+#include "util.h"
+
+enum { C_CAPACITY, C_FPR, C_BITS, C_HASHES, C_TYPE, C_NUM };
+static const char *const calc_names[C_NUM] = {
+	[C_CAPACITY] = "capacity",
+	[C_FPR] = "fpr",
+	[C_BITS] = "bits",
+	[C_HASHES] = "hashes",
+	[C_TYPE] = "type",
+};
+
+struct calc_req {
+	bool sizing;		/* capacity/fpr, else bits/hashes/capacity */
+	uint64_t n, bits;
+	uint32_t hashes;
+	double fpr;
+	const char *fpr_text;
+	const char *const *tval;
+};
+
+struct calc_row {
+	struct kb_params p;
+	char error[160];	/* empty when the row is valid */
+	uint64_t bytes;
+	double bits_per_key, fpr, bound, overflow_log10, stable_zero;
+};
+
+/* Computes one type's row. */
+static void calc_one(const struct calc_req *q, uint32_t type,
+		     struct calc_row *row)
+{
+	struct kb_params *p = &row->p;
+	struct kb_dims dims;
+	int r;
+
+	memset(row, 0, sizeof(*row));
+	p->type = type;
+	/* Checked before: cannot fail for the type asked for. */
+	if (q->tval && typeopts_apply("calc", q->tval, p, &dims, true)) {
+		snprintf(row->error, sizeof(row->error), "bad option");
+		return;
+	}
+	if (q->sizing) {
+		r = kb_params_size(p, q->n, q->fpr);
+		if (r == -ERANGE)
+			snprintf(row->error, sizeof(row->error),
+				 "needs more than %llu cells or %llu bytes",
+				 KBLOOM_BITS_MAX, KBLOOM_MEM_MAX);
+		else if (r == -EDOM)
+			snprintf(row->error, sizeof(row->error),
+				 type == KBLOOM_TYPE_DLEFT ?
+				 "needs more than 24 fingerprint bits" :
+				 "needs more decrements per add than cells (or 65536)");
+		else if (r)
+			snprintf(row->error, sizeof(row->error), "%s",
+				 strerror(-r));
+		if (r)
+			return;
+	} else {
+		p->m = q->bits;
+		p->k = type == KBLOOM_TYPE_DLEFT ? 1 : q->hashes;
+		if (kb_params_complete(p)) {
+			snprintf(row->error, sizeof(row->error),
+				 "m rounded up to a multiple of %llu exceeds %llu",
+				 (unsigned long long)kb_params_multiple(p),
+				 KBLOOM_BITS_MAX);
+			return;
+		}
+	}
+	row->bytes = kb_params_bytes(p);
+	row->bits_per_key = (double)p->m * kb_params_cell_bits(p) *
+			    (type == KBLOOM_TYPE_MULTI ? p->dims : 1) /
+			    (double)q->n;
+	row->fpr = kb_params_fpr(p, (double)q->n);
+	row->bound = sizing_bound_bits(row->fpr);
+	if (type == KBLOOM_TYPE_COUNTING)
+		row->overflow_log10 = sizing_overflow_log10(p->m, p->k,
+							    (double)q->n,
+							    p->counter_bits);
+	if (type == KBLOOM_TYPE_STABLE)
+		row->stable_zero = sizing_stable_zero(p->m, p->k,
+						      p->counter_bits,
+						      p->decrement);
+	if (row->bytes > KBLOOM_MEM_MAX)
+		snprintf(row->error, sizeof(row->error),
+			 "%llu bytes, more than the %llu-byte limit",
+			 (unsigned long long)row->bytes, KBLOOM_MEM_MAX);
+	else if (type == KBLOOM_TYPE_STABLE && p->decrement > p->m)
+		snprintf(row->error, sizeof(row->error),
+			 "decrement %u is more than the %llu cells",
+			 p->decrement, (unsigned long long)p->m);
+}
+
+/* The parameters column: "" for types without parameters. */
+static const char *params_text(const struct calc_row *row)
+{
+	static char buf[160];
+	const struct kb_params *p = &row->p;
+
+	buf[0] = '\0';
+	switch (p->type) {
+	case KBLOOM_TYPE_COUNTING:
+		snprintf(buf, sizeof(buf),
+			 "counter-bits %u, update %s, overflow <= %s",
+			 p->counter_bits, kb_update_name(p->update),
+			 fmt_pow10(row->overflow_log10));
+		break;
+	case KBLOOM_TYPE_STABLE:
+		snprintf(buf, sizeof(buf),
+			 "counter-bits %u, decrement %u (stable point, %.1f%% zero)",
+			 p->counter_bits, p->decrement, 100 * row->stable_zero);
+		break;
+	case KBLOOM_TYPE_DLEFT:
+		snprintf(buf, sizeof(buf),
+			 "subtables %u, bucket-cells %u, fp-bits %u",
+			 p->subtables, p->bucket_cells, p->fp_bits);
+		break;
+	case KBLOOM_TYPE_MULTI:
+		snprintf(buf, sizeof(buf),
+			 "dims %u (m, k and fpr per dimension)", p->dims);
+		break;
+	case KBLOOM_TYPE_BLOCKED:
+		snprintf(buf, sizeof(buf), "%llu blocks of 512 bits",
+			 (unsigned long long)(p->m / KB_BLOCK_BITS));
+		break;
+	case KBLOOM_TYPE_PARTITIONED:
+		snprintf(buf, sizeof(buf), "%u slices of %llu bits", p->k,
+			 (unsigned long long)(p->m / p->k));
+		break;
+	}
+	return buf;
+}
+
+static void print_text(const struct calc_req *q, const struct calc_row *rows,
+		       int nrows)
+{
+	int i;
+
+	if (q->sizing)
+		printf("capacity %llu, fpr %s: at least %.2f bits per key (log2 1/fpr)\n",
+		       (unsigned long long)q->n, q->fpr_text,
+		       sizing_bound_bits(q->fpr));
+	else
+		printf("bits %llu, hashes %u, capacity %llu\n",
+		       (unsigned long long)q->bits, q->hashes,
+		       (unsigned long long)q->n);
+	printf("%-11s %10s %2s %10s %8s %9s %6s  %s\n", "type", "m", "k",
+	       "bytes", "bits/key", "fpr", "bound", "parameters");
+	for (i = 0; i < nrows; i++) {
+		const struct calc_row *r = &rows[i];
+
+		if (r->error[0]) {
+			printf("%-11s %s\n", kb_type_str(r->p.type), r->error);
+			continue;
+		}
+		printf("%-11s %10llu %2u %10llu %8.2f %9.3g %6.2f",
+		       kb_type_str(r->p.type), (unsigned long long)r->p.m,
+		       r->p.k, (unsigned long long)r->bytes, r->bits_per_key,
+		       r->fpr, r->bound);
+		if (*params_text(r))
+			printf("  %s", params_text(r));
+		printf("\n");
+	}
+}
+
+static void print_json(const struct calc_req *q, const struct calc_row *rows,
+		       int nrows)
+{
+	const struct kb_params *p;
+	struct json j;
+	int i;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_key(&j, "capacity");
+	json_u64(&j, q->n);
+	if (q->sizing) {
+		json_key(&j, "fpr");
+		json_double(&j, q->fpr);
+		json_key(&j, "bound_bits_per_key");
+		json_double(&j, sizing_bound_bits(q->fpr));
+	} else {
+		json_key(&j, "bits");
+		json_u64(&j, q->bits);
+		json_key(&j, "hashes");
+		json_u64(&j, q->hashes);
+	}
+	json_key(&j, "types");
+	json_arr_begin(&j);
+	for (i = 0; i < nrows; i++) {
+		p = &rows[i].p;
+		json_obj_begin(&j);
+		json_key(&j, "type");
+		json_str(&j, kb_type_str(p->type));
+		if (rows[i].error[0]) {
+			json_key(&j, "error");
+			json_str(&j, rows[i].error);
+			json_obj_end(&j);
+			continue;
+		}
+		json_key(&j, "bits");
+		json_u64(&j, p->m);
+		json_key(&j, "hashes");
+		json_u64(&j, p->k);
+		json_key(&j, "bytes");
+		json_u64(&j, rows[i].bytes);
+		json_key(&j, "bits_per_key");
+		json_double(&j, rows[i].bits_per_key);
+		json_key(&j, "fpr");
+		json_double(&j, rows[i].fpr);
+		json_key(&j, "bound_bits_per_key");
+		json_double(&j, rows[i].bound);
+		switch (p->type) {
+		case KBLOOM_TYPE_COUNTING:
+			json_key(&j, "counter_bits");
+			json_u64(&j, p->counter_bits);
+			json_key(&j, "update");
+			json_str(&j, kb_update_name(p->update));
+			json_key(&j, "overflow_bound");
+			json_double(&j, pow(10, rows[i].overflow_log10));
+			json_key(&j, "overflow_log10");
+			json_double(&j, rows[i].overflow_log10);
+			break;
+		case KBLOOM_TYPE_STABLE:
+			json_key(&j, "counter_bits");
+			json_u64(&j, p->counter_bits);
+			json_key(&j, "decrement");
+			json_u64(&j, p->decrement);
+			json_key(&j, "stable_zero_fraction");
+			json_double(&j, rows[i].stable_zero);
+			break;
+		case KBLOOM_TYPE_DLEFT:
+			json_key(&j, "subtables");
+			json_u64(&j, p->subtables);
+			json_key(&j, "bucket_cells");
+			json_u64(&j, p->bucket_cells);
+			json_key(&j, "fp_bits");
+			json_u64(&j, p->fp_bits);
+			break;
+		case KBLOOM_TYPE_MULTI:
+			json_key(&j, "dims");
+			json_u64(&j, p->dims);
+			break;
+		}
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+}
+
+int cmd_calc(int argc, char **argv)
+{
+	const char *val[C_NUM] = { 0 }, *tval[TO_NUM] = { 0 };
+	struct calc_row rows[KBLOOM_TYPE_MAX];
+	struct calc_req q = { 0 };
+	bool any_opt = false;
+	int i, o, type = -1, nrows = 0;
+
+	for (i = 1; i < argc; i += 2) {
+		const char **slot = NULL, *kw = argv[i];
+
+		for (o = 0; o < C_NUM; o++)
+			if (!strcmp(kw, calc_names[o]))
+				slot = &val[o];
+		o = typeopt_find(kw);
+		if (o >= 0) {
+			slot = &tval[o];
+			any_opt = true;
+		}
+		if (!slot) {
+			unexpected_argument(argv[0], kw);
+			return EXIT_ERROR;
+		}
+		if (*slot) {
+			usage_errorf(argv[0], "'%s' given twice", kw);
+			return EXIT_ERROR;
+		}
+		if (i + 1 >= argc) {
+			usage_errorf(argv[0], "'%s' needs a value", kw);
+			return EXIT_ERROR;
+		}
+		*slot = argv[i + 1];
+	}
+	if (!val[C_CAPACITY]) {
+		usage_errorf(argv[0], "%s",
+			     argc < 2 ? "give 'capacity N fpr P' or 'bits M hashes K capacity N'" :
+			     "missing 'capacity N'");
+		return EXIT_ERROR;
+	}
+	if (parse_u64(val[C_CAPACITY], &q.n) || !q.n) {
+		errorf("invalid capacity '%s': not an integer from 1 to %llu",
+		       quote(val[C_CAPACITY]), (unsigned long long)UINT64_MAX);
+		return EXIT_ERROR;
+	}
+	q.sizing = val[C_FPR] != NULL;
+	if (q.sizing && (val[C_BITS] || val[C_HASHES])) {
+		usage_errorf(argv[0],
+			     "give either 'capacity N fpr P' or 'bits M hashes K capacity N', not both");
+		return EXIT_ERROR;
+	}
+	if (!q.sizing && (!val[C_BITS] || !val[C_HASHES])) {
+		usage_errorf(argv[0], "%s",
+			     val[C_BITS] ? "missing 'hashes K'" :
+			     val[C_HASHES] ? "missing 'bits M'" :
+			     "missing 'fpr P' (or 'bits M hashes K')");
+		return EXIT_ERROR;
+	}
+	if (q.sizing && (parse_double(val[C_FPR], &q.fpr) ||
+			 !(q.fpr > 0 && q.fpr < 1))) {
+		errorf("invalid fpr '%s': not a number between 0 and 1 (exclusive)",
+		       quote(val[C_FPR]));
+		return EXIT_ERROR;
+	}
+	q.fpr_text = val[C_FPR];
+	if (val[C_BITS] && (parse_u64(val[C_BITS], &q.bits) ||
+			    q.bits < KBLOOM_BITS_MIN ||
+			    q.bits > KBLOOM_BITS_MAX)) {
+		errorf("invalid bits '%s': not an integer from %llu to %llu",
+		       quote(val[C_BITS]), KBLOOM_BITS_MIN, KBLOOM_BITS_MAX);
+		return EXIT_ERROR;
+	}
+	if (val[C_HASHES] && (parse_u32(val[C_HASHES], &q.hashes) ||
+			      q.hashes < 1 || q.hashes > KBLOOM_HASHES_MAX)) {
+		errorf("invalid hashes '%s': not an integer from 1 to %d",
+		       quote(val[C_HASHES]), KBLOOM_HASHES_MAX);
+		return EXIT_ERROR;
+	}
+	if (val[C_TYPE]) {
+		type = kb_type_parse(val[C_TYPE]);
+		if (type < 0) {
+			errorf("invalid filter type '%s': known types are %s",
+			       quote(val[C_TYPE]), kb_type_list());
+			return EXIT_ERROR;
+		}
+	}
+	if (any_opt) {
+		struct kb_params p = { .type = type };
+		struct kb_dims dims;
+
+		if (type < 0) {
+			usage_errorf(argv[0],
+				     "type options (counter-bits, update, ...) need 'type TYPE'");
+			return EXIT_ERROR;
+		}
+		if (typeopts_apply(argv[0], tval, &p, &dims, true))
+			return EXIT_ERROR;
+		q.tval = tval;
+	}
+	if (type == KBLOOM_TYPE_DLEFT && !q.sizing && q.hashes != 1) {
+		errorf("invalid hashes '%s': a dleft filter has 1",
+		       quote(val[C_HASHES]));
+		return EXIT_ERROR;
+	}
+
+	for (i = 1; i <= KBLOOM_TYPE_MAX; i++) {
+		if (type >= 0 && i != type)
+			continue;
+		calc_one(&q, i, &rows[nrows++]);
+	}
+	if (type >= 0 && rows[0].error[0]) {
+		errorf("unable to size a %s filter: %s", kb_type_str(type),
+		       rows[0].error);
+		return EXIT_ERROR;
+	}
+	if (opts.json)
+		print_json(&q, rows, nrows);
+	else
+		print_text(&q, rows, nrows);
+	return EXIT_OK;
+}

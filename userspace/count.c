@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * count NAME [--] KEY... | count NAME -f FILE: counting and dleft filters.
+ *
+ * Text: "KEY COUNT" per key, in order.
+ * JSON: {"filter":NAME,"counts":[{"key":KEY,"count":N},...]}, keys as
+ * given (command line or file lines), in order. The JSON is written only
+ * once every answer is in, so a failure leaves no partial document.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "json.h"
+#include "keycmd.h"
+#include "util.h"
+
+struct count_state {
+	struct json j;		/* -j: into a memory stream */
+	FILE *mem;
+	char *buf;
+	size_t len;
+};
+
+static int count_result(void *arg, const char *label, size_t len,
+			uint32_t count)
+{
+	struct count_state *c = arg;
+
+	if (c->mem) {
+		json_obj_begin(&c->j);
+		json_key(&c->j, "key");
+		json_strn(&c->j, label, len);
+		json_key(&c->j, "count");
+		json_u64(&c->j, count);
+		json_obj_end(&c->j);
+	} else {
+		fwrite(label, 1, len, stdout);
+		printf(" %u\n", count);
+	}
+	return 0;
+}
+
+int cmd_count(int argc, char **argv)
+{
+	struct count_state c = { 0 };
+	struct keycmd kc;
+	int ret = EXIT_ERROR;
+
+	if (keycmd_open(&kc, KBLOOM_CMD_COUNT, argc, argv))
+		goto out;
+	if (opts.json) {
+		c.mem = open_memstream(&c.buf, &c.len);
+		if (!c.mem) {
+			errorf("out of memory");
+			goto out;
+		}
+		json_init(&c.j, c.mem);
+		json_obj_begin(&c.j);
+		json_key(&c.j, "filter");
+		json_str(&c.j, kc.name);
+		json_key(&c.j, "counts");
+		json_arr_begin(&c.j);
+	}
+	if (keycmd_run(&kc, count_result, &c))
+		goto out;
+	if (c.mem) {
+		json_arr_end(&c.j);
+		json_obj_end(&c.j);
+		if (fclose(c.mem)) {
+			c.mem = NULL;
+			errorf("out of memory");
+			goto out;
+		}
+		c.mem = NULL;
+		fwrite(c.buf, 1, c.len, stdout);
+	}
+	ret = EXIT_OK;
+out:
+	if (c.mem)
+		fclose(c.mem);
+	free(c.buf);
+	keycmd_close(&kc);
+	return ret;
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <string.h>
+
+#include "commands.h"
+#include "describe.h"
+#include "typeopts.h"
+#include "util.h"
+
+#define KB_STR2(x)	#x
+#define KB_STR(x)	KB_STR2(x)
+
+static const struct {
+	const char *name;
+	uint32_t types;		/* bits of enum kbloom_type */
+	const char *types_text;
+} opts_info[TO_NUM] = {
+	[TO_COUNTER_BITS] = { "counter-bits",
+		1U << KBLOOM_TYPE_COUNTING | 1U << KBLOOM_TYPE_STABLE,
+		"counting and stable filters" },
+	[TO_UPDATE] = { "update", 1U << KBLOOM_TYPE_COUNTING,
+		"counting filters" },
+	[TO_DECREMENT] = { "decrement", 1U << KBLOOM_TYPE_STABLE,
+		"stable filters" },
+	[TO_SUBTABLES] = { "subtables", 1U << KBLOOM_TYPE_DLEFT,
+		"dleft filters" },
+	[TO_BUCKET_CELLS] = { "bucket-cells", 1U << KBLOOM_TYPE_DLEFT,
+		"dleft filters" },
+	[TO_FP_BITS] = { "fp-bits", 1U << KBLOOM_TYPE_DLEFT,
+		"dleft filters" },
+	[TO_DIMS] = { "dims", 1U << KBLOOM_TYPE_MULTI, "multi filters" },
+};
+
+int typeopt_find(const char *word)
+{
+	int i;
+
+	for (i = 0; i < TO_NUM; i++)
+		if (!strcmp(word, opts_info[i].name))
+			return i;
+	return -1;
+}
+
+const char *typeopt_name(int i)
+{
+	return opts_info[i].name;
+}
+
+/*
+ * A u32 from @lo to @hi; when @set is not 0, also a power of two whose
+ * bit is in @set (4 | 8 | 16: one of 4, 8, 16).
+ */
+static int get_u32(const char *name, const char *s, uint32_t lo, uint32_t hi,
+		   uint32_t set, const char *what, uint32_t *out)
+{
+	uint32_t v;
+
+	if (parse_u32(s, &v) || v < lo || v > hi ||
+	    (set && (v & (v - 1) || !(set & v)))) {
+		errorf("invalid %s '%s': %s", name, quote(s), what);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
+		   struct kb_params *p, struct kb_dims *dims, bool dims_count)
+{
+	char why[128];
+	uint32_t n;
+	int i;
+
+	for (i = 0; i < TO_NUM; i++) {
+		if (val[i] && !(opts_info[i].types & (1U << p->type))) {
+			usage_errorf(cmd, "'%s' is for %s, not %s",
+				     opts_info[i].name, opts_info[i].types_text,
+				     kb_type_str(p->type));
+			return -1;
+		}
+	}
+	if (val[TO_COUNTER_BITS]) {
+		bool counting = p->type == KBLOOM_TYPE_COUNTING;
+
+		if (get_u32("counter-bits", val[TO_COUNTER_BITS], 1, 16,
+			    counting ? (4 | 8 | 16) : (1 | 2 | 4 | 8),
+			    counting ? "a counting filter has 4, 8 or 16" :
+			    "a stable filter has 1, 2, 4 or 8",
+			    &p->counter_bits))
+			return -1;
+	}
+	if (val[TO_UPDATE]) {
+		if (!strcmp(val[TO_UPDATE], "plain")) {
+			p->update = KBLOOM_UPDATE_PLAIN;
+		} else if (!strcmp(val[TO_UPDATE], "conservative")) {
+			p->update = KBLOOM_UPDATE_CONSERVATIVE;
+		} else {
+			errorf("invalid update '%s': plain or conservative",
+			       quote(val[TO_UPDATE]));
+			return -1;
+		}
+	}
+	if (val[TO_DECREMENT] &&
+	    get_u32("decrement", val[TO_DECREMENT], 1, KBLOOM_DECREMENT_MAX, 0,
+		    "not an integer from 1 to " KB_STR(KBLOOM_DECREMENT_MAX),
+		    &p->decrement))
+		return -1;
+	if (val[TO_SUBTABLES] &&
+	    get_u32("subtables", val[TO_SUBTABLES], 2, 8, 0,
+		    "not an integer from 2 to 8", &p->subtables))
+		return -1;
+	if (val[TO_BUCKET_CELLS] &&
+	    get_u32("bucket-cells", val[TO_BUCKET_CELLS], 1, 16, 0,
+		    "not an integer from 1 to 16", &p->bucket_cells))
+		return -1;
+	if (val[TO_FP_BITS] &&
+	    get_u32("fp-bits", val[TO_FP_BITS], KB_DLEFT_FP_MIN,
+		    KB_DLEFT_FP_MAX, 0, "not an integer from 4 to 24",
+		    &p->fp_bits))
+		return -1;
+	if (val[TO_DIMS]) {
+		memset(dims, 0, sizeof(*dims));
+		if (dims_count && !parse_u32(val[TO_DIMS], &n)) {
+			if (n < 1 || n > KBLOOM_DIMS_MAX) {
+				errorf("invalid dims '%s': 1 to %d dimensions",
+				       quote(val[TO_DIMS]), KBLOOM_DIMS_MAX);
+				return -1;
+			}
+			p->dims = n;
+		} else if (dims_parse(val[TO_DIMS], dims, why, sizeof(why))) {
+			errorf("invalid dims '%s': %s", quote(val[TO_DIMS]),
+			       why);
+			return -1;
+		} else {
+			p->dims = dims->n;
+		}
+	}
+	return 0;
+}
