@@ -9,16 +9,17 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
+#include "kcompat.h"
 #include "netlink.h"
 #include "registry.h"
 
-/* Not const: 6.1's NLA_POLICY_FULL_RANGE takes a plain pointer. */
-static struct netlink_range_validation kb_bits_range = {
+/* const where the kernel allows it (kcompat.h). */
+static KB_NLA_RANGE_CONST struct netlink_range_validation kb_bits_range = {
 	.min = KBLOOM_BITS_MIN,
 	.max = KBLOOM_BITS_MAX,
 };
 
-static struct netlink_range_validation kb_decrement_range = {
+static KB_NLA_RANGE_CONST struct netlink_range_validation kb_decrement_range = {
 	.min = 1,
 	.max = KBLOOM_DECREMENT_MAX,
 };

@@ -22,7 +22,7 @@
 # the one that created them.
 set -uo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 
 # ---- In the guest: tests/dkms.sh --guest SCRATCH (one TAP stream).
 if [[ ${1:-} == --guest ]]; then
@@ -114,7 +114,7 @@ mk=(make -s --no-print-directory DKMS="${dkms[*]}" DKMS_SRCTREE="$scratch/src")
 mkdir -p "$scratch/dkms" "$scratch/src"
 
 # The guests' TAP streams are printed after this one, which ends first.
-echo "1..$((3 * ${#kvers[@]} + 1))"
+echo "1..$((3 * ${#kvers[@]} + 2))"
 n=0 fails=0
 result() { # result STATUS DESCRIPTION [LOG]
 	n=$((n + 1))
@@ -169,6 +169,24 @@ log=$scratch/remove.log
 	[[ ! -e $scratch/src/kbloom-$version ]] &&
 	! find "$scratch/modules" -name 'kbloom.ko*' | grep -q .
 result $? "make dkms-remove uninstalls from every kernel and removes the sources" "$log"
+# The Debian packages (debian/), built from a copy of the checkout.
+debs() {
+	local pkg=$scratch/pkg f
+	mkdir -p "$pkg/kbloom" &&
+	tar -C "$top" --exclude=./.git --exclude=./build -cf - . | tar -C "$pkg/kbloom" -xf - &&
+	(cd "$pkg/kbloom" && dpkg-buildpackage -us -uc -b) &&
+	dpkg-deb -c "$pkg"/bloomctl_*.deb | grep -E ' \./usr/sbin/bloomctl$' &&
+	dpkg-deb -c "$pkg"/kbloom-dkms_*_all.deb >"$pkg/dkms.list" || return 1
+	for f in dkms.conf $(cd kmod && ls Kbuild ./*.[ch] engine/*.[ch] uapi/*.h |
+		sed 's|^\./||' | grep -v '\.mod\.c$'); do
+		grep -E " \./usr/src/kbloom-$version/$f\$" "$pkg/dkms.list" ||
+			{ echo "kbloom-dkms lacks $f"; return 1; }
+	done
+	dpkg-deb -I "$pkg"/kbloom-dkms_*_all.deb postinst | grep common.postinst
+}
+log=$scratch/deb.log
+debs >"$log" 2>&1
+result $? "dpkg-buildpackage builds bloomctl and kbloom-dkms (the module's whole source, DKMS hooks)" "$log"
 for k in "${kvers[@]}"; do
 	echo "# the test VM booting $k:"
 	cat "$scratch/guest-$k.tap"

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel API differences between the kernels kbloom supports: Debian's 6.1
+ * (the oldest; scripts/kver) and 6.12 (scripts/kver 6.12), both built and
+ * run by the test tiers. The module's sources use the names here instead of
+ * testing versions themselves.
+ *
+ * What the module uses and is the same on both: the generic netlink family
+ * with .ops (not split ops) and .resv_start_op 0 (every command strict),
+ * GENL_UNS_ADMIN_PERM, genl_info_net(), the NLA_POLICY_* macros,
+ * u64_stats_fetch_begin() (the _irq variants are gone since 6.3),
+ * three-argument strscpy(), get_random_u32(), kvzalloc().
+ *
+ * Versions are read from LINUX_VERSION_MAJOR/PATCHLEVEL (5.14+): this is
+ * the one place that tests them.
+ */
+#ifndef KBLOOM_KCOMPAT_H
+#define KBLOOM_KCOMPAT_H
+
+#include <linux/version.h>
+
+#if !defined(LINUX_VERSION_MAJOR) || \
+	KERNEL_VERSION(LINUX_VERSION_MAJOR, LINUX_VERSION_PATCHLEVEL, 0) < \
+	KERNEL_VERSION(6, 1, 0)
+#error "kbloom needs Linux 6.1 or newer (genl_family.resv_start_op)"
+#endif
+
+#define KB_KERNEL_AT_LEAST(maj, min) \
+	(KERNEL_VERSION(LINUX_VERSION_MAJOR, LINUX_VERSION_PATCHLEVEL, 0) >= \
+	 KERNEL_VERSION(maj, min, 0))
+
+/*
+ * The netlink_range_validation an NLA_POLICY_FULL_RANGE() policy points
+ * to: struct nla_policy's range pointers are const since 6.7 ("netlink:
+ * make range pointers in policies const"), plain pointers in 6.1, where the
+ * object must therefore be writable.
+ */
+#if KB_KERNEL_AT_LEAST(6, 7)
+#define KB_NLA_RANGE_CONST const
+#else
+#define KB_NLA_RANGE_CONST
+#endif
+
+#endif /* KBLOOM_KCOMPAT_H */
