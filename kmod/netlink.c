@@ -496,18 +496,61 @@ static int kb_max_keys(struct genl_info *info)
 	return nla_len(info->attrs[KBLOOM_A_KEYS]) / NLA_HDRLEN;
 }
 
-static bool kb_key_add(struct kb_filter *f, const struct kb_key *key)
+/* Keys hashed and applied together, so their cache misses overlap. */
+#define KB_NL_BATCH	32
+
+static void kb_add_keys(struct kb_filter *f, const struct nlattr *keys)
 {
-	if (kb_filter_is_multi(f))
-		return !kb_filter_add_tuple(f, &key->tuple);
-	return kb_filter_add(f, key->data, key->len);
+	struct kb_hash h[KB_NL_BATCH];
+	const struct nlattr *attr;
+	u32 n = 0;
+	int rem;
+
+	nla_for_each_nested(attr, keys, rem) {
+		kb_hash_key(&f->hkey, nla_data(attr), nla_len(attr), &h[n++]);
+		if (n == KB_NL_BATCH) {
+			kb_filter_add_many(f, h, n);
+			n = 0;
+		}
+	}
+	kb_filter_add_many(f, h, n);
 }
 
-static bool kb_key_test(const struct kb_filter *f, const struct kb_key *key)
+/* Tests keys @first.. of a batch, setting their bits in @bitmap. */
+static u32 kb_test_batch(const struct kb_filter *f, const struct kb_hash *h,
+			 u32 n, u32 first, u8 *bitmap)
 {
-	if (kb_filter_is_multi(f))
-		return kb_filter_test_tuple(f, &key->tuple);
-	return kb_filter_test(f, key->data, key->len);
+	bool present[KB_NL_BATCH];
+	u32 j, found = 0;
+
+	kb_filter_test_many(f, h, n, present);
+	for (j = 0; j < n; j++) {
+		if (present[j]) {
+			bitmap[(first + j) / 8] |= BIT((first + j) % 8);
+			found++;
+		}
+	}
+	return found;
+}
+
+/* Sets bit i of @bitmap for each present key i; returns how many. */
+static u32 kb_test_keys(const struct kb_filter *f, const struct nlattr *keys,
+			u8 *bitmap)
+{
+	struct kb_hash h[KB_NL_BATCH];
+	const struct nlattr *attr;
+	u32 n = 0, i = 0, found = 0;
+	int rem;
+
+	nla_for_each_nested(attr, keys, rem) {
+		kb_hash_key(&f->hkey, nla_data(attr), nla_len(attr), &h[n++]);
+		if (n == KB_NL_BATCH) {
+			found += kb_test_batch(f, h, n, i, bitmap);
+			i += n;
+			n = 0;
+		}
+	}
+	return found + kb_test_batch(f, h, n, i, bitmap);
 }
 
 static int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
@@ -533,9 +576,13 @@ static int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 		rcu_read_unlock();
 		return n;
 	}
-	nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
-		kb_parse_key(&obj->filter, attr, true, &key, NULL); /* checked */
-		kb_key_add(&obj->filter, &key);
+	if (kb_filter_is_multi(&obj->filter)) {
+		nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
+			kb_parse_key(&obj->filter, attr, true, &key, NULL);
+			kb_filter_add_tuple(&obj->filter, &key.tuple);
+		}
+	} else {
+		kb_add_keys(&obj->filter, info->attrs[KBLOOM_A_KEYS]);
 	}
 	delta.inserts = n;
 	kb_stats_add(obj, &delta);
@@ -598,18 +645,25 @@ static int kb_query(struct genl_info *info, u8 cmd, int reply_attr,
 	}
 	out = nla_data(res);
 	memset(out, 0, len);
-	nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
-		kb_parse_key(&obj->filter, attr, false, &key, NULL); /* checked */
-		if (per_key) {
-			u32 c = kb_filter_count(&obj->filter, key.data, key.len);
+	if (!per_key && !kb_filter_is_multi(&obj->filter)) {
+		delta.positives = kb_test_keys(&obj->filter,
+					       info->attrs[KBLOOM_A_KEYS], out);
+	} else {
+		nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
+			kb_parse_key(&obj->filter, attr, false, &key, NULL);
+			if (per_key) {
+				u32 c = kb_filter_count(&obj->filter, key.data,
+							key.len);
 
-			memcpy(out + i * per_key, &c, sizeof(c));
-			delta.positives += c > 0;
-		} else if (kb_key_test(&obj->filter, &key)) {
-			out[i / 8] |= BIT(i % 8);
-			delta.positives++;
+				memcpy(out + i * per_key, &c, sizeof(c));
+				delta.positives += c > 0;
+			} else if (kb_filter_test_tuple(&obj->filter,
+							&key.tuple)) {
+				out[i / 8] |= BIT(i % 8);
+				delta.positives++;
+			}
+			i++;
 		}
-		i++;
 	}
 	delta.queries = n;
 	kb_stats_add(obj, &delta);

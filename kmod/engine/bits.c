@@ -54,6 +54,21 @@ static bool kb_bloom_test(const struct kb_filter *f, const struct kb_hash *h)
 	return true;
 }
 
+/*
+ * The lines of a key's k cells, for batches: cells of cell_bits bits never
+ * straddle a long, so cell pos lies in long pos * bits / BITS_PER_LONG.
+ */
+void kb_cells_prefetch(const struct kb_filter *f, const struct kb_hash *h)
+{
+	u64 bits = f->s.cell_bits ? f->s.cell_bits : 1;
+	struct kb_probe p;
+	u32 i;
+
+	kb_probe_init(&p, h, f->s.m);
+	for (i = 0; i < f->s.k; i++)
+		kb_prefetch(&f->mem[kb_probe_next(&p) * bits / BITS_PER_LONG]);
+}
+
 /* Bits past m are never set, so whole words can be counted. */
 void kb_bits_fill(const struct kb_filter *f, struct kb_fill *out)
 {
@@ -127,6 +142,7 @@ const struct kb_type_ops kb_bloom_ops = {
 	.mem = kb_bloom_mem,
 	.add = kb_bloom_add,
 	.test = kb_bloom_test,
+	.prefetch_key = kb_cells_prefetch,
 	.fill = kb_bits_fill,
 	.merge = kb_bits_merge,
 	.union_fill = kb_bits_union_fill,

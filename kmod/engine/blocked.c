@@ -113,12 +113,19 @@ static bool kb_blocked_test(const struct kb_filter *f, const struct kb_hash *h)
 	return !miss;
 }
 
+static void kb_blocked_prefetch(const struct kb_filter *f,
+				const struct kb_hash *h)
+{
+	kb_prefetch(kb_blocked_line(f, h));
+}
+
 const struct kb_type_ops kb_blocked_ops = {
 	.check = kb_blocked_check,
 	.mem = kb_blocked_mem,
 	.setup = kb_blocked_setup,
 	.add = kb_blocked_add,
 	.test = kb_blocked_test,
+	.prefetch_key = kb_blocked_prefetch,
 	.fill = kb_bits_fill,
 	.merge = kb_bits_merge,
 	.union_fill = kb_bits_union_fill,

@@ -19,6 +19,7 @@
 #include <linux/sched.h>
 #include <linux/random.h>
 #include <linux/atomic.h>
+#include <linux/prefetch.h>
 
 /* Filter memory is charged to the caller's memcg. */
 static inline void *kb_zalloc_large(size_t size)
@@ -35,6 +36,12 @@ static inline void kb_free_large(void *p)
 static inline u32 kb_cmpxchg32(u32 *p, u32 old, u32 new)
 {
 	return cmpxchg(p, old, new);
+}
+
+/* A hint to start loading a cache line a batch will need soon. */
+static inline void kb_prefetch(const void *p)
+{
+	prefetch(p);
 }
 
 /* Random cells for the stable filter; fine in softirq context. */

@@ -366,6 +366,7 @@ const struct kb_type_ops kb_counting_ops = {
 	.test = kb_counting_test,
 	.del = kb_counting_del,
 	.count = kb_counting_count,
+	.prefetch_key = kb_cells_prefetch,
 	.fill = kb_cells_fill,
 	.merge = kb_counting_merge,
 	.union_fill = kb_counting_union_fill,

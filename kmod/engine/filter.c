@@ -140,6 +140,41 @@ u32 kb_filter_count_hash(const struct kb_filter *f, const struct kb_hash *h)
 	return f->ops->test(f, h);
 }
 
+/* Keys prefetched ahead of the one being probed: enough misses in flight. */
+#define KB_PREFETCH_AHEAD	8
+
+static void kb_prefetch_key(const struct kb_filter *f, const struct kb_hash *h,
+			    u32 i, u32 n)
+{
+	if (i < n && f->ops->prefetch_key)
+		f->ops->prefetch_key(f, &h[i]);
+}
+
+void kb_filter_add_many(struct kb_filter *f, const struct kb_hash *h, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < KB_PREFETCH_AHEAD; i++)
+		kb_prefetch_key(f, h, i, n);
+	for (i = 0; i < n; i++) {
+		kb_prefetch_key(f, h, i + KB_PREFETCH_AHEAD, n);
+		f->ops->add(f, &h[i]);
+	}
+}
+
+void kb_filter_test_many(const struct kb_filter *f, const struct kb_hash *h,
+			 u32 n, bool *present)
+{
+	u32 i;
+
+	for (i = 0; i < KB_PREFETCH_AHEAD; i++)
+		kb_prefetch_key(f, h, i, n);
+	for (i = 0; i < n; i++) {
+		kb_prefetch_key(f, h, i + KB_PREFETCH_AHEAD, n);
+		present[i] = f->ops->test(f, &h[i]);
+	}
+}
+
 bool kb_filter_add(struct kb_filter *f, const void *key, size_t len)
 {
 	struct kb_hash h;

@@ -108,6 +108,15 @@ int kb_filter_del_hash(struct kb_filter *f, const struct kb_hash *h);
 u32 kb_filter_count_hash(const struct kb_filter *f, const struct kb_hash *h);
 
 /*
+ * Batches of pre-hashed single keys: each key's cells are prefetched a few
+ * keys ahead, so the cache misses of a batch overlap instead of queueing.
+ * test_many sets present[i] for key i.
+ */
+void kb_filter_add_many(struct kb_filter *f, const struct kb_hash *h, u32 n);
+void kb_filter_test_many(const struct kb_filter *f, const struct kb_hash *h,
+			 u32 n, bool *present);
+
+/*
  * Multi filters. add needs every dimension (-EINVAL otherwise); test any
  * non-empty subset: true when each given dimension holds its value.
  */

@@ -174,5 +174,6 @@ const struct kb_type_ops kb_stable_ops = {
 	.mem = kb_stable_mem,
 	.add = kb_stable_add,
 	.test = kb_stable_test,
+	.prefetch_key = kb_cells_prefetch,
 	.fill = kb_cells_fill,
 };

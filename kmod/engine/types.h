@@ -21,6 +21,8 @@ struct kb_type_ops {
 	int (*del)(struct kb_filter *f, const struct kb_hash *h);
 	u32 (*count)(const struct kb_filter *f, const struct kb_hash *h);
 	void (*fill)(const struct kb_filter *f, struct kb_fill *out);
+	/* Optional: start loading the cells of a key (batches). */
+	void (*prefetch_key)(const struct kb_filter *f, const struct kb_hash *h);
 	/* NULL: merge / union fill refused with -EOPNOTSUPP. */
 	int (*merge)(struct kb_filter *dst, const struct kb_filter *src, u32 op);
 	u64 (*union_fill)(const struct kb_filter *a, const struct kb_filter *b);
@@ -35,6 +37,8 @@ extern const struct kb_type_ops kb_stable_ops;
 
 /* Shared by the bit-array types (bits.c). */
 void kb_bits_fill(const struct kb_filter *f, struct kb_fill *out);
+/* Prefetch of the k probed cells: bloom, counting, stable (bits.c). */
+void kb_cells_prefetch(const struct kb_filter *f, const struct kb_hash *h);
 /* Shared by the types of multi-bit cells (counting, stable). */
 void kb_cells_fill(const struct kb_filter *f, struct kb_fill *out);
 int kb_bits_merge(struct kb_filter *dst, const struct kb_filter *src, u32 op);

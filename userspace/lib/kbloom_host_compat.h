@@ -91,6 +91,12 @@ static inline u32 kb_cmpxchg32(u32 *p, u32 old, u32 new)
 	return old;
 }
 
+/* A hint to start loading a cache line a batch will need soon. */
+static inline void kb_prefetch(const void *p)
+{
+	__builtin_prefetch(p);
+}
+
 /* A fast PRNG for the stable filter's random decrements (xorshift64*). */
 static inline u32 kb_random_u32(void)
 {
