@@ -141,7 +141,7 @@ u32 kb_filter_count_hash(const struct kb_filter *f, const struct kb_hash *h)
 }
 
 /* Keys prefetched ahead of the one being probed: enough misses in flight. */
-#define KB_PREFETCH_AHEAD	8
+#define KB_PREFETCH_AHEAD	16
 
 static void kb_prefetch_key(const struct kb_filter *f, const struct kb_hash *h,
 			    u32 i, u32 n)
