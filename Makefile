@@ -2,6 +2,7 @@
 #   make          build kmod/kbloom.ko and userspace/bloomctl
 #   make check    install dependencies, build, run every test tier
 #   make demo     install dependencies, build, run the demo in the test VM
+#   make bench    the engine beside libbloom: bench/results.md (~14 min)
 #   make style    checkpatch --strict on the kernel sources
 #   make clean
 
@@ -54,6 +55,7 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm clean
 	rm -rf build/kmod-6.12
+	$(MAKE) -C bench clean
 
 # ---- The second kernel (6.12), install, DKMS. See README.md, "Install on
 # a real machine".

@@ -1222,8 +1222,8 @@ int main(int argc, char **argv)
 		"`--pages 2m`: each filter's memory (ours and libbloom's), once allocated and zeroed, is collapsed onto 2 MiB pages (MADV_COLLAPSE), as the module's kvmalloc() maps allocations of 2 MiB and more on x86-64 (Linux 6.1, VM_ALLOW_HUGE_VMAP); the 2M pages column says how much of it got there" :
 		"`--pages 4k`: filter memory left on 4 KiB pages");
 	fprintf(out, "- Keys: 8 bytes, distinct: present i = fmix64(2i ^ seed), absent i = fmix64(2i+1 ^ seed); multi: one such sequence per dimension\n");
-	fprintf(out, "- Method: each round runs every type once (rotated order), one filter in memory at a time; per type three loops timed whole with CLOCK_MONOTONIC: add all n present keys, test s present keys (pos), test s absent keys (neg), s = min(n, %llu). Our types go through kb_filter_add()/kb_filter_test() (SipHash-2-4 of the key, then the type's probes); multi through kb_filter_add_tuple()/kb_filter_test_tuple() with all %u dimensions. FPR = positives among the absent keys; false neg. = negatives among the present keys tested.\n",
-		(unsigned long long)test_max, MULTI_DIMS);
+	fprintf(out, "- Method: each round runs every type once (rotated order), one filter in memory at a time; per type three loops timed whole with CLOCK_MONOTONIC: add all n present keys, test s present keys (pos), test s absent keys (neg), s = min(n, %llu). Our types go through kb_filter_add()/kb_filter_test() (SipHash-2-4 of the key, then the type's probes); TYPE-batch rows the way netlink ADD/TEST run them: %u keys hashed with kb_hash_key(), then one kb_filter_add_many()/kb_filter_test_many() call (each key's cells prefetched some keys ahead); multi through kb_filter_add_tuple()/kb_filter_test_tuple() with all %u dimensions. FPR = positives among the absent keys; false neg. = negatives among the present keys tested.\n",
+		(unsigned long long)test_max, BATCH, MULTI_DIMS);
 	for (i = 0; i < nns; i++)
 		report_md(out, &runs[i]);
 	report_targets(out, runs, nns);
