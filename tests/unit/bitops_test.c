@@ -63,47 +63,6 @@ static u64 popcount_words(const struct kb_filter *f)
 	return n;
 }
 
-/* Random keys of 1..64 bytes, packed back to back (mostly unaligned). */
-struct keyset {
-	u8 *buf;
-	size_t *off;
-	size_t n;
-};
-
-static int keyset_make(struct keyset *ks, size_t n, u64 seed)
-{
-	struct kb_rng r;
-	size_t i, total = 0;
-
-	kb_rng_seed(&r, seed);
-	ks->n = n;
-	ks->off = malloc((n + 1) * sizeof(*ks->off));
-	ks->buf = malloc(n * 64);
-	if (!ks->off || !ks->buf)
-		return -1;
-	for (i = 0; i < n; i++) {
-		size_t len = 1 + kb_rng_below(&r, 64);
-
-		ks->off[i] = total;
-		kb_rng_bytes(&r, ks->buf + total, len);
-		total += len;
-	}
-	ks->off[n] = total;
-	return 0;
-}
-
-static const u8 *keyset_key(const struct keyset *ks, size_t i, size_t *len)
-{
-	*len = ks->off[i + 1] - ks->off[i];
-	return ks->buf + ks->off[i];
-}
-
-static void keyset_free(struct keyset *ks)
-{
-	free(ks->buf);
-	free(ks->off);
-}
-
 /* Adds keys [lo, hi) of @ks. */
 static void add_range(struct kb_filter *f, const struct keyset *ks,
 		      size_t lo, size_t hi)
