@@ -11,6 +11,8 @@
 
 #include "kcompat.h"
 #include "netlink.h"
+#include "attach.h"
+#include "engine/digest.h"
 #include "registry.h"
 
 /* const where the kernel allows it (kcompat.h). */
@@ -39,6 +41,11 @@ static const struct nla_policy kb_dims_policy[KBLOOM_DIMS_A_MAX + 1] = {
 				 .len = KBLOOM_DIM_NAME_MAX - 1 },
 };
 
+static KB_NLA_RANGE_CONST struct netlink_range_validation kb_interval_range = {
+	.min = KBLOOM_INTERVAL_MIN,
+	.max = KBLOOM_INTERVAL_MAX,
+};
+
 static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_NAME] = { .type = NLA_NUL_STRING, .len = KBLOOM_NAME_MAX - 1 },
 	[KBLOOM_A_TYPE] = NLA_POLICY_RANGE(NLA_U32, 1, KBLOOM_TYPE_MAX),
@@ -57,6 +64,16 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_DIMS] = NLA_POLICY_NESTED(kb_dims_policy),
 	[KBLOOM_A_SRC] = { .type = NLA_NUL_STRING, .len = KBLOOM_NAME_MAX - 1 },
 	[KBLOOM_A_MERGE_OP] = NLA_POLICY_MAX(NLA_U32, KBLOOM_MERGE_MAX),
+	[KBLOOM_A_WINDOWS] = NLA_POLICY_RANGE(NLA_U32, 2, KBLOOM_WINDOWS_MAX),
+	[KBLOOM_A_INTERVAL] = NLA_POLICY_FULL_RANGE(NLA_U64, &kb_interval_range),
+	[KBLOOM_A_HOOK] = NLA_POLICY_RANGE(NLA_U32, 1, KBLOOM_HOOK_MAX),
+	[KBLOOM_A_FAMILY] = NLA_POLICY_MAX(NLA_U32, KBLOOM_FAMILY_MAX),
+	[KBLOOM_A_DIGEST] = NLA_POLICY_RANGE(NLA_U32, 1, KBLOOM_DIGEST_MAX),
+	[KBLOOM_A_IFNAME] = { .type = NLA_NUL_STRING,
+			      .len = KBLOOM_IFNAME_MAX - 1 },
+	/* At most KBLOOM_PACKET_MAX: the most an attribute holds. */
+	[KBLOOM_A_PACKET] = NLA_POLICY_MIN_LEN(1),
+	[KBLOOM_A_LINEAR] = { .type = NLA_U32 },
 	/* Reply-only attributes are refused in requests. */
 	[KBLOOM_A_NKEYS] = { .type = NLA_REJECT },
 	[KBLOOM_A_NPRESENT] = { .type = NLA_REJECT },
@@ -69,6 +86,10 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_COUNTS] = { .type = NLA_REJECT },
 	[KBLOOM_A_SRC_FILL] = { .type = NLA_REJECT },
 	[KBLOOM_A_UNION_FILL] = { .type = NLA_REJECT },
+	[KBLOOM_A_WINDOW_LIST] = { .type = NLA_REJECT },
+	[KBLOOM_A_WINDOW_HITS] = { .type = NLA_REJECT },
+	[KBLOOM_A_ATTACH] = { .type = NLA_REJECT },
+	[KBLOOM_A_SKIP] = { .type = NLA_REJECT },
 };
 
 static struct genl_family kb_family;
@@ -100,6 +121,15 @@ static bool kb_require(struct genl_info *info, const int *types, int n)
 			break;
 		case KBLOOM_A_SRC:
 			NL_SET_ERR_MSG(extack, "missing attribute SRC (the second filter)");
+			break;
+		case KBLOOM_A_HOOK:
+			NL_SET_ERR_MSG(extack, "missing attribute HOOK (the netfilter hook)");
+			break;
+		case KBLOOM_A_DIGEST:
+			NL_SET_ERR_MSG(extack, "missing attribute DIGEST (the digest mode)");
+			break;
+		case KBLOOM_A_PACKET:
+			NL_SET_ERR_MSG(extack, "missing attribute PACKET (the packet bytes)");
 			break;
 		}
 		NL_SET_ERR_ATTR_MISS(extack, NULL, types[i]);
@@ -221,6 +251,9 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 		args.capacity = nla_get_u64(a[KBLOOM_A_CAPACITY]);
 	if (a[KBLOOM_A_HASH_KEY])
 		args.hash_key = nla_data(a[KBLOOM_A_HASH_KEY]);
+	args.windows = kb_get_u32(a, KBLOOM_A_WINDOWS);
+	if (a[KBLOOM_A_INTERVAL])
+		args.interval_ms = nla_get_u64(a[KBLOOM_A_INTERVAL]);
 
 	mutex_lock(&kn->lock);
 	err = kb_create(kn, &args, info->extack);
@@ -283,9 +316,16 @@ static int kb_fill_stats(struct sk_buff *skb, const struct kb_obj *obj)
 /* The type's own parameters, only those it takes (zero means not taken). */
 static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 {
-	const struct kb_shape *s = &obj->filter.s;
+	const struct kb_shape *s = &kb_ring_shape(&obj->ring)->s;
+	const struct kb_ring *r = &obj->ring;
 	struct nlattr *nest;
 	u32 i;
+
+	if (kb_ring_paged(r) &&
+	    (nla_put_u32(skb, KBLOOM_A_WINDOWS, r->nwindows) ||
+	     nla_put_u64_64bit(skb, KBLOOM_A_INTERVAL, r->interval_ms,
+			       KBLOOM_A_PAD)))
+		return -EMSGSIZE;
 
 	if ((s->type == KBLOOM_TYPE_COUNTING || s->type == KBLOOM_TYPE_STABLE) &&
 	    nla_put_u32(skb, KBLOOM_A_COUNTER_BITS, s->cell_bits))
@@ -315,22 +355,78 @@ static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 	return 0;
 }
 
-/* Describes one filter; the caller holds the namespace lock. */
+/* Bytes of one window in WINDOW_LIST: a nest of five u64. */
+#define KB_WINDOW_MSG_SIZE \
+	(nla_total_size(0) + 5 * nla_total_size_64bit(sizeof(u64)))
+
+static int kb_fill_window(struct sk_buff *skb, const struct kb_window *w)
+{
+	struct nlattr *nest;
+	struct kb_fill fill;
+
+	kb_filter_fill(&w->filter, &fill);
+	nest = nla_nest_start(skb, KBLOOM_WINDOW_LIST_A_WINDOW);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_ID, w->id,
+			      KBLOOM_WINDOW_A_PAD) ||
+	    nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_START, w->start_ns,
+			      KBLOOM_WINDOW_A_PAD) ||
+	    nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_END, READ_ONCE(w->end_ns),
+			      KBLOOM_WINDOW_A_PAD) ||
+	    nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_PACKETS,
+			      kb_window_packets(w), KBLOOM_WINDOW_A_PAD) ||
+	    nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_FILL, fill.nonzero,
+			      KBLOOM_WINDOW_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* WINDOW_LIST of the windows of @set, newest first; under RCU. */
+static int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set)
+{
+	struct nlattr *nest = nla_nest_start(skb, KBLOOM_A_WINDOW_LIST);
+	u32 i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < set->n; i++) {
+		if (kb_fill_window(skb, set->w[i])) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * Describes one filter; the caller holds the namespace lock. @windows:
+ * with WINDOW_LIST (GET's doit, sized for it).
+ */
 static int kb_fill_filter(struct sk_buff *skb, const struct kb_obj *obj,
 			  u32 portid, u32 seq, int flags,
-			  struct netlink_callback *cb)
+			  struct netlink_callback *cb, bool windows)
 {
-	const struct kb_filter *f = &obj->filter;
+	const struct kb_filter *f = kb_ring_shape(&obj->ring);
 	struct kb_fill fill;
 	void *hdr;
+	int err;
 
 	hdr = genlmsg_put(skb, portid, seq, &kb_family, flags, KBLOOM_CMD_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
-	kb_filter_fill(f, &fill);
-	if (nla_put_string(skb, KBLOOM_A_NAME, obj->name) ||
+	rcu_read_lock();
+	kb_filter_fill(&kb_window_cur(&obj->ring)->filter, &fill);
+	err = windows ? kb_fill_windows(skb, kb_window_set(&obj->ring)) : 0;
+	rcu_read_unlock();
+	if (err ||
+	    nla_put_string(skb, KBLOOM_A_NAME, obj->name) ||
 	    nla_put_u32(skb, KBLOOM_A_TYPE, f->s.type) ||
 	    nla_put_u64_64bit(skb, KBLOOM_A_BITS, f->s.m, KBLOOM_A_PAD) ||
 	    nla_put_u32(skb, KBLOOM_A_HASHES, f->s.k) ||
@@ -344,7 +440,8 @@ static int kb_fill_filter(struct sk_buff *skb, const struct kb_obj *obj,
 			      KBLOOM_A_PAD) ||
 	    nla_put_u64_64bit(skb, KBLOOM_A_GENERATION, obj->generation,
 			      KBLOOM_A_PAD) ||
-	    kb_fill_stats(skb, obj)) {
+	    kb_fill_stats(skb, obj) ||
+	    kb_attach_fill(skb, obj)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -361,14 +458,16 @@ static int kb_cmd_get(struct sk_buff *skb, struct genl_info *info)
 
 	if (!KB_REQUIRE(info, KBLOOM_A_NAME))
 		return -EINVAL;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
 	mutex_lock(&kn->lock);
 	obj = kb_find(kn, info);
-	err = obj ? kb_fill_filter(msg, obj, info->snd_portid, info->snd_seq,
-				   0, NULL) : -ENOENT;
+	if (!obj) {
+		mutex_unlock(&kn->lock);
+		return -ENOENT;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE +
+			  obj->ring.nwindows * KB_WINDOW_MSG_SIZE, GFP_KERNEL);
+	err = msg ? kb_fill_filter(msg, obj, info->snd_portid, info->snd_seq,
+				   0, NULL, true) : -ENOMEM;
 	mutex_unlock(&kn->lock);
 	if (err) {
 		nlmsg_free(msg);
@@ -391,7 +490,7 @@ static int kb_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
 		if (idx++ < cb->args[0])
 			continue;
 		err = kb_fill_filter(skb, obj, NETLINK_CB(cb->skb).portid,
-				     cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI, cb, false);
 		if (err) {
 			idx--;
 			break;
@@ -516,47 +615,88 @@ static void kb_add_keys(struct kb_filter *f, const struct nlattr *keys)
 	kb_filter_add_many(f, h, n);
 }
 
-/* Tests keys @first.. of a batch, setting their bits in @bitmap. */
-static u32 kb_test_batch(const struct kb_filter *f, const struct kb_hash *h,
-			 u32 n, u32 first, u8 *bitmap)
-{
-	bool present[KB_NL_BATCH];
-	u32 j, found = 0;
+/*
+ * Where TEST and QUERY put a key's answer: bit (i * stride + bit) of @map
+ * for key i (TEST: stride 1, bit 0; QUERY: a row of bits per key, one
+ * column per window).
+ */
+struct kb_hits {
+	u8 *map;
+	u32 stride;
+	u32 bit;
+};
 
-	kb_filter_test_many(f, h, n, present);
-	for (j = 0; j < n; j++) {
-		if (present[j]) {
-			bitmap[(first + j) / 8] |= BIT((first + j) % 8);
-			found++;
-		}
-	}
-	return found;
+static void kb_hit(const struct kb_hits *hits, u32 i)
+{
+	u32 pos = i * hits->stride + hits->bit;
+
+	hits->map[pos / 8] |= BIT(pos % 8);
 }
 
-/* Sets bit i of @bitmap for each present key i; returns how many. */
-static u32 kb_test_keys(const struct kb_filter *f, const struct nlattr *keys,
-			u8 *bitmap)
+/* Tests keys @first.. of a batch, marking the present ones. */
+static void kb_test_batch(const struct kb_filter *f, const struct kb_hash *h,
+			  u32 n, u32 first, const struct kb_hits *hits)
+{
+	bool present[KB_NL_BATCH];
+	u32 j;
+
+	kb_filter_test_many(f, h, n, present);
+	for (j = 0; j < n; j++)
+		if (present[j])
+			kb_hit(hits, first + j);
+}
+
+/* Marks each key of @keys present in @f (already checked against it). */
+static void kb_test_keys(const struct kb_filter *f, const struct nlattr *keys,
+			 const struct kb_hits *hits)
 {
 	struct kb_hash h[KB_NL_BATCH];
 	const struct nlattr *attr;
-	u32 n = 0, i = 0, found = 0;
+	struct kb_key key;
+	u32 n = 0, i = 0;
 	int rem;
 
+	if (kb_filter_is_multi(f)) {
+		nla_for_each_nested(attr, keys, rem) {
+			kb_parse_key(f, attr, false, &key, NULL);
+			if (kb_filter_test_tuple(f, &key.tuple))
+				kb_hit(hits, i);
+			i++;
+		}
+		return;
+	}
 	nla_for_each_nested(attr, keys, rem) {
 		kb_hash_key(&f->hkey, nla_data(attr), nla_len(attr), &h[n++]);
 		if (n == KB_NL_BATCH) {
-			found += kb_test_batch(f, h, n, i, bitmap);
+			kb_test_batch(f, h, n, i, hits);
 			i += n;
 			n = 0;
 		}
 	}
-	return found + kb_test_batch(f, h, n, i, bitmap);
+	kb_test_batch(f, h, n, i, hits);
+}
+
+/* Adds each key's count in @f to @counts, saturating. */
+static void kb_count_keys(const struct kb_filter *f, const struct nlattr *keys,
+			  u32 *counts)
+{
+	const struct nlattr *attr;
+	u32 i = 0;
+	int rem;
+
+	nla_for_each_nested(attr, keys, rem) {
+		u32 c = kb_filter_count(f, nla_data(attr), nla_len(attr));
+
+		counts[i] = c > U32_MAX - counts[i] ? U32_MAX : counts[i] + c;
+		i++;
+	}
 }
 
 static int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
 	struct kb_stats delta = {};
+	struct kb_window *w;
 	struct nlattr *attr;
 	struct kb_obj *obj;
 	struct kb_key key;
@@ -571,19 +711,21 @@ static int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 		rcu_read_unlock();
 		return -ENOENT;
 	}
-	n = kb_check_keys(&obj->filter, info, true);
+	w = kb_window_cur(&obj->ring);
+	n = kb_check_keys(&w->filter, info, true);
 	if (n < 0) {
 		rcu_read_unlock();
 		return n;
 	}
-	if (kb_filter_is_multi(&obj->filter)) {
+	if (kb_filter_is_multi(&w->filter)) {
 		nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
-			kb_parse_key(&obj->filter, attr, true, &key, NULL);
-			kb_filter_add_tuple(&obj->filter, &key.tuple);
+			kb_parse_key(&w->filter, attr, true, &key, NULL);
+			kb_filter_add_tuple(&w->filter, &key.tuple);
 		}
 	} else {
-		kb_add_keys(&obj->filter, info->attrs[KBLOOM_A_KEYS]);
+		kb_add_keys(&w->filter, info->attrs[KBLOOM_A_KEYS]);
 	}
+	kb_window_count(w, n);
 	delta.inserts = n;
 	kb_stats_add(obj, &delta);
 	rcu_read_unlock();
@@ -592,22 +734,26 @@ static int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 
 /*
  * TEST and COUNT share this: a reply with NAME, NKEYS and one binary
- * attribute of @per_key bytes per key (bits when @per_key is 0), filled
- * by @answer for each key; NPRESENT counts the keys found.
+ * attribute of @per_key bytes per key (bits when @per_key is 0); over
+ * every window of a time-paged filter (present in any, counts summed).
+ * NPRESENT counts the keys found.
  */
 static int kb_query(struct genl_info *info, u8 cmd, int reply_attr,
 		    size_t per_key)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct nlattr *keys = info->attrs[KBLOOM_A_KEYS];
 	struct kb_stats delta = {};
-	struct nlattr *attr, *res;
-	int max, n, i = 0, rem, err = -EMSGSIZE;
+	const struct kb_winset *set;
+	const struct kb_filter *f;
+	struct kb_hits hits = {};
+	int max, n, i, err = -EMSGSIZE;
 	struct sk_buff *msg;
 	struct kb_obj *obj;
-	struct kb_key key;
+	struct nlattr *res;
 	size_t len;
 	void *hdr;
-	u8 *out;
+	u32 j;
 
 	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
 		return -EINVAL;
@@ -626,8 +772,9 @@ static int kb_query(struct genl_info *info, u8 cmd, int reply_attr,
 
 	rcu_read_lock();
 	obj = kb_find(kn, info);
-	n = obj ? kb_check_keys(&obj->filter, info, false) : -ENOENT;
-	if (n > 0 && cmd == KBLOOM_CMD_COUNT && !kb_filter_can_count(&obj->filter)) {
+	f = obj ? kb_ring_shape(&obj->ring) : NULL;
+	n = obj ? kb_check_keys(f, info, false) : -ENOENT;
+	if (n > 0 && cmd == KBLOOM_CMD_COUNT && !kb_filter_can_count(f)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
 				    "COUNT needs a counting or dleft filter");
 		n = -EOPNOTSUPP;
@@ -643,27 +790,21 @@ static int kb_query(struct genl_info *info, u8 cmd, int reply_attr,
 		rcu_read_unlock();
 		goto err_free;
 	}
-	out = nla_data(res);
-	memset(out, 0, len);
-	if (!per_key && !kb_filter_is_multi(&obj->filter)) {
-		delta.positives = kb_test_keys(&obj->filter,
-					       info->attrs[KBLOOM_A_KEYS], out);
-	} else {
-		nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
-			kb_parse_key(&obj->filter, attr, false, &key, NULL);
-			if (per_key) {
-				u32 c = kb_filter_count(&obj->filter, key.data,
-							key.len);
-
-				memcpy(out + i * per_key, &c, sizeof(c));
-				delta.positives += c > 0;
-			} else if (kb_filter_test_tuple(&obj->filter,
-							&key.tuple)) {
-				out[i / 8] |= BIT(i % 8);
-				delta.positives++;
-			}
-			i++;
-		}
+	hits.map = nla_data(res);
+	hits.stride = 1;
+	memset(hits.map, 0, len);
+	set = kb_window_set(&obj->ring);
+	for (j = 0; j < set->n; j++) {
+		if (per_key)
+			kb_count_keys(&set->w[j]->filter, keys, nla_data(res));
+		else
+			kb_test_keys(&set->w[j]->filter, keys, &hits);
+	}
+	for (i = 0; i < n; i++) {
+		if (per_key)
+			delta.positives += ((u32 *)nla_data(res))[i] > 0;
+		else
+			delta.positives += !!(hits.map[i / 8] & BIT(i % 8));
 	}
 	delta.queries = n;
 	kb_stats_add(obj, &delta);
@@ -692,6 +833,96 @@ static int kb_cmd_count(struct sk_buff *skb, struct genl_info *info)
 	return kb_query(info, KBLOOM_CMD_COUNT, KBLOOM_A_COUNTS, sizeof(u32));
 }
 
+/* The windows and, per key, the windows holding it; under RCU. */
+static int kb_fill_query(struct sk_buff *msg, struct kb_obj *obj,
+			 const struct nlattr *keys, u32 n, u32 *positives)
+{
+	const struct kb_winset *set = kb_window_set(&obj->ring);
+	u32 row = DIV_ROUND_UP(set->n, 8), i, j;
+	struct kb_hits hits = { .stride = row * 8 };
+	struct nlattr *res;
+
+	if (kb_fill_windows(msg, set))
+		return -EMSGSIZE;
+	res = nla_reserve(msg, KBLOOM_A_WINDOW_HITS, n * row);
+	if (!res)
+		return -EMSGSIZE;
+	hits.map = nla_data(res);
+	memset(hits.map, 0, n * row);
+	for (j = 0; j < set->n; j++) {
+		hits.bit = j;
+		kb_test_keys(&set->w[j]->filter, keys, &hits);
+	}
+	*positives = 0;
+	for (i = 0; i < n; i++)
+		*positives += !!memchr_inv(hits.map + i * row, 0, row);
+	return 0;
+}
+
+static int kb_cmd_query(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct nlattr *keys = info->attrs[KBLOOM_A_KEYS];
+	struct kb_stats delta = {};
+	struct sk_buff *msg = NULL;
+	struct kb_obj *obj;
+	u32 nwin, positives;
+	int n, err;
+	void *hdr;
+
+	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
+		return -EINVAL;
+	/* The lock keeps the filter and its number of windows; RCU the set. */
+	mutex_lock(&kn->lock);
+	obj = kb_find(kn, info);
+	n = obj ? kb_check_keys(kb_ring_shape(&obj->ring), info, false) :
+		  -ENOENT;
+	if (n < 0) {
+		err = n;
+		goto out;
+	}
+	nwin = obj->ring.nwindows;
+	err = -ENOMEM;
+	msg = genlmsg_new(nla_total_size(KBLOOM_NAME_MAX) +
+			  nla_total_size(sizeof(u32)) + nla_total_size(0) +
+			  nwin * KB_WINDOW_MSG_SIZE +
+			  nla_total_size(n * DIV_ROUND_UP(nwin, 8)), GFP_KERNEL);
+	if (!msg)
+		goto out;
+	err = -EMSGSIZE;
+	hdr = genlmsg_put_reply(msg, info, &kb_family, 0, KBLOOM_CMD_QUERY);
+	if (!hdr || nla_put_string(msg, KBLOOM_A_NAME, obj->name) ||
+	    nla_put_u32(msg, KBLOOM_A_NKEYS, n))
+		goto out;
+	rcu_read_lock();
+	err = kb_fill_query(msg, obj, keys, n, &positives);
+	rcu_read_unlock();
+	if (err)
+		goto out;
+	delta.queries = n;
+	delta.positives = positives;
+	kb_stats_add(obj, &delta);
+	mutex_unlock(&kn->lock);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+out:
+	mutex_unlock(&kn->lock);
+	nlmsg_free(msg);
+	return err;
+}
+
+/* DEL, MERGE and ESTIMATE need a filter of one table. */
+static struct kb_filter *kb_only_table(struct kb_obj *obj,
+				       struct genl_info *info)
+{
+	struct kb_filter *f = kb_ring_only(&obj->ring);
+
+	if (!f)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
+				    "not supported on a filter with windows");
+	return f;
+}
+
 /*
  * Deletes run under the namespace lock (not RCU) so that a failed batch
  * can be undone without another delete interleaving: keys before the
@@ -715,7 +946,11 @@ static int kb_cmd_del(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 		goto out;
 	}
-	f = &obj->filter;
+	f = kb_only_table(obj, info);
+	if (!f) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
 	if (!kb_filter_can_delete(f)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
 				    "DEL needs a counting (plain update) or dleft filter");
@@ -805,10 +1040,24 @@ static int kb_pair_error(struct genl_info *info, int err)
 	return err;
 }
 
+/* The one table of each of a pair of filters, or -EOPNOTSUPP. */
+static int kb_pair_tables(struct genl_info *info, struct kb_obj *a,
+			  struct kb_obj *b, struct kb_filter **fa,
+			  struct kb_filter **fb)
+{
+	*fa = kb_only_table(a, info);
+	*fb = *fa ? kb_ring_only(&b->ring) : NULL;
+	if (*fa && !*fb)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_SRC],
+				    "not supported on a filter with windows");
+	return *fb ? 0 : -EOPNOTSUPP;
+}
+
 static int kb_cmd_merge(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
 	u32 op = kb_get_u32(info->attrs, KBLOOM_A_MERGE_OP);
+	struct kb_filter *fd, *fs;
 	struct kb_obj *dst, *src;
 	int err;
 
@@ -817,8 +1066,9 @@ static int kb_cmd_merge(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&kn->lock);
 	err = kb_find_pair(kn, info, &dst, &src);
 	if (!err)
-		err = kb_pair_error(info, kb_filter_merge(&dst->filter,
-							  &src->filter, op));
+		err = kb_pair_tables(info, dst, src, &fd, &fs);
+	if (!err)
+		err = kb_pair_error(info, kb_filter_merge(fd, fs, op));
 	if (!err)
 		dst->generation++;
 	mutex_unlock(&kn->lock);
@@ -828,6 +1078,7 @@ static int kb_cmd_merge(struct sk_buff *skb, struct genl_info *info)
 static int kb_cmd_estimate(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_filter *f1, *f2;
 	struct kb_fill fa, fb;
 	struct kb_obj *a, *b;
 	struct sk_buff *msg;
@@ -843,11 +1094,12 @@ static int kb_cmd_estimate(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&kn->lock);
 	err = kb_find_pair(kn, info, &a, &b);
 	if (!err)
-		err = kb_pair_error(info, kb_filter_union_fill(&a->filter,
-							       &b->filter, &both));
+		err = kb_pair_tables(info, a, b, &f1, &f2);
+	if (!err)
+		err = kb_pair_error(info, kb_filter_union_fill(f1, f2, &both));
 	if (!err) {
-		kb_filter_fill(&a->filter, &fa);
-		kb_filter_fill(&b->filter, &fb);
+		kb_filter_fill(f1, &fa);
+		kb_filter_fill(f2, &fb);
 	}
 	mutex_unlock(&kn->lock);
 	if (err)
@@ -869,6 +1121,150 @@ err_free:
 	return err;
 }
 
+static int kb_cmd_attach(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct kb_net *kn = kb_net(net);
+	struct nlattr **a = info->attrs;
+	struct kb_attach_args args = {};
+	struct kb_obj *obj;
+	int err;
+
+	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_HOOK, KBLOOM_A_DIGEST))
+		return -EINVAL;
+	args.hook = nla_get_u32(a[KBLOOM_A_HOOK]);
+	args.digest = nla_get_u32(a[KBLOOM_A_DIGEST]);
+	args.family = kb_get_u32(a, KBLOOM_A_FAMILY);
+	if (a[KBLOOM_A_IFNAME])
+		args.ifname = nla_data(a[KBLOOM_A_IFNAME]);
+
+	mutex_lock(&kn->lock);
+	obj = kb_find(kn, info);
+	err = obj ? kb_attach(net, obj, &args, info->extack) : -ENOENT;
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
+static int kb_cmd_detach(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_obj *obj;
+	int err;
+
+	if (!KB_REQUIRE(info, KBLOOM_A_NAME))
+		return -EINVAL;
+	mutex_lock(&kn->lock);
+	obj = kb_find(kn, info);
+	err = obj ? kb_detach(obj) : -ENOENT;
+	if (err == -ENOENT && obj)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
+				    "filter is not attached");
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
+/*
+ * An skb holding @data as a NIC might leave it: @linear bytes in the head,
+ * the rest in page fragments.
+ */
+static struct sk_buff *kb_packet_skb(const u8 *data, u32 len, u32 linear)
+{
+	struct sk_buff *skb = alloc_skb(linear, GFP_KERNEL);
+	u32 off = linear;
+
+	if (!skb)
+		return NULL;
+	skb_put_data(skb, data, linear);
+	skb_reset_network_header(skb);
+	while (off < len) {
+		u32 chunk = min_t(u32, len - off, PAGE_SIZE);
+		struct page *page;
+
+		if (skb_shinfo(skb)->nr_frags == MAX_SKB_FRAGS)
+			goto err;
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			goto err;
+		memcpy(page_address(page), data + off, chunk);
+		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, 0, chunk,
+				PAGE_SIZE);
+		off += chunk;
+	}
+	return skb;
+err:
+	kfree_skb(skb);
+	return NULL;
+}
+
+static int kb_put_digest(struct sk_buff *msg, u32 mode,
+			 const struct kb_digest *d)
+{
+	struct nlattr *keys, *tuple;
+	int i;
+
+	keys = nla_nest_start(msg, KBLOOM_A_KEYS);
+	if (!keys)
+		return -EMSGSIZE;
+	if (mode != KBLOOM_DIGEST_MULTI) {
+		if (nla_put(msg, KBLOOM_KEYS_A_KEY, d->len, d->key))
+			return -EMSGSIZE;
+	} else {
+		tuple = nla_nest_start(msg, KBLOOM_KEYS_A_TUPLE);
+		if (!tuple)
+			return -EMSGSIZE;
+		for (i = 0; i < KB_DIGEST_DIMS; i++)
+			if (nla_put(msg, i + 1, d->dim_len[i],
+				    d->key + d->dim_off[i]))
+				return -EMSGSIZE;
+		nla_nest_end(msg, tuple);
+	}
+	nla_nest_end(msg, keys);
+	return 0;
+}
+
+static int kb_cmd_digest(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct sk_buff *pkt, *msg;
+	struct kb_digest d;
+	u32 len, linear, mode, why;
+	void *hdr;
+
+	if (!KB_REQUIRE(info, KBLOOM_A_PACKET, KBLOOM_A_DIGEST))
+		return -EINVAL;
+	len = nla_len(a[KBLOOM_A_PACKET]);
+	linear = a[KBLOOM_A_LINEAR] ? nla_get_u32(a[KBLOOM_A_LINEAR]) : len;
+	if (!linear || linear > len) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[KBLOOM_A_LINEAR],
+				    "LINEAR must be 1..the length of PACKET");
+		return -EINVAL;
+	}
+	if (DIV_ROUND_UP(len - linear, PAGE_SIZE) > MAX_SKB_FRAGS) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[KBLOOM_A_LINEAR],
+				    "LINEAR too small: the rest needs more page fragments than an skb has");
+		return -EINVAL;
+	}
+	mode = nla_get_u32(a[KBLOOM_A_DIGEST]);
+	pkt = kb_packet_skb(nla_data(a[KBLOOM_A_PACKET]), len, linear);
+	if (!pkt)
+		return -ENOMEM;
+	why = kb_digest_skb(pkt, mode, &d);
+	kfree_skb(pkt);
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &kb_family, 0, KBLOOM_CMD_DIGEST);
+	if (!hdr || nla_put_u32(msg, KBLOOM_A_DIGEST, mode) ||
+	    (why ? nla_put_u32(msg, KBLOOM_A_SKIP, why) :
+		   kb_put_digest(msg, mode, &d))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 #define KB_OP(_cmd, _doit, _dumpit) {				\
 	.cmd = (_cmd),						\
 	.doit = (_doit),					\
@@ -888,6 +1284,10 @@ static const struct genl_ops kb_ops[] = {
 	KB_OP(KBLOOM_CMD_COUNT, kb_cmd_count, NULL),
 	KB_OP(KBLOOM_CMD_MERGE, kb_cmd_merge, NULL),
 	KB_OP(KBLOOM_CMD_ESTIMATE, kb_cmd_estimate, NULL),
+	KB_OP(KBLOOM_CMD_QUERY, kb_cmd_query, NULL),
+	KB_OP(KBLOOM_CMD_ATTACH, kb_cmd_attach, NULL),
+	KB_OP(KBLOOM_CMD_DETACH, kb_cmd_detach, NULL),
+	KB_OP(KBLOOM_CMD_DIGEST, kb_cmd_digest, NULL),
 };
 
 static struct genl_family kb_family __ro_after_init = {

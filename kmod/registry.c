@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <net/netns/generic.h>
 
+#include "attach.h"
 #include "registry.h"
 
 static unsigned long max_memory;
@@ -60,7 +61,8 @@ static void kb_mem_uncharge(u64 bytes)
 
 static void kb_obj_free(struct kb_obj *obj)
 {
-	kb_filter_free(&obj->filter);
+	kb_ring_stop(&obj->ring);
+	kb_ring_free(&obj->ring);
 	free_percpu(obj->stats);
 	kb_mem_uncharge(obj->charged);
 	kfree(obj);
@@ -118,6 +120,7 @@ static bool kb_shape_refused(const struct kb_shape *s,
 int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	      struct netlink_ext_ack *extack)
 {
+	u32 windows = max(args->windows, 1U);
 	u8 hkey[KBLOOM_HASH_KEY_LEN];
 	struct kb_obj *obj;
 	u64 bytes;
@@ -136,7 +139,16 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		return -ENOSPC;
 	}
 
-	bytes = kb_filter_mem_for(&args->shape) +
+	if (!(windows > 1) != !args->interval_ms) {
+		NL_SET_ERR_MSG(extack, "WINDOWS and INTERVAL go together");
+		return -EINVAL;
+	}
+	if (windows > 1 && args->shape.type == KBLOOM_TYPE_STABLE) {
+		NL_SET_ERR_MSG(extack, "a stable filter already forgets; it takes no WINDOWS");
+		return -EINVAL;
+	}
+
+	bytes = kb_ring_mem_for(&args->shape, windows) +
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
 	if (!kb_mem_charge(bytes)) {
 		NL_SET_ERR_MSG(extack, "module memory limit max_memory reached");
@@ -158,7 +170,8 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		memcpy(hkey, args->hash_key, sizeof(hkey));
 	else
 		get_random_bytes(hkey, sizeof(hkey));
-	err = kb_filter_init(&obj->filter, &args->shape, hkey);
+	err = kb_ring_init(&obj->ring, &args->shape, hkey, windows,
+			   args->interval_ms);
 	memzero_explicit(hkey, sizeof(hkey));
 	if (err) {
 		NL_SET_ERR_MSG(extack, "cannot allocate filter memory");
@@ -172,6 +185,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	obj->capacity = args->capacity;
 	obj->generation = 1;
 	list_add_tail_rcu(&obj->node, &kn->filters);
+	kb_ring_start(&obj->ring);
 	kn->nfilters++;
 	kn->dump_gen++;
 	return 0;
@@ -189,6 +203,7 @@ err_uncharge:
 void kb_destroy(struct kb_net *kn, struct kb_obj *obj)
 {
 	lockdep_assert_held(&kn->lock);
+	kb_detach(obj);
 	list_del_rcu(&obj->node);
 	kn->nfilters--;
 	kn->dump_gen++;
@@ -203,6 +218,7 @@ static void kb_unlink_all(struct kb_net *kn, struct list_head *dead)
 	struct kb_obj *obj, *tmp;
 
 	list_for_each_entry_safe(obj, tmp, &kn->filters, node) {
+		kb_detach(obj);
 		list_del_rcu(&obj->node);
 		list_add_tail(&obj->node, dead);
 	}
@@ -232,7 +248,7 @@ void kb_destroy_all(struct kb_net *kn)
 
 void kb_clear(struct kb_obj *obj)
 {
-	kb_filter_clear(&obj->filter);
+	kb_ring_clear(&obj->ring);
 	obj->generation++;
 }
 

@@ -15,6 +15,9 @@
 
 #include "engine/filter.h"
 #include "uapi/kbloom.h"
+#include "window.h"
+
+struct kb_attach;
 
 struct kb_pcpu_stats {
 	u64_stats_t inserts;
@@ -39,7 +42,8 @@ struct kb_obj {
 	u64 charged;			/* bytes charged to the memory limit */
 	char dim_names[KBLOOM_DIMS_MAX][KBLOOM_DIM_NAME_MAX];	/* multi */
 	struct kb_pcpu_stats __percpu *stats;
-	struct kb_filter filter;
+	struct kb_attach *attach;	/* under kb_net.lock; NULL: none */
+	struct kb_ring ring;		/* the table, or the windows */
 };
 
 struct kb_net {
@@ -55,6 +59,8 @@ struct kb_create_args {
 	u64 capacity;
 	const u8 *hash_key;		/* NULL: draw a random key */
 	const char *dim_names[KBLOOM_DIMS_MAX];	/* multi: shape.dims of them */
+	u32 windows;			/* 0 or 1: not time-paged */
+	u64 interval_ms;
 };
 
 int kb_registry_init(void);

@@ -99,6 +99,91 @@
  *	key. Reply: NAME, FILL (of NAME), SRC_FILL, UNION_FILL (cells set in
  *	either). The tool derives the union and intersection estimates.
  *
+ * Time-paged filters (windows)
+ * ----------------------------
+ * CREATE with WINDOWS (W, 2..KBLOOM_WINDOWS_MAX) and INTERVAL (ms) makes a
+ * ring of W tables of the same shape and hash key. The newest ("current")
+ * window takes every insert; every INTERVAL ms the current window closes,
+ * a new one opens and, once W windows are retained, the oldest is dropped.
+ * The table that replaces it was emptied off the packet path beforehand and
+ * is swapped in under RCU, so no insert waits for a clear and none lands in
+ * a table being cleared. Windows are numbered by a sequence ID (1 for the
+ * first, +1 per rotation) and keep their wall-clock START and END
+ * (CLOCK_REALTIME ns; END 0 while open) and the keys inserted (PACKETS).
+ * On a windowed filter ADD goes to the current window; TEST answers present
+ * when any retained window holds the key; COUNT sums over the windows; CLEAR
+ * empties every window; GET's FILL and SATURATED are the current window's
+ * and WINDOW_LIST (in GET's doit reply, not in its dump) describes every
+ * window; both carry WINDOWS and INTERVAL. DEL, MERGE and ESTIMATE are
+ * refused (EOPNOTSUPP). Memory is (W + 1) tables: W retained plus the one
+ * being emptied.
+ *
+ * KBLOOM_CMD_QUERY   (doit)
+ *	Request: as TEST. Reply: NAME, NKEYS, WINDOW_LIST (the windows, newest
+ *	first, as they were when the keys were tested) and WINDOW_HITS: for
+ *	each key i, ceil(nwin / 8) bytes (nwin = windows in WINDOW_LIST) in
+ *	which bit j (byte j / 8, bit j % 8) is set when window j of the list
+ *	holds key i. On a filter without windows the list has one window.
+ *
+ * Attaching to the packet path
+ * ----------------------------
+ * KBLOOM_CMD_ATTACH  (doit)
+ *	Request: NAME, HOOK, DIGEST; optional FAMILY (default ANY) and IFNAME
+ *	(only packets whose input device, or output device at OUTPUT and
+ *	POSTROUTING, is IFNAME). Registers a netfilter hook in the filter's
+ *	netns that reduces every packet to a key by the digest mode and adds
+ *	it to the filter (its current window). One attachment per filter
+ *	(EBUSY); digest MULTI needs a multi filter of 3 dimensions (src, dst,
+ *	dst port), the other modes a filter that is not multi (EINVAL). The
+ *	attachment goes when the filter is destroyed or the netns dies.
+ *	Hook priorities: before defragmentation and conntrack everywhere but
+ *	POSTROUTING, where it runs last, so packets are seen as on the wire.
+ *
+ * KBLOOM_CMD_DETACH  (doit)
+ *	Request: NAME. ENOENT when the filter is not attached. When DETACH
+ *	returns, no packet is being digested into the filter any more.
+ *
+ *	GET describes an attached filter with a nested ATTACH: HOOK, FAMILY,
+ *	DIGEST, IFNAME (if given), and per-CPU counters summed on read:
+ *	SEEN (packets that reached the hook and matched device and family),
+ *	DIGESTED (keys added) and SKIPPED, a nest of u64 counters whose
+ *	attribute type is the enum kbloom_skip reason.
+ *
+ * KBLOOM_CMD_DIGEST  (doit)
+ *	Request: PACKET (bytes from the network header on), DIGEST, optional
+ *	LINEAR (bytes of PACKET put in the skb's linear area; the rest goes to
+ *	page fragments, as a NIC would leave it). The kernel builds an skb and
+ *	digests it exactly as its hooks do. Reply: KEYS with one KEY (or, for
+ *	MULTI, one TUPLE) holding the digest, or SKIP with the reason the
+ *	hooks would skip the packet. For tools and tests: the proof that the
+ *	tool's digests are the kernel's, byte for byte.
+ *
+ * Digest formats (network byte order, as on the wire)
+ * ---------------------------------------------------
+ * SPIE, IPv4: the 20-byte header with TOS (byte 1), TTL (byte 8) and the
+ *	header checksum (bytes 10-11) zeroed, options left out, followed by
+ *	the first min(8, total length - header length) bytes after the
+ *	header and its options: 28 bytes for most packets. Fragments are
+ *	digested as they are (each fragment is a packet on the wire).
+ * SPIE, IPv6: the 40-byte header with the traffic class (the 8 bits after
+ *	the version) and the hop limit (byte 7) zeroed, followed by the
+ *	first min(8, payload length) bytes after it (extension headers
+ *	included): 48 bytes for most packets.
+ * FLOW: protocol (1 byte), source and destination address (4 or 16 bytes
+ *	each), source and destination port (2 bytes each; 0 for protocols
+ *	without ports: anything but TCP, UDP, UDP-Lite, SCTP and DCCP):
+ *	13 bytes for IPv4, 37 for IPv6. Non-first fragments are skipped
+ *	(FRAGMENT): their ports are not in the packet.
+ * SRC, DST: the source or destination address (4 or 16 bytes).
+ * MULTI: a tuple of dimension 1 = source address, 2 = destination address,
+ *	3 = destination port (2 bytes, 0 without ports).
+ * Lengths come from the IP header (total / payload length), never from the
+ * captured or received size, so link-layer padding does not change a digest.
+ * A TCP packet the stack carries as one GSO super-packet is digested as the
+ * segments that go on the wire (IPv4 ID + i unless the ID is fixed, TCP
+ * sequence + i * gso_size, each segment's length); other GSO packets are
+ * skipped (GSO).
+ *
  * Hashing (so that tools can compute probe positions offline)
  * -----------------------------------------------------------
  * h1 = SipHash-2-4(hash key, key bytes); the 16-byte hash key is read as
@@ -127,6 +212,11 @@
 #define KBLOOM_DIMS_MAX		8	/* dimensions of a multi filter */
 #define KBLOOM_DECREMENT_MAX	65536	/* stable: cells decremented per insert */
 #define KBLOOM_DIM_NAME_MAX	16	/* bytes including the trailing NUL */
+#define KBLOOM_WINDOWS_MAX	256	/* windows of a time-paged filter */
+#define KBLOOM_INTERVAL_MIN	10ULL	/* ms: shortest window */
+#define KBLOOM_INTERVAL_MAX	(366ULL * 86400 * 1000)	/* ms: longest window */
+#define KBLOOM_PACKET_MAX	65531	/* bytes of a PACKET: what an attribute holds */
+#define KBLOOM_IFNAME_MAX	16	/* IFNAMSIZ */
 
 enum kbloom_cmd {
 	KBLOOM_CMD_UNSPEC,
@@ -140,6 +230,10 @@ enum kbloom_cmd {
 	KBLOOM_CMD_COUNT,
 	KBLOOM_CMD_MERGE,
 	KBLOOM_CMD_ESTIMATE,
+	KBLOOM_CMD_QUERY,
+	KBLOOM_CMD_ATTACH,
+	KBLOOM_CMD_DETACH,
+	KBLOOM_CMD_DIGEST,
 	__KBLOOM_CMD_MAX
 };
 
@@ -216,6 +310,54 @@ enum kbloom_merge_op {
 
 #define KBLOOM_MERGE_MAX (__KBLOOM_MERGE_MAX - 1)
 
+/* Netfilter hook points (KBLOOM_A_HOOK). */
+enum kbloom_hook {
+	KBLOOM_HOOK_UNSPEC,
+	KBLOOM_HOOK_PREROUTING,
+	KBLOOM_HOOK_INPUT,
+	KBLOOM_HOOK_FORWARD,
+	KBLOOM_HOOK_OUTPUT,
+	KBLOOM_HOOK_POSTROUTING,
+	__KBLOOM_HOOK_MAX
+};
+
+#define KBLOOM_HOOK_MAX (__KBLOOM_HOOK_MAX - 1)
+
+/* Address families an attachment sees (KBLOOM_A_FAMILY). */
+enum kbloom_family {
+	KBLOOM_FAMILY_ANY,
+	KBLOOM_FAMILY_IPV4,
+	KBLOOM_FAMILY_IPV6,
+	__KBLOOM_FAMILY_MAX
+};
+
+#define KBLOOM_FAMILY_MAX (__KBLOOM_FAMILY_MAX - 1)
+
+/* Digest modes (KBLOOM_A_DIGEST); formats above. */
+enum kbloom_digest {
+	KBLOOM_DIGEST_UNSPEC,
+	KBLOOM_DIGEST_SPIE,
+	KBLOOM_DIGEST_FLOW,
+	KBLOOM_DIGEST_SRC,
+	KBLOOM_DIGEST_DST,
+	KBLOOM_DIGEST_MULTI,
+	__KBLOOM_DIGEST_MAX
+};
+
+#define KBLOOM_DIGEST_MAX (__KBLOOM_DIGEST_MAX - 1)
+
+/* Why a packet gave no digest (KBLOOM_A_SKIP, KBLOOM_ATTACH_A_SKIPPED). */
+enum kbloom_skip {
+	KBLOOM_SKIP_NONE,
+	KBLOOM_SKIP_SHORT,	/* fewer bytes than the headers need */
+	KBLOOM_SKIP_MALFORMED,	/* bad version, header or total length */
+	KBLOOM_SKIP_FRAGMENT,	/* non-first fragment: no ports (FLOW, MULTI) */
+	KBLOOM_SKIP_GSO,	/* a GSO packet other than TCP */
+	__KBLOOM_SKIP_MAX
+};
+
+#define KBLOOM_SKIP_MAX (__KBLOOM_SKIP_MAX - 1)
+
 /* Flags (KBLOOM_A_FLAGS). */
 #define KBLOOM_F_ALL		_BITUL(0)	/* DESTROY: every filter */
 #define KBLOOM_F_MASK		KBLOOM_F_ALL
@@ -251,6 +393,18 @@ enum kbloom_attr {
 	KBLOOM_A_MERGE_OP,	/* u32, enum kbloom_merge_op */
 	KBLOOM_A_SRC_FILL,	/* u64, reply: FILL of SRC */
 	KBLOOM_A_UNION_FILL,	/* u64, reply: cells set in NAME or SRC */
+	KBLOOM_A_WINDOWS,	/* u32, W: 2..KBLOOM_WINDOWS_MAX (0/absent: none) */
+	KBLOOM_A_INTERVAL,	/* u64, ms per window: KBLOOM_INTERVAL_MIN..MAX */
+	KBLOOM_A_WINDOW_LIST,	/* nest of KBLOOM_A_WINDOW, reply */
+	KBLOOM_A_WINDOW_HITS,	/* binary, QUERY reply: per-key window bitmaps */
+	KBLOOM_A_HOOK,		/* u32, enum kbloom_hook */
+	KBLOOM_A_FAMILY,	/* u32, enum kbloom_family */
+	KBLOOM_A_DIGEST,	/* u32, enum kbloom_digest */
+	KBLOOM_A_IFNAME,	/* string < KBLOOM_IFNAME_MAX: a device name */
+	KBLOOM_A_ATTACH,	/* nest of KBLOOM_ATTACH_A_*, reply */
+	KBLOOM_A_PACKET,	/* binary, 1..KBLOOM_PACKET_MAX: DIGEST request */
+	KBLOOM_A_LINEAR,	/* u32, DIGEST: bytes in the linear area */
+	KBLOOM_A_SKIP,		/* u32, reply: enum kbloom_skip */
 	__KBLOOM_A_MAX
 };
 
@@ -284,5 +438,38 @@ enum kbloom_stats_attr {
 };
 
 #define KBLOOM_STATS_A_MAX (__KBLOOM_STATS_A_MAX - 1)
+
+/* One window of KBLOOM_A_WINDOW_LIST (attribute type KBLOOM_WINDOW_A_*). */
+enum kbloom_window_attr {
+	KBLOOM_WINDOW_A_UNSPEC,
+	KBLOOM_WINDOW_A_PAD,
+	KBLOOM_WINDOW_A_ID,		/* u64: sequence number, 1 = first */
+	KBLOOM_WINDOW_A_START,		/* u64: CLOCK_REALTIME ns it opened */
+	KBLOOM_WINDOW_A_END,		/* u64: ns it closed, 0 while open */
+	KBLOOM_WINDOW_A_PACKETS,	/* u64: keys inserted in it */
+	KBLOOM_WINDOW_A_FILL,		/* u64: cells set in it */
+	__KBLOOM_WINDOW_A_MAX
+};
+
+#define KBLOOM_WINDOW_A_MAX (__KBLOOM_WINDOW_A_MAX - 1)
+
+/* KBLOOM_A_WINDOW_LIST holds one nest per window of this type. */
+#define KBLOOM_WINDOW_LIST_A_WINDOW	1
+
+/* KBLOOM_A_ATTACH: an attachment and its counters. */
+enum kbloom_attach_attr {
+	KBLOOM_ATTACH_A_UNSPEC,
+	KBLOOM_ATTACH_A_PAD,
+	KBLOOM_ATTACH_A_HOOK,		/* u32, enum kbloom_hook */
+	KBLOOM_ATTACH_A_FAMILY,		/* u32, enum kbloom_family */
+	KBLOOM_ATTACH_A_DIGEST,		/* u32, enum kbloom_digest */
+	KBLOOM_ATTACH_A_IFNAME,		/* string, when a device was given */
+	KBLOOM_ATTACH_A_SEEN,		/* u64: packets that reached it */
+	KBLOOM_ATTACH_A_DIGESTED,	/* u64: digests added */
+	KBLOOM_ATTACH_A_SKIPPED,	/* nest: type = enum kbloom_skip, u64 */
+	__KBLOOM_ATTACH_A_MAX
+};
+
+#define KBLOOM_ATTACH_A_MAX (__KBLOOM_ATTACH_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_KBLOOM_H */

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filters attached to netfilter hooks: the packet path of kbloom.
+ *
+ * The hook runs under RCU with softirqs or preemption disabled; it reads at
+ * most KB_DIGEST_SPAN header bytes (skb_header_pointer: no copy when they
+ * are linear), digests them, adds the digest to the current window with the
+ * engine's atomic cell updates and counts per CPU. Nothing allocates, locks
+ * or sleeps. An attachment is freed only after nf_unregister_net_hook(),
+ * which waits for every hook call in flight.
+ */
+#include <linux/netdevice.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+#include "attach.h"
+#include "engine/digest.h"
+#include "registry.h"
+
+struct kb_attach_pcpu {
+	u64 seen;
+	u64 digested;
+	u64 skipped[KBLOOM_SKIP_MAX + 1];
+};
+
+struct kb_attach {
+	struct net *net;		/* the filter's; it outlives us */
+	struct kb_obj *obj;
+	u32 hook;			/* enum kbloom_hook */
+	u32 family;			/* enum kbloom_family */
+	u32 digest;			/* enum kbloom_digest */
+	int ifindex;			/* 0: every device */
+	char ifname[IFNAMSIZ];
+	bool out_dev;			/* match the output device */
+	struct kb_attach_pcpu __percpu *stats;
+	unsigned int nops;
+	struct nf_hook_ops ops[2];	/* IPv4, IPv6 */
+};
+
+static const unsigned int kb_nf_hook[] = {
+	[KBLOOM_HOOK_PREROUTING] = NF_INET_PRE_ROUTING,
+	[KBLOOM_HOOK_INPUT] = NF_INET_LOCAL_IN,
+	[KBLOOM_HOOK_FORWARD] = NF_INET_FORWARD,
+	[KBLOOM_HOOK_OUTPUT] = NF_INET_LOCAL_OUT,
+	[KBLOOM_HOOK_POSTROUTING] = NF_INET_POST_ROUTING,
+};
+
+/* The first header bytes of @skb from its network header; NULL: none. */
+static const u8 *kb_skb_head(const struct sk_buff *skb, u8 *buf, u32 *cap,
+			     u32 *len)
+{
+	int off = skb_network_offset(skb);
+
+	if (off < 0 || skb->len <= off)
+		return NULL;
+	*len = skb->len - off;
+	*cap = min_t(u32, *len, KB_DIGEST_SPAN);
+	return skb_header_pointer(skb, off, *cap, buf);
+}
+
+u32 kb_digest_skb(const struct sk_buff *skb, u32 mode, struct kb_digest *out)
+{
+	u8 buf[KB_DIGEST_SPAN];
+	const u8 *p;
+	u32 cap, len;
+
+	p = kb_skb_head(skb, buf, &cap, &len);
+	return p ? kb_digest(p, cap, mode, out) : KBLOOM_SKIP_SHORT;
+}
+
+static void kb_record(struct kb_attach *att, const struct kb_digest *d)
+{
+	struct kb_window *w = kb_window_cur(&att->obj->ring);
+
+	if (att->digest == KBLOOM_DIGEST_MULTI) {
+		struct kb_tuple t = { .mask = BIT(KB_DIGEST_DIMS) - 1 };
+		int i;
+
+		for (i = 0; i < KB_DIGEST_DIMS; i++) {
+			t.val[i] = d->key + d->dim_off[i];
+			t.len[i] = d->dim_len[i];
+		}
+		kb_filter_add_tuple(&w->filter, &t);
+	} else {
+		kb_filter_add(&w->filter, d->key, d->len);
+	}
+	kb_window_count(w, 1);
+	this_cpu_inc(att->stats->digested);
+}
+
+/* A TCP GSO packet counts as the segments it will be on the wire. */
+static u32 kb_record_gso(struct kb_attach *att, const struct sk_buff *skb,
+			 const u8 *p, u32 cap, u32 len)
+{
+	const struct skb_shared_info *si = skb_shinfo(skb);
+	struct kb_digest d;
+	u32 i, n, why;
+
+	if (!(si->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)))
+		return KBLOOM_SKIP_GSO;
+	n = kb_digest_tcp_segments(p, cap, len, si->gso_size);
+	if (!n)
+		return KBLOOM_SKIP_GSO;
+	for (i = 0; i < n; i++) {
+		why = kb_digest_tcp_segment(p, cap, len, att->digest,
+					    si->gso_size,
+					    si->gso_type & SKB_GSO_TCP_FIXEDID,
+					    i, &d);
+		if (why)
+			return why;
+		kb_record(att, &d);
+	}
+	return KBLOOM_SKIP_NONE;
+}
+
+static unsigned int kb_hook(void *priv, struct sk_buff *skb,
+			    const struct nf_hook_state *state)
+{
+	struct kb_attach *att = priv;
+	u8 buf[KB_DIGEST_SPAN];
+	struct kb_digest d;
+	u32 cap, len, why;
+	const u8 *p;
+
+	if (att->ifindex) {
+		const struct net_device *dev = att->out_dev ? state->out :
+							      state->in;
+
+		if (!dev || dev->ifindex != att->ifindex)
+			return NF_ACCEPT;
+	}
+	this_cpu_inc(att->stats->seen);
+
+	p = kb_skb_head(skb, buf, &cap, &len);
+	if (!p) {
+		why = KBLOOM_SKIP_SHORT;
+	} else if (skb_is_gso(skb)) {
+		why = kb_record_gso(att, skb, p, cap, len);
+	} else {
+		why = kb_digest(p, cap, att->digest, &d);
+		if (!why)
+			kb_record(att, &d);
+	}
+	if (why)
+		this_cpu_inc(att->stats->skipped[why]);
+	return NF_ACCEPT;
+}
+
+static int kb_attach_ops(struct kb_attach *att)
+{
+	static const u8 pfs[] = { NFPROTO_IPV4, NFPROTO_IPV6 };
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(pfs); i++) {
+		struct nf_hook_ops *ops = &att->ops[att->nops];
+
+		if (att->family != KBLOOM_FAMILY_ANY && att->family != i + 1)
+			continue;
+		ops->hook = kb_hook;
+		ops->priv = att;
+		ops->pf = pfs[i];
+		ops->hooknum = kb_nf_hook[att->hook];
+		/* As on the wire: before defrag, or last on the way out. */
+		ops->priority = att->hook == KBLOOM_HOOK_POSTROUTING ?
+				NF_IP_PRI_LAST : NF_IP_PRI_RAW_BEFORE_DEFRAG;
+		err = nf_register_net_hook(att->net, ops);
+		if (err) {
+			while (att->nops)
+				nf_unregister_net_hook(att->net,
+						       &att->ops[--att->nops]);
+			return err;
+		}
+		att->nops++;
+	}
+	return 0;
+}
+
+static void kb_attach_free(struct kb_attach *att)
+{
+	free_percpu(att->stats);
+	kfree(att);
+}
+
+int kb_attach(struct net *net, struct kb_obj *obj,
+	      const struct kb_attach_args *args, struct netlink_ext_ack *extack)
+{
+	const struct kb_filter *f = kb_ring_shape(&obj->ring);
+	bool multi = args->digest == KBLOOM_DIGEST_MULTI;
+	struct kb_attach *att;
+	int err;
+
+	if (obj->attach) {
+		NL_SET_ERR_MSG(extack, "filter is attached already; DETACH it first");
+		return -EBUSY;
+	}
+	if (multi != kb_filter_is_multi(f) ||
+	    (multi && f->s.dims != KB_DIGEST_DIMS)) {
+		NL_SET_ERR_MSG(extack,
+			       "DIGEST multi needs a multi filter of 3 dimensions (src, dst, dst port); other digests a filter that is not multi");
+		return -EINVAL;
+	}
+
+	att = kzalloc(sizeof(*att), GFP_KERNEL_ACCOUNT);
+	if (!att)
+		return -ENOMEM;
+	att->stats = alloc_percpu_gfp(struct kb_attach_pcpu, GFP_KERNEL_ACCOUNT);
+	if (!att->stats) {
+		kfree(att);
+		return -ENOMEM;
+	}
+	att->net = net;
+	att->obj = obj;
+	att->hook = args->hook;
+	att->family = args->family;
+	att->digest = args->digest;
+	att->out_dev = args->hook == KBLOOM_HOOK_OUTPUT ||
+		       args->hook == KBLOOM_HOOK_POSTROUTING;
+	if (args->ifname) {
+		struct net_device *dev = dev_get_by_name(net, args->ifname);
+
+		if (!dev) {
+			NL_SET_ERR_MSG(extack, "no device of that IFNAME in this namespace");
+			kb_attach_free(att);
+			return -ENODEV;
+		}
+		att->ifindex = dev->ifindex;
+		strscpy(att->ifname, args->ifname, sizeof(att->ifname));
+		dev_put(dev);
+	}
+
+	err = kb_attach_ops(att);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "netfilter refused the hook");
+		kb_attach_free(att);
+		return err;
+	}
+	obj->attach = att;
+	return 0;
+}
+
+int kb_detach(struct kb_obj *obj)
+{
+	struct kb_attach *att = obj->attach;
+	unsigned int i;
+
+	if (!att)
+		return -ENOENT;
+	/* Waits for hook calls in flight (synchronize_net). */
+	for (i = 0; i < att->nops; i++)
+		nf_unregister_net_hook(att->net, &att->ops[i]);
+	obj->attach = NULL;
+	kb_attach_free(att);
+	return 0;
+}
+
+static void kb_attach_sum(const struct kb_attach *att, struct kb_attach_pcpu *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct kb_attach_pcpu *st = per_cpu_ptr(att->stats, cpu);
+
+		sum->seen += READ_ONCE(st->seen);
+		sum->digested += READ_ONCE(st->digested);
+		for (i = 0; i <= KBLOOM_SKIP_MAX; i++)
+			sum->skipped[i] += READ_ONCE(st->skipped[i]);
+	}
+}
+
+int kb_attach_fill(struct sk_buff *skb, const struct kb_obj *obj)
+{
+	const struct kb_attach *att = obj->attach;
+	struct kb_attach_pcpu sum;
+	struct nlattr *nest, *skipped;
+	int i;
+
+	if (!att)
+		return 0;
+	kb_attach_sum(att, &sum);
+	nest = nla_nest_start(skb, KBLOOM_A_ATTACH);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KBLOOM_ATTACH_A_HOOK, att->hook) ||
+	    nla_put_u32(skb, KBLOOM_ATTACH_A_FAMILY, att->family) ||
+	    nla_put_u32(skb, KBLOOM_ATTACH_A_DIGEST, att->digest) ||
+	    (att->ifindex &&
+	     nla_put_string(skb, KBLOOM_ATTACH_A_IFNAME, att->ifname)) ||
+	    nla_put_u64_64bit(skb, KBLOOM_ATTACH_A_SEEN, sum.seen,
+			      KBLOOM_ATTACH_A_PAD) ||
+	    nla_put_u64_64bit(skb, KBLOOM_ATTACH_A_DIGESTED, sum.digested,
+			      KBLOOM_ATTACH_A_PAD))
+		goto err;
+	skipped = nla_nest_start(skb, KBLOOM_ATTACH_A_SKIPPED);
+	if (!skipped)
+		goto err;
+	for (i = 1; i <= KBLOOM_SKIP_MAX; i++)
+		if (nla_put_u64_64bit(skb, i, sum.skipped[i], 0))
+			goto err;
+	nla_nest_end(skb, skipped);
+	nla_nest_end(skb, nest);
+	return 0;
+err:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}

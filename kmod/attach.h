@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Attaching a filter to the packet path: a netfilter hook in the filter's
+ * network namespace digests each packet and adds the digest to the filter's
+ * current window (uapi/kbloom.h, KBLOOM_CMD_ATTACH).
+ */
+#ifndef KBLOOM_ATTACH_H
+#define KBLOOM_ATTACH_H
+
+#include <linux/netlink.h>
+#include <linux/skbuff.h>
+#include <net/net_namespace.h>
+
+struct kb_obj;
+
+struct kb_attach_args {
+	u32 hook;		/* enum kbloom_hook */
+	u32 family;		/* enum kbloom_family */
+	u32 digest;		/* enum kbloom_digest */
+	const char *ifname;	/* NULL: every device */
+};
+
+/* These run under the namespace's kb_net.lock. */
+int kb_attach(struct net *net, struct kb_obj *obj,
+	      const struct kb_attach_args *args, struct netlink_ext_ack *extack);
+/*
+ * 0 or -ENOENT when @obj is not attached. When it returns, no packet is
+ * being digested into @obj.
+ */
+int kb_detach(struct kb_obj *obj);
+/* KBLOOM_A_ATTACH of a GET reply; nothing when @obj is not attached. */
+int kb_attach_fill(struct sk_buff *skb, const struct kb_obj *obj);
+
+/*
+ * Digest of @skb (network header at skb_network_offset, not GSO) exactly
+ * as the hooks compute it: a kbloom_skip reason, the digest in @out.
+ */
+struct kb_digest;
+u32 kb_digest_skb(const struct sk_buff *skb, u32 mode, struct kb_digest *out);
+
+#endif /* KBLOOM_ATTACH_H */

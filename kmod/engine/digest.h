@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Packet digests: the key a packet is reduced to before it is added to a
+ * filter (formats in uapi/kbloom.h, "Digest formats"). Pure byte parsing,
+ * compiled into the module (its netfilter hooks feed it the first bytes of
+ * each skb) and into bloomctl (which feeds it packets from a capture), so
+ * both compute the same digest from the same packet.
+ */
+#ifndef KBLOOM_ENGINE_DIGEST_H
+#define KBLOOM_ENGINE_DIGEST_H
+
+#include "compat.h"
+#include "../uapi/kbloom.h"
+
+/*
+ * Bytes from the network header a digest may need: a 60-byte IPv4 header
+ * plus 8 payload bytes, or an IPv6 header and the extension headers before
+ * the ports. A packet whose ports lie further in is skipped (SHORT).
+ */
+#define KB_DIGEST_SPAN		128
+#define KB_DIGEST_LEN_MAX	48	/* IPv6 SPIE: 40 + 8 */
+#define KB_DIGEST_DIMS		3	/* MULTI: src, dst, dst port */
+
+struct kb_digest {
+	u32 len;			/* bytes of key[] used */
+	u8 key[KB_DIGEST_LEN_MAX];
+	/* MULTI: dimension i is key[dim_off[i]] .. + dim_len[i] */
+	u8 dim_off[KB_DIGEST_DIMS];
+	u8 dim_len[KB_DIGEST_DIMS];
+};
+
+/*
+ * Digest of one packet. @pkt holds the first @caplen bytes from the network
+ * header (the packet may be longer; lengths are taken from the IP header).
+ * @mode is an enum kbloom_digest. Returns KBLOOM_SKIP_NONE with @out filled,
+ * or the enum kbloom_skip reason the packet has no digest.
+ */
+u32 kb_digest(const u8 *pkt, u32 caplen, u32 mode, struct kb_digest *out);
+
+/*
+ * Digest of segment @seg (0-based) of a TCP GSO packet: what the segment
+ * put on the wire by segmentation looks like. @total is the super-packet's
+ * length from the network header, @gso_size the TCP payload bytes per
+ * segment, @fixed_id true when IPv4 IDs are not incremented per segment.
+ * Returns a skip reason like kb_digest(); KBLOOM_SKIP_GSO when the packet
+ * is not TCP or @seg is past the last segment.
+ */
+u32 kb_digest_tcp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
+			  u32 gso_size, bool fixed_id, u32 seg,
+			  struct kb_digest *out);
+
+/* Segments of a TCP GSO packet (0 when it is not TCP or malformed). */
+u32 kb_digest_tcp_segments(const u8 *pkt, u32 caplen, u32 total,
+			   u32 gso_size);
+
+#endif /* KBLOOM_ENGINE_DIGEST_H */

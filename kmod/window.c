@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Time-paged filters: the ring of windows and its rotation.
+ *
+ * Rotation (a delayed work item, so it may sleep):
+ *   1. the spare table, emptied at the previous rotation, opens as the
+ *      current window and heads a new set; the oldest window drops out;
+ *   2. a grace period: every reader of the old set and every insert into
+ *      the old current window is done;
+ *   3. the dropped table is emptied, off the packet path, and becomes the
+ *      spare for the next rotation.
+ */
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "window.h"
+
+u64 kb_ring_mem_for(const struct kb_shape *s, u32 windows)
+{
+	u32 tables = windows > 1 ? windows + 1 : 1;
+
+	return tables * (kb_filter_mem_for(s) + sizeof(struct kb_window) +
+			 num_possible_cpus() * sizeof(unsigned long)) +
+	       2 * struct_size((struct kb_winset *)NULL, w, windows);
+}
+
+u64 kb_window_packets(const struct kb_window *w)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(w->packets, cpu);
+	return sum;
+}
+
+static void kb_window_reset(struct kb_window *w)
+{
+	int cpu;
+
+	kb_filter_clear(&w->filter);
+	for_each_possible_cpu(cpu) {
+		unsigned long *n = per_cpu_ptr(w->packets, cpu);
+
+		*n = 0;
+	}
+}
+
+static void kb_ring_rotate(struct work_struct *work);
+
+static u32 kb_ring_ntables(const struct kb_ring *r)
+{
+	return kb_ring_paged(r) ? r->nwindows + 1 : 1;
+}
+
+int kb_ring_init(struct kb_ring *r, const struct kb_shape *s, const u8 hkey[16],
+		 u32 windows, u64 interval_ms)
+{
+	struct kb_window *first;
+	u32 i, n;
+	int err;
+
+	r->nwindows = windows;
+	r->interval_ms = interval_ms;
+	mutex_init(&r->lock);
+	INIT_DELAYED_WORK(&r->rotate, kb_ring_rotate);
+	n = kb_ring_ntables(r);
+	r->tables = kcalloc(n, sizeof(*r->tables), GFP_KERNEL_ACCOUNT);
+	for (i = 0; i < 2; i++)
+		r->sets[i] = kzalloc(struct_size(r->sets[i], w, windows),
+				     GFP_KERNEL_ACCOUNT);
+	if (!r->tables || !r->sets[0] || !r->sets[1])
+		goto err_nomem;
+	for (i = 0; i < n; i++) {
+		struct kb_window *w = &r->tables[i];
+
+		w->packets = alloc_percpu_gfp(unsigned long, GFP_KERNEL_ACCOUNT);
+		if (!w->packets)
+			goto err_nomem;
+		err = kb_filter_init(&w->filter, s, hkey);
+		if (err)
+			goto err_free;
+	}
+
+	first = &r->tables[0];
+	first->id = 1;
+	first->start_ns = ktime_get_real_ns();
+	r->next_id = 2;
+	r->sets[0]->n = 1;
+	r->sets[0]->w[0] = first;
+	r->spare = kb_ring_paged(r) ? &r->tables[1] : NULL;
+	RCU_INIT_POINTER(r->cur, first);
+	RCU_INIT_POINTER(r->set, r->sets[0]);
+	return 0;
+
+err_nomem:
+	err = -ENOMEM;
+err_free:
+	kb_ring_free(r);
+	return err;
+}
+
+void kb_ring_start(struct kb_ring *r)
+{
+	if (!kb_ring_paged(r))
+		return;
+	r->due = jiffies + msecs_to_jiffies(r->interval_ms);
+	queue_delayed_work(system_unbound_wq, &r->rotate,
+			   msecs_to_jiffies(r->interval_ms));
+}
+
+void kb_ring_stop(struct kb_ring *r)
+{
+	cancel_delayed_work_sync(&r->rotate);
+}
+
+void kb_ring_free(struct kb_ring *r)
+{
+	u32 i;
+
+	if (r->tables) {
+		for (i = 0; i < kb_ring_ntables(r); i++) {
+			kb_filter_free(&r->tables[i].filter);
+			free_percpu(r->tables[i].packets);
+		}
+	}
+	kfree(r->tables);
+	kfree(r->sets[0]);
+	kfree(r->sets[1]);
+	mutex_destroy(&r->lock);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Schedules the next rotation on the interval grid, not after this one. */
+static void kb_ring_rearm(struct kb_ring *r)
+{
+	unsigned long step = msecs_to_jiffies(r->interval_ms);
+
+	r->due += step;
+	/* Far behind (a stalled VM): restart the grid rather than catch up. */
+	if (time_before(r->due, jiffies))
+		r->due = jiffies + step;
+	queue_delayed_work(system_unbound_wq, &r->rotate, r->due - jiffies);
+}
+
+static void kb_ring_rotate(struct work_struct *work)
+{
+	struct kb_ring *r = container_of(to_delayed_work(work), struct kb_ring,
+					 rotate);
+	struct kb_winset *old, *next;
+	struct kb_window *open, *dropped = NULL;
+	u64 now = ktime_get_real_ns();
+	u32 i;
+
+	mutex_lock(&r->lock);
+	old = rcu_dereference_protected(r->set, lockdep_is_held(&r->lock));
+	next = old == r->sets[0] ? r->sets[1] : r->sets[0];
+	open = r->spare;
+
+	open->id = r->next_id++;
+	open->start_ns = now;
+	open->end_ns = 0;
+	WRITE_ONCE(old->w[0]->end_ns, now);
+
+	next->w[0] = open;
+	next->n = 1;
+	for (i = 0; i < old->n; i++) {
+		if (next->n < r->nwindows)
+			next->w[next->n++] = old->w[i];
+		else
+			dropped = old->w[i];
+	}
+	/* Until it is emptied, the dropped table is no one's. */
+	r->spare = NULL;
+	rcu_assign_pointer(r->set, next);
+	rcu_assign_pointer(r->cur, open);
+	synchronize_rcu();
+
+	if (!dropped) {
+		/* The ring is still filling: take an unused table. */
+		for (i = 0; i < r->nwindows + 1; i++) {
+			struct kb_window *w = &r->tables[i];
+
+			if (!w->id) {
+				dropped = w;
+				break;
+			}
+		}
+	}
+	kb_window_reset(dropped);
+	dropped->id = 0;
+	dropped->start_ns = 0;
+	dropped->end_ns = 0;
+	r->spare = dropped;
+	kb_ring_rearm(r);
+	mutex_unlock(&r->lock);
+}
+
+void kb_ring_clear(struct kb_ring *r)
+{
+	u32 i;
+
+	mutex_lock(&r->lock);
+	for (i = 0; i < kb_ring_ntables(r); i++)
+		kb_filter_clear(&r->tables[i].filter);
+	mutex_unlock(&r->lock);
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Time-paged filters: a ring of W tables of one shape and hash key, the
+ * newest taking inserts, rotated by a timer (uapi/kbloom.h, "Time-paged
+ * filters"). A filter without windows is a ring of one table that never
+ * rotates, so every filter is read and written the same way.
+ *
+ * Readers: the packet path and ADD use kb_window_cur(); TEST, COUNT and
+ * QUERY walk kb_window_set(); both under rcu_read_lock(). A table leaves
+ * the set, then a grace period passes, and only then is it emptied and
+ * reused, so no reader ever sees a table being cleared.
+ */
+#ifndef KBLOOM_WINDOW_H
+#define KBLOOM_WINDOW_H
+
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
+
+#include "engine/filter.h"
+
+struct kb_window {
+	struct kb_filter filter;
+	u64 id;			/* 1 for the first window, +1 per rotation */
+	u64 start_ns;		/* CLOCK_REALTIME */
+	u64 end_ns;		/* 0 while open */
+	unsigned long __percpu *packets;	/* keys inserted */
+};
+
+/* The retained windows, newest first. */
+struct kb_winset {
+	u32 n;
+	struct kb_window *w[];
+};
+
+struct kb_ring {
+	u32 nwindows;		/* W; 1 when not time-paged */
+	u64 interval_ms;	/* 0 when not time-paged */
+	struct kb_window *tables;	/* W, plus one spare when time-paged */
+	struct kb_window __rcu *cur;
+	struct kb_winset __rcu *set;
+	struct kb_winset *sets[2];	/* set and the next one, alternating */
+	struct kb_window *spare;	/* empty, opens at the next rotation */
+	u64 next_id;
+	struct mutex lock;		/* rotation against clear */
+	struct delayed_work rotate;
+	unsigned long due;		/* jiffies of the next rotation */
+};
+
+/* Bytes a ring of @windows tables of @s needs (W + 1 when W > 1). */
+u64 kb_ring_mem_for(const struct kb_shape *s, u32 windows);
+
+/* @windows 1 and @interval_ms 0: not time-paged. 0 or -ENOMEM. */
+int kb_ring_init(struct kb_ring *r, const struct kb_shape *s, const u8 hkey[16],
+		 u32 windows, u64 interval_ms);
+/* Starts the rotation timer (nothing for a ring of one table). */
+void kb_ring_start(struct kb_ring *r);
+/* Stops rotation; when it returns no rotation runs or will run. */
+void kb_ring_stop(struct kb_ring *r);
+void kb_ring_free(struct kb_ring *r);
+/* Empties every table; windows keep their ids and times. */
+void kb_ring_clear(struct kb_ring *r);
+
+/* A table with the ring's shape and hash key, for reading those. */
+static inline const struct kb_filter *kb_ring_shape(const struct kb_ring *r)
+{
+	return &r->tables[0].filter;
+}
+
+static inline bool kb_ring_paged(const struct kb_ring *r)
+{
+	return r->nwindows > 1;
+}
+
+/* Caller holds rcu_read_lock(). */
+static inline struct kb_window *kb_window_cur(const struct kb_ring *r)
+{
+	return rcu_dereference(r->cur);
+}
+
+static inline const struct kb_winset *kb_window_set(const struct kb_ring *r)
+{
+	return rcu_dereference(r->set);
+}
+
+/* The one table of a ring that is not time-paged (DEL, MERGE, ...). */
+static inline struct kb_filter *kb_ring_only(struct kb_ring *r)
+{
+	return kb_ring_paged(r) ? NULL : &r->tables[0].filter;
+}
+
+static inline void kb_window_count(struct kb_window *w, unsigned long n)
+{
+	this_cpu_add(*w->packets, n);
+}
+
+u64 kb_window_packets(const struct kb_window *w);
+
+#endif /* KBLOOM_WINDOW_H */

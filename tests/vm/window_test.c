@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Time-paged filters, attachments and the DIGEST command through the raw
+ * netlink ABI, in the test VM with kbloom.ko loaded:
+ *
+ *   test --CREATE windows W interval I--> ring of W tables, rotated by timer
+ *        --ADD / TEST / QUERY----------> which windows hold which keys
+ *   test --raw IPv4 packet to 127.0.0.1--> lo --OUTPUT hook--> attached filter
+ *   test --DIGEST packet, linear split--> kernel digest == kb_digest() here
+ *
+ * Times: the VM is emulated, so every wait is a multiple of the interval
+ * with slack, and assertions are about order and membership, not clocks.
+ */
+#include <arpa/inet.h>
+#include <netinet/ip.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "nlraw.h"
+#include "engine/digest.h"
+
+FIXTURE(win) {
+	struct nlr s;
+	struct nlr_msg m;
+};
+
+FIXTURE_SETUP(win)
+{
+	ASSERT_EQ(0, nlr_open(&self->s));
+}
+
+FIXTURE_TEARDOWN(win)
+{
+	uint32_t all = KBLOOM_F_ALL;
+
+	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
+	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
+	nlr_send(&self->s, &self->m);
+	close(self->s.fd);
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int create_paged(struct nlr *s, struct nlr_msg *m, const char *name,
+			uint32_t type, uint32_t windows, uint64_t interval)
+{
+	create_msg(s, m, name, type, 1 << 16, 4);
+	if (type == KBLOOM_TYPE_COUNTING)
+		nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 8);
+	nlr_put_u32(m, KBLOOM_A_WINDOWS, windows);
+	nlr_put_u64(m, KBLOOM_A_INTERVAL, interval);
+	return nlr_send(s, m);
+}
+
+struct window {
+	uint64_t id, start, end, packets, fill;
+};
+
+/* The WINDOW_LIST of the last reply; returns how many windows. */
+static int windows_of(struct nlr *s, struct window *w, int max)
+{
+	struct nlattr *list = nlr_reply_attr(s, KBLOOM_A_WINDOW_LIST), *one, *a;
+	int n = 0, rem, rem2;
+
+	if (!list)
+		return -1;
+	rem = list->nla_len - NLA_HDRLEN;
+	for (one = (struct nlattr *)((char *)list + NLA_HDRLEN);
+	     rem >= NLA_HDRLEN && n < max;
+	     rem -= NLA_ALIGN(one->nla_len),
+	     one = (struct nlattr *)((char *)one + NLA_ALIGN(one->nla_len))) {
+		memset(&w[n], 0, sizeof(w[n]));
+		rem2 = one->nla_len - NLA_HDRLEN;
+		for (a = (struct nlattr *)((char *)one + NLA_HDRLEN);
+		     rem2 >= NLA_HDRLEN;
+		     rem2 -= NLA_ALIGN(a->nla_len),
+		     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+			uint64_t v;
+
+			memcpy(&v, (char *)a + NLA_HDRLEN, 8);
+			switch (a->nla_type) {
+			case KBLOOM_WINDOW_A_ID: w[n].id = v; break;
+			case KBLOOM_WINDOW_A_START: w[n].start = v; break;
+			case KBLOOM_WINDOW_A_END: w[n].end = v; break;
+			case KBLOOM_WINDOW_A_PACKETS: w[n].packets = v; break;
+			case KBLOOM_WINDOW_A_FILL: w[n].fill = v; break;
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
+/* QUERY of one key; returns the window bitmap (bit j: window j of the list). */
+static int query1(struct nlr *s, struct nlr_msg *m, const char *name,
+		  const char *key, uint64_t *bits)
+{
+	struct nlattr *hits;
+	size_t nest;
+	int err;
+
+	nlr_init(s, m, s->family, KBLOOM_CMD_QUERY, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	nest = nlr_nest_start(m, KBLOOM_A_KEYS);
+	nlr_put(m, KBLOOM_KEYS_A_KEY, key, strlen(key));
+	nlr_nest_end(m, nest);
+	err = nlr_send(s, m);
+	if (err)
+		return err;
+	hits = nlr_reply_attr(s, KBLOOM_A_WINDOW_HITS);
+	*bits = 0;
+	if (!hits)
+		return -ENODATA;
+	memcpy(bits, (char *)hits + NLA_HDRLEN,
+	       hits->nla_len - NLA_HDRLEN < 8 ? hits->nla_len - NLA_HDRLEN : 8);
+	return 0;
+}
+
+static int add1(struct nlr *s, struct nlr_msg *m, uint8_t cmd,
+		const char *name, const char *key)
+{
+	size_t nest;
+
+	nlr_init(s, m, s->family, cmd, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	nest = nlr_nest_start(m, KBLOOM_A_KEYS);
+	nlr_put(m, KBLOOM_KEYS_A_KEY, key, strlen(key));
+	nlr_nest_end(m, nest);
+	return nlr_send(s, m);
+}
+
+TEST_F(win, create_reports_windows_and_one_open_window)
+{
+	struct nlr *s = &self->s;
+	struct window w[8];
+	uint64_t one_table;
+
+	ASSERT_EQ(0, create(s, &self->m, "plain", 1 << 16, 4));
+	ASSERT_EQ(0, get(s, &self->m, "plain"));
+	one_table = reply_u64(s, KBLOOM_A_MEMORY);
+	EXPECT_EQ(1, windows_of(s, w, 8));
+	EXPECT_EQ(1, w[0].id);
+	EXPECT_EQ(0, w[0].end);
+	EXPECT_EQ(NULL, nlr_reply_attr(s, KBLOOM_A_WINDOWS));
+
+	ASSERT_EQ(0, create_paged(s, &self->m, "p", KBLOOM_TYPE_BLOOM, 4, 60000));
+	ASSERT_EQ(0, get(s, &self->m, "p"));
+	EXPECT_EQ(4, reply_u32(s, KBLOOM_A_WINDOWS));
+	EXPECT_EQ(60000, reply_u64(s, KBLOOM_A_INTERVAL));
+	ASSERT_EQ(1, windows_of(s, w, 8));
+	EXPECT_EQ(1, w[0].id);
+	EXPECT_NE(0, w[0].start);
+	EXPECT_EQ(0, w[0].end);
+	/* W retained tables plus the one being emptied. */
+	EXPECT_LE(5 * (one_table - 4096), reply_u64(s, KBLOOM_A_MEMORY));
+}
+
+TEST_F(win, bad_window_parameters_refused)
+{
+	struct nlr *s = &self->s;
+
+	create_msg(s, &self->m, "x", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_WINDOWS, 4);
+	EXPECT_EQ(-EINVAL, nlr_send(s, &self->m));
+	EXPECT_STREQ("WINDOWS and INTERVAL go together", s->extack);
+
+	create_msg(s, &self->m, "x", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put_u64(&self->m, KBLOOM_A_INTERVAL, 1000);
+	EXPECT_EQ(-EINVAL, nlr_send(s, &self->m));
+
+	EXPECT_EQ(-ERANGE, create_paged(s, &self->m, "x", KBLOOM_TYPE_BLOOM, 1, 1000));
+	EXPECT_EQ(-ERANGE, create_paged(s, &self->m, "x", KBLOOM_TYPE_BLOOM,
+					KBLOOM_WINDOWS_MAX + 1, 1000));
+	EXPECT_EQ(-ERANGE, create_paged(s, &self->m, "x", KBLOOM_TYPE_BLOOM, 4, 9));
+
+	create_msg(s, &self->m, "x", KBLOOM_TYPE_STABLE, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_COUNTER_BITS, 2);
+	nlr_put_u32(&self->m, KBLOOM_A_DECREMENT, 2);
+	nlr_put_u32(&self->m, KBLOOM_A_WINDOWS, 4);
+	nlr_put_u64(&self->m, KBLOOM_A_INTERVAL, 1000);
+	EXPECT_EQ(-EINVAL, nlr_send(s, &self->m));
+	EXPECT_EQ(0, dump_count(s, &self->m));
+}
+
+TEST_F(win, rotation_moves_keys_into_older_windows)
+{
+	struct nlr *s = &self->s;
+	struct window w[8];
+	uint64_t bits;
+	int n;
+
+	ASSERT_EQ(0, create_paged(s, &self->m, "r", KBLOOM_TYPE_BLOOM, 4, 1000));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "r", "first"));
+	ASSERT_EQ(0, query1(s, &self->m, "r", "first", &bits));
+	EXPECT_EQ(1, bits);
+	sleep_ms(1500);
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "r", "second"));
+
+	ASSERT_EQ(0, query1(s, &self->m, "r", "first", &bits));
+	n = windows_of(s, w, 8);
+	ASSERT_LE(2, n);
+	/* Newest first; "first" sits in window 1, "second" in the newest. */
+	EXPECT_EQ(1, w[n - 1].id);
+	EXPECT_EQ(1ULL << (n - 1), bits);
+	EXPECT_NE(0, w[n - 1].end);
+	EXPECT_EQ(w[n - 2].start, w[n - 1].end);
+	EXPECT_EQ(1, w[n - 1].packets);
+	EXPECT_EQ(0, w[0].end);
+	ASSERT_EQ(0, query1(s, &self->m, "r", "second", &bits));
+	EXPECT_EQ(1, bits & 1);
+	EXPECT_EQ(1, __builtin_popcountll(bits));
+
+	/* TEST answers across every window. */
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_TEST, "r", "first"));
+	EXPECT_EQ(1, reply_u32(s, KBLOOM_A_NPRESENT));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_TEST, "r", "never"));
+	EXPECT_EQ(0, reply_u32(s, KBLOOM_A_NPRESENT));
+}
+
+TEST_F(win, retention_drops_the_oldest_window)
+{
+	struct nlr *s = &self->s;
+	struct window w[8];
+	uint64_t bits;
+	int n;
+
+	ASSERT_EQ(0, create_paged(s, &self->m, "old", KBLOOM_TYPE_BLOCKED, 2, 300));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "old", "gone"));
+	sleep_ms(2000);
+	ASSERT_EQ(0, query1(s, &self->m, "old", "gone", &bits));
+	EXPECT_EQ(0, bits);
+	n = windows_of(s, w, 8);
+	EXPECT_EQ(2, n);
+	EXPECT_LT(2, w[0].id);
+	EXPECT_EQ(w[1].id + 1, w[0].id);
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_TEST, "old", "gone"));
+	EXPECT_EQ(0, reply_u32(s, KBLOOM_A_NPRESENT));
+}
+
+TEST_F(win, count_sums_windows)
+{
+	struct nlr *s = &self->s;
+	struct nlattr *a;
+	uint32_t c;
+
+	ASSERT_EQ(0, create_paged(s, &self->m, "cnt", KBLOOM_TYPE_COUNTING, 8, 500));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "cnt", "flow"));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "cnt", "flow"));
+	sleep_ms(800);
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "cnt", "flow"));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_COUNT, "cnt", "flow"));
+	a = nlr_reply_attr(s, KBLOOM_A_COUNTS);
+	ASSERT_NE(NULL, a);
+	memcpy(&c, (char *)a + NLA_HDRLEN, 4);
+	EXPECT_EQ(3, c);
+}
+
+TEST_F(win, del_merge_estimate_refused_on_windows)
+{
+	struct nlr *s = &self->s;
+
+	ASSERT_EQ(0, create_paged(s, &self->m, "cw", KBLOOM_TYPE_COUNTING, 4, 60000));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "cw", "k"));
+	EXPECT_EQ(-EOPNOTSUPP, add1(s, &self->m, KBLOOM_CMD_DEL, "cw", "k"));
+	EXPECT_STREQ("not supported on a filter with windows", s->extack);
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_TEST, "cw", "k"));
+	EXPECT_EQ(1, reply_u32(s, KBLOOM_A_NPRESENT));
+
+	ASSERT_EQ(0, create_paged(s, &self->m, "bw", KBLOOM_TYPE_BLOOM, 4, 60000));
+	ASSERT_EQ(0, create(s, &self->m, "b", 1 << 16, 4));
+	nlr_init(s, &self->m, s->family, KBLOOM_CMD_MERGE, 0);
+	nlr_put_str(&self->m, KBLOOM_A_NAME, "b");
+	nlr_put_str(&self->m, KBLOOM_A_SRC, "bw");
+	EXPECT_EQ(-EOPNOTSUPP, nlr_send(s, &self->m));
+	nlr_init(s, &self->m, s->family, KBLOOM_CMD_ESTIMATE, 0);
+	nlr_put_str(&self->m, KBLOOM_A_NAME, "bw");
+	nlr_put_str(&self->m, KBLOOM_A_SRC, "b");
+	EXPECT_EQ(-EOPNOTSUPP, nlr_send(s, &self->m));
+}
+
+TEST_F(win, query_of_plain_filter_has_one_window)
+{
+	struct nlr *s = &self->s;
+	struct window w[2];
+	uint64_t bits;
+
+	ASSERT_EQ(0, create(s, &self->m, "q", 1 << 16, 4));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "q", "here"));
+	ASSERT_EQ(0, query1(s, &self->m, "q", "here", &bits));
+	EXPECT_EQ(1, bits);
+	EXPECT_EQ(1, windows_of(s, w, 2));
+	EXPECT_EQ(1, reply_u32(s, KBLOOM_A_NKEYS));
+	ASSERT_EQ(0, query1(s, &self->m, "q", "absent", &bits));
+	EXPECT_EQ(0, bits);
+	EXPECT_EQ(-ENOENT, query1(s, &self->m, "nope", "x", &bits));
+}
+
+static int attach(struct nlr *s, struct nlr_msg *m, const char *name,
+		  uint32_t hook, uint32_t digest, const char *dev)
+{
+	nlr_init(s, m, s->family, KBLOOM_CMD_ATTACH, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	nlr_put_u32(m, KBLOOM_A_HOOK, hook);
+	nlr_put_u32(m, KBLOOM_A_DIGEST, digest);
+	if (dev)
+		nlr_put_str(m, KBLOOM_A_IFNAME, dev);
+	return nlr_send(s, m);
+}
+
+static int detach(struct nlr *s, struct nlr_msg *m, const char *name)
+{
+	nlr_init(s, m, s->family, KBLOOM_CMD_DETACH, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	return nlr_send(s, m);
+}
+
+TEST_F(win, attach_refusals_named)
+{
+	struct nlr *s = &self->s;
+
+	EXPECT_EQ(-ENOENT, attach(s, &self->m, "none", KBLOOM_HOOK_INPUT,
+				  KBLOOM_DIGEST_SPIE, NULL));
+	ASSERT_EQ(0, create(s, &self->m, "a", 1 << 16, 4));
+	EXPECT_EQ(-EINVAL, attach(s, &self->m, "a", KBLOOM_HOOK_INPUT,
+				  KBLOOM_DIGEST_MULTI, NULL));
+	EXPECT_EQ(-ENODEV, attach(s, &self->m, "a", KBLOOM_HOOK_INPUT,
+				  KBLOOM_DIGEST_SPIE, "nosuchdev0"));
+	EXPECT_STREQ("no device of that IFNAME in this namespace", s->extack);
+	EXPECT_EQ(-ERANGE, attach(s, &self->m, "a", KBLOOM_HOOK_MAX + 1,
+				  KBLOOM_DIGEST_SPIE, NULL));
+	EXPECT_EQ(-ERANGE, attach(s, &self->m, "a", KBLOOM_HOOK_INPUT,
+				  KBLOOM_DIGEST_MAX + 1, NULL));
+	EXPECT_EQ(-ENOENT, detach(s, &self->m, "a"));
+	EXPECT_STREQ("filter is not attached", s->extack);
+
+	ASSERT_EQ(0, attach(s, &self->m, "a", KBLOOM_HOOK_INPUT,
+			    KBLOOM_DIGEST_SPIE, "lo"));
+	EXPECT_EQ(-EBUSY, attach(s, &self->m, "a", KBLOOM_HOOK_OUTPUT,
+				 KBLOOM_DIGEST_FLOW, NULL));
+	ASSERT_EQ(0, get(s, &self->m, "a"));
+	EXPECT_NE(NULL, nlr_reply_attr(s, KBLOOM_A_ATTACH));
+	EXPECT_EQ(0, detach(s, &self->m, "a"));
+	ASSERT_EQ(0, get(s, &self->m, "a"));
+	EXPECT_EQ(NULL, nlr_reply_attr(s, KBLOOM_A_ATTACH));
+}
+
+/* A UDP packet to 127.0.0.1 with every header byte chosen here. */
+static size_t udp_packet(uint8_t *p, uint16_t id, uint16_t sport)
+{
+	static const uint8_t payload[] = "kbloom digest test";
+	size_t len = 20 + 8 + sizeof(payload);
+
+	memset(p, 0, len);
+	p[0] = 0x45;
+	p[2] = len >> 8;
+	p[3] = len & 0xff;
+	p[4] = id >> 8;
+	p[5] = id & 0xff;
+	p[6] = 0x40;		/* DF */
+	p[8] = 64;
+	p[9] = IPPROTO_UDP;
+	p[12] = 127; p[15] = 1;
+	p[16] = 127; p[19] = 1;
+	p[20] = sport >> 8;
+	p[21] = sport & 0xff;
+	p[22] = 0x30;		/* port 12345: nobody listens */
+	p[23] = 0x39;
+	p[25] = 8 + sizeof(payload);
+	memcpy(p + 28, payload, sizeof(payload));
+	return len;
+}
+
+static struct nlattr *attach_attr(struct nlr *s, uint16_t type)
+{
+	struct nlattr *nest = nlr_reply_attr(s, KBLOOM_A_ATTACH), *a;
+	int rem;
+
+	if (!nest)
+		return NULL;
+	rem = nest->nla_len - NLA_HDRLEN;
+	for (a = (struct nlattr *)((char *)nest + NLA_HDRLEN); rem >= NLA_HDRLEN;
+	     rem -= NLA_ALIGN(a->nla_len),
+	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
+			return a;
+	return NULL;
+}
+
+static uint64_t attach_u64(struct nlr *s, uint16_t type)
+{
+	struct nlattr *a = attach_attr(s, type);
+	uint64_t v = UINT64_MAX;
+
+	if (a)
+		memcpy(&v, (char *)a + NLA_HDRLEN, 8);
+	return v;
+}
+
+TEST_F(win, output_hook_records_the_digest_of_each_packet)
+{
+	struct nlr *s = &self->s;
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	struct kb_digest d;
+	uint8_t pkt[128];
+	uint64_t bits;
+	size_t len, nest;
+	int fd, i;
+
+	ASSERT_EQ(0, create_paged(s, &self->m, "out", KBLOOM_TYPE_BLOOM, 3, 60000));
+	ASSERT_EQ(0, attach(s, &self->m, "out", KBLOOM_HOOK_OUTPUT,
+			    KBLOOM_DIGEST_SPIE, "lo"));
+	fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	ASSERT_LE(0, fd);
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = 0; i < 20; i++) {
+		len = udp_packet(pkt, 1000 + i, 40000 + i);
+		ASSERT_EQ((ssize_t)len, sendto(fd, pkt, len, 0,
+					       (struct sockaddr *)&to, sizeof(to)));
+	}
+	close(fd);
+
+	ASSERT_EQ(0, get(s, &self->m, "out"));
+	/* 20 packets out, ICMP port-unreachable errors come back in. */
+	EXPECT_LE(20, attach_u64(s, KBLOOM_ATTACH_A_SEEN));
+	EXPECT_EQ(attach_u64(s, KBLOOM_ATTACH_A_SEEN),
+		  attach_u64(s, KBLOOM_ATTACH_A_DIGESTED));
+
+	for (i = 0; i < 20; i++) {
+		len = udp_packet(pkt, 1000 + i, 40000 + i);
+		pkt[8] = 1;	/* another TTL: same digest */
+		ASSERT_EQ(KBLOOM_SKIP_NONE, kb_digest(pkt, len, KBLOOM_DIGEST_SPIE, &d));
+		nlr_init(s, &self->m, s->family, KBLOOM_CMD_QUERY, 0);
+		nlr_put_str(&self->m, KBLOOM_A_NAME, "out");
+		nest = nlr_nest_start(&self->m, KBLOOM_A_KEYS);
+		nlr_put(&self->m, KBLOOM_KEYS_A_KEY, d.key, d.len);
+		nlr_nest_end(&self->m, nest);
+		ASSERT_EQ(0, nlr_send(s, &self->m));
+		bits = 0;
+		memcpy(&bits, (char *)nlr_reply_attr(s, KBLOOM_A_WINDOW_HITS) +
+		       NLA_HDRLEN, 1);
+		EXPECT_EQ(1, bits) TH_LOG("packet %d not recorded", i);
+	}
+	/* A packet never sent. */
+	len = udp_packet(pkt, 999, 39999);
+	ASSERT_EQ(KBLOOM_SKIP_NONE, kb_digest(pkt, len, KBLOOM_DIGEST_SPIE, &d));
+	nlr_init(s, &self->m, s->family, KBLOOM_CMD_TEST, 0);
+	nlr_put_str(&self->m, KBLOOM_A_NAME, "out");
+	nest = nlr_nest_start(&self->m, KBLOOM_A_KEYS);
+	nlr_put(&self->m, KBLOOM_KEYS_A_KEY, d.key, d.len);
+	nlr_nest_end(&self->m, nest);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	EXPECT_EQ(0, reply_u32(s, KBLOOM_A_NPRESENT));
+
+	/* Detached: nothing more is seen. */
+	ASSERT_EQ(0, detach(s, &self->m, "out"));
+}
+
+/* The kernel's digest of @pkt with @linear bytes linear; 0 or -errno. */
+static int kernel_digest(struct nlr *s, struct nlr_msg *m, const uint8_t *pkt,
+			 size_t len, uint32_t linear, uint32_t mode,
+			 struct kb_digest *d, uint32_t *skip)
+{
+	struct nlattr *keys, *a, *v;
+	int err, i;
+
+	nlr_init(s, m, s->family, KBLOOM_CMD_DIGEST, 0);
+	nlr_put(m, KBLOOM_A_PACKET, pkt, len);
+	nlr_put_u32(m, KBLOOM_A_LINEAR, linear);
+	nlr_put_u32(m, KBLOOM_A_DIGEST, mode);
+	err = nlr_send(s, m);
+	if (err)
+		return err;
+	*skip = nlr_reply_attr(s, KBLOOM_A_SKIP) ? reply_u32(s, KBLOOM_A_SKIP) : 0;
+	memset(d, 0, sizeof(*d));
+	keys = nlr_reply_attr(s, KBLOOM_A_KEYS);
+	if (!keys)
+		return 0;
+	a = (struct nlattr *)((char *)keys + NLA_HDRLEN);
+	if (a->nla_type == KBLOOM_KEYS_A_KEY) {
+		d->len = a->nla_len - NLA_HDRLEN;
+		memcpy(d->key, (char *)a + NLA_HDRLEN, d->len);
+		return 0;
+	}
+	v = (struct nlattr *)((char *)a + NLA_HDRLEN);
+	for (i = 0; i < KB_DIGEST_DIMS; i++) {
+		d->dim_off[i] = d->len;
+		d->dim_len[i] = v->nla_len - NLA_HDRLEN;
+		memcpy(d->key + d->len, (char *)v + NLA_HDRLEN, d->dim_len[i]);
+		d->len += d->dim_len[i];
+		v = (struct nlattr *)((char *)v + NLA_ALIGN(v->nla_len));
+	}
+	return 0;
+}
+
+/* A random IPv4 or IPv6 packet, sometimes with options or ext headers. */
+static size_t random_packet(uint8_t *p, size_t max)
+{
+	static const uint8_t protos[] = { 6, 17, 1, 132, 47 };
+	size_t len = 28 + rand() % 1400, hl, i;
+	uint8_t proto = protos[rand() % sizeof(protos)];
+
+	if (len > max)
+		len = max;
+	for (i = 0; i < len; i++)
+		p[i] = rand();
+	if (rand() % 2) {
+		hl = 20 + 4 * (rand() % 4);
+		p[0] = 0x40 | hl / 4;
+		p[2] = len >> 8;
+		p[3] = len & 0xff;
+		p[6] &= rand() % 3 ? 0x40 : 0xff;	/* some fragments */
+		p[9] = proto;
+	} else {
+		p[0] = 0x60 | (p[0] & 0x0f);
+		p[4] = (len - 40) >> 8;
+		p[5] = (len - 40) & 0xff;
+		p[6] = rand() % 4 ? proto : (rand() % 2 ? 0 : 44);
+		if (p[6] == 0) {
+			p[40] = proto;
+			p[41] = 0;
+		} else if (p[6] == 44) {
+			p[40] = proto;
+		}
+	}
+	/* Now and then a malformed or truncated one. */
+	if (rand() % 20 == 0)
+		p[0] ^= 0x10;
+	if (rand() % 20 == 0 && len > 30)
+		len = 20 + rand() % 10;
+	return len;
+}
+
+TEST_F(win, kernel_and_tool_digests_agree_byte_for_byte)
+{
+	struct nlr *s = &self->s;
+	static uint8_t pkt[9000];
+	struct kb_digest kd, ud;
+	uint32_t mode, skip = 0, uskip, linear;
+	int i, digested = 0, skipped = 0;
+	size_t len;
+
+	srand(20261122);
+	for (i = 0; i < 2000; i++) {
+		len = random_packet(pkt, sizeof(pkt));
+		mode = 1 + i % KBLOOM_DIGEST_MAX;
+		linear = 1 + rand() % len;
+		if (i % 3 == 0)
+			linear = len;
+		ASSERT_EQ(0, kernel_digest(s, &self->m, pkt, len, linear, mode,
+					   &kd, &skip));
+		memset(&ud, 0, sizeof(ud));
+		uskip = kb_digest(pkt, len < KB_DIGEST_SPAN ? len : KB_DIGEST_SPAN,
+				  mode, &ud);
+		ASSERT_EQ(uskip, skip) TH_LOG("packet %d mode %u", i, mode);
+		if (skip) {
+			skipped++;
+			continue;
+		}
+		digested++;
+		ASSERT_EQ(ud.len, kd.len);
+		ASSERT_EQ(0, memcmp(ud.key, kd.key, ud.len))
+			TH_LOG("packet %d mode %u linear %u", i, mode, linear);
+		if (mode == KBLOOM_DIGEST_MULTI)
+			ASSERT_EQ(0, memcmp(ud.dim_len, kd.dim_len, sizeof(ud.dim_len)));
+	}
+	TH_LOG("%d digested, %d skipped: identical", digested, skipped);
+	EXPECT_LT(1000, digested);
+	EXPECT_LT(20, skipped);
+}
+
+TEST_F(win, digest_refusals_named)
+{
+	struct nlr *s = &self->s;
+	uint8_t pkt[64] = { 0x45 };
+
+	nlr_init(s, &self->m, s->family, KBLOOM_CMD_DIGEST, 0);
+	nlr_put_u32(&self->m, KBLOOM_A_DIGEST, KBLOOM_DIGEST_SPIE);
+	EXPECT_EQ(-EINVAL, nlr_send(s, &self->m));
+	EXPECT_EQ(KBLOOM_A_PACKET, s->miss_type);
+
+	nlr_init(s, &self->m, s->family, KBLOOM_CMD_DIGEST, 0);
+	nlr_put(&self->m, KBLOOM_A_PACKET, pkt, sizeof(pkt));
+	nlr_put_u32(&self->m, KBLOOM_A_DIGEST, KBLOOM_DIGEST_SPIE);
+	nlr_put_u32(&self->m, KBLOOM_A_LINEAR, 65);
+	EXPECT_EQ(-EINVAL, nlr_send(s, &self->m));
+	EXPECT_STREQ("LINEAR must be 1..the length of PACKET", s->extack);
+}
+
+TEST_HARNESS_MAIN
