@@ -41,4 +41,15 @@
 #define KB_NLA_RANGE_CONST
 #endif
 
+/*
+ * The parsed request attributes of a dump: genl_dumpit_info carries them
+ * as ->attrs in 6.1 and inside a struct genl_info (->info.attrs) in 6.12;
+ * the change came with the split ops of 6.2.
+ */
+#if KB_KERNEL_AT_LEAST(6, 2)
+#define kb_dump_attrs(cb) (genl_dumpit_info(cb)->info.attrs)
+#else
+#define kb_dump_attrs(cb) (genl_dumpit_info(cb)->attrs)
+#endif
+
 #endif /* KBLOOM_KCOMPAT_H */

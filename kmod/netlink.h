@@ -1,8 +1,56 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kbloom generic netlink family. netlink.c holds the family, its
+ * policy and the filter-level commands; the other commands live by concern
+ * in nl_*.c and share the helpers below. The protocol is uapi/kbloom.h.
+ */
 #ifndef KBLOOM_NETLINK_H
 #define KBLOOM_NETLINK_H
 
+#include <net/genetlink.h>
+
+#include "registry.h"
+
 int kb_netlink_init(void);
 void kb_netlink_exit(void);
+
+extern struct genl_family kb_family;
+
+/* Names the first attribute of @types[0..n) that is missing, if any. */
+bool kb_require(struct genl_info *info, const int *types, int n);
+
+#define KB_REQUIRE(info, ...) ({					\
+	static const int __types[] = { __VA_ARGS__ };			\
+	kb_require(info, __types, ARRAY_SIZE(__types));			\
+})
+
+/* NAME's filter, or NULL with the reason in extack; lock or RCU held. */
+struct kb_obj *kb_find(struct kb_net *kn, struct genl_info *info);
+u32 kb_get_u32(struct nlattr **a, int type);
+/* The one table of a filter without windows, or NULL (and extack). */
+struct kb_filter *kb_only_table(struct kb_obj *obj, struct genl_info *info);
+
+/* Bytes of one window in WINDOW_LIST: a nest of five u64. */
+#define KB_WINDOW_MSG_SIZE \
+	(nla_total_size(0) + 5 * nla_total_size_64bit(sizeof(u64)))
+
+/* WINDOW_LIST of the windows of @set, newest first; under RCU. */
+int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set);
+/* One window's nest (KBLOOM_WINDOW_LIST_A_WINDOW); under RCU. */
+int kb_fill_window(struct sk_buff *skb, const struct kb_window *w);
+/* A filter's description as GET gives it (no WINDOW_LIST); lock held. */
+int kb_fill_desc(struct sk_buff *skb, const struct kb_obj *obj);
+
+/* Command handlers (nl_keys.c, nl_packet.c, nl_transfer.c). */
+int kb_cmd_add(struct sk_buff *skb, struct genl_info *info);
+int kb_cmd_test(struct sk_buff *skb, struct genl_info *info);
+int kb_cmd_count(struct sk_buff *skb, struct genl_info *info);
+int kb_cmd_query(struct sk_buff *skb, struct genl_info *info);
+int kb_cmd_del(struct sk_buff *skb, struct genl_info *info);
+int kb_cmd_attach(struct sk_buff *skb, struct genl_info *info);
+int kb_cmd_detach(struct sk_buff *skb, struct genl_info *info);
+int kb_cmd_digest(struct sk_buff *skb, struct genl_info *info);
+int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb);
+int kb_cmd_import(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* KBLOOM_NETLINK_H */

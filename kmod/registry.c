@@ -143,6 +143,10 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		NL_SET_ERR_MSG(extack, "WINDOWS and INTERVAL go together");
 		return -EINVAL;
 	}
+	if (windows > 1 && args->loader) {
+		NL_SET_ERR_MSG(extack, "a filter with WINDOWS cannot be loaded");
+		return -EINVAL;
+	}
 	if (windows > 1 && args->shape.type == KBLOOM_TYPE_STABLE) {
 		NL_SET_ERR_MSG(extack, "a stable filter already forgets; it takes no WINDOWS");
 		return -EINVAL;
@@ -183,6 +187,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		strscpy(obj->dim_names[i], args->dim_names[i],
 			sizeof(obj->dim_names[i]));
 	obj->capacity = args->capacity;
+	obj->loader = args->loader;
 	obj->generation = 1;
 	list_add_tail_rcu(&obj->node, &kn->filters);
 	kb_ring_start(&obj->ring);
@@ -292,6 +297,30 @@ void kb_stats_read(const struct kb_obj *obj, struct kb_stats *sum)
 	}
 }
 
+/* A restore whose socket closed before it completed leaves nothing. */
+static int kb_netlink_release(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	struct kb_obj *obj, *tmp;
+	struct kb_net *kn;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !n->portid)
+		return NOTIFY_DONE;
+	kn = kb_net(n->net);
+	mutex_lock(&kn->lock);
+	list_for_each_entry_safe(obj, tmp, &kn->filters, node)
+		if (obj->loader == n->portid)
+			kb_destroy(kn, obj);
+	mutex_unlock(&kn->lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kb_netlink_notifier = {
+	.notifier_call = kb_netlink_release,
+};
+
 static int __net_init kb_net_init(struct net *net)
 {
 	struct kb_net *kn = kb_net(net);
@@ -330,13 +359,22 @@ static struct pernet_operations kb_net_ops = {
 
 int kb_registry_init(void)
 {
+	int err;
+
 	if (!max_memory)
 		max_memory = (totalram_pages() << PAGE_SHIFT) / 4;
-	return register_pernet_subsys(&kb_net_ops);
+	err = register_pernet_subsys(&kb_net_ops);
+	if (err)
+		return err;
+	err = netlink_register_notifier(&kb_netlink_notifier);
+	if (err)
+		unregister_pernet_subsys(&kb_net_ops);
+	return err;
 }
 
 void kb_registry_exit(void)
 {
+	netlink_unregister_notifier(&kb_netlink_notifier);
 	unregister_pernet_subsys(&kb_net_ops);
 	WARN_ON(atomic64_read(&kb_mem_used));
 }

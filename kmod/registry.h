@@ -43,6 +43,8 @@ struct kb_obj {
 	char dim_names[KBLOOM_DIMS_MAX][KBLOOM_DIM_NAME_MAX];	/* multi */
 	struct kb_pcpu_stats __percpu *stats;
 	struct kb_attach *attach;	/* under kb_net.lock; NULL: none */
+	u32 loader;			/* portid restoring it; 0: usable */
+	u64 loaded;			/* bytes of cells imported so far */
 	struct kb_ring ring;		/* the table, or the windows */
 };
 
@@ -59,6 +61,7 @@ struct kb_create_args {
 	u64 capacity;
 	const u8 *hash_key;		/* NULL: draw a random key */
 	const char *dim_names[KBLOOM_DIMS_MAX];	/* multi: shape.dims of them */
+	u32 loader;			/* KBLOOM_F_LOAD: the socket's portid */
 	u32 windows;			/* 0 or 1: not time-paged */
 	u64 interval_ms;
 };
@@ -76,6 +79,20 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 void kb_destroy(struct kb_net *kn, struct kb_obj *obj);
 void kb_destroy_all(struct kb_net *kn);
 void kb_clear(struct kb_obj *obj);
+
+/* Created with KBLOOM_F_LOAD and not yet complete: usable by no one else. */
+static inline bool kb_loading(const struct kb_obj *obj)
+{
+	/* Pairs with kb_loaded(): a reader seeing 0 sees the cells. */
+	return smp_load_acquire(&obj->loader) != 0;
+}
+
+/* The load is complete: cells written before are seen by every reader. */
+static inline void kb_loaded(struct kb_obj *obj)
+{
+	/* Pairs with kb_loading(). */
+	smp_store_release(&obj->loader, 0);
+}
 
 void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta);
 void kb_stats_read(const struct kb_obj *obj, struct kb_stats *st);

@@ -33,7 +33,11 @@ struct kb_digest {
  * Digest of one packet. @pkt holds the first @caplen bytes from the network
  * header (the packet may be longer; lengths are taken from the IP header).
  * @mode is an enum kbloom_digest. Returns KBLOOM_SKIP_NONE with @out filled,
- * or the enum kbloom_skip reason the packet has no digest.
+ * or the enum kbloom_skip reason the packet has no digest (@out zeroed).
+ * The header checks are the same in every mode (an unknown @mode and an
+ * IPv6 jumbogram are MALFORMED); only FLOW and MULTI walk IPv6 extension
+ * headers, and only they skip non-first fragments. digest.c lists the
+ * corner cases the uapi formats leave open.
  */
 u32 kb_digest(const u8 *pkt, u32 caplen, u32 mode, struct kb_digest *out);
 
@@ -49,7 +53,10 @@ u32 kb_digest_tcp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 			  u32 gso_size, bool fixed_id, u32 seg,
 			  struct kb_digest *out);
 
-/* Segments of a TCP GSO packet (0 when it is not TCP or malformed). */
+/*
+ * Segments of a TCP GSO packet (0 when it is not TCP or malformed; 1 for
+ * one without payload).
+ */
 u32 kb_digest_tcp_segments(const u8 *pkt, u32 caplen, u32 total,
 			   u32 gso_size);
 

@@ -125,6 +125,35 @@
  *	which bit j (byte j / 8, bit j % 8) is set when window j of the list
  *	holds key i. On a filter without windows the list has one window.
  *
+ * Moving contents in and out (save, restore, archive)
+ * ----------------------------------------------------
+ * KBLOOM_CMD_EXPORT  (dumpit)
+ *	Request: NAME, optional WINDOW (a window ID; default the current
+ *	window, or the only table). The first reply is the filter's
+ *	description as GET's dump gives it plus HASH_KEY, CELL_BYTES (bytes of
+ *	cell memory) and a WINDOW_LIST holding the exported window; then
+ *	messages of OFFSET and CELLS, in order, covering 0..CELL_BYTES. Cells
+ *	are the engine's memory: unsigned longs (64-bit, little-endian on the
+ *	x86-64 kernels kbloom is built for). ENOENT when no retained window has
+ *	that ID; ESTALE when the window is dropped by a rotation during the
+ *	export. The current window is exported while it takes inserts: every
+ *	key added before the export began is in what it returns.
+ *
+ * KBLOOM_CMD_CREATE with FLAGS KBLOOM_F_LOAD
+ *	Creates the filter empty and reserved for the requesting socket:
+ *	every other request naming it is refused (ENOENT, "being restored"),
+ *	and a dump does not list it, until an IMPORT with KBLOOM_F_LOADED
+ *	completes it. If the socket closes before that, the filter is
+ *	destroyed: a restore that dies half-way leaves nothing behind. Not
+ *	with WINDOWS.
+ *
+ * KBLOOM_CMD_IMPORT  (doit)
+ *	Request: NAME, and OFFSET + CELLS (a chunk of cell memory) and/or
+ *	FLAGS with KBLOOM_F_LOADED. Chunks must arrive in order from 0 with no
+ *	gap or overlap (EINVAL otherwise); LOADED is refused (EINVAL) until
+ *	all CELL_BYTES have arrived, and then makes the filter usable. Only
+ *	the socket that created the filter with KBLOOM_F_LOAD may IMPORT.
+ *
  * Attaching to the packet path
  * ----------------------------
  * KBLOOM_CMD_ATTACH  (doit)
@@ -234,6 +263,8 @@ enum kbloom_cmd {
 	KBLOOM_CMD_ATTACH,
 	KBLOOM_CMD_DETACH,
 	KBLOOM_CMD_DIGEST,
+	KBLOOM_CMD_EXPORT,
+	KBLOOM_CMD_IMPORT,
 	__KBLOOM_CMD_MAX
 };
 
@@ -360,7 +391,9 @@ enum kbloom_skip {
 
 /* Flags (KBLOOM_A_FLAGS). */
 #define KBLOOM_F_ALL		_BITUL(0)	/* DESTROY: every filter */
-#define KBLOOM_F_MASK		KBLOOM_F_ALL
+#define KBLOOM_F_LOAD		_BITUL(1)	/* CREATE: to be IMPORTed */
+#define KBLOOM_F_LOADED		_BITUL(2)	/* IMPORT: the load is complete */
+#define KBLOOM_F_MASK		(KBLOOM_F_ALL | KBLOOM_F_LOAD | KBLOOM_F_LOADED)
 
 enum kbloom_attr {
 	KBLOOM_A_UNSPEC,
@@ -405,6 +438,10 @@ enum kbloom_attr {
 	KBLOOM_A_PACKET,	/* binary, 1..KBLOOM_PACKET_MAX: DIGEST request */
 	KBLOOM_A_LINEAR,	/* u32, DIGEST: bytes in the linear area */
 	KBLOOM_A_SKIP,		/* u32, reply: enum kbloom_skip */
+	KBLOOM_A_WINDOW,	/* u64: a window ID (EXPORT) */
+	KBLOOM_A_OFFSET,	/* u64: byte offset of CELLS in cell memory */
+	KBLOOM_A_CELLS,		/* binary: a chunk of cell memory */
+	KBLOOM_A_CELL_BYTES,	/* u64, reply: bytes of cell memory */
 	__KBLOOM_A_MAX
 };
 

@@ -41,6 +41,9 @@ struct nlr {
 	size_t reply_len;
 	int nreplies;			/* replies of the last exchange (dumps) */
 	bool dump_intr;
+	/* Called for every reply message, when set (long dumps). */
+	void (*each)(struct nlmsghdr *h, void *arg);
+	void *each_arg;
 };
 
 static inline struct nlmsghdr *nlr_hdr(struct nlr_msg *m)
@@ -133,6 +136,25 @@ static inline void nlr_parse_extack(struct nlr *s, struct nlmsghdr *h)
 	}
 }
 
+/* The extack of a failed dump: TLVs after NLMSG_DONE's error code. */
+static inline void nlr_parse_done_extack(struct nlr *s, struct nlmsghdr *h)
+{
+	size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(int));
+	struct nlattr *a;
+
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	while (off + NLA_HDRLEN <= h->nlmsg_len) {
+		a = (struct nlattr *)((uint8_t *)h + off);
+		if (a->nla_len < NLA_HDRLEN)
+			break;
+		if (a->nla_type == NLMSGERR_ATTR_MSG)
+			snprintf(s->extack, sizeof(s->extack), "%s",
+				 (char *)a + NLA_HDRLEN);
+		off += NLA_ALIGN(a->nla_len);
+	}
+}
+
 /* Sends @m, reads to the ACK or error (or NLMSG_DONE); 0 or -errno. */
 static inline int nlr_send(struct nlr *s, struct nlr_msg *m)
 {
@@ -163,9 +185,15 @@ static inline int nlr_send(struct nlr *s, struct nlr_msg *m)
 				nlr_parse_extack(s, h);
 				done = 1;
 			} else if (h->nlmsg_type == NLMSG_DONE) {
+				/* A dump that failed says why here. */
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
+					err = *(int *)NLMSG_DATA(h);
+				nlr_parse_done_extack(s, h);
 				done = 1;
 			} else {
 				s->nreplies++;
+				if (s->each)
+					s->each(h, s->each_arg);
 				if (h->nlmsg_len <= sizeof(s->reply)) {
 					memcpy(s->reply, h, h->nlmsg_len);
 					s->reply_len = h->nlmsg_len;

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Moving filter contents in and out: EXPORT (a dump of the description,
+ * the hash key and the cells of one window, in chunks) and IMPORT (chunks
+ * into a filter created with KBLOOM_F_LOAD, in order, then LOADED).
+ * bloomctl's save, restore and archive are built on these.
+ */
+#include <asm/unaligned.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "kcompat.h"
+#include "netlink.h"
+#include "registry.h"
+
+/* Cells per EXPORT message at most: well inside one attribute. */
+#define KB_CHUNK_MAX	32768
+
+/* The window of @obj with ID @id, or NULL; under RCU. */
+static struct kb_window *kb_window_by_id(struct kb_obj *obj, u64 id)
+{
+	const struct kb_winset *set = kb_window_set(&obj->ring);
+	u32 i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->w[i]->id == id)
+			return set->w[i];
+	return NULL;
+}
+
+/* The first message: description, hash key, cell bytes, the window. */
+static int kb_export_head(struct sk_buff *skb, struct netlink_callback *cb,
+			  struct kb_obj *obj, struct kb_window *w)
+{
+	const struct kb_filter *f = &w->filter;
+	u8 hkey[KBLOOM_HASH_KEY_LEN];
+	struct nlattr *list;
+	void *hdr;
+	int err;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &kb_family, NLM_F_MULTI, KBLOOM_CMD_EXPORT);
+	if (!hdr)
+		return -EMSGSIZE;
+	put_unaligned_le64(f->hkey.key[0], hkey);
+	put_unaligned_le64(f->hkey.key[1], hkey + 8);
+	err = kb_fill_desc(skb, obj) ||
+	      nla_put(skb, KBLOOM_A_HASH_KEY, sizeof(hkey), hkey) ||
+	      nla_put_u64_64bit(skb, KBLOOM_A_CELL_BYTES, kb_filter_mem(f),
+				KBLOOM_A_PAD);
+	memzero_explicit(hkey, sizeof(hkey));
+	list = err ? NULL : nla_nest_start(skb, KBLOOM_A_WINDOW_LIST);
+	if (!list || kb_fill_window(skb, w)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, list);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* As many chunks from *@off as fit in @skb. */
+static int kb_export_cells(struct sk_buff *skb, struct netlink_callback *cb,
+			   const struct kb_window *w, u64 *off)
+{
+	u64 total = kb_filter_mem(&w->filter);
+	const int over = GENL_HDRLEN + nla_total_size_64bit(sizeof(u64)) +
+			 nla_total_size(0);
+	struct nlattr *cells;
+	int room;
+	u32 n;
+	void *hdr;
+
+	while (*off < total) {
+		room = skb_tailroom(skb) - nlmsg_total_size(over) - NLA_ALIGNTO;
+		if (room < 64)
+			return -EMSGSIZE;
+		n = min_t(u64, total - *off, min(room, KB_CHUNK_MAX));
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &kb_family, NLM_F_MULTI,
+				  KBLOOM_CMD_EXPORT);
+		if (!hdr)
+			return -EMSGSIZE;
+		if (nla_put_u64_64bit(skb, KBLOOM_A_OFFSET, *off, KBLOOM_A_PAD))
+			goto cancel;
+		cells = nla_reserve(skb, KBLOOM_A_CELLS, n);
+		if (!cells)
+			goto cancel;
+		memcpy(nla_data(cells), (const u8 *)w->filter.mem + *off, n);
+		genlmsg_end(skb, hdr);
+		*off += n;
+	}
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/*
+ * cb->args[0]: 0 before the first message, then 1; [1]: the window ID;
+ * [2]: the next cell byte. The window is looked up again on every call,
+ * under RCU, so a rotation that drops it is seen (ESTALE) and a table is
+ * never read while it is being emptied.
+ */
+int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct kb_net *kn = kb_net(sock_net(skb->sk));
+	struct nlattr **a = kb_dump_attrs(cb);
+	struct kb_window *w;
+	struct kb_obj *obj;
+	u64 off = cb->args[2];
+	int err;
+
+	if (!a[KBLOOM_A_NAME]) {
+		NL_SET_ERR_MSG(cb->extack, "missing attribute NAME (the filter name)");
+		return -EINVAL;
+	}
+	mutex_lock(&kn->lock);
+	obj = kb_lookup(kn, nla_data(a[KBLOOM_A_NAME]));
+	if (!obj || kb_loading(obj)) {
+		NL_SET_ERR_MSG(cb->extack, "no filter of that name in this namespace");
+		err = -ENOENT;
+		goto out;
+	}
+	rcu_read_lock();
+	if (!cb->args[0])
+		cb->args[1] = a[KBLOOM_A_WINDOW] ? nla_get_u64(a[KBLOOM_A_WINDOW]) :
+				kb_window_cur(&obj->ring)->id;
+	w = kb_window_by_id(obj, cb->args[1]);
+	if (!w) {
+		rcu_read_unlock();
+		if (cb->args[0])
+			NL_SET_ERR_MSG(cb->extack,
+				       "the window was dropped by a rotation during the export");
+		else
+			NL_SET_ERR_MSG(cb->extack, "no retained window has that WINDOW id");
+		err = cb->args[0] ? -ESTALE : -ENOENT;
+		goto out;
+	}
+	err = 0;
+	if (!cb->args[0]) {
+		err = kb_export_head(skb, cb, obj, w);
+		cb->args[0] = !err;
+	}
+	if (!err)
+		err = kb_export_cells(skb, cb, w, &off);
+	rcu_read_unlock();
+	cb->args[2] = off;
+	/* A full buffer means more to come, unless not even one fitted. */
+	if (err == -EMSGSIZE && skb->len)
+		err = skb->len;
+	else if (!err)
+		err = skb->len;
+out:
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
+int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct nlattr **a = info->attrs;
+	u32 flags = kb_get_u32(a, KBLOOM_A_FLAGS);
+	struct kb_filter *f;
+	struct kb_obj *obj;
+	u64 off, total;
+	int err = -EINVAL;
+	u32 len;
+
+	if (!KB_REQUIRE(info, KBLOOM_A_NAME))
+		return -EINVAL;
+	if (!!a[KBLOOM_A_OFFSET] != !!a[KBLOOM_A_CELLS] ||
+	    (!a[KBLOOM_A_CELLS] && !(flags & KBLOOM_F_LOADED)) ||
+	    (flags & ~KBLOOM_F_LOADED)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "IMPORT takes OFFSET with CELLS, FLAGS LOADED, or both");
+		return -EINVAL;
+	}
+
+	mutex_lock(&kn->lock);
+	obj = kb_find(kn, info);
+	if (!obj) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (!kb_loading(obj)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[KBLOOM_A_NAME],
+				    "filter is not being restored (CREATE it with FLAGS LOAD)");
+		goto out;
+	}
+	if (obj->loader != info->snd_portid) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[KBLOOM_A_NAME],
+				    "another socket is restoring this filter");
+		err = -EPERM;
+		goto out;
+	}
+	f = &obj->ring.tables[0].filter;
+	total = kb_filter_mem(f);
+	len = a[KBLOOM_A_CELLS] ? nla_len(a[KBLOOM_A_CELLS]) : 0;
+	/* Every check before any byte is written: a refusal changes nothing. */
+	if (len) {
+		off = nla_get_u64(a[KBLOOM_A_OFFSET]);
+		if (off != obj->loaded) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a[KBLOOM_A_OFFSET],
+					    "chunks must come in order: OFFSET is not where the last one ended");
+			goto out;
+		}
+		if (len > total - off) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a[KBLOOM_A_CELLS],
+					    "CELLS run past the filter's cell memory");
+			goto out;
+		}
+	}
+	if ((flags & KBLOOM_F_LOADED) && obj->loaded + len != total) {
+		NL_SET_ERR_MSG(info->extack,
+			       "LOADED before every cell byte was imported");
+		goto out;
+	}
+	if (len) {
+		memcpy((u8 *)f->mem + obj->loaded, nla_data(a[KBLOOM_A_CELLS]),
+		       len);
+		obj->loaded += len;
+	}
+	if (flags & KBLOOM_F_LOADED) {
+		obj->generation++;
+		kn->dump_gen++;
+		kb_loaded(obj);
+	}
+	err = 0;
+out:
+	mutex_unlock(&kn->lock);
+	return err;
+}
