@@ -1,0 +1,1026 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The kbloom save file: writer, reader and checks. The format is specified
+ * in savefile.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "savefile.h"
+
+#define CHUNK		65536	/* raw read size and push chunk size */
+
+/* ---- CRC32C, slice-by-8, tables built once at load ------------------- */
+
+static uint32_t crc_tab[8][256];
+
+static void __attribute__((constructor)) crc_init(void)
+{
+	uint32_t c;
+	int i, j;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (j = 0; j < 8; j++)
+			c = (c >> 1) ^ (0x82f63b78u & -(c & 1));
+		crc_tab[0][i] = c;
+	}
+	for (i = 0; i < 256; i++)
+		for (j = 1; j < 8; j++)
+			crc_tab[j][i] = (crc_tab[j - 1][i] >> 8) ^
+					crc_tab[0][crc_tab[j - 1][i] & 0xff];
+}
+
+uint32_t kb_save_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	crc = ~crc;
+	while (len >= 8) {
+		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+				     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+
+		crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^
+		      crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
+		      crc_tab[3][p[4]] ^ crc_tab[2][p[5]] ^
+		      crc_tab[1][p[6]] ^ crc_tab[0][p[7]];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		crc = (crc >> 8) ^ crc_tab[0][(crc ^ *p++) & 0xff];
+	return ~crc;
+}
+
+/* ---- Little-endian fields ------------------------------------------- */
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = v >> (8 * i);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = v >> (8 * i);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* Offsets of savefile.h's table. */
+enum {
+	O_MAGIC = 0, O_VERSION = 8, O_FLAGS = 12, O_NAME = 16, O_TYPE = 48,
+	O_K = 52, O_M = 56, O_CELL_BITS = 64, O_UPDATE = 68,
+	O_DECREMENT = 72, O_SUBTABLES = 76, O_BUCKET_CELLS = 80,
+	O_FP_BITS = 84, O_DIMS = 88, O_DIGEST = 92, O_CAPACITY = 96,
+	O_HASH_KEY = 104, O_INSERTS = 120, O_QUERIES = 128,
+	O_POSITIVES = 136, O_DELETES = 144, O_GENERATION = 152,
+	O_WINDOWS = 160, O_RESERVED = 164, O_INTERVAL = 168, O_WIN_ID = 176,
+	O_WIN_START = 184, O_WIN_END = 192, O_WIN_PACKETS = 200,
+	O_DIM_NAMES = 208, O_CELL_BYTES = 336,
+};
+
+_Static_assert(O_DIM_NAMES + KBLOOM_DIMS_MAX * KBLOOM_DIM_NAME_MAX ==
+	       O_CELL_BYTES, "dim names");
+_Static_assert(O_CELL_BYTES + 8 == KB_SAVE_HEADER_LEN, "header length");
+_Static_assert(O_NAME + KBLOOM_NAME_MAX == O_TYPE, "name");
+
+void kb_save_encode_header(const struct kb_save_header *h,
+			   uint8_t out[KB_SAVE_HEADER_LEN])
+{
+	const struct kb_save_shape *s = &h->shape;
+
+	memset(out, 0, KB_SAVE_HEADER_LEN);
+	memcpy(out + O_MAGIC, KB_SAVE_MAGIC, 8);
+	put32(out + O_VERSION, KB_SAVE_VERSION);
+	put32(out + O_FLAGS, h->flags);
+	memcpy(out + O_NAME, h->name, KBLOOM_NAME_MAX);
+	put32(out + O_TYPE, s->type);
+	put32(out + O_K, s->k);
+	put64(out + O_M, s->m);
+	put32(out + O_CELL_BITS, s->cell_bits);
+	put32(out + O_UPDATE, s->update);
+	put32(out + O_DECREMENT, s->decrement);
+	put32(out + O_SUBTABLES, s->subtables);
+	put32(out + O_BUCKET_CELLS, s->bucket_cells);
+	put32(out + O_FP_BITS, s->fp_bits);
+	put32(out + O_DIMS, s->dims);
+	put32(out + O_DIGEST, h->digest);
+	put64(out + O_CAPACITY, h->capacity);
+	memcpy(out + O_HASH_KEY, h->hash_key, KBLOOM_HASH_KEY_LEN);
+	put64(out + O_INSERTS, h->inserts);
+	put64(out + O_QUERIES, h->queries);
+	put64(out + O_POSITIVES, h->positives);
+	put64(out + O_DELETES, h->deletes);
+	put64(out + O_GENERATION, h->generation);
+	put32(out + O_WINDOWS, h->windows);
+	put64(out + O_INTERVAL, h->interval_ms);
+	put64(out + O_WIN_ID, h->window.id);
+	put64(out + O_WIN_START, h->window.start_ns);
+	put64(out + O_WIN_END, h->window.end_ns);
+	put64(out + O_WIN_PACKETS, h->window.packets);
+	memcpy(out + O_DIM_NAMES, h->dim_names, sizeof(h->dim_names));
+	put64(out + O_CELL_BYTES, h->cell_bytes);
+}
+
+void kb_save_decode_header(const uint8_t in[KB_SAVE_HEADER_LEN],
+			   struct kb_save_header *h)
+{
+	struct kb_save_shape *s = &h->shape;
+
+	memset(h, 0, sizeof(*h));
+	h->version = get32(in + O_VERSION);
+	h->flags = get32(in + O_FLAGS);
+	memcpy(h->name, in + O_NAME, KBLOOM_NAME_MAX);
+	s->type = get32(in + O_TYPE);
+	s->k = get32(in + O_K);
+	s->m = get64(in + O_M);
+	s->cell_bits = get32(in + O_CELL_BITS);
+	s->update = get32(in + O_UPDATE);
+	s->decrement = get32(in + O_DECREMENT);
+	s->subtables = get32(in + O_SUBTABLES);
+	s->bucket_cells = get32(in + O_BUCKET_CELLS);
+	s->fp_bits = get32(in + O_FP_BITS);
+	s->dims = get32(in + O_DIMS);
+	h->digest = get32(in + O_DIGEST);
+	h->capacity = get64(in + O_CAPACITY);
+	memcpy(h->hash_key, in + O_HASH_KEY, KBLOOM_HASH_KEY_LEN);
+	h->inserts = get64(in + O_INSERTS);
+	h->queries = get64(in + O_QUERIES);
+	h->positives = get64(in + O_POSITIVES);
+	h->deletes = get64(in + O_DELETES);
+	h->generation = get64(in + O_GENERATION);
+	h->windows = get32(in + O_WINDOWS);
+	h->interval_ms = get64(in + O_INTERVAL);
+	h->window.id = get64(in + O_WIN_ID);
+	h->window.start_ns = get64(in + O_WIN_START);
+	h->window.end_ns = get64(in + O_WIN_END);
+	h->window.packets = get64(in + O_WIN_PACKETS);
+	memcpy(h->dim_names, in + O_DIM_NAMES, sizeof(h->dim_names));
+	h->cell_bytes = get64(in + O_CELL_BYTES);
+}
+
+/* ---- Header checks -------------------------------------------------- */
+
+static void __attribute__((format(printf, 3, 4)))
+say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* A NUL-terminated, NUL-padded field of 1..size-1 bytes that @ok accepts. */
+static bool field_ok(const char *f, size_t size, bool (*ok)(unsigned char))
+{
+	size_t i, len = strnlen(f, size);
+
+	if (len == 0 || len == size)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!ok(f[i]))
+			return false;
+	for (i = len; i < size; i++)
+		if (f[i])
+			return false;
+	return true;
+}
+
+static bool name_char(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && c != '/';
+}
+
+static bool dim_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '-';
+}
+
+static bool all_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+#define BAD(off, ...) do { \
+	char why_[160]; \
+	snprintf(why_, sizeof(why_), __VA_ARGS__); \
+	say(err, errlen, "%s at byte %d", why_, (int)(off)); \
+	return -1; \
+} while (0)
+
+/* A parameter the type does not take must be 0. */
+#define ZERO(field, off, what) do { \
+	if (s->field) \
+		BAD(off, "%s %" PRIu32 " given for a type without it", \
+		    what, (uint32_t)s->field); \
+} while (0)
+
+int kb_save_check_header(const struct kb_save_header *h, char *err,
+			 size_t errlen)
+{
+	const struct kb_save_shape *s = &h->shape;
+	uint32_t i;
+
+	if (h->flags & ~KB_SAVE_F_MASK)
+		BAD(O_FLAGS, "unknown flags 0x%" PRIx32,
+		    h->flags & ~KB_SAVE_F_MASK);
+	if (!field_ok(h->name, KBLOOM_NAME_MAX, name_char))
+		BAD(O_NAME, "bad filter name (1..%d printable bytes without space or '/', NUL-padded)",
+		    KBLOOM_NAME_MAX - 1);
+	if (s->type < 1 || s->type > KBLOOM_TYPE_MAX)
+		BAD(O_TYPE, "unknown filter type %" PRIu32, s->type);
+	if (s->k < 1 || s->k > KBLOOM_HASHES_MAX)
+		BAD(O_K, "hashes %" PRIu32 " out of range 1..%d", s->k,
+		    KBLOOM_HASHES_MAX);
+	if (s->m < KBLOOM_BITS_MIN || s->m > KBLOOM_BITS_MAX)
+		BAD(O_M, "bits %" PRIu64 " out of range %llu..%llu", s->m,
+		    KBLOOM_BITS_MIN, KBLOOM_BITS_MAX);
+	switch (s->type) {
+	case KBLOOM_TYPE_BLOOM:
+	case KBLOOM_TYPE_PARTITIONED:
+	case KBLOOM_TYPE_BLOCKED:
+	case KBLOOM_TYPE_MULTI:
+		if (s->cell_bits > 1)
+			BAD(O_CELL_BITS, "counter bits %" PRIu32 " for a bit filter",
+			    s->cell_bits);
+		break;
+	case KBLOOM_TYPE_COUNTING:
+		if (s->cell_bits != 4 && s->cell_bits != 8 &&
+		    s->cell_bits != 16)
+			BAD(O_CELL_BITS, "counter bits %" PRIu32 " not 4, 8 or 16",
+			    s->cell_bits);
+		if (s->update > KBLOOM_UPDATE_MAX)
+			BAD(O_UPDATE, "unknown update rule %" PRIu32, s->update);
+		break;
+	case KBLOOM_TYPE_STABLE:
+		if (s->cell_bits != 1 && s->cell_bits != 2 &&
+		    s->cell_bits != 4 && s->cell_bits != 8)
+			BAD(O_CELL_BITS, "counter bits %" PRIu32 " not 1, 2, 4 or 8",
+			    s->cell_bits);
+		if (s->decrement < 1 || s->decrement > KBLOOM_DECREMENT_MAX)
+			BAD(O_DECREMENT, "decrement %" PRIu32 " out of range 1..%d",
+			    s->decrement, KBLOOM_DECREMENT_MAX);
+		break;
+	case KBLOOM_TYPE_DLEFT:
+		ZERO(cell_bits, O_CELL_BITS, "counter bits");
+		if (s->k != 1)
+			BAD(O_K, "hashes %" PRIu32 " for a dleft filter (1)", s->k);
+		if (s->subtables < 2 || s->subtables > 8)
+			BAD(O_SUBTABLES, "subtables %" PRIu32 " out of range 2..8",
+			    s->subtables);
+		if (s->bucket_cells < 1 || s->bucket_cells > 16)
+			BAD(O_BUCKET_CELLS, "bucket cells %" PRIu32 " out of range 1..16",
+			    s->bucket_cells);
+		if (s->fp_bits < 4 || s->fp_bits > 24)
+			BAD(O_FP_BITS, "fingerprint bits %" PRIu32 " out of range 4..24",
+			    s->fp_bits);
+		break;
+	}
+	if (s->type != KBLOOM_TYPE_COUNTING)
+		ZERO(update, O_UPDATE, "update rule");
+	if (s->type != KBLOOM_TYPE_STABLE)
+		ZERO(decrement, O_DECREMENT, "decrement");
+	if (s->type != KBLOOM_TYPE_DLEFT) {
+		ZERO(subtables, O_SUBTABLES, "subtables");
+		ZERO(bucket_cells, O_BUCKET_CELLS, "bucket cells");
+		ZERO(fp_bits, O_FP_BITS, "fingerprint bits");
+	}
+	if (s->type == KBLOOM_TYPE_MULTI) {
+		if (s->dims < 1 || s->dims > KBLOOM_DIMS_MAX)
+			BAD(O_DIMS, "dims %" PRIu32 " out of range 1..%d", s->dims,
+			    KBLOOM_DIMS_MAX);
+	} else {
+		ZERO(dims, O_DIMS, "dims");
+	}
+	for (i = 0; i < KBLOOM_DIMS_MAX; i++) {
+		int off = O_DIM_NAMES + i * KBLOOM_DIM_NAME_MAX;
+
+		if (i < s->dims) {
+			if (!field_ok(h->dim_names[i], KBLOOM_DIM_NAME_MAX,
+				      dim_char))
+				BAD(off, "bad name of dimension %" PRIu32
+				    " (1..%d bytes of [a-z0-9_-], NUL-padded)",
+				    i + 1, KBLOOM_DIM_NAME_MAX - 1);
+		} else if (!all_zero(h->dim_names[i], KBLOOM_DIM_NAME_MAX)) {
+			BAD(off, "name for dimension %" PRIu32 " of %" PRIu32,
+			    i + 1, s->dims);
+		}
+	}
+	if (h->digest > KBLOOM_DIGEST_MAX)
+		BAD(O_DIGEST, "unknown digest mode %" PRIu32, h->digest);
+	if (h->windows) {
+		if (h->windows < 2 || h->windows > KBLOOM_WINDOWS_MAX)
+			BAD(O_WINDOWS, "windows %" PRIu32 " out of range 2..%d",
+			    h->windows, KBLOOM_WINDOWS_MAX);
+		if (h->interval_ms < KBLOOM_INTERVAL_MIN ||
+		    h->interval_ms > KBLOOM_INTERVAL_MAX)
+			BAD(O_INTERVAL, "window interval %" PRIu64 " ms out of range %llu..%llu",
+			    h->interval_ms, KBLOOM_INTERVAL_MIN,
+			    KBLOOM_INTERVAL_MAX);
+	} else if (h->interval_ms) {
+		BAD(O_INTERVAL, "window interval %" PRIu64 " ms without windows",
+		    h->interval_ms);
+	}
+	if (!h->window.id) {
+		if (h->window.start_ns || h->window.end_ns ||
+		    h->window.packets)
+			BAD(O_WIN_START, "window times or packets without a window id");
+	} else if (h->window.end_ns && h->window.end_ns < h->window.start_ns) {
+		BAD(O_WIN_END, "window ends (%" PRIu64 ") before it starts (%" PRIu64 ")",
+		    h->window.end_ns, h->window.start_ns);
+	}
+	if (h->cell_bytes % 8 || h->cell_bytes > KBLOOM_MEM_MAX)
+		BAD(O_CELL_BYTES, "cell size %" PRIu64 " not a multiple of 8 up to %llu",
+		    h->cell_bytes, KBLOOM_MEM_MAX);
+	return 0;
+}
+
+/* The reserved field is not in the struct: checked on the raw bytes. */
+static int check_raw_header(const uint8_t *raw, struct kb_save_header *h,
+			    char *err, size_t errlen)
+{
+	if (get32(raw + O_RESERVED))
+		BAD(O_RESERVED, "reserved field is 0x%" PRIx32 ", not 0",
+		    get32(raw + O_RESERVED));
+	return kb_save_check_header(h, err, errlen);
+}
+
+/* ---- stdio callbacks ------------------------------------------------ */
+
+int kb_save_stdio_write(void *arg, const void *buf, size_t len)
+{
+	if (fwrite(buf, 1, len, arg) != len) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+ssize_t kb_save_stdio_read(void *arg, void *buf, size_t len)
+{
+	size_t n = fread(buf, 1, len, arg);
+
+	if (!n && ferror(arg)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return n;
+}
+
+/* ---- Writer --------------------------------------------------------- */
+
+struct kb_save_writer {
+	kb_save_write_fn write;
+	void *arg;
+	char *label;
+	char *err;
+	size_t errlen;
+	bool failed, finished;
+	uint64_t off;		/* logical bytes written */
+	uint64_t cell_bytes, cells_done;
+	uint32_t crc;
+	uint32_t zcrc;		/* of the bytes written, when compressed */
+	ZSTD_CCtx *cctx;
+	uint8_t *zout;
+	size_t zcap;
+};
+
+#define WFAIL(w, ...) do { \
+	char why_[200]; \
+	snprintf(why_, sizeof(why_), __VA_ARGS__); \
+	say((w)->err, (w)->errlen, "savefile %s: %s", (w)->label, why_); \
+	(w)->failed = true; \
+	return -1; \
+} while (0)
+
+static int w_raw(struct kb_save_writer *w, const void *buf, size_t len)
+{
+	errno = 0;
+	if (w->write(w->arg, buf, len))
+		WFAIL(w, "write failed at byte %" PRIu64 ": %s", w->off,
+		      strerror(errno ? errno : EIO));
+	if (w->cctx)
+		w->zcrc = kb_save_crc32c(w->zcrc, buf, len);
+	return 0;
+}
+
+static int w_zstd(struct kb_save_writer *w, const void *buf, size_t len,
+		  ZSTD_EndDirective mode)
+{
+	ZSTD_inBuffer in = { buf, len, 0 };
+	size_t left;
+
+	do {
+		ZSTD_outBuffer out = { w->zout, w->zcap, 0 };
+
+		left = ZSTD_compressStream2(w->cctx, &out, &in, mode);
+		if (ZSTD_isError(left))
+			WFAIL(w, "compression failed at byte %" PRIu64 ": %s",
+			      w->off, ZSTD_getErrorName(left));
+		if (out.pos && w_raw(w, w->zout, out.pos))
+			return -1;
+	} while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
+	return 0;
+}
+
+/* Logical bytes: CRC'd when @crc, compressed past the prefix if asked. */
+static int w_put(struct kb_save_writer *w, const void *buf, size_t len,
+		 bool crc)
+{
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = w->cctx && w->off >= KB_SAVE_PREFIX_LEN ?
+		w_zstd(w, buf, len, ZSTD_e_continue) : w_raw(w, buf, len);
+	if (ret)
+		return ret;
+	if (crc)
+		w->crc = kb_save_crc32c(w->crc, buf, len);
+	w->off += len;
+	return 0;
+}
+
+struct kb_save_writer *kb_save_writer_begin(const struct kb_save_header *h,
+					    kb_save_write_fn write, void *arg,
+					    const char *label, char *err,
+					    size_t errlen)
+{
+	struct kb_save_writer *w;
+	uint8_t raw[KB_SAVE_HEADER_LEN];
+	char why[200];
+
+	if (kb_save_check_header(h, why, sizeof(why))) {
+		say(err, errlen, "savefile %s: refusing to write: %s", label,
+		    why);
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->label = strdup(label))) {
+		free(w);
+		say(err, errlen, "savefile %s: out of memory", label);
+		return NULL;
+	}
+	w->write = write;
+	w->arg = arg;
+	w->err = err;
+	w->errlen = errlen;
+	w->cell_bytes = h->cell_bytes;
+	if (h->flags & KB_SAVE_F_ZSTD) {
+		w->zcap = ZSTD_CStreamOutSize();
+		w->cctx = ZSTD_createCCtx();
+		w->zout = malloc(w->zcap);
+		if (!w->cctx || !w->zout ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx,
+				ZSTD_c_compressionLevel, KB_SAVE_ZSTD_LEVEL))) {
+			say(err, errlen, "savefile %s: cannot set up zstd",
+			    label);
+			kb_save_writer_free(w);
+			return NULL;
+		}
+	}
+	kb_save_encode_header(h, raw);
+	/* Prefix and header in two steps: only the header is compressed. */
+	if (w_put(w, raw, KB_SAVE_PREFIX_LEN, true) ||
+	    w_put(w, raw + KB_SAVE_PREFIX_LEN,
+		  KB_SAVE_HEADER_LEN - KB_SAVE_PREFIX_LEN, true)) {
+		kb_save_writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int kb_save_write_cells(struct kb_save_writer *w, const void *buf, size_t len)
+{
+	if (w->failed || w->finished)
+		WFAIL(w, "write_cells on a %s writer",
+		      w->failed ? "failed" : "finished");
+	if (len > w->cell_bytes - w->cells_done)
+		WFAIL(w, "%" PRIu64 " cell bytes given, the header says %" PRIu64,
+		      w->cells_done + len, w->cell_bytes);
+	if (w_put(w, buf, len, true))
+		return -1;
+	w->cells_done += len;
+	return 0;
+}
+
+int kb_save_writer_finish(struct kb_save_writer *w)
+{
+	uint8_t t[KB_SAVE_TRAILER_LEN];
+
+	if (w->failed || w->finished)
+		WFAIL(w, "finish on a %s writer",
+		      w->failed ? "failed" : "finished");
+	if (w->cells_done != w->cell_bytes)
+		WFAIL(w, "only %" PRIu64 " of %" PRIu64 " cell bytes given",
+		      w->cells_done, w->cell_bytes);
+	put64(t, w->cell_bytes);
+	put32(t + 8, w->crc);
+	memcpy(t + 12, KB_SAVE_END_MARK, 4);
+	if (w_put(w, t, sizeof(t), false))
+		return -1;
+	if (w->cctx) {
+		if (w_zstd(w, NULL, 0, ZSTD_e_end))
+			return -1;
+		put32(t, w->zcrc);
+		if (w_raw(w, t, 4))
+			return -1;
+	}
+	w->finished = true;
+	return 0;
+}
+
+void kb_save_writer_free(struct kb_save_writer *w)
+{
+	if (!w)
+		return;
+	ZSTD_freeCCtx(w->cctx);
+	free(w->zout);
+	free(w->label);
+	free(w);
+}
+
+/* ---- Reader --------------------------------------------------------- */
+
+struct kb_save_reader {
+	kb_save_read_fn read;
+	void *arg;
+	char *label;
+	char *err;
+	size_t errlen;
+	bool failed, expected, finished;
+	struct kb_save_header h;
+	uint64_t off;		/* logical bytes consumed */
+	uint64_t cells_left;
+	uint32_t crc;
+	/* Raw input, buffered. */
+	uint8_t *rbuf;
+	size_t rpos, rlen;
+	bool raw_eof;
+	uint64_t raw_off;	/* raw bytes taken out of rbuf */
+	uint32_t zcrc;		/* CRC32C of those bytes */
+	/* Decompression, past the prefix. */
+	ZSTD_DCtx *dctx;
+	uint8_t *zout;
+	size_t zcap, zpos, zlen;
+	bool zdone;		/* the frame ended */
+};
+
+#define RFAIL(r, ...) do { \
+	char why_[200]; \
+	snprintf(why_, sizeof(why_), __VA_ARGS__); \
+	say((r)->err, (r)->errlen, "savefile %s: %s", (r)->label, why_); \
+	(r)->failed = true; \
+	return -1; \
+} while (0)
+
+/* Refills rbuf if it is empty; 0 at end of file, -1 on a read error. */
+static int r_refill(struct kb_save_reader *r)
+{
+	ssize_t n;
+
+	if (r->rpos < r->rlen)
+		return 1;
+	if (r->raw_eof)
+		return 0;
+	errno = 0;
+	n = r->read(r->arg, r->rbuf, CHUNK);
+	if (n < 0)
+		RFAIL(r, "read failed at byte %" PRIu64 ": %s", r->raw_off,
+		      strerror(errno ? errno : EIO));
+	if (n == 0) {
+		r->raw_eof = true;
+		return 0;
+	}
+	r->rpos = 0;
+	r->rlen = n;
+	return 1;
+}
+
+/* Makes decompressed bytes available; 0 when the frame has ended. */
+static int r_inflate(struct kb_save_reader *r)
+{
+	while (r->zpos == r->zlen) {
+		ZSTD_inBuffer in;
+		ZSTD_outBuffer out = { r->zout, r->zcap, 0 };
+		size_t ret;
+		int more;
+
+		if (r->zdone)
+			return 0;
+		more = r_refill(r);
+		if (more < 0)
+			return -1;
+		in.src = r->rbuf;
+		in.size = r->rlen;
+		in.pos = r->rpos;
+		ret = ZSTD_decompressStream(r->dctx, &out, &in);
+		r->zcrc = kb_save_crc32c(r->zcrc, r->rbuf + r->rpos,
+					 in.pos - r->rpos);
+		r->raw_off += in.pos - r->rpos;
+		r->rpos = in.pos;
+		if (ZSTD_isError(ret))
+			RFAIL(r, "compressed data damaged at byte %" PRIu64
+			      " (file byte %" PRIu64 "): %s",
+			      r->off, r->raw_off, ZSTD_getErrorName(ret));
+		if (ret == 0)
+			r->zdone = true;
+		r->zpos = 0;
+		r->zlen = out.pos;
+		if (!out.pos && !more && !r->zdone)
+			return 0;	/* input ended inside the frame */
+	}
+	return 1;
+}
+
+/*
+ * Up to @len logical bytes into @buf; fewer only at the end of the data.
+ * Returns the count or -1.
+ */
+static ssize_t r_get(struct kb_save_reader *r, void *buf, size_t len,
+		     bool crc)
+{
+	uint8_t *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		const uint8_t *src;
+		size_t n;
+		int more;
+
+		if (r->dctx && r->off >= KB_SAVE_PREFIX_LEN) {
+			more = r_inflate(r);
+			if (more <= 0) {
+				if (more < 0)
+					return -1;
+				break;
+			}
+			src = r->zout + r->zpos;
+			n = r->zlen - r->zpos;
+		} else {
+			more = r_refill(r);
+			if (more <= 0) {
+				if (more < 0)
+					return -1;
+				break;
+			}
+			src = r->rbuf + r->rpos;
+			n = r->rlen - r->rpos;
+			/* The prefix is raw even in a compressed file. */
+			if (r->off < KB_SAVE_PREFIX_LEN &&
+			    n > KB_SAVE_PREFIX_LEN - r->off)
+				n = KB_SAVE_PREFIX_LEN - r->off;
+		}
+		if (n > len - got)
+			n = len - got;
+		memcpy(p + got, src, n);
+		if (r->dctx && r->off >= KB_SAVE_PREFIX_LEN) {
+			r->zpos += n;
+		} else {
+			r->zcrc = kb_save_crc32c(r->zcrc, src, n);
+			r->rpos += n;
+			r->raw_off += n;
+		}
+		if (crc)
+			r->crc = kb_save_crc32c(r->crc, src, n);
+		r->off += n;
+		got += n;
+	}
+	return got;
+}
+
+/* Exactly @len bytes of @what, or -1 with a truncation message. */
+static int r_need(struct kb_save_reader *r, void *buf, size_t len, bool crc,
+		  const char *what)
+{
+	uint64_t start = r->off;
+	ssize_t got = r_get(r, buf, len, crc);
+
+	if (got < 0)
+		return -1;
+	if ((size_t)got < len)
+		RFAIL(r, "truncated at byte %" PRIu64 ": expected %zu bytes of %s from byte %" PRIu64 ", got %zd%s",
+		      r->off, len, what, start, got,
+		      r->dctx && r->off >= KB_SAVE_PREFIX_LEN ?
+		      " (compressed stream ends early)" : "");
+	return 0;
+}
+
+struct kb_save_reader *kb_save_reader_open(kb_save_read_fn read, void *arg,
+					   const char *label, char *err,
+					   size_t errlen)
+{
+	struct kb_save_reader *r = calloc(1, sizeof(*r));
+	uint8_t raw[KB_SAVE_HEADER_LEN];
+	char why[200];
+	uint32_t v;
+
+	if (!r || !(r->label = strdup(label)) ||
+	    !(r->rbuf = malloc(CHUNK))) {
+		if (r)
+			free(r->label);
+		free(r);
+		say(err, errlen, "savefile %s: out of memory", label);
+		return NULL;
+	}
+	r->read = read;
+	r->arg = arg;
+	r->err = err;
+	r->errlen = errlen;
+	if (r_refill(r) == 0 && !r->failed) {
+		say(err, errlen, "savefile %s: empty file at byte 0", label);
+		goto fail;
+	}
+	if (r->failed ||
+	    r_need(r, raw, KB_SAVE_PREFIX_LEN, true, "the prefix"))
+		goto fail;
+	if (memcmp(raw, KB_SAVE_MAGIC, 8)) {
+		say(err, errlen, "savefile %s: bad magic at byte 0: not a kbloom save file",
+		    label);
+		goto fail;
+	}
+	v = get32(raw + O_VERSION);
+	if (v != KB_SAVE_VERSION) {
+		say(err, errlen, "savefile %s: unsupported format version %" PRIu32 " at byte %d (this reader knows version %d)",
+		    label, v, O_VERSION, KB_SAVE_VERSION);
+		goto fail;
+	}
+	v = get32(raw + O_FLAGS);
+	if (v & ~KB_SAVE_F_MASK) {
+		say(err, errlen, "savefile %s: unknown flags 0x%" PRIx32 " at byte %d",
+		    label, v & ~KB_SAVE_F_MASK, O_FLAGS);
+		goto fail;
+	}
+	if (v & KB_SAVE_F_ZSTD) {
+		r->zcap = ZSTD_DStreamOutSize();
+		r->dctx = ZSTD_createDCtx();
+		r->zout = malloc(r->zcap);
+		if (!r->dctx || !r->zout) {
+			say(err, errlen, "savefile %s: cannot set up zstd",
+			    label);
+			goto fail;
+		}
+	}
+	if (r_need(r, raw + KB_SAVE_PREFIX_LEN,
+		   KB_SAVE_HEADER_LEN - KB_SAVE_PREFIX_LEN, true, "the header"))
+		goto fail;
+	kb_save_decode_header(raw, &r->h);
+	if (check_raw_header(raw, &r->h, why, sizeof(why))) {
+		say(err, errlen, "savefile %s: %s", label, why);
+		goto fail;
+	}
+	r->cells_left = r->h.cell_bytes;
+	return r;
+fail:
+	kb_save_reader_free(r);
+	return NULL;
+}
+
+const struct kb_save_header *kb_save_reader_header(const struct kb_save_reader *r)
+{
+	return &r->h;
+}
+
+int kb_save_reader_expect(struct kb_save_reader *r, uint64_t cell_bytes)
+{
+	if (r->failed)
+		RFAIL(r, "expect on a failed reader");
+	if (r->off != KB_SAVE_HEADER_LEN)
+		RFAIL(r, "expect after cells were read");
+	if (cell_bytes == UINT64_MAX)
+		RFAIL(r, "unusable filter shape at byte %d: its parameters are not valid together",
+		      O_TYPE);
+	if (r->h.cell_bytes != cell_bytes)
+		RFAIL(r, "cell size mismatch at byte %d: the file has %" PRIu64 " cell bytes, its filter's shape needs %" PRIu64,
+		      O_CELL_BYTES, r->h.cell_bytes, cell_bytes);
+	r->expected = true;
+	return 0;
+}
+
+static int r_cells_ok(struct kb_save_reader *r)
+{
+	if (r->failed)
+		RFAIL(r, "read on a failed reader");
+	if (!r->expected)
+		RFAIL(r, "cells read before their size was checked (kb_save_reader_expect)");
+	return 0;
+}
+
+ssize_t kb_save_read_cells(struct kb_save_reader *r, void *buf, size_t len)
+{
+	uint64_t start = r->off - KB_SAVE_HEADER_LEN;
+	ssize_t got;
+
+	if (r_cells_ok(r))
+		return -1;
+	if (len > r->cells_left)
+		len = r->cells_left;
+	got = r_get(r, buf, len, true);
+	if (got < 0)
+		return -1;
+	if ((size_t)got < len)
+		RFAIL(r, "truncated at byte %" PRIu64 ": expected %" PRIu64 " cell bytes, got %" PRIu64 "%s",
+		      r->off, r->h.cell_bytes, start + got,
+		      r->dctx ? " (compressed stream ends early)" : "");
+	r->cells_left -= got;
+	return got;
+}
+
+int kb_save_read_cells_cb(struct kb_save_reader *r,
+			  int (*cb)(void *arg, const void *chunk, size_t len),
+			  void *arg)
+{
+	uint8_t *buf;
+	ssize_t n;
+	int ret = 0;
+
+	if (r_cells_ok(r))
+		return -1;
+	buf = malloc(CHUNK);
+	if (!buf)
+		RFAIL(r, "out of memory");
+	while (r->cells_left) {
+		n = kb_save_read_cells(r, buf, CHUNK);
+		if (n < 0) {
+			ret = -1;
+			break;
+		}
+		ret = cb(arg, buf, n);
+		if (ret) {
+			r->failed = true;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+int kb_save_reader_finish(struct kb_save_reader *r)
+{
+	uint8_t t[KB_SAVE_TRAILER_LEN];
+	uint64_t at, count;
+	uint32_t stored;
+	uint8_t extra;
+	ssize_t n;
+
+	if (r->failed || r->finished)
+		RFAIL(r, "finish on a %s reader",
+		      r->failed ? "failed" : "finished");
+	if (!r->expected || r->cells_left)
+		RFAIL(r, "finish with %" PRIu64 " cell bytes unread",
+		      r->cells_left);
+	at = r->off;
+	if (r_need(r, t, sizeof(t), false, "the trailer"))
+		return -1;
+	count = get64(t);
+	stored = get32(t + 8);
+	if (memcmp(t + 12, KB_SAVE_END_MARK, 4))
+		RFAIL(r, "bad end mark at byte %" PRIu64 ": the trailer is damaged",
+		      at + 12);
+	if (count != r->h.cell_bytes)
+		RFAIL(r, "trailer at byte %" PRIu64 " counts %" PRIu64 " cell bytes, the header %" PRIu64,
+		      at, count, r->h.cell_bytes);
+	if (stored != r->crc)
+		RFAIL(r, "CRC mismatch at byte %" PRIu64 " (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")",
+		      at + 8, stored, r->crc);
+	n = r_get(r, &extra, 1, false);
+	if (n < 0)
+		return -1;
+	if (n)
+		RFAIL(r, "trailing garbage at byte %" PRIu64 " after the end of the file's data",
+		      r->off - 1);
+	if (r->dctx) {
+		uint32_t computed = r->zcrc;
+		size_t got = 0;
+
+		if (!r->zdone)
+			RFAIL(r, "truncated at file byte %" PRIu64 ": the zstd frame does not end",
+			      r->raw_off);
+		at = r->raw_off;
+		while (got < 4) {
+			n = r_refill(r);
+			if (n <= 0) {
+				if (n < 0)
+					return -1;
+				RFAIL(r, "truncated at file byte %" PRIu64 ": expected the 4-byte CRC of the compressed file, got %zu",
+				      r->raw_off, got);
+			}
+			t[got++] = r->rbuf[r->rpos++];
+			r->raw_off++;
+		}
+		stored = get32(t);
+		if (stored != computed)
+			RFAIL(r, "CRC mismatch of the compressed bytes at file byte %" PRIu64 " (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 ")",
+			      at, stored, computed);
+		n = r_refill(r);
+		if (n < 0)
+			return -1;
+		if (n)
+			RFAIL(r, "trailing garbage at file byte %" PRIu64 " after the end of the file",
+			      r->raw_off);
+	}
+	r->finished = true;
+	return 0;
+}
+
+void kb_save_reader_free(struct kb_save_reader *r)
+{
+	if (!r)
+		return;
+	ZSTD_freeDCtx(r->dctx);
+	free(r->zout);
+	free(r->rbuf);
+	free(r->label);
+	free(r);
+}
+
+/* ---- Whole-file verification --------------------------------------- */
+
+int kb_save_verify(kb_save_read_fn read, void *arg, const char *label,
+		   uint64_t (*expect)(const struct kb_save_header *h,
+				      void *earg),
+		   void *earg, struct kb_save_header *out, char *err,
+		   size_t errlen)
+{
+	struct kb_save_reader *r;
+	uint8_t *buf = NULL;
+	int ret = -1;
+	ssize_t n;
+
+	r = kb_save_reader_open(read, arg, label, err, errlen);
+	if (!r)
+		return -1;
+	if (kb_save_reader_expect(r, expect ? expect(&r->h, earg) :
+				  r->h.cell_bytes))
+		goto out;
+	buf = malloc(CHUNK);
+	if (!buf) {
+		say(err, errlen, "savefile %s: out of memory", label);
+		goto out;
+	}
+	do {
+		n = kb_save_read_cells(r, buf, CHUNK);
+		if (n < 0)
+			goto out;
+	} while (n);
+	if (kb_save_reader_finish(r))
+		goto out;
+	if (out)
+		*out = r->h;
+	ret = 0;
+out:
+	free(buf);
+	kb_save_reader_free(r);
+	return ret;
+}
+
+int kb_save_verify_file(const char *path,
+			uint64_t (*expect)(const struct kb_save_header *h,
+					   void *earg),
+			void *earg, struct kb_save_header *out, char *err,
+			size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	int ret;
+
+	if (!f) {
+		say(err, errlen, "savefile %s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = kb_save_verify(kb_save_stdio_read, f, path, expect, earg, out,
+			     err, errlen);
+	fclose(f);
+	return ret;
+}
