@@ -12,6 +12,7 @@
 #include "kcompat.h"
 #include "netlink.h"
 #include "attach.h"
+#include "events.h"
 #include "registry.h"
 
 /* const where the kernel allows it (kcompat.h). */
@@ -264,6 +265,7 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	if (a[KBLOOM_A_INTERVAL])
 		args.interval_ms = nla_get_u64(a[KBLOOM_A_INTERVAL]);
 
+	args.net = genl_info_net(info);
 	mutex_lock(&kn->lock);
 	err = kb_create(kn, &args, info->extack);
 	mutex_unlock(&kn->lock);
@@ -672,6 +674,11 @@ err_free:
 }
 
 /* Every op inherits the family's strict policy (resv_start_op is 0). */
+static const struct genl_multicast_group kb_mcgrps[] = {
+	[KB_MCGRP_EVENTS] = { .name = KBLOOM_MCGRP_EVENTS,
+			      .flags = GENL_MCAST_CAP_NET_ADMIN },
+};
+
 static const struct genl_ops kb_ops[] = {
 	KB_OP(KBLOOM_CMD_CREATE, kb_cmd_create, NULL),
 	KB_OP(KBLOOM_CMD_DESTROY, kb_cmd_destroy, NULL),
@@ -700,6 +707,8 @@ struct genl_family kb_family __ro_after_init = {
 	.parallel_ops = true,	/* the registry does its own locking */
 	.ops = kb_ops,
 	.n_ops = ARRAY_SIZE(kb_ops),
+	.mcgrps = kb_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(kb_mcgrps),
 	.module = THIS_MODULE,
 };
 

@@ -8,6 +8,7 @@
 #include <net/genetlink.h>
 #include <net/sock.h>
 
+#include "events.h"
 #include "kcompat.h"
 #include "netlink.h"
 #include "registry.h"
@@ -232,6 +233,7 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 		obj->generation++;
 		kn->dump_gen++;
 		kb_loaded(obj);
+		kb_event_filter(genl_info_net(info), obj, KBLOOM_CMD_CREATE);
 	}
 	err = 0;
 out:

@@ -12,6 +12,7 @@
 #include <net/netns/generic.h>
 
 #include "attach.h"
+#include "events.h"
 #include "registry.h"
 
 static unsigned long max_memory;
@@ -117,6 +118,14 @@ static bool kb_shape_refused(const struct kb_shape *s,
 	return true;
 }
 
+static void kb_obj_rotated(struct kb_ring *r, const struct kb_window *closed,
+			   const struct kb_window *opened)
+{
+	struct kb_obj *obj = container_of(r, struct kb_obj, ring);
+
+	kb_event_rotated(read_pnet(&obj->net), obj, closed, opened);
+}
+
 int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	      struct netlink_ext_ack *extack)
 {
@@ -189,8 +198,12 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	obj->capacity = args->capacity;
 	obj->loader = args->loader;
 	obj->generation = 1;
+	write_pnet(&obj->net, args->net);
+	obj->ring.rotated = kb_obj_rotated;
 	list_add_tail_rcu(&obj->node, &kn->filters);
 	kb_ring_start(&obj->ring);
+	if (!obj->loader)
+		kb_event_filter(args->net, obj, KBLOOM_CMD_CREATE);
 	kn->nfilters++;
 	kn->dump_gen++;
 	return 0;
@@ -208,6 +221,8 @@ err_uncharge:
 void kb_destroy(struct kb_net *kn, struct kb_obj *obj)
 {
 	lockdep_assert_held(&kn->lock);
+	if (!kb_loading(obj))
+		kb_event_filter(read_pnet(&obj->net), obj, KBLOOM_CMD_DESTROY);
 	kb_detach(obj);
 	list_del_rcu(&obj->node);
 	kn->nfilters--;
@@ -241,9 +256,14 @@ static void kb_free_list(struct list_head *dead)
 
 void kb_destroy_all(struct kb_net *kn)
 {
+	struct kb_obj *obj;
 	LIST_HEAD(dead);
 
 	lockdep_assert_held(&kn->lock);
+	list_for_each_entry(obj, &kn->filters, node)
+		if (!kb_loading(obj))
+			kb_event_filter(read_pnet(&obj->net), obj,
+					KBLOOM_CMD_DESTROY);
 	kb_unlink_all(kn, &dead);
 	if (list_empty(&dead))
 		return;

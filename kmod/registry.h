@@ -46,6 +46,7 @@ struct kb_obj {
 	u32 loader;			/* portid restoring it; 0: usable */
 	u64 loaded;			/* bytes of cells imported so far */
 	struct kb_ring ring;		/* the table, or the windows */
+	possible_net_t net;		/* the netns it lives in, for events */
 };
 
 struct kb_net {
@@ -56,6 +57,7 @@ struct kb_net {
 };
 
 struct kb_create_args {
+	struct net *net;
 	const char *name;
 	struct kb_shape shape;
 	u64 capacity;

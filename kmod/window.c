@@ -176,6 +176,8 @@ static void kb_ring_rotate(struct work_struct *work)
 	rcu_assign_pointer(r->set, next);
 	rcu_assign_pointer(r->cur, open);
 	synchronize_rcu();
+	if (r->rotated)
+		r->rotated(r, old->w[0], open);
 
 	if (!dropped) {
 		/* The ring is still filling: take an unused table. */

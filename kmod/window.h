@@ -46,6 +46,9 @@ struct kb_ring {
 	struct mutex lock;		/* rotation against clear */
 	struct delayed_work rotate;
 	unsigned long due;		/* jiffies of the next rotation */
+	/* Told of each rotation, under the ring's lock; may sleep. */
+	void (*rotated)(struct kb_ring *r, const struct kb_window *closed,
+			const struct kb_window *opened);
 };
 
 /* Bytes a ring of @windows tables of @s needs (W + 1 when W > 1). */

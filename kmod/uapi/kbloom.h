@@ -213,6 +213,16 @@
  * sequence + i * gso_size, each segment's length); other GSO packets are
  * skipped (GSO).
  *
+ * Events
+ * ------
+ * The multicast group KBLOOM_MCGRP_EVENTS of the family announces, to
+ * listeners in the filter's netns (CAP_NET_ADMIN there to join):
+ *	KBLOOM_CMD_CREATE   NAME, TYPE: a filter was created (or restored);
+ *	KBLOOM_CMD_DESTROY  NAME: a filter was destroyed;
+ *	KBLOOM_CMD_ROTATED  NAME, WINDOW_LIST with the window that closed and
+ *			    then the one that opened, and SATURATED (counters
+ *			    at their maximum in the closed window).
+ *
  * Hashing (so that tools can compute probe positions offline)
  * -----------------------------------------------------------
  * h1 = SipHash-2-4(hash key, key bytes); the 16-byte hash key is read as
@@ -229,6 +239,7 @@
 
 #define KBLOOM_GENL_NAME	"kbloom"
 #define KBLOOM_GENL_VERSION	1
+#define KBLOOM_MCGRP_EVENTS	"events"	/* multicast group: see Events */
 
 /* Limits, enforced by the attribute policies and the engine. */
 #define KBLOOM_NAME_MAX		32	/* bytes including the trailing NUL */
@@ -265,6 +276,7 @@ enum kbloom_cmd {
 	KBLOOM_CMD_DIGEST,
 	KBLOOM_CMD_EXPORT,
 	KBLOOM_CMD_IMPORT,
+	KBLOOM_CMD_ROTATED,	/* event only */
 	__KBLOOM_CMD_MAX
 };
 

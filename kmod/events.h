@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Multicast events: filters created and destroyed, windows rotated. */
+#ifndef KBLOOM_EVENTS_H
+#define KBLOOM_EVENTS_H
+
+#include "registry.h"
+
+/* Index of KBLOOM_MCGRP_EVENTS in the family's groups. */
+#define KB_MCGRP_EVENTS	0
+
+/* KBLOOM_CMD_CREATE or KBLOOM_CMD_DESTROY for @obj; process context. */
+void kb_event_filter(struct net *net, const struct kb_obj *obj, u8 cmd);
+/* KBLOOM_CMD_ROTATED: @closed closed and @opened opened; process context. */
+void kb_event_rotated(struct net *net, const struct kb_obj *obj,
+		      const struct kb_window *closed,
+		      const struct kb_window *opened);
+
+#endif /* KBLOOM_EVENTS_H */
