@@ -52,4 +52,17 @@
 #define kb_dump_attrs(cb) (genl_dumpit_info(cb)->attrs)
 #endif
 
+/*
+ * A formatted extack message where the kernel has NL_SET_ERR_MSG_FMT (6.12;
+ * it came in 6.2); 6.1 keeps only static messages, so it gets @fixed and
+ * the tool fetches the figures (KBLOOM_CMD_STATUS) itself.
+ */
+#ifdef NL_SET_ERR_MSG_FMT
+#define KB_ERR_MSG_FMT(extack, fixed, fmt, args...) \
+	NL_SET_ERR_MSG_FMT(extack, fmt, ##args)
+#else
+#define KB_ERR_MSG_FMT(extack, fixed, fmt, args...) \
+	NL_SET_ERR_MSG(extack, fixed)
+#endif
+
 #endif /* KBLOOM_KCOMPAT_H */

@@ -95,6 +95,11 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_ATTACH] = { .type = NLA_REJECT },
 	[KBLOOM_A_SKIP] = { .type = NLA_REJECT },
 	[KBLOOM_A_CELL_BYTES] = { .type = NLA_REJECT },
+	[KBLOOM_A_NFILTERS] = { .type = NLA_REJECT },
+	[KBLOOM_A_MAX_FILTERS] = { .type = NLA_REJECT },
+	[KBLOOM_A_MEM_NETNS] = { .type = NLA_REJECT },
+	[KBLOOM_A_MEM_ALL] = { .type = NLA_REJECT },
+	[KBLOOM_A_MEM_LIMIT] = { .type = NLA_REJECT },
 };
 
 /* Names the first attribute of @types[0..n) that is missing, if any. */
@@ -666,6 +671,32 @@ err_free:
 	return err;
 }
 
+static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_usage u;
+	struct sk_buff *msg;
+	void *hdr;
+
+	mutex_lock(&kn->lock);
+	kb_usage(kn, &u);
+	mutex_unlock(&kn->lock);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &kb_family, 0, KBLOOM_CMD_STATUS);
+	if (!hdr || nla_put_u32(msg, KBLOOM_A_NFILTERS, u.nfilters) ||
+	    nla_put_u32(msg, KBLOOM_A_MAX_FILTERS, u.max_filters) ||
+	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_NETNS, u.mem_netns, KBLOOM_A_PAD) ||
+	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_ALL, u.mem_all, KBLOOM_A_PAD) ||
+	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_LIMIT, u.mem_limit, KBLOOM_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 #define KB_OP(_cmd, _doit, _dumpit) {				\
 	.cmd = (_cmd),						\
 	.doit = (_doit),					\
@@ -696,6 +727,7 @@ static const struct genl_ops kb_ops[] = {
 	KB_OP(KBLOOM_CMD_DIGEST, kb_cmd_digest, NULL),
 	KB_OP(KBLOOM_CMD_EXPORT, NULL, kb_dump_export),
 	KB_OP(KBLOOM_CMD_IMPORT, kb_cmd_import, NULL),
+	KB_OP(KBLOOM_CMD_STATUS, kb_cmd_status, NULL),
 };
 
 struct genl_family kb_family __ro_after_init = {

@@ -13,6 +13,7 @@
 
 #include "attach.h"
 #include "events.h"
+#include "kcompat.h"
 #include "registry.h"
 
 static unsigned long max_memory;
@@ -144,7 +145,9 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		return -EEXIST;
 	}
 	if (kn->nfilters >= READ_ONCE(max_filters)) {
-		NL_SET_ERR_MSG(extack, "namespace holds max_filters filters already");
+		KB_ERR_MSG_FMT(extack, "namespace holds max_filters filters already",
+			       "namespace holds %u filters, the limit max_filters",
+			       kn->nfilters);
 		return -ENOSPC;
 	}
 
@@ -164,9 +167,13 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	bytes = kb_ring_mem_for(&args->shape, windows) +
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
 	if (!kb_mem_charge(bytes)) {
-		NL_SET_ERR_MSG(extack, "module memory limit max_memory reached");
+		KB_ERR_MSG_FMT(extack, "module memory limit max_memory reached",
+			       "filter needs %llu bytes; %lld of max_memory %lu are in use (%llu by this namespace)",
+			       bytes, (s64)atomic64_read(&kb_mem_used),
+			       READ_ONCE(max_memory), kn->mem_used);
 		return -ENOMEM;
 	}
+	kn->mem_used += bytes;
 
 	err = -ENOMEM;
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
@@ -214,6 +221,7 @@ err_obj:
 	kfree(obj);
 	return err;
 err_uncharge:
+	kn->mem_used -= bytes;
 	kb_mem_uncharge(bytes);
 	return err;
 }
@@ -226,6 +234,7 @@ void kb_destroy(struct kb_net *kn, struct kb_obj *obj)
 	kb_detach(obj);
 	list_del_rcu(&obj->node);
 	kn->nfilters--;
+	kn->mem_used -= obj->charged;
 	kn->dump_gen++;
 	/* Adds and tests run under RCU without a reference. */
 	synchronize_rcu();
@@ -243,6 +252,7 @@ static void kb_unlink_all(struct kb_net *kn, struct list_head *dead)
 		list_add_tail(&obj->node, dead);
 	}
 	kn->nfilters = 0;
+	kn->mem_used = 0;
 	kn->dump_gen++;
 }
 
@@ -275,6 +285,16 @@ void kb_clear(struct kb_obj *obj)
 {
 	kb_ring_clear(&obj->ring);
 	obj->generation++;
+}
+
+void kb_usage(const struct kb_net *kn, struct kb_usage *u)
+{
+	lockdep_assert_held(&kn->lock);
+	u->nfilters = kn->nfilters;
+	u->max_filters = READ_ONCE(max_filters);
+	u->mem_netns = kn->mem_used;
+	u->mem_all = atomic64_read(&kb_mem_used);
+	u->mem_limit = READ_ONCE(max_memory);
 }
 
 void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta)

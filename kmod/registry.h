@@ -54,6 +54,12 @@ struct kb_net {
 	struct list_head filters;
 	unsigned int nfilters;
 	unsigned int dump_gen;		/* bumped on create/destroy */
+	u64 mem_used;			/* bytes charged by this netns */
+};
+
+struct kb_usage {
+	u32 nfilters, max_filters;
+	u64 mem_netns, mem_all, mem_limit;
 };
 
 struct kb_create_args {
@@ -95,6 +101,9 @@ static inline void kb_loaded(struct kb_obj *obj)
 	/* Pairs with kb_loading(). */
 	smp_store_release(&obj->loader, 0);
 }
+
+/* What @kn and the module use, and the limits; kb_net.lock held. */
+void kb_usage(const struct kb_net *kn, struct kb_usage *u);
 
 void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta);
 void kb_stats_read(const struct kb_obj *obj, struct kb_stats *st);

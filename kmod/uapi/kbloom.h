@@ -125,6 +125,14 @@
  *	which bit j (byte j / 8, bit j % 8) is set when window j of the list
  *	holds key i. On a filter without windows the list has one window.
  *
+ * KBLOOM_CMD_STATUS  (doit)
+ *	No attribute. Reply: NFILTERS and MEM_NETNS (filters and bytes of
+ *	this netns), MEM_ALL (bytes of every netns), MEM_LIMIT (the module
+ *	parameter max_memory, settable at runtime in
+ *	/sys/module/kbloom/parameters/) and MAX_FILTERS (max_filters, per
+ *	netns). A CREATE past either limit fails (ENOMEM, ENOSPC) with an
+ *	extack message giving the limit and what is in use.
+ *
  * Moving contents in and out (save, restore, archive)
  * ----------------------------------------------------
  * KBLOOM_CMD_EXPORT  (dumpit)
@@ -277,6 +285,7 @@ enum kbloom_cmd {
 	KBLOOM_CMD_EXPORT,
 	KBLOOM_CMD_IMPORT,
 	KBLOOM_CMD_ROTATED,	/* event only */
+	KBLOOM_CMD_STATUS,
 	__KBLOOM_CMD_MAX
 };
 
@@ -454,6 +463,11 @@ enum kbloom_attr {
 	KBLOOM_A_OFFSET,	/* u64: byte offset of CELLS in cell memory */
 	KBLOOM_A_CELLS,		/* binary: a chunk of cell memory */
 	KBLOOM_A_CELL_BYTES,	/* u64, reply: bytes of cell memory */
+	KBLOOM_A_NFILTERS,	/* u32, STATUS: filters in this netns */
+	KBLOOM_A_MAX_FILTERS,	/* u32, STATUS: max_filters */
+	KBLOOM_A_MEM_NETNS,	/* u64, STATUS: bytes used by this netns */
+	KBLOOM_A_MEM_ALL,	/* u64, STATUS: bytes used by every netns */
+	KBLOOM_A_MEM_LIMIT,	/* u64, STATUS: max_memory */
 	__KBLOOM_A_MAX
 };
 
