@@ -54,7 +54,7 @@ clean:
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm clean
-	rm -rf build/kmod-6.12
+	rm -rf build/kmod-6.12 build/kmod-debug
 	$(MAKE) -C bench clean
 
 # ---- The second kernel (6.12), install, DKMS. See README.md, "Install on
@@ -77,6 +77,15 @@ kmod-6.12:
 	@mkdir -p $(KMOD_612)
 	@cd kmod && cp -p --parents $(KMOD_SRCS:kmod/%=%) $(CURDIR)/$(KMOD_612)/
 	$(MAKE) -C /lib/modules/$(KVER_612)/build M=$(CURDIR)/$(KMOD_612) modules
+
+# The module for the debug kernel (scripts/debug-kernel: KASAN, lockdep,
+# kmemleak, ...), built like kmod-6.12 from a copy of the sources.
+KMOD_DEBUG := build/kmod-debug
+
+kmod-debug:
+	@kdir=$$(scripts/debug-kernel) && mkdir -p $(KMOD_DEBUG) && \
+	(cd kmod && cp -p --parents $(KMOD_SRCS:kmod/%=%) $(CURDIR)/$(KMOD_DEBUG)/) && \
+	$(MAKE) -C $$kdir M=$(CURDIR)/$(KMOD_DEBUG) modules
 
 # The VM suites on 6.12 only (make check runs them too, as tier vm-6.12).
 check-6.12: deps
