@@ -16,7 +16,8 @@ struct global_opts opts;
 /*
  * A subcommand. Its help texts may name the ABI limits as {NAME_LEN},
  * {KEY_MAX}, {BITS_MIN}, {BITS_MAX}, {BITS_MAX_LOG2}, {HASHES_MAX},
- * {MEM_MAX}, {DIMS_MAX}, {DIM_NAME_LEN}, {DECREMENT_MAX}: they are filled
+ * {MEM_MAX}, {DIMS_MAX}, {DIM_NAME_LEN}, {DECREMENT_MAX}, {WINDOWS_MAX},
+ * {PACKET_MAX}: they are filled
  * in from uapi/kbloom.h when printed.
  */
 struct command {
@@ -35,7 +36,8 @@ static const struct command commands[] = {
 		"Creates filter NAME of type TYPE in the network namespace. NAME is 1 to\n"
 		"{NAME_LEN} printable bytes without spaces or '/', not starting with '-', not\n"
 		"'all'. Keywords may come in any order, each at most once; OPTION is\n"
-		"key HEX32 or one of the type's keywords below:\n"
+		"key HEX32, windows W interval DURATION, or one of the type's keywords\n"
+		"below:\n"
 		"  bits M       m, the number of cells (bits for bloom, partitioned, blocked\n"
 		"               and multi; per dimension for multi): {BITS_MIN} to\n"
 		"               {BITS_MAX} (2^{BITS_MAX_LOG2}), rounded up to the type's multiple\n"
@@ -51,6 +53,16 @@ static const struct command commands[] = {
 		"               the 16 key bytes in order; random when absent. Filters\n"
 		"               with the same type, shape and key set the same cells:\n"
 		"               merge and 'estimate ... with' need that.\n"
+		"  windows W interval DURATION\n"
+		"               time-paged: a ring of W tables (2 to {WINDOWS_MAX}) of this\n"
+		"               shape and key. The newest takes every add; every\n"
+		"               DURATION (10ms to 366d: 500ms, 10s, 5m, 1h, 1d; a plain\n"
+		"               number is seconds) a new window opens and, once W are\n"
+		"               kept, the oldest is dropped. test and count look at\n"
+		"               every window, 'query' says which windows hold a key,\n"
+		"               'show' lists them with their start and end times. W + 1\n"
+		"               times the memory of one table; no del, merge or\n"
+		"               estimate.\n"
 		"The cells of one filter take at most {MEM_MAX} bytes.\n"
 		"\n"
 		"Types, how capacity N and fpr P size them, and their OPTIONs:\n"
@@ -113,8 +125,11 @@ static const struct command commands[] = {
 		"Prints one line per filter, sorted by name:\n"
 		"  NAME TYPE bits M hashes K memory BYTES fill X inserts N\n"
 		"where M is the number of cells (per dimension for multi) and X the\n"
-		"cells set or non-zero. With -j, a JSON array of objects as printed by\n"
-		"'show -j'.\n",
+		"cells set or non-zero (of the current window when time-paged). A\n"
+		"time-paged filter's line goes on with \"windows W interval D\", an\n"
+		"attached filter's with \"hook HOOK [dev IFACE] family F digest MODE\".\n"
+		"With -j, a JSON array of objects as printed by 'show -j' (without\n"
+		"window_list).\n",
 	},
 	{
 		"show", cmd_show, "show a filter, with estimates",
@@ -141,7 +156,17 @@ static const struct command commands[] = {
 		"queries, positives, generation, saturated (X = m), estimated_keys (null\n"
 		"when none or saturated), estimate_basis, fpr_now, fpr_at_capacity,\n"
 		"overflow_at_capacity, overflow_log10_at_capacity, fpr_stable_point,\n"
-		"stable_zero_fraction; each only where it applies.\n",
+		"stable_zero_fraction; each only where it applies.\n"
+		"A time-paged filter also shows \"windows: W of D\" and one line per\n"
+		"window, newest first:\n"
+		"  window ID: START to END, packets N, fill X\n"
+		"(END 'now' for the current window; times local, with milliseconds;\n"
+		"fill and the estimates above are the current window's); JSON:\n"
+		"windows, interval_ms, window_list [{id, start, start_ns, end, end_ns,\n"
+		"packets, fill}]. Then the attachment ('attached: no', or its hook,\n"
+		"device, family and digest, and the packets seen, digested and skipped\n"
+		"by reason); JSON: attach {hook, family, digest, dev, seen, digested,\n"
+		"skipped, skipped_by_reason {short, malformed, fragment, gso}}.\n",
 	},
 	{
 		"add", cmd_add, "add keys to a filter",
@@ -299,6 +324,188 @@ static const struct command commands[] = {
 		"   \"decrement\",\"stable_zero_fraction\"; dleft: \"subtables\",\n"
 		"   \"bucket_cells\",\"fp_bits\"; multi: \"dims\"} or {\"type\",\"error\"},...]}\n",
 	},
+	{
+		"attach", cmd_attach, "record packet digests into a filter",
+		"NAME hook HOOK [dev IFACE] [family ipv4|ipv6|any] digest MODE\n",
+		"Attaches filter NAME to a netfilter hook of its network namespace:\n"
+		"every IPv4 and IPv6 packet reaching the hook is reduced to a key by\n"
+		"the digest mode and added to the filter (to its current window when\n"
+		"the filter is time-paged: see 'create ... windows W interval D').\n"
+		"Keywords in any order, each at most once:\n"
+		"  hook HOOK      prerouting, input, forward, output or postrouting; the\n"
+		"                 hook runs before defragmentation and conntrack (at\n"
+		"                 postrouting: last), so packets are seen as on the wire\n"
+		"  dev IFACE      only packets whose input device (output device at\n"
+		"                 output and postrouting) is IFACE\n"
+		"  family FAMILY  ipv4, ipv6 or any (default)\n"
+		"  digest MODE    what a packet is reduced to:\n"
+		"    spie         its invariant bytes: the IPv4 header with TOS, TTL and\n"
+		"                 checksum zeroed, without options, and the first 8\n"
+		"                 payload bytes (28 bytes); the IPv6 header with traffic\n"
+		"                 class and hop limit zeroed and 8 bytes (48). A router\n"
+		"                 that decrements the TTL records the digest that the\n"
+		"                 receiver computes from the packet it got.\n"
+		"    flow         protocol, addresses and ports (13 or 37 bytes); with a\n"
+		"                 counting filter, 'count' then gives packets per flow\n"
+		"    src, dst     the source or the destination address\n"
+		"    multi        a tuple for a multi filter of 3 dimensions: source\n"
+		"                 address, destination address, destination port\n"
+		"A TCP packet the stack sends as one GSO super-packet is digested as\n"
+		"its wire segments. Packets without a digest are counted by reason:\n"
+		"short, malformed, fragment (later fragments, flow and multi only) and\n"
+		"gso (other GSO packets). A filter has one attachment at most; it goes\n"
+		"with the filter (destroy) or its namespace. 'show' prints it with its\n"
+		"counters; 'bloomctl digest' prints a packet's digest. Prints nothing\n"
+		"on success.\n",
+	},
+	{
+		"detach", cmd_detach, "stop recording packet digests",
+		"NAME\n",
+		"Detaches filter NAME from its hook: when detach returns, no packet\n"
+		"is added to the filter any more. The filter keeps its contents.\n",
+	},
+	{
+		"query", cmd_query, "did these packets pass here, and when?",
+		"NAME packet HEX [digest MODE] [since TIME] [until TIME]\n"
+		"NAME pcap FILE [digest MODE] [since TIME] [until TIME]\n",
+		"Reduces each packet to its digest (the module's own code, compiled\n"
+		"into bloomctl) and asks filter NAME which of its windows hold it.\n"
+		"  packet HEX     one packet from its IP header on, in hex; blanks and\n"
+		"                 ':' may separate bytes (up to {PACKET_MAX} bytes)\n"
+		"  pcap FILE      every IPv4 and IPv6 packet of a capture (tcpdump -w;\n"
+		"                 Ethernet, raw IP or Linux cooked; '-' for stdin)\n"
+		"  digest MODE    spie, flow, src, dst or multi (see 'bloomctl attach\n"
+		"                 --help'); default: the mode the filter is attached\n"
+		"                 with, else spie (multi for a multi filter)\n"
+		"  since TIME     count only windows that overlap [since, until]\n"
+		"  until TIME\n"
+		"TIME is a local time 2026-11-22T07:31:30[.mmm] (or with Z or +HH:MM\n"
+		"for UTC and offsets), @SECONDS since the epoch (@1700000000.5), -D\n"
+		"for D ago (-5m; D as for 'create ... interval') or now. Prints a line\n"
+		"per packet, then a summary:\n"
+		"  INDEX [TIME] DESCRIPTION: window ID (START to END)[, window ...]\n"
+		"  INDEX [TIME] DESCRIPTION: absent\n"
+		"  INDEX [TIME] DESCRIPTION: no digest (REASON)\n"
+		"  N packets: P present, A absent, S skipped\n"
+		"where INDEX is the frame's place in the capture (1 for packet HEX),\n"
+		"TIME its capture time, DESCRIPTION \"PROTO SRC > DST\" and windows\n"
+		"run from START to END ('now' while open). A filter that is not\n"
+		"time-paged has one window, since its creation. 'present' may be a\n"
+		"false positive; 'absent' is certain for what the filter still\n"
+		"holds. With -j, one JSON object:\n"
+		"  {\"filter\",\"digest\",\"since\",\"until\",\"windows\":[{\"id\",\"start\",\n"
+		"   \"start_ns\",\"end\",\"end_ns\",\"packets\",\"fill\"},...],\n"
+		"   \"packets\":[{\"index\",\"ts\",\"ts_ns\",\"description\",\"digest\",\n"
+		"   \"windows\":[ID,...],\"present\"} or {...,\"skip\":REASON},...],\n"
+		"   \"packets_total\",\"present\",\"absent\",\"skipped\"}\n"
+		"Exit status: 0 every packet with a digest present, 1 some absent, 2\n"
+		"error.\n",
+	},
+	{
+		"digest", cmd_digest, "print the digest of packets",
+		"packet HEX [digest MODE] [kernel [linear N]]\n"
+		"pcap FILE [digest MODE] [kernel [linear N]]\n",
+		"Prints the digest of a packet (HEX as for 'query') or of every IP\n"
+		"packet of a capture, in MODE (default spie; see 'bloomctl attach\n"
+		"--help'), computed here by the module's digest code; with 'kernel',\n"
+		"by the loaded module itself, which builds an skb of the bytes (the\n"
+		"first N, at least 1 and at most the packet, in its linear area with\n"
+		"'linear N', the rest in page fragments) and digests it as its hooks\n"
+		"do: the two outputs are the same byte for byte. A digest is printed\n"
+		"as a KEY (0x...) for add, test and count, or for multi as the TUPLE\n"
+		"src=0x...,dst=0x...,dport=0x...; a packet without one as \"no digest\n"
+		"(REASON)\". With pcap each line starts with the frame's index. With\n"
+		"-j: {\"digest\",\"by\":\"bloomctl\"|\"kernel\",\"packets\":[{\"index\",\n"
+		"\"digest\"} or {\"index\",\"skip\"},...]}.\n",
+	},
+	{
+		"save", cmd_save, "save a filter's contents to a file",
+		"NAME FILE [window ID] [compress zstd]\n",
+		"Writes filter NAME (its shape, hash key, counters and cells) to\n"
+		"FILE in the kbloom save file format (versioned, little-endian,\n"
+		"CRC32C-checked; see userspace/savefile.h), streamed from the kernel\n"
+		"as it is read. FILE is written as FILE.tmp and renamed when complete:\n"
+		"a failed save leaves no file. FILE '-' is stdout.\n"
+		"  window ID      of a time-paged filter, that window (IDs: 'bloomctl\n"
+		"                 show NAME'); default the current window, or the only\n"
+		"                 table of a filter without windows. The current window\n"
+		"                 is saved while it takes adds: every key added before\n"
+		"                 the save began is in the file.\n"
+		"  compress zstd  compress the file (a filter at low fill shrinks a lot)\n"
+		"'restore' reads it back. Prints nothing on success.\n",
+	},
+	{
+		"restore", cmd_restore, "create a filter from a save file",
+		"FILE [as NAME]\n",
+		"Creates a filter from a file written by 'save' or 'archive', named\n"
+		"as when saved or NAME: same type, shape, hash key, dimensions and\n"
+		"cells, so it answers test, count and query exactly as the saved\n"
+		"table did (its counters start at 0). A saved window becomes a filter\n"
+		"without windows holding that window's table. The whole file is\n"
+		"checked first (CRCs, header, the cell size its shape needs): a bad\n"
+		"file is refused with its name and the byte where it went wrong, and\n"
+		"nothing is created. The filter appears only once every cell is\n"
+		"loaded; a restore that fails or is killed half-way leaves nothing\n"
+		"behind. An existing NAME is refused. FILE '-' is stdin. Prints\n"
+		"nothing on success.\n",
+	},
+	{
+		"archive", cmd_archive, "save every closed window of a filter",
+		"NAME DIR [once] [compress zstd]\n",
+		"For time-paged filter NAME (create ... windows W interval D), saves\n"
+		"every closed window not yet in directory DIR as\n"
+		"  DIR/NAME.<window ID, 10 digits>.kbf\n"
+		"a save file each (see 'save'; written under a temp name and renamed,\n"
+		"so a reader never sees half a file). Without 'once' it keeps going,\n"
+		"looking every interval/4 (at most 1 s), until SIGINT or SIGTERM (exit\n"
+		"status 0); with 'once' it archives the windows closed now and exits.\n"
+		"A window dropped by a rotation before it could be saved (W too\n"
+		"small for the interval) is reported on stderr as lost and counted,\n"
+		"and archiving goes on. compress zstd as for 'save'. Prints a line\n"
+		"per window archived:\n"
+		"  window ID (START to END, N keys): FILE, BYTES bytes\n"
+		"With -j, one JSON object per line: {\"filter\",\"file\",\"bytes\",\n"
+		"\"window\":{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\"packets\",\n"
+		"\"fill\"}}, or {\"filter\",\"window\",\"lost\":true}. 'restore' loads a\n"
+		"window back into the kernel.\n",
+	},
+	{
+		"trace", cmd_trace, "trace a packet upstream through routers",
+		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION]\n"
+		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION]\n",
+		"Hash-based IP traceback (SPIE): finds the routers a packet passed\n"
+		"through, even with a forged source, from the digest tables ('attach\n"
+		"... digest spie' on time-paged filters) of the routers listed in the\n"
+		"TOPOLOGY file, one statement a line ('#' comments):\n"
+		"  router NAME netns NETNS filter FILTER     a namespace here ('-': this\n"
+		"                                            one, or -n's)\n"
+		"  router NAME archive DIR filter FILTER     windows of 'bloomctl archive'\n"
+		"  router NAME ssh [USER@]HOST filter FILTER [netns NETNS] [port N]\n"
+		"         [identity FILE] [config FILE] [bloomctl PATH]\n"
+		"                                            a remote router: runs\n"
+		"                                            'PATH -j query' there over ssh\n"
+		"  link NAME NAME                            neighbours (undirected)\n"
+		"Relative paths are taken from the TOPOLOGY file's directory.\n"
+		"  from ROUTER     the router next to the victim: the walk starts there\n"
+		"  pcap FILE       every IP packet of the capture is traced ('packet N':\n"
+		"                  only frame N); packet HEX: one packet from its IP header\n"
+		"  at TIME         when the victim saw it (default: its capture time;\n"
+		"                  now for packet HEX); TIME as for 'query'\n"
+		"  slack DURATION  how long before 'at' a hop may have seen it (2s)\n"
+		"Breadth first from ROUTER, each step asks every router next to the\n"
+		"path (and not yet asked) about all its pending packets at once; a\n"
+		"router joins the path when one of its windows overlapping [at - slack,\n"
+		"at] holds the packet's digest. Prints per packet the graph from ROUTER\n"
+		"upstream, each hop with its window and false positive rate (from the\n"
+		"window's fill), the ingress routers (the deepest first; those where\n"
+		"false positives branch it in parentheses), the routers asked and the\n"
+		"expected number of false branches (the sum of their rates). A packet\n"
+		"older than ROUTER's oldest window is 'not traceable', not absent.\n"
+		"With -j, a JSON object per packet (an array for several): see\n"
+		"docs/trace.md. $KBLOOM_SSH names the ssh program (default ssh).\n"
+		"Exit status: 0 every packet traced to at least ROUTER, 1 some packet\n"
+		"absent there, not traceable or without a digest, 2 error.\n",
+	},
 };
 
 static const char keys_help[] =
@@ -329,6 +536,8 @@ static void print_text(FILE *f, const char *s)
 		{ "DIMS_MAX", KBLOOM_DIMS_MAX },
 		{ "DIM_NAME_LEN", KBLOOM_DIM_NAME_MAX - 1 },
 		{ "DECREMENT_MAX", KBLOOM_DECREMENT_MAX },
+		{ "WINDOWS_MAX", KBLOOM_WINDOWS_MAX },
+		{ "PACKET_MAX", KBLOOM_PACKET_MAX },
 	};
 	const char *end;
 	size_t i, len;
@@ -377,7 +586,7 @@ static void main_help(FILE *f)
 	      "\n"
 	      "Options:\n"
 	      "  -j, --json          print JSON (list, show, test, count, estimate,\n"
-	      "                      calc)\n"
+	      "                      calc, query, digest, archive)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
 	      "  -h, --help          print this help\n"
 	      "\n"
@@ -387,7 +596,8 @@ static void main_help(FILE *f)
 	fprintf(f, "  %-9s %s\n", "help", "print help: bloomctl help [COMMAND]");
 	fputs("\n", f);
 	print_text(f, keys_help);
-	fputs("Exit status: 0 success, 1 a negative answer (test), 2 an error.\n"
+	fputs("Exit status: 0 success, 1 a negative answer (test, query), 2 an\n"
+	      "error.\n"
 	      "Run 'bloomctl COMMAND --help' for the arguments of a command.\n",
 	      f);
 }

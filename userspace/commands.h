@@ -29,6 +29,14 @@ int cmd_count(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_calc(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_digest(int argc, char **argv);
+int cmd_save(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* "bloomctl: CMD: MSG (see 'bloomctl CMD --help')", from bloomctl.c. */
 void usage_errorf(const char *cmd, const char *fmt, ...)

@@ -2,6 +2,7 @@
 /*
  * create NAME TYPE bits M hashes K [key HEX32] [capacity N] [OPTION...]
  * create NAME TYPE capacity N fpr P [key HEX32] [OPTION...]
+ * Either also with windows W interval DURATION (time-paged).
  * Keywords in any order, each at most once. The sizing math is sizing.c;
  * only the attributes the type takes are sent.
  */
@@ -14,23 +15,28 @@
 #include "describe.h"
 #include "keyparse.h"
 #include "sizing.h"
+#include "timefmt.h"
 #include "typeopts.h"
 #include "util.h"
 
-enum { P_BITS, P_HASHES, P_CAPACITY, P_FPR, P_KEY, P_NUM };
+enum { P_BITS, P_HASHES, P_CAPACITY, P_FPR, P_KEY, P_WINDOWS, P_INTERVAL,
+       P_NUM };
 static const char *const param_names[P_NUM] = {
 	[P_BITS] = "bits",
 	[P_HASHES] = "hashes",
 	[P_CAPACITY] = "capacity",
 	[P_FPR] = "fpr",
 	[P_KEY] = "key",
+	[P_WINDOWS] = "windows",
+	[P_INTERVAL] = "interval",
 };
 
 /* The request: the common attributes, then the type's own. */
 static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 				 const struct kb_params *p,
 				 const struct kb_dims *dims,
-				 const uint8_t *hkey, uint64_t capacity)
+				 const uint8_t *hkey, uint64_t capacity,
+				 uint32_t windows, uint64_t interval_ms)
 {
 	struct nl_msg *msg = kb_nl_msg(nl, KBLOOM_CMD_CREATE, 0, 0);
 	struct nlattr *nest;
@@ -44,6 +50,10 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 		kb_put(msg, KBLOOM_A_HASH_KEY, hkey, KBLOOM_HASH_KEY_LEN);
 	if (capacity)
 		kb_put_u64(msg, KBLOOM_A_CAPACITY, capacity);
+	if (windows) {
+		kb_put_u32(msg, KBLOOM_A_WINDOWS, windows);
+		kb_put_u64(msg, KBLOOM_A_INTERVAL, interval_ms);
+	}
 	switch (p->type) {
 	case KBLOOM_TYPE_COUNTING:
 		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
@@ -108,8 +118,8 @@ int cmd_create(int argc, char **argv)
 	uint8_t hkey[KBLOOM_HASH_KEY_LEN];
 	struct kb_params p = { 0 };
 	struct kb_dims dims = { 0 };
-	uint64_t bits = 0, capacity = 0;
-	uint32_t hashes = 0;
+	uint64_t bits = 0, capacity = 0, interval_ms = 0;
+	uint32_t hashes = 0, windows = 0;
 	double fpr = 0;
 	struct nl_msg *msg;
 	struct kb_nl nl;
@@ -201,6 +211,39 @@ int cmd_create(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
+	if (val[P_WINDOWS] && (parse_u32(val[P_WINDOWS], &windows) ||
+			       windows < 2 || windows > KBLOOM_WINDOWS_MAX)) {
+		errorf("invalid windows '%s': not an integer from 2 to %d",
+		       quote(val[P_WINDOWS]), KBLOOM_WINDOWS_MAX);
+		return EXIT_ERROR;
+	}
+	if (val[P_INTERVAL]) {
+		char why[128], lo[KB_TIME_STR_MAX], hi[KB_TIME_STR_MAX];
+
+		if (kb_duration_parse(val[P_INTERVAL], &interval_ms, why,
+				      sizeof(why))) {
+			errorf("invalid interval '%s': %s (e.g. 500ms, 10s, 5m, 1h, 1d; a plain number is seconds)",
+			       quote(val[P_INTERVAL]), why);
+			return EXIT_ERROR;
+		}
+		if (interval_ms < KBLOOM_INTERVAL_MIN ||
+		    interval_ms > KBLOOM_INTERVAL_MAX) {
+			errorf("invalid interval '%s': a window lasts %s to %s",
+			       quote(val[P_INTERVAL]),
+			       kb_duration_str(KBLOOM_INTERVAL_MIN, lo,
+					       sizeof(lo)),
+			       kb_duration_str(KBLOOM_INTERVAL_MAX, hi,
+					       sizeof(hi)));
+			return EXIT_ERROR;
+		}
+	}
+	if (!val[P_WINDOWS] != !val[P_INTERVAL]) {
+		usage_errorf(argv[0], "'%s' needs '%s'",
+			     val[P_WINDOWS] ? "windows" : "interval",
+			     val[P_WINDOWS] ? "interval DURATION" :
+			     "windows W");
+		return EXIT_ERROR;
+	}
 	if (typeopts_apply(argv[0], tval, &p, &dims, false))
 		return EXIT_ERROR;
 	if (type == KBLOOM_TYPE_MULTI && !tval[TO_DIMS]) {
@@ -257,7 +300,7 @@ int cmd_create(int argc, char **argv)
 	if (open_netlink(&nl))
 		return EXIT_ERROR;
 	msg = create_msg(&nl, name, &p, &dims, val[P_KEY] ? hkey : NULL,
-			 capacity);
+			 capacity, windows, interval_ms);
 	r = kb_nl_request(&nl, msg, NULL, NULL);
 	nlmsg_free(msg);
 	if (r)

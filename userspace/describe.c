@@ -8,6 +8,8 @@
 
 #include "cardinality.h"
 #include "describe.h"
+#include "pktfmt.h"
+#include "timefmt.h"
 #include "util.h"
 
 static const char *const type_names[KBLOOM_TYPE_MAX + 1] = {
@@ -99,6 +101,97 @@ static int parse_dims(struct kb_nl *nl, struct nlattr *nest, struct kb_desc *d)
 	return 0;
 }
 
+int kb_windows_parse(struct kb_nl *nl, struct nlattr *list,
+		     struct kb_window_desc *win, uint32_t *n)
+{
+	static struct nla_policy pol[KBLOOM_WINDOW_A_MAX + 1] = {
+		[KBLOOM_WINDOW_A_ID] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_WINDOW_A_START] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_WINDOW_A_END] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_WINDOW_A_PACKETS] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_WINDOW_A_FILL] = { .type = NLA_U64, .minlen = 8 },
+	};
+	struct nlattr *tb[KBLOOM_WINDOW_A_MAX + 1], *a;
+	int rem;
+
+	*n = 0;
+	nla_for_each_nested(a, list, rem) {
+		struct kb_window_desc *w = &win[*n];
+
+		if (nla_type(a) != KBLOOM_WINDOW_LIST_A_WINDOW)
+			continue;
+		if (*n == KBLOOM_WINDOWS_MAX)
+			return kb_nl_fail(nl, "more than %d windows in WINDOW_LIST",
+					  KBLOOM_WINDOWS_MAX);
+		if (nla_parse_nested(tb, KBLOOM_WINDOW_A_MAX, a, pol) < 0)
+			return kb_nl_fail(nl, "bad window in WINDOW_LIST");
+		if (!tb[KBLOOM_WINDOW_A_ID] || !tb[KBLOOM_WINDOW_A_START])
+			return kb_nl_fail(nl, "window without %s",
+					  tb[KBLOOM_WINDOW_A_ID] ? "START" :
+					  "ID");
+		memset(w, 0, sizeof(*w));
+		w->id = nla_get_u64(tb[KBLOOM_WINDOW_A_ID]);
+		w->start = nla_get_u64(tb[KBLOOM_WINDOW_A_START]);
+		if (tb[KBLOOM_WINDOW_A_END])
+			w->end = nla_get_u64(tb[KBLOOM_WINDOW_A_END]);
+		if (tb[KBLOOM_WINDOW_A_PACKETS])
+			w->packets = nla_get_u64(tb[KBLOOM_WINDOW_A_PACKETS]);
+		if (tb[KBLOOM_WINDOW_A_FILL])
+			w->fill = nla_get_u64(tb[KBLOOM_WINDOW_A_FILL]);
+		(*n)++;
+	}
+	return 0;
+}
+
+static int parse_attach(struct kb_nl *nl, struct nlattr *nest,
+			struct kb_attach_desc *at)
+{
+	static struct nla_policy pol[KBLOOM_ATTACH_A_MAX + 1] = {
+		[KBLOOM_ATTACH_A_HOOK] = { .type = NLA_U32, .minlen = 4 },
+		[KBLOOM_ATTACH_A_FAMILY] = { .type = NLA_U32, .minlen = 4 },
+		[KBLOOM_ATTACH_A_DIGEST] = { .type = NLA_U32, .minlen = 4 },
+		[KBLOOM_ATTACH_A_IFNAME] = { .type = NLA_STRING,
+					     .maxlen = KBLOOM_IFNAME_MAX },
+		[KBLOOM_ATTACH_A_SEEN] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_ATTACH_A_DIGESTED] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_ATTACH_A_SKIPPED] = { .type = NLA_NESTED },
+	};
+	struct nlattr *tb[KBLOOM_ATTACH_A_MAX + 1], *a;
+	int rem;
+
+	memset(at, 0, sizeof(*at));
+	if (nla_parse_nested(tb, KBLOOM_ATTACH_A_MAX, nest, pol) < 0)
+		return kb_nl_fail(nl, "bad ATTACH nest");
+	if (!tb[KBLOOM_ATTACH_A_HOOK] || !tb[KBLOOM_ATTACH_A_DIGEST])
+		return kb_nl_fail(nl, "ATTACH without %s",
+				  tb[KBLOOM_ATTACH_A_HOOK] ? "DIGEST" : "HOOK");
+	at->hook = nla_get_u32(tb[KBLOOM_ATTACH_A_HOOK]);
+	at->digest = nla_get_u32(tb[KBLOOM_ATTACH_A_DIGEST]);
+	if (tb[KBLOOM_ATTACH_A_FAMILY])
+		at->family = nla_get_u32(tb[KBLOOM_ATTACH_A_FAMILY]);
+	if (tb[KBLOOM_ATTACH_A_IFNAME])
+		snprintf(at->ifname, sizeof(at->ifname), "%.*s",
+			 nla_len(tb[KBLOOM_ATTACH_A_IFNAME]),
+			 (char *)nla_data(tb[KBLOOM_ATTACH_A_IFNAME]));
+	if (tb[KBLOOM_ATTACH_A_SEEN])
+		at->seen = nla_get_u64(tb[KBLOOM_ATTACH_A_SEEN]);
+	if (tb[KBLOOM_ATTACH_A_DIGESTED])
+		at->digested = nla_get_u64(tb[KBLOOM_ATTACH_A_DIGESTED]);
+	if (tb[KBLOOM_ATTACH_A_SKIPPED]) {
+		nla_for_each_nested(a, tb[KBLOOM_ATTACH_A_SKIPPED], rem) {
+			int t = nla_type(a);
+
+			/* Reasons newer than this tool are not shown. */
+			if (t < 1 || t > KBLOOM_SKIP_MAX)
+				continue;
+			if (nla_len(a) < 8)
+				return kb_nl_fail(nl, "bad SKIPPED counter");
+			at->skipped[t] = nla_get_u64(a);
+		}
+	}
+	return 0;
+}
+
 int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 {
 	static struct nla_policy stats_pol[KBLOOM_STATS_A_MAX + 1] = {
@@ -174,7 +267,41 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 		OPT(st, KBLOOM_STATS_A_DELETES, deletes, KB_HAVE_DELETES);
 	}
 #undef OPT
+	/* The policy of nl.c does not know these: check lengths here. */
+	if (tb[KBLOOM_A_WINDOWS] || tb[KBLOOM_A_INTERVAL]) {
+		if (!tb[KBLOOM_A_WINDOWS] || !tb[KBLOOM_A_INTERVAL] ||
+		    nla_len(tb[KBLOOM_A_WINDOWS]) != 4 ||
+		    nla_len(tb[KBLOOM_A_INTERVAL]) != 8)
+			return kb_nl_fail(nl, "bad WINDOWS or INTERVAL");
+		d->windows = nla_get_u32(tb[KBLOOM_A_WINDOWS]);
+		d->interval_ms = nla_get_u64(tb[KBLOOM_A_INTERVAL]);
+		d->have |= KB_HAVE_WINDOWS;
+	}
+	if (tb[KBLOOM_A_WINDOW_LIST]) {
+		r = kb_windows_parse(nl, tb[KBLOOM_A_WINDOW_LIST], d->win,
+				     &d->nwin);
+		if (r)
+			return r;
+		d->have |= KB_HAVE_WINDOW_LIST;
+	}
+	if (tb[KBLOOM_A_ATTACH]) {
+		r = parse_attach(nl, tb[KBLOOM_A_ATTACH], &d->attach);
+		if (r)
+			return r;
+		d->have |= KB_HAVE_ATTACH;
+	}
 	return 0;
+}
+
+const char *kb_window_span(const struct kb_window_desc *w)
+{
+	static char buf[2 * KB_TIME_STR_MAX + 8];
+	char a[KB_TIME_STR_MAX], b[KB_TIME_STR_MAX];
+
+	snprintf(buf, sizeof(buf), "%s to %s",
+		 kb_time_str(w->start, false, a, sizeof(a)),
+		 w->end ? kb_time_str(w->end, false, b, sizeof(b)) : "now");
+	return buf;
 }
 
 struct get_state {
@@ -280,11 +407,72 @@ static const char *opt_u64(const struct kb_desc *d, unsigned int bit,
 
 void kb_desc_print_line(const struct kb_desc *d)
 {
-	printf("%s %s bits %llu hashes %u memory %s fill %s inserts %s\n",
+	char iv[KB_TIME_STR_MAX];
+
+	printf("%s %s bits %llu hashes %u memory %s fill %s inserts %s",
 	       d->name, kb_type_str(d->p.type), (unsigned long long)d->p.m,
 	       d->p.k, opt_u64(d, KB_HAVE_MEMORY, d->memory),
 	       opt_u64(d, KB_HAVE_FILL, d->fill),
 	       opt_u64(d, KB_HAVE_INSERTS, d->inserts));
+	if (d->have & KB_HAVE_WINDOWS)
+		printf(" windows %u interval %s", d->windows,
+		       kb_duration_str(d->interval_ms, iv, sizeof(iv)));
+	if (d->have & KB_HAVE_ATTACH) {
+		printf(" hook %s", kb_hook_str(d->attach.hook));
+		if (d->attach.ifname[0])
+			printf(" dev %s", d->attach.ifname);
+		printf(" family %s digest %s",
+		       kb_family_str(d->attach.family),
+		       kb_digest_str(d->attach.digest));
+	}
+	putchar('\n');
+}
+
+static uint64_t skipped_total(const struct kb_attach_desc *at)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 1; i <= KBLOOM_SKIP_MAX; i++)
+		n += at->skipped[i];
+	return n;
+}
+
+/* The windows and the attachment, at the end of show. */
+static void print_paging(const struct kb_desc *d)
+{
+	const struct kb_attach_desc *at = &d->attach;
+	char iv[KB_TIME_STR_MAX];
+	unsigned int i;
+
+	if (d->have & KB_HAVE_WINDOWS) {
+		printf("  windows: %u of %s\n", d->windows,
+		       kb_duration_str(d->interval_ms, iv, sizeof(iv)));
+		for (i = 0; i < d->nwin; i++)
+			printf("  window %llu: %s, packets %llu, fill %llu%s\n",
+			       (unsigned long long)d->win[i].id,
+			       kb_window_span(&d->win[i]),
+			       (unsigned long long)d->win[i].packets,
+			       (unsigned long long)d->win[i].fill,
+			       d->win[i].end ? "" : " (current)");
+	}
+	if (!(d->have & KB_HAVE_ATTACH)) {
+		printf("  attached: no\n");
+		return;
+	}
+	printf("  attached: hook %s", kb_hook_str(at->hook));
+	if (at->ifname[0])
+		printf(" dev %s", at->ifname);
+	printf(" family %s digest %s\n", kb_family_str(at->family),
+	       kb_digest_str(at->digest));
+	printf("  packets seen: %llu\n", (unsigned long long)at->seen);
+	printf("  packets digested: %llu\n",
+	       (unsigned long long)at->digested);
+	printf("  packets skipped: %llu (", (unsigned long long)skipped_total(at));
+	for (i = 1; i <= KBLOOM_SKIP_MAX; i++)
+		printf("%s%s %llu", i > 1 ? ", " : "", kb_skip_str(i),
+		       (unsigned long long)at->skipped[i]);
+	printf(")\n");
 }
 
 /* What FILL counts, for the show text. */
@@ -321,7 +509,15 @@ static bool has_counters(uint32_t type)
 	       type == KBLOOM_TYPE_DLEFT;
 }
 
+static void print_full(const struct kb_desc *d);
+
 void kb_desc_print_full(const struct kb_desc *d)
+{
+	print_full(d);
+	print_paging(d);
+}
+
+static void print_full(const struct kb_desc *d)
 {
 	const struct kb_params *p = &d->p;
 	uint64_t cells = card_cells(p);
@@ -421,6 +617,85 @@ void kb_desc_print_full(const struct kb_desc *d)
 						       p->counter_bits)));
 }
 
+/* A time as {"KEY":"ISO with offset","KEY_ns":NS}; 0 as null. */
+static void json_time(struct json *j, const char *key, uint64_t ns)
+{
+	char buf[KB_TIME_STR_MAX], nskey[32];
+
+	json_key(j, key);
+	if (ns)
+		json_str(j, kb_time_str(ns, true, buf, sizeof(buf)));
+	else
+		json_null(j);
+	snprintf(nskey, sizeof(nskey), "%s_ns", key);
+	json_key(j, nskey);
+	json_u64(j, ns);
+}
+
+void kb_window_json(struct json *j, const struct kb_window_desc *w)
+{
+	json_obj_begin(j);
+	json_key(j, "id");
+	json_u64(j, w->id);
+	json_time(j, "start", w->start);
+	json_time(j, "end", w->end);
+	json_key(j, "packets");
+	json_u64(j, w->packets);
+	json_key(j, "fill");
+	json_u64(j, w->fill);
+	json_obj_end(j);
+}
+
+/* windows, interval_ms, window_list and attach of show -j / list -j. */
+static void json_paging(struct json *j, const struct kb_desc *d)
+{
+	const struct kb_attach_desc *at = &d->attach;
+	unsigned int i;
+
+	if (d->have & KB_HAVE_WINDOWS) {
+		json_key(j, "windows");
+		json_u64(j, d->windows);
+		json_key(j, "interval_ms");
+		json_u64(j, d->interval_ms);
+		if (d->have & KB_HAVE_WINDOW_LIST) {
+			json_key(j, "window_list");
+			json_arr_begin(j);
+			for (i = 0; i < d->nwin; i++)
+				kb_window_json(j, &d->win[i]);
+			json_arr_end(j);
+		}
+	}
+	if (!(d->have & KB_HAVE_ATTACH))
+		return;
+	json_key(j, "attach");
+	json_obj_begin(j);
+	json_key(j, "hook");
+	json_str(j, kb_hook_str(at->hook));
+	json_key(j, "family");
+	json_str(j, kb_family_str(at->family));
+	json_key(j, "digest");
+	json_str(j, kb_digest_str(at->digest));
+	json_key(j, "dev");
+	if (at->ifname[0])
+		json_str(j, at->ifname);
+	else
+		json_null(j);
+	json_key(j, "seen");
+	json_u64(j, at->seen);
+	json_key(j, "digested");
+	json_u64(j, at->digested);
+	json_key(j, "skipped");
+	json_u64(j, skipped_total(at));
+	json_key(j, "skipped_by_reason");
+	json_obj_begin(j);
+	for (i = 1; i <= KBLOOM_SKIP_MAX; i++) {
+		json_key(j, kb_skip_str(i));
+		json_u64(j, at->skipped[i]);
+	}
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
 /*
  * show -j / list -j object. Fields (absent when the kernel did not report
  * them or the type has none):
@@ -434,7 +709,11 @@ void kb_desc_print_full(const struct kb_desc *d)
  *   saturated (fill = cells), estimated_keys (null when saturated or for
  *   stable), estimate_basis, fpr_now, fpr_at_capacity,
  *   overflow_at_capacity and overflow_log10_at_capacity (counting),
- *   fpr_stable_point and stable_zero_fraction (stable).
+ *   fpr_stable_point and stable_zero_fraction (stable),
+ *   windows, interval_ms and window_list ([{id, start, start_ns, end,
+ *   end_ns, packets, fill}], show only) (time-paged filters),
+ *   attach ({hook, family, digest, dev, seen, digested, skipped,
+ *   skipped_by_reason: {short, malformed, fragment, gso}}) when attached.
  */
 void kb_desc_json(struct json *j, const struct kb_desc *d)
 {
@@ -498,6 +777,7 @@ void kb_desc_json(struct json *j, const struct kb_desc *d)
 	OPT("positives", positives, KB_HAVE_POSITIVES);
 	OPT("generation", generation, KB_HAVE_GENERATION);
 #undef OPT
+	json_paging(j, d);
 	if (!params_known(p))
 		goto out;
 	if (d->have & KB_HAVE_FILL) {

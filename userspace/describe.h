@@ -27,6 +27,24 @@ enum {
 	KB_HAVE_POSITIVES = 1 << 6,
 	KB_HAVE_SATURATED = 1 << 7,
 	KB_HAVE_DELETES = 1 << 8,
+	KB_HAVE_WINDOWS = 1 << 9,	/* WINDOWS and INTERVAL: time-paged */
+	KB_HAVE_WINDOW_LIST = 1 << 10,	/* GET's doit only */
+	KB_HAVE_ATTACH = 1 << 11,	/* attached to a hook */
+};
+
+/* One window of a WINDOW_LIST. */
+struct kb_window_desc {
+	uint64_t id;
+	uint64_t start, end;	/* CLOCK_REALTIME ns; end 0 while open */
+	uint64_t packets, fill;
+};
+
+/* A filter's attachment (GET's ATTACH nest). */
+struct kb_attach_desc {
+	uint32_t hook, family, digest;	/* enum kbloom_hook, _family, _digest */
+	char ifname[KBLOOM_IFNAME_MAX];	/* "" when no device was given */
+	uint64_t seen, digested;
+	uint64_t skipped[KBLOOM_SKIP_MAX + 1];	/* per enum kbloom_skip */
 };
 
 struct kb_desc {
@@ -37,7 +55,25 @@ struct kb_desc {
 	uint64_t capacity, memory, fill, saturated, generation;
 	uint64_t inserts, queries, positives, deletes;
 	unsigned int have;	/* KB_HAVE_* */
+	uint32_t windows;	/* W, KB_HAVE_WINDOWS */
+	uint64_t interval_ms;
+	uint32_t nwin;		/* KB_HAVE_WINDOW_LIST: newest first */
+	struct kb_window_desc win[KBLOOM_WINDOWS_MAX];
+	struct kb_attach_desc attach;	/* KB_HAVE_ATTACH */
 };
+
+/*
+ * Parses a WINDOW_LIST nest into @win (room for KBLOOM_WINDOWS_MAX), in
+ * its order; sets *@n. 0 or -EPROTO (kb_nl_fail).
+ */
+int kb_windows_parse(struct kb_nl *nl, struct nlattr *list,
+		     struct kb_window_desc *win, uint32_t *n);
+
+/* {"id","start","start_ns","end","end_ns","packets","fill"}: end null while open. */
+void kb_window_json(struct json *j, const struct kb_window_desc *w);
+
+/* "2026-11-22T07:31:30.123 to 2026-11-22T07:31:31.123" or "... to now". */
+const char *kb_window_span(const struct kb_window_desc *w);
 
 /* Filter type names, indexed by enum kbloom_type; NULL when unknown. */
 const char *kb_type_name(uint32_t type);

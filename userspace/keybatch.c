@@ -142,12 +142,14 @@ int keybatch_flush(struct keybatch *b)
 	}
 	nla_nest_end(b->msg, b->nest);
 	r = kb_nl_request(b->nl, b->msg,
+			  b->reply ? b->reply :
 			  b->cmd == KBLOOM_CMD_TEST ? test_reply :
 			  b->cmd == KBLOOM_CMD_COUNT ? count_reply : NULL, b);
-	if (!r && (b->cmd == KBLOOM_CMD_TEST || b->cmd == KBLOOM_CMD_COUNT) &&
-	    b->nkeys)
+	if (!r && (b->reply || b->cmd == KBLOOM_CMD_TEST ||
+		   b->cmd == KBLOOM_CMD_COUNT) && b->nkeys)
 		r = kb_nl_fail(b->nl, "no %s reply",
-			       b->cmd == KBLOOM_CMD_TEST ? "test" : "count");
+			       b->cmd == KBLOOM_CMD_TEST ? "test" :
+			       b->cmd == KBLOOM_CMD_COUNT ? "count" : "query");
 	/* Keep msg and labels after a failure, for keybatch_perror(). */
 	if (r) {
 		b->nkeys = nkeys;

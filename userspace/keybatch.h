@@ -33,6 +33,13 @@ struct keybatch {
 	kb_result_fn result;
 	void *arg;
 
+	/*
+	 * Replies of another command (QUERY): set after keybatch_init(),
+	 * called with the batch as arg; it must set nkeys to 0 once it has
+	 * taken the answers of the nkeys keys sent (and may read labels).
+	 */
+	kb_reply_fn reply;
+
 	struct nl_msg *msg;	/* message being filled, or NULL */
 	struct nlattr *nest;
 	uint32_t nkeys;		/* keys in msg */

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Host tests of the traceback walk of 'bloomctl trace'
+ * (userspace/traceback.c) with real engine filters in memory: a "mem"
+ * backend whose routers are rings of kb_filter windows, asked exactly as
+ * the netns backend asks the kernel's (digest each packet in spie, test
+ * it in every window, rate from the fill).
+ *
+ * Random router trees (5 to 40 routers, several seeds): each packet's
+ * digest is inserted at every router of its true path, every window is
+ * filled with random keys to a chosen false positive rate; then the true
+ * path must be in the answer, the ingress found, and the number of extra
+ * routers ("false branches") over all packets within Poisson bounds of
+ * the expected number the walk itself predicts. Plus the corner cases:
+ * not traceable, absent, graphs with cycles, windows out of the range,
+ * backend failures, and the JSON reader of the ssh backend.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "kb_test.h"
+
+#include "../../kmod/engine/digest.h"
+#include "../../kmod/engine/filter.h"
+#include "../../userspace/topology.h"
+#include "../../userspace/trace_json.h"
+#include "../../userspace/traceback.h"
+
+#define SEC		1000000000ULL
+#define NWIN		3
+#define M_BITS		4096
+#define K_HASHES	4
+
+struct mem_router {
+	struct kb_filter f[NWIN];
+	struct tb_window w[NWIN];
+};
+
+struct mem {
+	size_t n;
+	struct mem_router *r;
+	long fail_at;		/* router whose ask fails, or -1 */
+	size_t asks;
+};
+
+static void mem_init(struct mem *m, size_t n, uint64_t first_id,
+		     uint64_t t0)
+{
+	struct kb_shape s = {
+		.type = KBLOOM_TYPE_BLOOM, .m = M_BITS, .k = K_HASHES,
+		.cell_bits = 1,
+	};
+	uint8_t key[16] = { 1, 2, 3 };
+	size_t i, j;
+
+	memset(m, 0, sizeof(*m));
+	m->n = n;
+	m->fail_at = -1;
+	m->r = calloc(n, sizeof(*m->r));
+	for (i = 0; i < n; i++) {
+		key[15] = (uint8_t)i;
+		for (j = 0; j < NWIN; j++) {
+			if (kb_filter_init(&m->r[i].f[j], &s, key))
+				abort();
+			/* [t0 + 10 s j, t0 + 10 s (j + 1)), the last open */
+			m->r[i].w[j].id = first_id + j;
+			m->r[i].w[j].start = t0 + 10 * SEC * j;
+			m->r[i].w[j].end = j + 1 < NWIN ?
+				t0 + 10 * SEC * (j + 1) : 0;
+		}
+	}
+}
+
+static void mem_free(struct mem *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->n; i++)
+		for (j = 0; j < NWIN; j++)
+			kb_filter_free(&m->r[i].f[j]);
+	free(m->r);
+}
+
+static int mem_ask(void *ctx, size_t r, const struct tb_item *items, size_t n,
+		   struct tb_answer *a, char *err, size_t errlen)
+{
+	struct mem *m = ctx;
+	struct mem_router *mr = &m->r[r];
+	struct kb_digest d;
+	size_t i, j;
+
+	m->asks++;
+	if ((long)r == m->fail_at) {
+		snprintf(err, errlen, "router %zu: unreachable", r);
+		return -1;
+	}
+	a->nwin = NWIN;
+	a->row = (NWIN + 7) / 8;
+	a->win = calloc(NWIN, sizeof(*a->win));
+	a->hits = calloc(n, a->row);
+	for (j = 0; j < NWIN; j++) {
+		struct kb_fill f;
+
+		kb_filter_fill(&mr->f[j], &f);
+		a->win[j] = mr->w[j];
+		a->win[j].fill = f.nonzero;
+		a->win[j].fpr = pow((double)f.nonzero / M_BITS, K_HASHES);
+	}
+	for (i = 0; i < n; i++) {
+		if (kb_digest(items[i].pkt, items[i].len, KBLOOM_DIGEST_SPIE,
+			      &d))
+			continue;
+		for (j = 0; j < NWIN; j++)
+			if (kb_filter_test(&mr->f[j], d.key, d.len))
+				a->hits[i * a->row + j / 8] |= 1 << (j % 8);
+	}
+	return 0;
+}
+
+/* A UDP packet of 36 bytes, random addresses, ID and ports. */
+static void make_packet(struct kb_rng *rng, uint8_t pkt[36])
+{
+	memset(pkt, 0, 36);
+	pkt[0] = 0x45;
+	pkt[3] = 36;
+	kb_rng_bytes(rng, pkt + 4, 2);		/* ID */
+	pkt[8] = 64;
+	pkt[9] = 17;
+	kb_rng_bytes(rng, pkt + 12, 4);		/* forged source */
+	pkt[16] = 10; pkt[19] = 2;		/* the victim */
+	kb_rng_bytes(rng, pkt + 20, 4);		/* ports */
+	pkt[25] = 16;
+	kb_rng_bytes(rng, pkt + 28, 8);
+}
+
+static void insert_packet(struct mem *m, size_t r, size_t win,
+			  const uint8_t *pkt)
+{
+	struct kb_digest d;
+
+	if (kb_digest(pkt, 36, KBLOOM_DIGEST_SPIE, &d))
+		abort();
+	kb_filter_add(&m->r[r].f[win], d.key, d.len);
+}
+
+/* Random keys into window @win of router @r up to rate @p: (X/m)^k = p. */
+static void fill_to(struct mem *m, size_t r, size_t win, double p,
+		    struct kb_rng *rng)
+{
+	struct kb_filter *f = &m->r[r].f[win];
+	uint64_t want = (uint64_t)(pow(p, 1.0 / K_HASHES) * M_BITS);
+	struct kb_fill fl;
+	uint8_t key[12];
+
+	for (;;) {
+		kb_filter_fill(f, &fl);
+		if (fl.nonzero >= want)
+			return;
+		kb_rng_bytes(rng, key, sizeof(key));
+		kb_filter_add(f, key, sizeof(key));
+	}
+}
+
+/* A random tree of @n routers r1..rn (r1 the root) as a topology. */
+static void random_tree(struct kb_rng *rng, size_t n, size_t *parent,
+			struct kb_topo *t)
+{
+	size_t cap = 64 * n + 64, len = 0, i;
+	char *text = malloc(cap), err[256];
+
+	for (i = 0; i < n; i++)
+		len += snprintf(text + len, cap - len,
+				"router r%zu netns - filter spie\n", i + 1);
+	parent[0] = SIZE_MAX;
+	for (i = 1; i < n; i++) {
+		parent[i] = kb_rng_below(rng, i);
+		len += snprintf(text + len, cap - len, "link r%zu r%zu\n",
+				parent[i] + 1, i + 1);
+	}
+	if (kb_topo_parse(text, "tree", t, err, sizeof(err))) {
+		fprintf(stderr, "# %s\n", err);
+		abort();
+	}
+	free(text);
+}
+
+static long node_of(const struct tb_result *r, size_t router)
+{
+	size_t x;
+
+	for (x = 0; x < r->nnodes; x++)
+		if (r->node[x].router == router)
+			return (long)x;
+	return -1;
+}
+
+static bool has_edge(const struct tb_result *r, size_t from, size_t to)
+{
+	size_t e;
+
+	for (e = 0; e < r->nedges; e++)
+		if (r->node[r->edge[e].from].router == from &&
+		    r->node[r->edge[e].to].router == to)
+			return true;
+	return false;
+}
+
+/* log P(X = k), X ~ Poisson(l). */
+static double lpois(double l, unsigned k)
+{
+	return -l + k * log(l) - lgamma(k + 1.0);
+}
+
+/* The smallest k with P(X <= k) >= q. */
+static unsigned pois_quantile(double l, double q)
+{
+	double c = 0;
+	unsigned k;
+
+	if (l <= 0)
+		return 0;
+	for (k = 0;; k++) {
+		c += exp(lpois(l, k));
+		if (c >= q)
+			return k;
+	}
+}
+
+static uint64_t tree_height(const size_t *parent, size_t n)
+{
+	uint64_t h = 0, d;
+	size_t i, x;
+
+	for (i = 0; i < n; i++) {
+		for (d = 0, x = i; x; x = parent[x])
+			d++;
+		if (d > h)
+			h = d;
+	}
+	return h;
+}
+
+TEST(random_trees)
+{
+	static const size_t sizes[] = { 5, 9, 17, 28, 40 };
+	static const double rates[] = { 0.002, 0.01, 0.03 };
+	const size_t npk = 60;
+	double expected_all = 0, expected_adj = 0;
+	size_t extra_all = 0, packets = 0, trees = 0, exact_ingress = 0;
+	uint64_t seed;
+	size_t si;
+
+	for (seed = 1; seed <= 3; seed++) {
+		for (si = 0; si < ARRAY_SIZE(sizes); si++) {
+			size_t n = sizes[si], i, j, x, *parent, *attacker;
+			size_t per_router[64] = { 0 };
+			struct tb_stats st = { .per_router = per_router };
+			struct tb_backend be = { mem_ask, NULL };
+			struct tb_packet *tp;
+			struct tb_result *res;
+			uint8_t (*pkt)[36];
+			struct kb_topo t;
+			struct kb_rng rng;
+			struct mem m;
+			char err[256];
+
+			kb_rng_seed(&rng, seed * 1000 + n);
+			parent = calloc(n, sizeof(*parent));
+			attacker = calloc(npk, sizeof(*attacker));
+			tp = calloc(npk, sizeof(*tp));
+			res = calloc(npk, sizeof(*res));
+			pkt = calloc(npk, sizeof(*pkt));
+			random_tree(&rng, n, parent, &t);
+			mem_init(&m, n, 11, 1000 * SEC);
+			be.ctx = &m;
+			for (i = 0; i < npk; i++) {
+				make_packet(&rng, pkt[i]);
+				attacker[i] = kb_rng_below(&rng, n);
+				/* its true path, in the current window */
+				for (x = attacker[i]; x != SIZE_MAX;
+				     x = parent[x])
+					insert_packet(&m, x, 2, pkt[i]);
+				/* and somewhere in an old window: not in range */
+				insert_packet(&m, kb_rng_below(&rng, n), 0,
+					      pkt[i]);
+				tp[i].pkt = pkt[i];
+				tp[i].len = 36;
+				tp[i].at = 1000 * SEC + 25 * SEC +
+					   kb_rng_below(&rng, SEC);
+			}
+			for (i = 0; i < n; i++)
+				for (j = 0; j < NWIN; j++)
+					fill_to(&m, i, j,
+						rates[kb_rng_below(&rng, 3)],
+						&rng);
+
+			ASSERT_EQ(0, tb_trace(&t, 0, tp, npk, 2 * SEC, &be,
+					      res, &st, err, sizeof(err)))
+				TH_LOG("%s", err);
+			/* batched: each router at most once a step */
+			EXPECT_LE(st.steps, tree_height(parent, n) + 1);
+			for (i = 0; i < n; i++)
+				EXPECT_LE(per_router[i], st.steps);
+			EXPECT_EQ(m.asks, st.questions);
+			EXPECT_LE(st.questions, n * st.steps);
+
+			for (i = 0; i < npk; i++) {
+				struct tb_result *r = &res[i];
+				size_t pathlen = 0, up;
+				long a;
+				double pathfpr = 0;
+
+				ASSERT_EQ(TB_TRACED, r->status);
+				ASSERT_EQ(0, r->node[0].router);
+				EXPECT_EQ(0, r->node[0].depth);
+				EXPECT_EQ(13, r->node[0].win.id);
+				for (x = attacker[i]; x != SIZE_MAX;
+				     x = parent[x]) {
+					long nd = node_of(r, x);
+
+					pathlen++;
+					ASSERT_LE(0, nd) TH_LOG("seed %llu n %zu packet %zu: r%zu of the true path missing",
+								(unsigned long long)seed, n, i, x + 1);
+					EXPECT_EQ(13, r->node[nd].win.id);
+					if (x)
+						pathfpr += r->node[nd].fpr;
+					if (x)
+						EXPECT_TRUE(has_edge(r, x, parent[x]));
+				}
+				EXPECT_EQ(r->nnodes - 1, r->nedges);	/* a tree */
+				EXPECT_LE(1, r->ningress);
+				/* the true ingress, unless a false branch sits above it */
+				a = node_of(r, attacker[i]);
+				up = 0;
+				for (j = 0; j < r->nedges; j++)
+					if (r->edge[j].to == (size_t)a)
+						up++;
+				if (!up) {
+					bool found = false;
+
+					for (j = 0; j < r->ningress; j++)
+						found |= r->node[r->ingress[j]].router ==
+							 attacker[i];
+					EXPECT_TRUE(found);
+				}
+				if (r->nnodes == pathlen) {
+					EXPECT_EQ(1, r->ningress);
+					EXPECT_EQ(attacker[i],
+						  r->node[r->ingress[0]].router);
+					exact_ingress++;
+				}
+				/* deepest first */
+				for (j = 1; j < r->ningress; j++)
+					EXPECT_GE(r->node[r->ingress[j - 1]].depth,
+						  r->node[r->ingress[j]].depth);
+				extra_all += r->nnodes - pathlen;
+				expected_all += r->expected;
+				expected_adj += r->expected - pathfpr;
+				EXPECT_GE(r->expected, 0);
+				EXPECT_LE(r->asked, n - 1);
+				packets++;
+			}
+			tb_results_free(res, npk);
+			mem_free(&m);
+			kb_topo_free(&t);
+			free(parent);
+			free(attacker);
+			free(tp);
+			free(res);
+			free(pkt);
+			trees++;
+		}
+	}
+	kb_diag("%zu trees, %zu packets: %zu false branches, expected %.2f (%.2f off the true paths), exact ingress %zu",
+		trees, packets, extra_all, expected_all, expected_adj,
+		exact_ingress);
+	EXPECT_LE(extra_all, pois_quantile(expected_all, 0.999));
+	/* and not wildly overstated either */
+	EXPECT_GE(extra_all, pois_quantile(expected_adj, 0.001));
+	EXPECT_GT(expected_all, 5.0);	/* the check has power */
+	KB_ASSERT_NO_LEAKS();
+}
+
+/* r1 - r2 - r3 in a line. */
+static void line3(struct kb_topo *t)
+{
+	char err[256];
+
+	if (kb_topo_parse("router r1 netns a filter f\nrouter r2 netns b filter f\n"
+			  "router r3 netns c filter f\nlink r1 r2\nlink r2 r3\n",
+			  "line", t, err, sizeof(err)))
+		abort();
+}
+
+TEST(not_traceable_and_absent)
+{
+	struct tb_backend be = { mem_ask, NULL };
+	struct tb_result res[5];
+	struct tb_packet tp[5];
+	uint8_t pkt[5][36];
+	struct kb_topo t;
+	struct kb_rng rng;
+	struct mem m;
+	char err[256];
+	int i;
+
+	kb_rng_seed(&rng, 7);
+	line3(&t);
+	/* windows 5, 6, 7: 4 were dropped; from 100 s */
+	mem_init(&m, 3, 5, 100 * SEC);
+	be.ctx = &m;
+	for (i = 0; i < 5; i++) {
+		make_packet(&rng, pkt[i]);
+		tp[i].pkt = pkt[i];
+		tp[i].len = 36;
+	}
+	for (i = 0; i < 3; i++) {
+		insert_packet(&m, i, 0, pkt[0]);
+		insert_packet(&m, i, 0, pkt[1]);
+		insert_packet(&m, i, 2, pkt[3]);
+	}
+	tp[0].at = 101 * SEC;	/* at - slack before window 5: lost ones */
+	tp[1].at = 103 * SEC;	/* within window 5: fine */
+	tp[2].at = 125 * SEC;	/* held nowhere */
+	tp[3].at = 125 * SEC;	/* held in the range */
+	tp[4].at = 50 * SEC;	/* long before */
+	ASSERT_EQ(0, tb_trace(&t, 0, tp, 5, 2 * SEC, &be, res, NULL, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_NOT_TRACEABLE, res[0].status);
+	EXPECT_EQ(100 * SEC, res[0].oldest);
+	EXPECT_EQ(5, res[0].oldest_id);
+	EXPECT_EQ(0, res[0].nnodes);
+	EXPECT_EQ(TB_TRACED, res[1].status);
+	EXPECT_EQ(3, res[1].nnodes);
+	EXPECT_EQ(5, res[1].node[2].win.id);
+	EXPECT_EQ(TB_ABSENT, res[2].status);
+	EXPECT_EQ(0, res[2].nnodes);
+	EXPECT_EQ(0, res[2].asked);
+	EXPECT_EQ(TB_TRACED, res[3].status);
+	EXPECT_EQ(3, res[3].nnodes);
+	EXPECT_EQ(2, res[3].asked);
+	EXPECT_EQ(1, res[3].ningress);
+	EXPECT_EQ(2, res[3].node[res[3].ingress[0]].router);
+	EXPECT_EQ(TB_NOT_TRACEABLE, res[4].status);
+	tb_results_free(res, 5);
+	mem_free(&m);
+
+	/* Window 1 retained: nothing was dropped, the same packet traces. */
+	mem_init(&m, 3, 1, 100 * SEC);
+	be.ctx = &m;
+	for (i = 0; i < 3; i++)
+		insert_packet(&m, i, 0, pkt[0]);
+	ASSERT_EQ(0, tb_trace(&t, 0, tp, 1, 2 * SEC, &be, res, NULL, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_TRACED, res[0].status);
+	EXPECT_EQ(3, res[0].nnodes);
+	tb_results_free(res, 1);
+	/* but before the filter existed it is not traceable */
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp[4], 1, 2 * SEC, &be, res, NULL, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_NOT_TRACEABLE, res[0].status);
+	tb_results_free(res, 1);
+	mem_free(&m);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(cycles_make_a_graph)
+{
+	/*
+	 *      r1 (from)
+	 *     /  \
+	 *   r2    r3
+	 *     \  /
+	 *      r4 - r5
+	 */
+	struct tb_backend be = { mem_ask, NULL };
+	struct tb_result res;
+	struct tb_packet tp;
+	uint8_t pkt[36];
+	struct kb_topo t;
+	struct kb_rng rng;
+	struct mem m;
+	char err[256];
+	size_t per[5] = { 0 };
+	struct tb_stats st = { .per_router = per };
+	struct kb_fill f1, f2;
+	double p1, p2;
+	int i;
+
+	ASSERT_EQ(0, kb_topo_parse("router r1 netns a filter f\nrouter r2 netns a filter f\n"
+				   "router r3 netns a filter f\nrouter r4 netns a filter f\n"
+				   "router r5 netns a filter f\n"
+				   "link r1 r2\nlink r1 r3\nlink r2 r4\nlink r3 r4\nlink r4 r5\n",
+				   "diamond", &t, err, sizeof(err)));
+	kb_rng_seed(&rng, 3);
+	make_packet(&rng, pkt);
+	mem_init(&m, 5, 1, 0);
+	be.ctx = &m;
+	for (i = 0; i < 4; i++)
+		insert_packet(&m, i, 2, pkt);
+	/* a second window in range holding it at r2: the newer one is shown */
+	insert_packet(&m, 1, 1, pkt);
+	tp.pkt = pkt;
+	tp.len = 36;
+	tp.at = 20 * SEC + SEC / 2;	/* windows 2 and 3 overlap [18.5, 20.5] */
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, &st, err,
+			      sizeof(err)));
+	ASSERT_EQ(TB_TRACED, res.status);
+	ASSERT_EQ(4, res.nnodes);
+	EXPECT_EQ(3, res.node[3].router);
+	EXPECT_EQ(2, res.node[3].depth);
+	EXPECT_TRUE(has_edge(&res, 3, 1));
+	EXPECT_TRUE(has_edge(&res, 3, 2));
+	EXPECT_TRUE(has_edge(&res, 1, 0));
+	EXPECT_TRUE(has_edge(&res, 2, 0));
+	EXPECT_EQ(4, res.nedges);
+	EXPECT_EQ(1, res.ningress);
+	EXPECT_EQ(3, res.node[res.ingress[0]].router);
+	EXPECT_EQ(3, res.node[node_of(&res, 1)].win.id);
+	/* r2, r3, r4, r5 asked once each: r4 not twice */
+	EXPECT_EQ(4, res.asked);
+	EXPECT_EQ(4, st.steps);		/* from, {r2,r3}, r4, r5 */
+	EXPECT_EQ(1, per[3]);
+	/* the rate of a router over two windows in range */
+	kb_filter_fill(&m.r[1].f[1], &f1);
+	kb_filter_fill(&m.r[1].f[2], &f2);
+	p1 = pow((double)f1.nonzero / M_BITS, K_HASHES);
+	p2 = pow((double)f2.nonzero / M_BITS, K_HASHES);
+	EXPECT_TRUE(fabs(res.node[node_of(&res, 1)].fpr -
+			 (1 - (1 - p1) * (1 - p2))) < 1e-15);
+	tb_results_free(&res, 1);
+	mem_free(&m);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(a_failing_router_stops_the_walk)
+{
+	struct tb_backend be = { mem_ask, NULL };
+	struct tb_result res[2];
+	struct tb_packet tp[2];
+	uint8_t pkt[2][36];
+	struct kb_topo t;
+	struct kb_rng rng;
+	struct mem m;
+	char err[256] = "";
+	int i;
+
+	kb_rng_seed(&rng, 9);
+	line3(&t);
+	mem_init(&m, 3, 1, 0);
+	m.fail_at = 2;
+	be.ctx = &m;
+	for (i = 0; i < 2; i++) {
+		make_packet(&rng, pkt[i]);
+		tp[i].pkt = pkt[i];
+		tp[i].len = 36;
+		tp[i].at = 25 * SEC;
+		insert_packet(&m, 0, 2, pkt[i]);
+		insert_packet(&m, 1, 2, pkt[i]);
+	}
+	EXPECT_EQ(-1, tb_trace(&t, 0, tp, 2, 2 * SEC, &be, res, NULL, err,
+			       sizeof(err)));
+	EXPECT_STREQ("router 2: unreachable", err);
+	EXPECT_EQ(NULL, res[0].node);	/* freed */
+	/* Two packets, three routers: three questions, not six. */
+	EXPECT_EQ(3, m.asks);
+	mem_free(&m);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(json_reader)
+{
+	static const char out[] =
+		"{\"name\":\"spie\",\"type\":\"bloom\",\"bits\":65536,\"hashes\":4}\n"
+		"{\"filter\":\"spie\",\"digest\":\"spie\",\"since\":null,\"until\":null,"
+		"\"windows\":[{\"id\":7,\"start\":\"2026-01-01T00:00:00.000+00:00\","
+		"\"start_ns\":1767225600123456789,\"end\":null,\"end_ns\":0,"
+		"\"packets\":3,\"fill\":12}],"
+		"\"packets\":[{\"index\":1,\"ts\":null,\"ts_ns\":0,\"description\":"
+		"\"UDP \\\"a\\\" \\u0041\\n\",\"digest\":\"0x45\",\"windows\":[7],"
+		"\"present\":true},{\"index\":2,\"skip\":\"short\"}],"
+		"\"packets_total\":2,\"present\":1,\"absent\":0,\"skipped\":1,"
+		"\"x\":[-1.5e3,true,false,[],{}]}\n";
+	const struct tj *w, *p;
+	struct tj *a, *b, *c;
+	size_t pos = 0;
+	uint64_t v;
+	char err[160];
+
+	a = tj_parse(out, strlen(out), &pos, err, sizeof(err));
+	ASSERT_NE(NULL, a) TH_LOG("%s", err);
+	b = tj_parse(out, strlen(out), &pos, err, sizeof(err));
+	ASSERT_NE(NULL, b) TH_LOG("%s", err);
+	c = tj_parse(out, strlen(out), &pos, err, sizeof(err));
+	EXPECT_EQ(NULL, c);
+	EXPECT_STREQ("", err);		/* the end, not an error */
+	EXPECT_STREQ("bloom", tj_str(a, "type"));
+	ASSERT_EQ(0, tj_u64(tj_get(a, "bits"), &v));
+	EXPECT_EQ(65536, v);
+	w = tj_get(b, "windows");
+	ASSERT_NE(NULL, w);
+	ASSERT_EQ(TJ_ARR, w->type);
+	ASSERT_EQ(1, w->n);
+	ASSERT_EQ(0, tj_u64(tj_get(&w->v[0], "start_ns"), &v));
+	EXPECT_EQ(1767225600123456789ULL, v);	/* exact, not a double */
+	EXPECT_EQ(TJ_NULL, tj_get(&w->v[0], "end")->type);
+	p = tj_get(b, "packets");
+	ASSERT_EQ(2, p->n);
+	EXPECT_STREQ("UDP \"a\" A\n", tj_str(&p->v[0], "description"));
+	EXPECT_EQ(TJ_BOOL, tj_get(&p->v[0], "present")->type);
+	EXPECT_TRUE(tj_get(&p->v[0], "present")->b);
+	EXPECT_EQ(NULL, tj_get(&p->v[1], "windows"));
+	EXPECT_EQ(-1, tj_u64(tj_get(b, "x"), &v));
+	EXPECT_EQ(-1, tj_u64(&tj_get(b, "x")->v[0], &v));	/* negative */
+	tj_free(a);
+	tj_free(b);
+
+	/* errors say where */
+	pos = 0;
+	EXPECT_EQ(NULL, tj_parse("{\"a\" 1}", 7, &pos, err, sizeof(err)));
+	EXPECT_STREQ("JSON: ':' expected at byte 5", err);
+	pos = 0;
+	EXPECT_EQ(NULL, tj_parse("[1,2", 4, &pos, err, sizeof(err)));
+	EXPECT_STREQ("JSON: unexpected end at byte 4", err);
+	pos = 0;
+	EXPECT_EQ(NULL, tj_parse("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+				 80, &pos, err, sizeof(err)));
+	EXPECT_TRUE(strstr(err, "nested too deep") != NULL);
+	pos = 0;
+	EXPECT_EQ(NULL, tj_parse("\"abc", 4, &pos, err, sizeof(err)));
+	EXPECT_TRUE(strstr(err, "a bad string") != NULL);
+	pos = 0;
+	EXPECT_EQ(NULL, tj_parse("nul", 3, &pos, err, sizeof(err)));
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST_HARNESS_MAIN

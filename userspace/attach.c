@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * attach NAME hook HOOK [dev IFACE] [family ipv4|ipv6|any] digest MODE
+ *
+ * Keywords in any order, each at most once. The kernel checks the rest
+ * (one attachment per filter, MULTI needs a 3-dimension multi filter).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "describe.h"
+#include "kwargs.h"
+#include "pktfmt.h"
+#include "util.h"
+
+enum { A_HOOK, A_DEV, A_FAMILY, A_DIGEST, A_NUM };
+
+/* Device names as the kernel takes them (dev_valid_name). */
+static bool valid_ifname(const char *s, const char **why)
+{
+	size_t len = strlen(s);
+
+	if (!len || len >= KBLOOM_IFNAME_MAX) {
+		*why = len ? "longer than 15 bytes" : "empty";
+		return false;
+	}
+	if (!strcmp(s, ".") || !strcmp(s, "..")) {
+		*why = "not a device name";
+		return false;
+	}
+	for (; *s; s++) {
+		if (*s == '/' || *s == ':' || *s <= ' ' || *s == 0x7f) {
+			*why = "holds '/', ':', a blank or a control character";
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * When the kernel gave no message: a clearer text than the errno's for
+ * the refusals attach can meet.
+ */
+static void explain(struct kb_nl *nl, const char *name, int digest)
+{
+	struct kb_nl_error *e = &nl->error;
+	struct kb_nl_error saved = *e;
+	struct kb_desc d;
+
+	if (e->why[0] || e->kmsg[0])
+		return;
+	if (e->err == EBUSY) {
+		snprintf(e->why, sizeof(e->why),
+			 "already attached (see 'bloomctl show %s'; detach it first)",
+			 quote(name));
+		return;
+	}
+	if (e->err != EINVAL)
+		return;
+	/* Without a kernel message: say what the uapi requires. */
+	if (kb_desc_get(nl, name, &d)) {
+		*e = saved;
+		return;
+	}
+	*e = saved;
+	if (digest == KBLOOM_DIGEST_MULTI &&
+	    (d.p.type != KBLOOM_TYPE_MULTI || d.dims.n != 3))
+		snprintf(e->why, sizeof(e->why),
+			 "digest multi needs a multi filter of 3 dimensions (src, dst, dst port)");
+	else if (digest != KBLOOM_DIGEST_MULTI &&
+		 d.p.type == KBLOOM_TYPE_MULTI)
+		snprintf(e->why, sizeof(e->why),
+			 "a multi filter takes digest multi only");
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct kwarg kw[A_NUM] = {
+		[A_HOOK] = { "hook" },
+		[A_DEV] = { "dev" },
+		[A_FAMILY] = { "family" },
+		[A_DIGEST] = { "digest" },
+	};
+	int hook, family = KBLOOM_FAMILY_ANY, digest, r;
+	const char *name, *why;
+	struct nl_msg *msg;
+	struct kb_nl nl;
+
+	if (argc < 2) {
+		usage_errorf(argv[0], "missing filter NAME");
+		return EXIT_ERROR;
+	}
+	name = argv[1];
+	if (!check_name(name))
+		return EXIT_ERROR;
+	if (kwargs_parse(argv[0], argc, argv, 2, kw, A_NUM))
+		return EXIT_ERROR;
+	if (!kw[A_HOOK].val || !kw[A_DIGEST].val) {
+		usage_errorf(argv[0], "missing '%s'",
+			     kw[A_HOOK].val ? "digest MODE" : "hook HOOK");
+		return EXIT_ERROR;
+	}
+	hook = kb_hook_parse(kw[A_HOOK].val);
+	if (hook < 0) {
+		errorf("invalid hook '%s': one of %s", quote(kw[A_HOOK].val),
+		       kb_hook_list);
+		return EXIT_ERROR;
+	}
+	digest = kb_digest_parse(kw[A_DIGEST].val);
+	if (digest < 0) {
+		errorf("invalid digest '%s': one of %s",
+		       quote(kw[A_DIGEST].val), kb_digest_list);
+		return EXIT_ERROR;
+	}
+	if (kw[A_FAMILY].val) {
+		family = kb_family_parse(kw[A_FAMILY].val);
+		if (family < 0) {
+			errorf("invalid family '%s': one of %s",
+			       quote(kw[A_FAMILY].val), kb_family_list);
+			return EXIT_ERROR;
+		}
+	}
+	if (kw[A_DEV].val && !valid_ifname(kw[A_DEV].val, &why)) {
+		errorf("invalid dev '%s': %s", quote(kw[A_DEV].val), why);
+		return EXIT_ERROR;
+	}
+
+	if (open_netlink(&nl))
+		return EXIT_ERROR;
+	msg = kb_nl_msg(&nl, KBLOOM_CMD_ATTACH, 0, 0);
+	kb_put_name(msg, name);
+	kb_put_u32(msg, KBLOOM_A_HOOK, hook);
+	kb_put_u32(msg, KBLOOM_A_DIGEST, digest);
+	kb_put_u32(msg, KBLOOM_A_FAMILY, family);
+	if (kw[A_DEV].val)
+		kb_put(msg, KBLOOM_A_IFNAME, kw[A_DEV].val,
+		       strlen(kw[A_DEV].val) + 1);
+	r = kb_nl_request(&nl, msg, NULL, NULL);
+	nlmsg_free(msg);
+	if (r) {
+		explain(&nl, name, digest);
+		kb_nl_perror(&nl, "unable to attach filter '%s' to hook %s",
+			     quote(name), kw[A_HOOK].val);
+	}
+	kb_nl_close(&nl);
+	return r ? EXIT_ERROR : EXIT_OK;
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* detach NAME */
+#include <errno.h>
+#include <stdio.h>
+
+#include "commands.h"
+#include "describe.h"
+#include "util.h"
+
+int cmd_detach(int argc, char **argv)
+{
+	struct nl_msg *msg;
+	struct kb_desc d;
+	struct kb_nl nl;
+	int r;
+
+	if (argc < 2) {
+		usage_errorf(argv[0], "missing filter NAME");
+		return EXIT_ERROR;
+	}
+	if (argc > 2) {
+		unexpected_argument(argv[0], argv[2]);
+		return EXIT_ERROR;
+	}
+	if (!check_name(argv[1]))
+		return EXIT_ERROR;
+	if (open_netlink(&nl))
+		return EXIT_ERROR;
+	msg = kb_nl_msg(&nl, KBLOOM_CMD_DETACH, 0, 0);
+	kb_put_name(msg, argv[1]);
+	r = kb_nl_request(&nl, msg, NULL, NULL);
+	nlmsg_free(msg);
+	if (r == -ENOENT && !nl.error.kmsg[0]) {
+		/* ENOENT is both "no such filter" and "not attached". */
+		struct kb_nl_error saved = nl.error;
+
+		if (!kb_desc_get(&nl, argv[1], &d)) {
+			nl.error = saved;
+			snprintf(nl.error.why, sizeof(nl.error.why),
+				 "not attached");
+		} else {
+			nl.error = saved;
+		}
+	}
+	if (r)
+		kb_nl_perror(&nl, "unable to detach filter '%s'",
+			     quote(argv[1]));
+	kb_nl_close(&nl);
+	return r ? EXIT_ERROR : EXIT_OK;
+}

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * query NAME packet HEX [OPTION...]
+ * query NAME pcap FILE [OPTION...]
+ *	OPTION: digest MODE, since TIME, until TIME
+ *
+ * "Did this packet pass here, and when?": each packet is reduced to its
+ * digest here, by the module's own code (kmod/engine/digest.c), in the
+ * filter's digest mode (that of its attachment, else spie, or multi for a
+ * multi filter), and the digests are sent in batches (keybatch.c) with
+ * KBLOOM_CMD_QUERY, whose reply says which windows hold each one. Every
+ * packet is kept until the end, so the output (text or JSON) is written
+ * only once every answer is in.
+ *
+ * Text, one line per packet and a summary:
+ *	INDEX [TIME] DESCRIPTION: window ID (START to END)[, window ...]
+ *	INDEX [TIME] DESCRIPTION: absent
+ *	INDEX [TIME] DESCRIPTION: no digest (REASON)
+ *	N packets: P present, A absent, S skipped
+ * Only windows overlapping [since, until] count.
+ * Exit: 0 every digested packet present, 1 some absent, 2 error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+
+#include "commands.h"
+#include "describe.h"
+#include "digestfmt.h"
+#include "json.h"
+#include "keybatch.h"
+#include "kwargs.h"
+#include "pcapfile.h"
+#include "pktfmt.h"
+#include "timefmt.h"
+#include "util.h"
+
+enum { Q_PACKET, Q_PCAP, Q_DIGEST, Q_SINCE, Q_UNTIL, Q_NUM };
+
+struct qpacket {
+	uint64_t index;
+	uint64_t ts;		/* capture time, ns; 0 on the command line */
+	uint32_t skip;		/* KBLOOM_SKIP_NONE: digested */
+	char *desc;
+	char *digest;		/* text (kb_digest_fmt) */
+	uint64_t *hits;		/* ids of the windows holding it */
+	uint32_t nhits;
+};
+
+struct query {
+	const char *name;
+	struct kb_nl nl;
+	struct kb_desc desc;
+	uint32_t mode;
+	bool pcap;
+	uint64_t since, until;	/* ns, until UINT64_MAX: open */
+	uint64_t now;
+
+	struct keybatch batch;
+	bool batch_init;
+	struct kp_tuple tuple;
+
+	struct qpacket *p;
+	size_t n, cap;
+	size_t *pending;	/* packets of the batch being filled */
+	size_t npending, cap_pending;
+
+	struct kb_window_desc *win;	/* every window reported, by id */
+	size_t nwin, cap_win;
+	struct kb_window_desc reply_win[KBLOOM_WINDOWS_MAX];
+
+	int failed;		/* an error was printed */
+};
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+	return d;
+}
+
+/* Records a window, or updates it (its end and counters move on). */
+static void note_window(struct query *q, const struct kb_window_desc *w)
+{
+	size_t i;
+
+	for (i = 0; i < q->nwin; i++) {
+		if (q->win[i].id == w->id) {
+			if (w->end || !q->win[i].end)
+				q->win[i] = *w;
+			return;
+		}
+	}
+	if (q->nwin == q->cap_win) {
+		q->cap_win = q->cap_win ? 2 * q->cap_win : 16;
+		q->win = xrealloc(q->win, q->cap_win * sizeof(*q->win));
+	}
+	q->win[q->nwin++] = *w;
+}
+
+static const struct kb_window_desc *find_window(const struct query *q,
+						uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < q->nwin; i++)
+		if (q->win[i].id == id)
+			return &q->win[i];
+	return NULL;
+}
+
+/* Does window @w overlap [since, until]? An open window lasts until now. */
+static bool in_range(const struct query *q, const struct kb_window_desc *w)
+{
+	uint64_t end = w->end ? w->end : q->now;
+
+	return w->start <= q->until && end >= q->since;
+}
+
+/* The QUERY reply: NKEYS, WINDOW_LIST and WINDOW_HITS. */
+static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
+{
+	struct keybatch *b = arg;
+	struct query *q = b->arg;
+	uint32_t n, nwin, row, i, j;
+	const uint8_t *hits;
+	int r;
+
+	if (!tb[KBLOOM_A_NKEYS] || !tb[KBLOOM_A_WINDOW_LIST] ||
+	    !tb[KBLOOM_A_WINDOW_HITS])
+		return kb_nl_fail(nl, "query reply without %s",
+				  !tb[KBLOOM_A_NKEYS] ? "NKEYS" :
+				  !tb[KBLOOM_A_WINDOW_LIST] ? "WINDOW_LIST" :
+				  "WINDOW_HITS");
+	n = nla_get_u32(tb[KBLOOM_A_NKEYS]);
+	if (n != b->nkeys || n != q->npending)
+		return kb_nl_fail(nl, "NKEYS is %u, %u keys were sent", n,
+				  b->nkeys);
+	r = kb_windows_parse(nl, tb[KBLOOM_A_WINDOW_LIST], q->reply_win,
+			     &nwin);
+	if (r)
+		return r;
+	if (!nwin)
+		return kb_nl_fail(nl, "empty WINDOW_LIST");
+	row = (nwin + 7) / 8;
+	if ((uint64_t)nla_len(tb[KBLOOM_A_WINDOW_HITS]) != (uint64_t)n * row)
+		return kb_nl_fail(nl, "WINDOW_HITS has %d bytes for %u keys and %u windows",
+				  nla_len(tb[KBLOOM_A_WINDOW_HITS]), n, nwin);
+	for (j = 0; j < nwin; j++)
+		note_window(q, &q->reply_win[j]);
+	hits = nla_data(tb[KBLOOM_A_WINDOW_HITS]);
+	for (i = 0; i < n; i++) {
+		struct qpacket *p = &q->p[q->pending[i]];
+		const uint8_t *bits = hits + (size_t)i * row;
+
+		for (j = 0; j < nwin; j++) {
+			if (!(bits[j / 8] >> (j % 8) & 1))
+				continue;
+			p->hits = xrealloc(p->hits, (p->nhits + 1) *
+					   sizeof(*p->hits));
+			p->hits[p->nhits++] = q->reply_win[j].id;
+		}
+	}
+	q->npending = 0;
+	b->nkeys = 0;
+	return 0;
+}
+
+/* Digests one packet and queues its digest. 0, or -1 (printed). */
+static int add_packet(struct query *q, uint64_t index, uint64_t ts,
+		      const uint8_t *pkt, uint32_t caplen)
+{
+	char desc[256], key[KB_DIGEST_STR_MAX];
+	struct kb_digest d;
+	struct qpacket *p;
+	int r;
+
+	if (q->n == q->cap) {
+		q->cap = q->cap ? 2 * q->cap : 64;
+		q->p = xrealloc(q->p, q->cap * sizeof(*q->p));
+	}
+	p = &q->p[q->n];
+	memset(p, 0, sizeof(*p));
+	p->index = index;
+	p->ts = ts;
+	kb_pkt_describe(pkt, caplen, desc, sizeof(desc));
+	p->desc = xstrdup(desc);
+	p->skip = kb_digest(pkt, caplen, q->mode, &d);
+	q->n++;
+	if (p->skip)
+		return 0;
+	kb_digest_fmt(&d, q->mode, key, sizeof(key));
+	p->digest = xstrdup(key);
+	/* A full batch is sent (and answered) before this key goes in. */
+	if (q->mode == KBLOOM_DIGEST_MULTI) {
+		kb_digest_tuple(&d, &q->tuple);
+		r = keybatch_add_tuple(&q->batch, &q->tuple, key, strlen(key));
+	} else {
+		r = keybatch_add(&q->batch, d.key, d.len, key, strlen(key));
+	}
+	if (r) {
+		keybatch_perror(&q->batch, "query");
+		return -1;
+	}
+	if (q->npending == q->cap_pending) {
+		q->cap_pending = q->cap_pending ? 2 * q->cap_pending : 256;
+		q->pending = xrealloc(q->pending,
+				      q->cap_pending * sizeof(*q->pending));
+	}
+	q->pending[q->npending++] = q->n - 1;
+	return 0;
+}
+
+static int pcap_packet(const struct kb_pcap_packet *p, void *arg)
+{
+	struct query *q = arg;
+
+	if (add_packet(q, p->index, p->ts_ns, p->l3, p->caplen)) {
+		q->failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether packet @p is present in a window of the range. */
+static bool present(const struct query *q, const struct qpacket *p)
+{
+	const struct kb_window_desc *w;
+	uint32_t i;
+
+	for (i = 0; i < p->nhits; i++) {
+		w = find_window(q, p->hits[i]);
+		if (w && in_range(q, w))
+			return true;
+	}
+	return false;
+}
+
+static void print_text(const struct query *q)
+{
+	uint64_t npresent = 0, nabsent = 0, nskipped = 0;
+	char ts[KB_TIME_STR_MAX];
+	const struct kb_window_desc *w;
+	const struct qpacket *p;
+	size_t i;
+	uint32_t h, shown;
+
+	for (i = 0; i < q->n; i++) {
+		p = &q->p[i];
+		printf("%llu ", (unsigned long long)p->index);
+		if (q->pcap)
+			printf("%s ", kb_time_str(p->ts, false, ts, sizeof(ts)));
+		printf("%s: ", p->desc);
+		if (p->skip) {
+			printf("no digest (%s)\n", kb_skip_str(p->skip));
+			nskipped++;
+			continue;
+		}
+		shown = 0;
+		for (h = 0; h < p->nhits; h++) {
+			w = find_window(q, p->hits[h]);
+			if (!w || !in_range(q, w))
+				continue;
+			printf("%swindow %llu (%s)", shown++ ? ", " : "",
+			       (unsigned long long)w->id, kb_window_span(w));
+		}
+		if (shown) {
+			npresent++;
+		} else {
+			printf("absent");
+			nabsent++;
+		}
+		putchar('\n');
+	}
+	printf("%llu packets: %llu present, %llu absent, %llu skipped\n",
+	       (unsigned long long)q->n, (unsigned long long)npresent,
+	       (unsigned long long)nabsent, (unsigned long long)nskipped);
+}
+
+static void json_ns(struct json *j, const char *key, uint64_t ns)
+{
+	char buf[KB_TIME_STR_MAX];
+
+	json_key(j, key);
+	if (ns)
+		json_str(j, kb_time_str(ns, true, buf, sizeof(buf)));
+	else
+		json_null(j);
+}
+
+static void print_json(const struct query *q)
+{
+	uint64_t npresent = 0, nabsent = 0, nskipped = 0;
+	const struct kb_window_desc *w;
+	const struct qpacket *p;
+	struct json j;
+	size_t i;
+	uint32_t h;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j);
+	json_key(&j, "filter");
+	json_str(&j, q->name);
+	json_key(&j, "digest");
+	json_str(&j, kb_digest_str(q->mode));
+	json_ns(&j, "since", q->since);
+	json_ns(&j, "until", q->until == UINT64_MAX ? 0 : q->until);
+	json_key(&j, "windows");
+	json_arr_begin(&j);
+	for (i = 0; i < q->nwin; i++)
+		if (in_range(q, &q->win[i]))
+			kb_window_json(&j, &q->win[i]);
+	json_arr_end(&j);
+	json_key(&j, "packets");
+	json_arr_begin(&j);
+	for (i = 0; i < q->n; i++) {
+		p = &q->p[i];
+		json_obj_begin(&j);
+		json_key(&j, "index");
+		json_u64(&j, p->index);
+		json_ns(&j, "ts", p->ts);
+		json_key(&j, "ts_ns");
+		json_u64(&j, p->ts);
+		json_key(&j, "description");
+		json_str(&j, p->desc);
+		if (p->skip) {
+			json_key(&j, "skip");
+			json_str(&j, kb_skip_str(p->skip));
+			nskipped++;
+		} else {
+			json_key(&j, "digest");
+			json_str(&j, p->digest);
+			json_key(&j, "windows");
+			json_arr_begin(&j);
+			for (h = 0; h < p->nhits; h++) {
+				w = find_window(q, p->hits[h]);
+				if (w && in_range(q, w))
+					json_u64(&j, w->id);
+			}
+			json_arr_end(&j);
+			json_key(&j, "present");
+			if (present(q, p)) {
+				json_bool(&j, true);
+				npresent++;
+			} else {
+				json_bool(&j, false);
+				nabsent++;
+			}
+		}
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "packets_total");
+	json_u64(&j, q->n);
+	json_key(&j, "present");
+	json_u64(&j, npresent);
+	json_key(&j, "absent");
+	json_u64(&j, nabsent);
+	json_key(&j, "skipped");
+	json_u64(&j, nskipped);
+	json_obj_end(&j);
+}
+
+/* The digest mode: given, the attachment's, or spie (multi: multi). */
+static int pick_mode(struct query *q, const char *given)
+{
+	const struct kb_desc *d = &q->desc;
+	bool multi = d->p.type == KBLOOM_TYPE_MULTI;
+	int mode;
+
+	if (given) {
+		mode = kb_digest_parse(given);
+		if (mode < 0) {
+			errorf("invalid digest '%s': one of %s", quote(given),
+			       kb_digest_list);
+			return -1;
+		}
+	} else if (d->have & KB_HAVE_ATTACH) {
+		mode = d->attach.digest;
+	} else {
+		mode = multi ? KBLOOM_DIGEST_MULTI : KBLOOM_DIGEST_SPIE;
+	}
+	if (mode < 1 || mode > KBLOOM_DIGEST_MAX) {
+		errorf("unable to query filter '%s': it is attached with digest mode %d, unknown to this bloomctl (give 'digest MODE')",
+		       quote(q->name), mode);
+		return -1;
+	}
+	if (mode == KBLOOM_DIGEST_MULTI && (!multi || d->dims.n != 3)) {
+		errorf("unable to query filter '%s' by digest multi: that needs a multi filter of 3 dimensions (src, dst, dst port), '%s' is %s%s",
+		       quote(q->name), quote(q->name), kb_type_str(d->p.type),
+		       multi ? " of another number of dimensions" : "");
+		return -1;
+	}
+	if (mode != KBLOOM_DIGEST_MULTI && multi) {
+		errorf("unable to query filter '%s' by digest %s: a multi filter takes digest multi",
+		       quote(q->name), kb_digest_str(mode));
+		return -1;
+	}
+	q->mode = mode;
+	return 0;
+}
+
+static int parse_time(const char *kw, const char *s, uint64_t now,
+		      uint64_t *ns)
+{
+	char why[160];
+
+	if (kb_time_parse(s, now, ns, why, sizeof(why))) {
+		errorf("invalid %s '%s': %s", kw, quote(s), why);
+		return -1;
+	}
+	return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct kb_window_desc *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void query_free(struct query *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++) {
+		free(q->p[i].desc);
+		free(q->p[i].digest);
+		free(q->p[i].hits);
+	}
+	free(q->p);
+	free(q->pending);
+	free(q->win);
+	if (q->batch_init)
+		keybatch_free(&q->batch);
+}
+
+int cmd_query(int argc, char **argv)
+{
+	struct kwarg kw[Q_NUM] = {
+		[Q_PACKET] = { "packet" },
+		[Q_PCAP] = { "pcap" },
+		[Q_DIGEST] = { "digest" },
+		[Q_SINCE] = { "since" },
+		[Q_UNTIL] = { "until" },
+	};
+	static uint8_t pkt[KBLOOM_PACKET_MAX];
+	static struct query q;
+	struct kb_pcap_counts counts;
+	char why[160];
+	size_t len, i;
+	int ret = EXIT_ERROR, r;
+
+	memset(&q, 0, sizeof(q));
+	if (argc < 2) {
+		usage_errorf(argv[0], "missing filter NAME");
+		return EXIT_ERROR;
+	}
+	q.name = argv[1];
+	if (!check_name(q.name))
+		return EXIT_ERROR;
+	if (kwargs_parse(argv[0], argc, argv, 2, kw, Q_NUM))
+		return EXIT_ERROR;
+	if (!kw[Q_PACKET].val == !kw[Q_PCAP].val) {
+		usage_errorf(argv[0], "%s",
+			     kw[Q_PACKET].val ? "give 'packet HEX' or 'pcap FILE', not both" :
+			     "missing 'packet HEX' or 'pcap FILE'");
+		return EXIT_ERROR;
+	}
+	q.now = kb_now_ns();
+	q.until = UINT64_MAX;
+	if (kw[Q_SINCE].val &&
+	    parse_time("since", kw[Q_SINCE].val, q.now, &q.since))
+		return EXIT_ERROR;
+	if (kw[Q_UNTIL].val &&
+	    parse_time("until", kw[Q_UNTIL].val, q.now, &q.until))
+		return EXIT_ERROR;
+	if (q.since > q.until) {
+		errorf("invalid since '%s': after until '%s'",
+		       quote(kw[Q_SINCE].val), quote(kw[Q_UNTIL].val));
+		return EXIT_ERROR;
+	}
+	if (kw[Q_PACKET].val &&
+	    kb_hex_packet_parse(kw[Q_PACKET].val, pkt, sizeof(pkt), &len, why,
+				sizeof(why))) {
+		errorf("invalid packet '%s': %s", quote(kw[Q_PACKET].val), why);
+		return EXIT_ERROR;
+	}
+
+	if (open_netlink(&q.nl))
+		return EXIT_ERROR;
+	if (kb_desc_get(&q.nl, q.name, &q.desc)) {
+		kb_nl_perror(&q.nl, "unable to query filter '%s'",
+			     quote(q.name));
+		goto out;
+	}
+	if (pick_mode(&q, kw[Q_DIGEST].val))
+		goto out;
+	for (i = 0; i < q.desc.nwin; i++)
+		note_window(&q, &q.desc.win[i]);
+	keybatch_init(&q.batch, &q.nl, KBLOOM_CMD_QUERY, q.name, NULL, &q);
+	q.batch.reply = query_reply;
+	q.batch_init = true;
+
+	if (kw[Q_PACKET].val) {
+		if (add_packet(&q, 1, 0, pkt, len))
+			goto out;
+	} else {
+		q.pcap = true;
+		r = kb_pcap_each(kw[Q_PCAP].val, pcap_packet, &q, &counts, why,
+				 sizeof(why));
+		if (q.failed)
+			goto out;
+		if (r) {
+			errorf("unable to read capture '%s': %s",
+			       quote(kw[Q_PCAP].val), why);
+			goto out;
+		}
+	}
+	if (keybatch_flush(&q.batch)) {
+		keybatch_perror(&q.batch, "query");
+		goto out;
+	}
+	if (q.nwin)
+		qsort(q.win, q.nwin, sizeof(*q.win), by_id);
+	if (opts.json)
+		print_json(&q);
+	else
+		print_text(&q);
+	ret = EXIT_OK;
+	for (i = 0; i < q.n; i++)
+		if (!q.p[i].skip && !present(&q, &q.p[i]))
+			ret = EXIT_NEGATIVE;
+out:
+	query_free(&q);
+	kb_nl_close(&q.nl);
+	return ret;
+}

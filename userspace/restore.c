@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * restore FILE [as NAME]: a save file back into the kernel as a new,
+ * plain filter (a saved window becomes a filter without windows holding
+ * that table). The whole file is verified first (CRCs, header, the cell
+ * size the engine computes for its shape), so nothing of a bad file
+ * reaches the kernel; then CREATE with FLAGS LOAD (the filter stays
+ * hidden and reserved for this socket), IMPORT of the cells in order,
+ * and IMPORT FLAGS LOADED once the file has been read again to its
+ * verified end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "archive_read.h"
+#include "commands.h"
+#include "savefile.h"
+#include "util.h"
+
+/* Cells per IMPORT message: well inside one attribute (u16 length). */
+#define RESTORE_CHUNK	(60 * 1024)
+
+static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
+				 const struct kb_save_header *h)
+{
+	const struct kb_save_shape *s = &h->shape;
+	struct nl_msg *msg = kb_nl_msg(nl, KBLOOM_CMD_CREATE, 0, 0);
+	struct nlattr *nest;
+	unsigned int i;
+
+	kb_put_name(msg, name);
+	kb_put_u32(msg, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
+	kb_put_u32(msg, KBLOOM_A_TYPE, s->type);
+	kb_put_u64(msg, KBLOOM_A_BITS, s->m);
+	kb_put_u32(msg, KBLOOM_A_HASHES, s->k);
+	kb_put(msg, KBLOOM_A_HASH_KEY, h->hash_key, KBLOOM_HASH_KEY_LEN);
+	if (h->capacity)
+		kb_put_u64(msg, KBLOOM_A_CAPACITY, h->capacity);
+	/* Not WINDOWS: a restored filter is a plain filter of one table. */
+	switch (s->type) {
+	case KBLOOM_TYPE_COUNTING:
+		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, s->cell_bits);
+		kb_put_u32(msg, KBLOOM_A_UPDATE, s->update);
+		break;
+	case KBLOOM_TYPE_STABLE:
+		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, s->cell_bits);
+		kb_put_u32(msg, KBLOOM_A_DECREMENT, s->decrement);
+		break;
+	case KBLOOM_TYPE_DLEFT:
+		kb_put_u32(msg, KBLOOM_A_SUBTABLES, s->subtables);
+		kb_put_u32(msg, KBLOOM_A_BUCKET_CELLS, s->bucket_cells);
+		kb_put_u32(msg, KBLOOM_A_FP_BITS, s->fp_bits);
+		break;
+	case KBLOOM_TYPE_MULTI:
+		nest = nla_nest_start(msg, KBLOOM_A_DIMS | NLA_F_NESTED);
+		if (!nest) {
+			errorf("internal error: netlink message full");
+			exit(EXIT_ERROR);
+		}
+		for (i = 0; i < s->dims; i++)
+			if (nla_put_string(msg, KBLOOM_DIMS_A_NAME,
+					   h->dim_names[i]) < 0) {
+				errorf("internal error: netlink message full");
+				exit(EXIT_ERROR);
+			}
+		nla_nest_end(msg, nest);
+		break;
+	}
+	return msg;
+}
+
+/* Standard input copied into an unnamed temp file: it is read twice. */
+static FILE *spool_stdin(void)
+{
+	char buf[65536];
+	FILE *t = tmpfile();
+	size_t n;
+
+	if (!t) {
+		errorf("restore: unable to create a temp file for stdin: %s",
+		       strerror(errno));
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) {
+		if (fwrite(buf, 1, n, t) != n) {
+			errorf("restore: unable to spool stdin to a temp file: %s",
+			       strerror(errno));
+			fclose(t);
+			return NULL;
+		}
+	}
+	if (ferror(stdin)) {
+		errorf("restore: unable to read stdin: %s", strerror(errno));
+		fclose(t);
+		return NULL;
+	}
+	if (fflush(t) || fseek(t, 0, SEEK_SET)) {
+		errorf("restore: unable to spool stdin to a temp file: %s",
+		       strerror(errno));
+		fclose(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Compared as encoded: the structs may differ in their padding. */
+static bool header_differs(const struct kb_save_header *a,
+			   const struct kb_save_header *b)
+{
+	uint8_t ra[KB_SAVE_HEADER_LEN], rb[KB_SAVE_HEADER_LEN];
+
+	kb_save_encode_header(a, ra);
+	kb_save_encode_header(b, rb);
+	return memcmp(ra, rb, sizeof(ra)) || a->flags != b->flags;
+}
+
+/* IMPORT of @len cells at @off, then (or only, with @len 0) LOADED. */
+static int import(struct kb_nl *nl, const char *name, uint64_t off,
+		  const void *cells, size_t len, bool loaded)
+{
+	struct nl_msg *msg;
+	int r;
+
+	msg = kb_nl_msg(nl, KBLOOM_CMD_IMPORT, 0,
+			len + 256 + KBLOOM_NAME_MAX);
+	kb_put_name(msg, name);
+	if (len) {
+		kb_put_u64(msg, KBLOOM_A_OFFSET, off);
+		kb_put(msg, KBLOOM_A_CELLS, cells, len);
+	}
+	if (loaded)
+		kb_put_u32(msg, KBLOOM_A_FLAGS, KBLOOM_F_LOADED);
+	r = kb_nl_request(nl, msg, NULL, NULL);
+	nlmsg_free(msg);
+	return r;
+}
+
+int cmd_restore(int argc, char **argv)
+{
+	const char *path, *label, *name;
+	struct kb_save_reader *rd = NULL;
+	struct kb_save_header h;
+	char err[512];
+	uint8_t *buf = NULL;
+	uint64_t off = 0;
+	struct kb_nl nl;
+	bool nl_open = false;
+	FILE *f = NULL;
+	int ret = EXIT_ERROR, r;
+	ssize_t n;
+
+	if (argc < 2) {
+		usage_errorf(argv[0], "missing FILE ('-' for stdin)");
+		return EXIT_ERROR;
+	}
+	path = argv[1];
+	name = NULL;
+	if (argc > 2) {
+		if (strcmp(argv[2], "as")) {
+			unexpected_argument(argv[0], argv[2]);
+			return EXIT_ERROR;
+		}
+		if (argc < 4) {
+			usage_errorf(argv[0], "'as' needs a filter NAME");
+			return EXIT_ERROR;
+		}
+		if (argc > 4) {
+			unexpected_argument(argv[0], argv[4]);
+			return EXIT_ERROR;
+		}
+		name = argv[3];
+		if (!check_name(name))
+			return EXIT_ERROR;
+	}
+
+	/* 1. The whole file, checked before anything reaches the kernel. */
+	if (!strcmp(path, "-")) {
+		label = "stdin";
+		f = spool_stdin();
+		if (!f)
+			return EXIT_ERROR;
+		r = kb_save_verify(kb_save_stdio_read, f, label,
+				   kb_save_engine_cell_bytes, NULL, &h, err,
+				   sizeof(err));
+		if (!r && fseek(f, 0, SEEK_SET)) {
+			snprintf(err, sizeof(err), "savefile %s: %s", label,
+				 strerror(errno));
+			r = -1;
+		}
+	} else {
+		label = path;
+		r = kb_save_verify_file(path, kb_save_engine_cell_bytes, NULL,
+					&h, err, sizeof(err));
+		if (!r && !(f = fopen(path, "rb"))) {
+			snprintf(err, sizeof(err), "savefile %s: %s", path,
+				 strerror(errno));
+			r = -1;
+		}
+	}
+	if (r) {
+		errorf("unable to restore from '%s': %s", quote(path), err);
+		goto out;
+	}
+	if (!name) {
+		name = h.name;
+		if (!check_name(name))
+			goto out;
+	}
+
+	/* 2. The hidden filter, reserved for this socket. */
+	if (open_netlink(&nl))
+		goto out;
+	nl_open = true;
+	{
+		struct nl_msg *msg = create_msg(&nl, name, &h);
+
+		r = kb_nl_request(&nl, msg, NULL, NULL);
+		nlmsg_free(msg);
+	}
+	if (r) {
+		kb_nl_perror(&nl, "unable to restore filter '%s' from '%s'",
+			     quote(name), quote(path));
+		goto out;
+	}
+
+	/*
+	 * 3. The cells, read again (and checked again: the file may have
+	 * changed since it was verified). From here on, any failure just
+	 * reports and exits: the kernel destroys a filter created with
+	 * FLAGS LOAD when the socket that created it closes before LOADED,
+	 * so no cleanup call is needed and nothing half-made is left.
+	 */
+	rd = kb_save_reader_open(kb_save_stdio_read, f, label, err,
+				 sizeof(err));
+	if (!rd || kb_save_reader_expect(rd, h.cell_bytes))
+		goto file_error;
+	if (header_differs(kb_save_reader_header(rd), &h)) {
+		snprintf(err, sizeof(err), "savefile %s: changed while being restored",
+			 label);
+		goto file_error;
+	}
+	buf = malloc(RESTORE_CHUNK);
+	if (!buf) {
+		errorf("out of memory");
+		goto out;
+	}
+	for (;;) {
+		n = kb_save_read_cells(rd, buf, RESTORE_CHUNK);
+		if (n < 0)
+			goto file_error;
+		if (!n)
+			break;
+		r = import(&nl, name, off, buf, n, false);
+		if (r) {
+			kb_nl_perror(&nl, "unable to restore filter '%s' from '%s': import at byte %" PRIu64,
+				     quote(name), quote(path), off);
+			goto out;
+		}
+		off += n;
+	}
+	if (kb_save_reader_finish(rd))
+		goto file_error;
+
+	/* 4. Complete: the filter appears. */
+	r = import(&nl, name, 0, NULL, 0, true);
+	if (r) {
+		kb_nl_perror(&nl, "unable to restore filter '%s' from '%s'",
+			     quote(name), quote(path));
+		goto out;
+	}
+	ret = EXIT_OK;
+	goto out;
+
+file_error:
+	errorf("unable to restore filter '%s' from '%s': %s", quote(name),
+	       quote(path), err);
+out:
+	free(buf);
+	kb_save_reader_free(rd);
+	if (f)
+		fclose(f);
+	if (nl_open)
+		kb_nl_close(&nl);
+	return ret;
+}

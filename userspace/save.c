@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * save NAME FILE [window ID] [compress zstd]: one table of a filter into a
+ * save file (savefile.h), streamed from the EXPORT dump as it arrives.
+ * The file appears under its name only once complete (FILE.tmp, then
+ * rename); a failed save leaves nothing behind.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "archive_read.h"
+#include "commands.h"
+#include "describe.h"
+#include "save.h"
+#include "util.h"
+
+/* State of one export while its messages arrive. */
+struct export_state {
+	struct kb_export *x;
+	struct kb_desc *d;
+	FILE *f;
+	char *tmp;		/* the temp file's path; NULL for stdout */
+	struct kb_save_writer *w;
+	uint64_t got;		/* cell bytes received, in order */
+};
+
+static int count_write(void *arg, const void *buf, size_t len)
+{
+	struct export_state *s = arg;
+
+	if (kb_save_stdio_write(s->f, buf, len))
+		return -1;
+	s->x->file_bytes += len;
+	return 0;
+}
+
+static int file_fail(struct export_state *s, const char *fmt, const char *arg)
+{
+	s->x->file_error = true;
+	snprintf(s->x->err, sizeof(s->x->err), fmt, arg, strerror(errno));
+	return -EIO;
+}
+
+/* The header from the EXPORT head: description, hash key, cell bytes. */
+static int export_head(struct kb_nl *nl, struct nlattr **tb,
+		       struct export_state *s)
+{
+	struct kb_save_header *h = &s->x->h;
+	struct kb_desc *d = s->d;
+	uint64_t want;
+	unsigned int i;
+	int fd, r;
+
+	if (s->w)
+		return kb_nl_fail(nl, "a second EXPORT head");
+	r = kb_desc_parse(nl, tb, d);
+	if (r)
+		return r;
+	if (!tb[KBLOOM_A_HASH_KEY] ||
+	    nla_len(tb[KBLOOM_A_HASH_KEY]) != KBLOOM_HASH_KEY_LEN ||
+	    nla_len(tb[KBLOOM_A_CELL_BYTES]) != 8)
+		return kb_nl_fail(nl, "EXPORT head without HASH_KEY or CELL_BYTES");
+	if (!(d->have & KB_HAVE_WINDOW_LIST) || d->nwin != 1)
+		return kb_nl_fail(nl, "EXPORT head without its window");
+
+	memset(h, 0, sizeof(*h));
+	h->flags = s->x->zstd ? KB_SAVE_F_ZSTD : 0;
+	snprintf(h->name, sizeof(h->name), "%s", d->name);
+	h->shape.type = d->p.type;
+	h->shape.m = d->p.m;
+	h->shape.k = d->p.k;
+	h->shape.cell_bits = d->p.counter_bits;
+	h->shape.update = d->p.update;
+	h->shape.decrement = d->p.decrement;
+	h->shape.subtables = d->p.subtables;
+	h->shape.bucket_cells = d->p.bucket_cells;
+	h->shape.fp_bits = d->p.fp_bits;
+	h->shape.dims = d->p.dims;
+	for (i = 0; i < d->dims.n && i < KBLOOM_DIMS_MAX; i++)
+		memcpy(h->dim_names[i], d->dims.name[i], KBLOOM_DIM_NAME_MAX);
+	h->digest = d->have & KB_HAVE_ATTACH ? d->attach.digest : 0;
+	h->capacity = d->capacity;
+	memcpy(h->hash_key, nla_data(tb[KBLOOM_A_HASH_KEY]),
+	       KBLOOM_HASH_KEY_LEN);
+	h->inserts = d->inserts;
+	h->queries = d->queries;
+	h->positives = d->positives;
+	h->deletes = d->deletes;
+	h->generation = d->generation;
+	if (d->have & KB_HAVE_WINDOWS) {
+		h->windows = d->windows;
+		h->interval_ms = d->interval_ms;
+		h->window.id = d->win[0].id;
+		h->window.start_ns = d->win[0].start;
+		h->window.end_ns = d->win[0].end;
+		h->window.packets = d->win[0].packets;
+	}
+	h->cell_bytes = nla_get_u64(tb[KBLOOM_A_CELL_BYTES]);
+	/* A file only the engine's own shape can read back. */
+	want = kb_save_engine_cell_bytes(h, NULL);
+	if (want != h->cell_bytes)
+		return kb_nl_fail(nl, "CELL_BYTES %" PRIu64 " for a shape of %" PRIu64 " bytes",
+				  h->cell_bytes, want);
+
+	if (s->tmp) {
+		fd = open(s->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0666);
+		if (fd < 0)
+			return file_fail(s, "unable to create '%s': %s",
+					 s->tmp);
+		s->f = fdopen(fd, "wb");
+		if (!s->f) {
+			close(fd);
+			return file_fail(s, "unable to create '%s': %s",
+					 s->tmp);
+		}
+	}
+	s->w = kb_save_writer_begin(h, count_write, s, s->x->path, s->x->err,
+				    sizeof(s->x->err));
+	if (!s->w) {
+		s->x->file_error = true;
+		return -EIO;
+	}
+	return 0;
+}
+
+static int export_cb(struct kb_nl *nl, struct nlattr **tb, void *arg)
+{
+	struct export_state *s = arg;
+	struct nlattr *off = tb[KBLOOM_A_OFFSET], *cells = tb[KBLOOM_A_CELLS];
+	uint64_t o;
+	size_t len;
+
+	if (tb[KBLOOM_A_CELL_BYTES])
+		return export_head(nl, tb, s);
+	if (!off || !cells || nla_len(off) != 8)
+		return kb_nl_fail(nl, "EXPORT message without OFFSET and CELLS");
+	if (!s->w)
+		return kb_nl_fail(nl, "EXPORT cells before the head");
+	o = nla_get_u64(off);
+	len = nla_len(cells);
+	if (o != s->got || len > s->x->h.cell_bytes - s->got)
+		return kb_nl_fail(nl, "EXPORT cells at offset %" PRIu64 " (%zu bytes), expected %" PRIu64 " of %" PRIu64,
+				  o, len, s->got, s->x->h.cell_bytes);
+	if (kb_save_write_cells(s->w, nla_data(cells), len)) {
+		s->x->file_error = true;
+		return -EIO;
+	}
+	s->got += len;
+	return 0;
+}
+
+/* Flush, sync and close the temp file (or flush stdout). */
+static int export_close(struct export_state *s)
+{
+	FILE *f = s->f;
+
+	s->f = NULL;
+	if (!s->tmp)
+		return fflush(f) ? file_fail(s, "unable to write '%s': %s",
+					     "-") : 0;
+	if (fflush(f) || fsync(fileno(f))) {
+		fclose(f);
+		return file_fail(s, "unable to write '%s': %s", s->tmp);
+	}
+	if (fclose(f))
+		return file_fail(s, "unable to write '%s': %s", s->tmp);
+	return 0;
+}
+
+int kb_export_save(struct kb_nl *nl, struct kb_export *x)
+{
+	struct export_state s = { .x = x };
+	struct nl_msg *msg;
+	int r;
+
+	x->file_bytes = 0;
+	x->file_error = false;
+	x->err[0] = 0;
+	s.d = calloc(1, sizeof(*s.d));
+	if (!s.d) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+	if (!strcmp(x->path, "-")) {
+		s.f = stdout;
+	} else if (asprintf(&s.tmp, "%s.tmp", x->path) < 0) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+
+	msg = kb_nl_msg(nl, KBLOOM_CMD_EXPORT, NLM_F_DUMP, 0);
+	kb_put_name(msg, x->name);
+	if (x->window)
+		kb_put_u64(msg, KBLOOM_A_WINDOW, x->window);
+	r = kb_nl_request(nl, msg, export_cb, &s);
+	nlmsg_free(msg);
+	if (!r && !s.w)
+		r = kb_nl_fail(nl, "EXPORT without its head");
+	if (!r && s.got != x->h.cell_bytes)
+		r = kb_nl_fail(nl, "EXPORT ended after %" PRIu64 " of %" PRIu64 " cell bytes",
+			       s.got, x->h.cell_bytes);
+	if (!r && kb_save_writer_finish(s.w)) {
+		x->file_error = true;
+		r = -EIO;
+	}
+	if (s.f && (!r || !s.tmp)) {
+		if (export_close(&s) && !r)
+			r = -EIO;
+	} else if (s.f) {
+		fclose(s.f);
+	}
+	if (!r && s.tmp && rename(s.tmp, x->path)) {
+		file_fail(&s, "unable to rename the temp file to '%s': %s",
+			  x->path);
+		r = -EIO;
+	}
+	if (r && s.tmp)
+		unlink(s.tmp);	/* nothing, or a half file: gone either way */
+	kb_save_writer_free(s.w);
+	free(s.tmp);
+	free(s.d);
+	return r;
+}
+
+static bool parse_save_args(int argc, char **argv, struct kb_export *x)
+{
+	bool have_window = false, have_compress = false;
+	int i;
+
+	if (argc < 3) {
+		usage_errorf(argv[0], argc < 2 ? "missing filter NAME" :
+			     "missing FILE ('-' for stdout)");
+		return false;
+	}
+	x->name = argv[1];
+	x->path = argv[2];
+	for (i = 3; i < argc; i += 2) {
+		if (!strcmp(argv[i], "window") && !have_window) {
+			have_window = true;
+			if (i + 1 >= argc) {
+				usage_errorf(argv[0], "'window' needs a window ID");
+				return false;
+			}
+			if (parse_u64(argv[i + 1], &x->window) || !x->window) {
+				errorf("save: invalid window ID '%s': a number from 1 (see 'bloomctl show %s')",
+				       quote(argv[i + 1]), quote(x->name));
+				return false;
+			}
+		} else if (!strcmp(argv[i], "compress") && !have_compress) {
+			have_compress = true;
+			if (i + 1 >= argc) {
+				usage_errorf(argv[0], "'compress' needs 'zstd'");
+				return false;
+			}
+			if (strcmp(argv[i + 1], "zstd")) {
+				errorf("save: invalid compression '%s': only 'zstd'",
+				       quote(argv[i + 1]));
+				return false;
+			}
+			x->zstd = true;
+		} else if (!strcmp(argv[i], "window") ||
+			   !strcmp(argv[i], "compress")) {
+			usage_errorf(argv[0], "'%s' given twice", argv[i]);
+			return false;
+		} else {
+			unexpected_argument(argv[0], argv[i]);
+			return false;
+		}
+	}
+	if (!*x->path) {
+		errorf("save: invalid FILE '': empty");
+		return false;
+	}
+	return check_name(x->name);
+}
+
+int cmd_save(int argc, char **argv)
+{
+	struct kb_export x = { 0 };
+	struct kb_nl nl;
+	int r;
+
+	if (!parse_save_args(argc, argv, &x))
+		return EXIT_ERROR;
+	if (!strcmp(x.path, "-") && isatty(STDOUT_FILENO)) {
+		errorf("save: refusing to write a binary save file to a terminal (redirect stdout, or give a FILE)");
+		return EXIT_ERROR;
+	}
+	if (open_netlink(&nl))
+		return EXIT_ERROR;
+	r = kb_export_save(&nl, &x);
+	if (r && x.file_error)
+		errorf("unable to save filter '%s' to '%s': %s", quote(x.name),
+		       quote(x.path), x.err);
+	else if (r && x.window)
+		kb_nl_perror(&nl, "unable to save window %" PRIu64 " of filter '%s' to '%s'",
+			     x.window, quote(x.name), quote(x.path));
+	else if (r)
+		kb_nl_perror(&nl, "unable to save filter '%s' to '%s'",
+			     quote(x.name), quote(x.path));
+	kb_nl_close(&nl);
+	return r ? EXIT_ERROR : EXIT_OK;
+}

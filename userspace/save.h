@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * One table of a filter, from the kernel into a save file: an EXPORT dump
+ * streamed into the savefile writer as its messages arrive (no copy of
+ * the whole filter is ever held). Used by 'save' and by 'archive' (one
+ * file per closed window).
+ */
+#ifndef BLOOMCTL_SAVE_H
+#define BLOOMCTL_SAVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nl.h"
+#include "savefile.h"
+
+struct kb_export {
+	/* In. */
+	const char *name;	/* the filter */
+	uint64_t window;	/* a window ID; 0: the current (or only) table */
+	bool zstd;		/* compress (KB_SAVE_F_ZSTD) */
+	const char *path;	/* the file; "-" = stdout */
+	/* Out. */
+	struct kb_save_header h;	/* as written (valid after the head) */
+	uint64_t file_bytes;	/* bytes written to the file */
+	bool file_error;	/* the failure was the file's: see @err */
+	char err[512];		/* one line, when @file_error */
+};
+
+/*
+ * Exports @x->window of @x->name into @x->path: written to "PATH.tmp",
+ * flushed to disk and renamed to PATH only when every cell arrived and the
+ * file is complete; on any failure the temp file is removed (with "-" the
+ * bytes already written to stdout stay written). 0, or a negative errno:
+ * when @x->file_error is false, nl->error says why (-ENOENT: no such
+ * filter or window; -ESTALE: a rotation dropped the window during the
+ * export).
+ */
+int kb_export_save(struct kb_nl *nl, struct kb_export *x);
+
+#endif

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * trace TOPOLOGY from ROUTER { pcap FILE [packet N] | packet HEX }
+ *       [at TIME] [slack DURATION]
+ *
+ * Hash-based IP traceback (SPIE): walks upstream from the victim's router
+ * through the routers of the topology file (topology.h), asking at each
+ * step every router next to the path which of its windows hold the
+ * packets (traceback.h; the backends in trace_backend.h), and prints the
+ * graph of routers that saw each packet, its ingress routers, per hop the
+ * window and its false positive rate, and the expected number of false
+ * branches. Contract: docs/trace.md.
+ *
+ * Exit: 0 every packet traced to at least FROM, 1 some packet absent at
+ * FROM, not traceable or without a digest, 2 error.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "describe.h"
+#include "digestfmt.h"
+#include "json.h"
+#include "kwargs.h"
+#include "pcapfile.h"
+#include "pktfmt.h"
+#include "timefmt.h"
+#include "topology.h"
+#include "trace_backend.h"
+#include "traceback.h"
+#include "util.h"
+
+#define SLACK_DEFAULT_MS	2000
+
+enum { T_FROM, T_PCAP, T_PACKET, T_AT, T_SLACK, T_NUM };
+
+struct tpkt {
+	uint64_t index;
+	uint64_t at;		/* ns */
+	uint8_t *data;
+	uint32_t len;
+	uint32_t skip;		/* no spie digest: the reason */
+	char desc[256];
+	char digest[KB_DIGEST_STR_MAX];
+	long res;		/* index into the results, or -1 */
+};
+
+struct trace {
+	struct kb_topo topo;
+	size_t from;
+	uint64_t slack;		/* ns */
+	bool have_at;
+	uint64_t at;
+	uint64_t want_index;	/* packet N of the capture; 0: every one */
+	struct tpkt *p;
+	size_t n, cap;
+	int failed;
+};
+
+static int keep_packet(struct trace *t, uint64_t index, uint64_t ts,
+		       const uint8_t *data, uint32_t len)
+{
+	struct kb_digest d;
+	struct tpkt *p;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		void *np = realloc(t->p, cap * sizeof(*t->p));
+
+		if (!np)
+			goto oom;
+		t->p = np;
+		t->cap = cap;
+	}
+	p = &t->p[t->n];
+	memset(p, 0, sizeof(*p));
+	p->index = index;
+	p->at = t->have_at ? t->at : ts;
+	p->len = len;
+	p->data = malloc(len ? len : 1);
+	if (!p->data)
+		goto oom;
+	memcpy(p->data, data, len);
+	kb_pkt_describe(data, len, p->desc, sizeof(p->desc));
+	p->skip = kb_digest(data, len, KBLOOM_DIGEST_SPIE, &d);
+	if (!p->skip)
+		kb_digest_fmt(&d, KBLOOM_DIGEST_SPIE, p->digest,
+			      sizeof(p->digest));
+	p->res = -1;
+	t->n++;
+	return 0;
+oom:
+	errorf("out of memory");
+	return -1;
+}
+
+static int pcap_packet(const struct kb_pcap_packet *pp, void *arg)
+{
+	struct trace *t = arg;
+
+	if (t->want_index && pp->index != t->want_index)
+		return 0;
+	if (keep_packet(t, pp->index, pp->ts_ns, pp->l3, pp->caplen)) {
+		t->failed = 1;
+		return 1;
+	}
+	return t->want_index ? 2 : 0;	/* found it: stop reading */
+}
+
+static const char *rname(const struct trace *t, const struct tb_result *r,
+			 size_t node)
+{
+	return t->topo.r[r->node[node].router].name;
+}
+
+static void print_node_line(const struct trace *t, const struct tb_result *r,
+			    size_t x)
+{
+	const struct tb_node *nd = &r->node[x];
+	struct kb_window_desc w = {
+		.id = nd->win.id, .start = nd->win.start, .end = nd->win.end,
+	};
+
+	printf("%s  window %llu (%s), fpr %.3g\n", rname(t, r, x),
+	       (unsigned long long)w.id, kb_window_span(&w), nd->fpr);
+}
+
+/* The nodes upstream of node @x, drawn below it. */
+static void print_tree(const struct trace *t, const struct tb_result *r,
+		       size_t x, char *prefix, size_t plen, uint8_t *shown)
+{
+	size_t e, last = SIZE_MAX;
+
+	for (e = 0; e < r->nedges; e++)
+		if (r->edge[e].to == x)
+			last = e;
+	for (e = 0; e < r->nedges; e++) {
+		size_t up = r->edge[e].from;
+
+		if (r->edge[e].to != x)
+			continue;
+		printf("%s%s", prefix, e == last ? "`-- " : "|-- ");
+		if (shown[up]) {
+			printf("%s (see above)\n", rname(t, r, up));
+			continue;
+		}
+		shown[up] = 1;
+		print_node_line(t, r, up);
+		if (plen + 5 < 4096) {
+			strcpy(prefix + plen, e == last ? "    " : "|   ");
+			print_tree(t, r, up, prefix, plen + 4, shown);
+			prefix[plen] = 0;
+		}
+	}
+}
+
+static void print_text_one(const struct trace *t, const struct tpkt *p,
+			   const struct tb_result *r)
+{
+	char at[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX];
+	static char prefix[4096];
+	uint8_t *shown;
+	size_t i;
+
+	printf("packet %llu: %s, at %s", (unsigned long long)p->index,
+	       p->desc, kb_time_str(p->at, false, at, sizeof(at)));
+	if (p->skip) {
+		printf(": no digest (%s)\n", kb_skip_str(p->skip));
+		return;
+	}
+	printf(", digest %s\n", p->digest);
+	if (r->status == TB_NOT_TRACEABLE) {
+		printf("not traceable (older than the oldest window, %s)\n",
+		       kb_time_str(r->oldest, false, old, sizeof(old)));
+		return;
+	}
+	if (r->status == TB_ABSENT) {
+		printf("absent at %s (no window of [at - slack, at] holds it)\n",
+		       t->topo.r[t->from].name);
+		return;
+	}
+	shown = calloc(r->nnodes, 1);
+	if (!shown) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+	shown[0] = 1;
+	print_node_line(t, r, 0);
+	prefix[0] = 0;
+	print_tree(t, r, 0, prefix, 0, shown);
+	free(shown);
+	printf("ingress: %s", rname(t, r, r->ingress[0]));
+	for (i = 1; i < r->ningress; i++)
+		printf("%s%s%s", i == 1 ? " (" : ", ",
+		       rname(t, r, r->ingress[i]),
+		       i + 1 == r->ningress ? ")" : "");
+	printf("\nasked %zu router%s upstream, expected false branches: %.3g\n",
+	       r->asked, r->asked == 1 ? "" : "s", r->expected);
+}
+
+static void json_time(struct json *j, const char *key, uint64_t ns)
+{
+	char buf[KB_TIME_STR_MAX], nskey[32];
+
+	json_key(j, key);
+	if (ns)
+		json_str(j, kb_time_str(ns, true, buf, sizeof(buf)));
+	else
+		json_null(j);
+	snprintf(nskey, sizeof(nskey), "%s_ns", key);
+	json_key(j, nskey);
+	json_u64(j, ns);
+}
+
+static void print_json_one(struct json *j, const struct trace *t,
+			   const struct tpkt *p, const struct tb_result *r)
+{
+	const char *status;
+	size_t i;
+
+	json_obj_begin(j);
+	json_key(j, "packet");
+	json_u64(j, p->index);
+	json_key(j, "description");
+	json_str(j, p->desc);
+	json_key(j, "digest");
+	if (p->skip)
+		json_null(j);
+	else
+		json_str(j, p->digest);
+	json_time(j, "at", p->at);
+	json_key(j, "from");
+	json_str(j, t->topo.r[t->from].name);
+	status = p->skip ? "no digest" :
+		 r->status == TB_TRACED ? "traced" :
+		 r->status == TB_ABSENT ? "absent" : "not traceable";
+	json_key(j, "status");
+	json_str(j, status);
+	json_key(j, "traceable");
+	json_bool(j, !p->skip && r->status != TB_NOT_TRACEABLE);
+	if (p->skip) {
+		json_key(j, "skip");
+		json_str(j, kb_skip_str(p->skip));
+	} else {
+		json_time(j, "oldest", r->oldest);
+	}
+	json_key(j, "nodes");
+	json_arr_begin(j);
+	for (i = 0; r && i < r->nnodes; i++) {
+		const struct tb_node *nd = &r->node[i];
+
+		json_obj_begin(j);
+		json_key(j, "router");
+		json_str(j, rname(t, r, i));
+		json_key(j, "window");
+		json_obj_begin(j);
+		json_key(j, "id");
+		json_u64(j, nd->win.id);
+		json_time(j, "start", nd->win.start);
+		json_time(j, "end", nd->win.end);
+		json_key(j, "packets");
+		json_u64(j, nd->win.packets);
+		json_key(j, "fill");
+		json_u64(j, nd->win.fill);
+		json_obj_end(j);
+		json_key(j, "fpr");
+		json_double(j, nd->fpr);
+		json_key(j, "depth");
+		json_u64(j, nd->depth);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "edges");
+	json_arr_begin(j);
+	for (i = 0; r && i < r->nedges; i++) {
+		json_obj_begin(j);
+		json_key(j, "from");
+		json_str(j, rname(t, r, r->edge[i].from));
+		json_key(j, "to");
+		json_str(j, rname(t, r, r->edge[i].to));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "ingress");
+	json_arr_begin(j);
+	for (i = 0; r && i < r->ningress; i++)
+		json_str(j, rname(t, r, r->ingress[i]));
+	json_arr_end(j);
+	json_key(j, "asked");
+	json_u64(j, r ? r->asked : 0);
+	json_key(j, "expected_false_branches");
+	json_double(j, r ? r->expected : 0);
+	json_obj_end(j);
+}
+
+static void trace_free(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->p[i].data);
+	free(t->p);
+	kb_topo_free(&t->topo);
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct kwarg kw[T_NUM] = {
+		[T_FROM] = { "from" },
+		[T_PCAP] = { "pcap" },
+		[T_PACKET] = { "packet" },
+		[T_AT] = { "at" },
+		[T_SLACK] = { "slack" },
+	};
+	static uint8_t pkt[KBLOOM_PACKET_MAX];
+	struct trace_backends be;
+	struct tb_backend backend;
+	struct tb_packet *tp = NULL;
+	struct tb_result *res = NULL;
+	struct kb_pcap_counts counts;
+	struct tb_stats st;
+	char why[1024];
+	uint64_t now, ms;
+	size_t i, ntp = 0, npos = 0;
+	int ret = EXIT_ERROR, r;
+	long from;
+	struct trace t;
+
+	memset(&t, 0, sizeof(t));
+	memset(&be, 0, sizeof(be));
+	memset(&st, 0, sizeof(st));
+	if (argc < 2) {
+		usage_errorf(argv[0], "missing the TOPOLOGY file");
+		return EXIT_ERROR;
+	}
+	if (kwargs_parse(argv[0], argc, argv, 2, kw, T_NUM))
+		return EXIT_ERROR;
+	if (!kw[T_FROM].val) {
+		usage_errorf(argv[0], "missing 'from ROUTER'");
+		return EXIT_ERROR;
+	}
+	if (!kw[T_PCAP].val && !kw[T_PACKET].val) {
+		usage_errorf(argv[0], "missing 'pcap FILE' or 'packet HEX'");
+		return EXIT_ERROR;
+	}
+	now = kb_now_ns();
+	if (kw[T_AT].val) {
+		if (kb_time_parse(kw[T_AT].val, now, &t.at, why, sizeof(why))) {
+			errorf("invalid at '%s': %s", quote(kw[T_AT].val), why);
+			return EXIT_ERROR;
+		}
+		t.have_at = true;
+	}
+	ms = SLACK_DEFAULT_MS;
+	if (kw[T_SLACK].val &&
+	    kb_duration_parse(kw[T_SLACK].val, &ms, why, sizeof(why))) {
+		errorf("invalid slack '%s': %s", quote(kw[T_SLACK].val), why);
+		return EXIT_ERROR;
+	}
+	if (ms > UINT64_MAX / KB_NS_PER_MS) {
+		errorf("invalid slack '%s': too long", quote(kw[T_SLACK].val));
+		return EXIT_ERROR;
+	}
+	t.slack = ms * KB_NS_PER_MS;
+	if (kw[T_PCAP].val && kw[T_PACKET].val &&
+	    (parse_u64(kw[T_PACKET].val, &t.want_index) || !t.want_index)) {
+		errorf("invalid packet '%s': with pcap, the index of a frame of the capture (1, 2, ...)",
+		       quote(kw[T_PACKET].val));
+		return EXIT_ERROR;
+	}
+	if (kb_topo_load(argv[1], &t.topo, why, sizeof(why))) {
+		errorf("invalid topology: %s", why);
+		return EXIT_ERROR;
+	}
+	from = kb_topo_find(&t.topo, kw[T_FROM].val);
+	if (from < 0) {
+		errorf("invalid from '%s': no such router in %s",
+		       quote(kw[T_FROM].val), t.topo.path);
+		goto out;
+	}
+	t.from = from;
+
+	if (!kw[T_PCAP].val) {
+		size_t len;
+
+		if (kb_hex_packet_parse(kw[T_PACKET].val, pkt, sizeof(pkt),
+					&len, why, sizeof(why))) {
+			errorf("invalid packet '%s': %s",
+			       quote(kw[T_PACKET].val), why);
+			goto out;
+		}
+		if (keep_packet(&t, 1, now, pkt, len))
+			goto out;
+	} else {
+		r = kb_pcap_each(kw[T_PCAP].val, pcap_packet, &t, &counts, why,
+				 sizeof(why));
+		if (t.failed)
+			goto out;
+		if (r < 0) {
+			errorf("unable to read capture '%s': %s",
+			       quote(kw[T_PCAP].val), why);
+			goto out;
+		}
+		if (!t.n) {
+			if (t.want_index)
+				errorf("invalid packet '%s': capture '%s' has no IP packet %llu",
+				       quote(kw[T_PACKET].val),
+				       quote(kw[T_PCAP].val),
+				       (unsigned long long)t.want_index);
+			else
+				errorf("capture '%s' holds no IP packet",
+				       quote(kw[T_PCAP].val));
+			goto out;
+		}
+	}
+
+	tp = calloc(t.n, sizeof(*tp));
+	res = calloc(t.n, sizeof(*res));
+	st.per_router = calloc(t.topo.n, sizeof(*st.per_router));
+	if (!tp || !res || !st.per_router ||
+	    trace_backends_init(&be, &t.topo, opts.netns)) {
+		errorf("out of memory");
+		goto out;
+	}
+	for (i = 0; i < t.n; i++) {
+		if (t.p[i].skip)
+			continue;
+		t.p[i].res = ntp;
+		tp[ntp].pkt = t.p[i].data;
+		tp[ntp].len = t.p[i].len;
+		tp[ntp].at = t.p[i].at;
+		ntp++;
+	}
+	/* A remote router that hangs up must not kill us with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	backend.ask = trace_backends_ask;
+	backend.ctx = &be;
+	why[0] = 0;
+	if (ntp && tb_trace(&t.topo, t.from, tp, ntp, t.slack, &backend, res,
+			    &st, why, sizeof(why))) {
+		if (why[0])
+			errorf("unable to trace: %s", why);
+		goto out;
+	}
+
+	if (opts.json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		if (t.n > 1)
+			json_arr_begin(&j);
+		for (i = 0; i < t.n; i++)
+			print_json_one(&j, &t, &t.p[i],
+				       t.p[i].res < 0 ? NULL : &res[t.p[i].res]);
+		if (t.n > 1)
+			json_arr_end(&j);
+	} else {
+		for (i = 0; i < t.n; i++) {
+			if (i)
+				putchar('\n');
+			print_text_one(&t, &t.p[i],
+				       t.p[i].res < 0 ? NULL : &res[t.p[i].res]);
+		}
+	}
+	ret = EXIT_OK;
+	for (i = 0; i < t.n; i++) {
+		if (t.p[i].res >= 0 && res[t.p[i].res].status == TB_TRACED)
+			npos++;
+		else
+			ret = EXIT_NEGATIVE;
+	}
+	if (!opts.json && t.n > 1)
+		printf("\n%zu packets: %zu traced, %zu not; %zu steps, %zu questions\n",
+		       t.n, npos, t.n - npos, st.steps, st.questions);
+	if (getenv("KBLOOM_TRACE_STATS")) {
+		fprintf(stderr, "trace: %zu steps, %zu questions", st.steps,
+			st.questions);
+		for (i = 0; i < t.topo.n; i++)
+			if (st.per_router[i])
+				fprintf(stderr, ", %s %zu", t.topo.r[i].name,
+					st.per_router[i]);
+		fputc('\n', stderr);
+	}
+out:
+	if (res)
+		tb_results_free(res, ntp);
+	free(res);
+	free(tp);
+	free(st.per_router);
+	trace_backends_free(&be);
+	trace_free(&t);
+	return ret;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Where 'bloomctl trace' reads each router's digest tables: the backends
+ * behind traceback.h's tb_backend, one per kind of topology entry.
+ *
+ *   netns    (trace_netns.c)   a generic netlink socket opened inside the
+ *                              router's network namespace; GET once, then
+ *                              one batched KBLOOM_CMD_QUERY per question
+ *   archive  (trace_archive.c) the window files of 'bloomctl archive',
+ *                              loaded once per trace (archive_read.h)
+ *   ssh      (trace_ssh.c)     one ssh invocation per question, running
+ *                              'bloomctl -j show' and 'bloomctl -j query
+ *                              FILTER pcap -' there with the packets on
+ *                              its stdin as a raw-IP capture
+ *
+ * Every window's false positive rate comes from its fill as 'bloomctl
+ * show' computes "fpr now" (cardinality.h, card_fpr_now): (X/m)^k for
+ * bloom, counting and stable; the same upper bound for partitioned; the
+ * block occupancy model at the fill's key estimate for blocked; d c X /
+ * (m 2^f) for dleft. Multi filters are refused.
+ */
+#ifndef BLOOMCTL_TRACE_BACKEND_H
+#define BLOOMCTL_TRACE_BACKEND_H
+
+#include "sizing.h"
+#include "topology.h"
+#include "traceback.h"
+
+/* The state of every router of a topology. */
+struct trace_backends {
+	const struct kb_topo *t;
+	const char *default_netns;	/* for 'netns -' (bloomctl -n) */
+	void **state;			/* per router, backend-owned */
+	unsigned int *ssh_calls;	/* per router: ssh invocations */
+};
+
+int trace_backends_init(struct trace_backends *b, const struct kb_topo *t,
+			const char *default_netns);
+void trace_backends_free(struct trace_backends *b);
+/* The tb_backend ask(): dispatches by the router's kind. */
+int trace_backends_ask(void *ctx, size_t r, const struct tb_item *items,
+		       size_t n, struct tb_answer *a, char *err,
+		       size_t errlen);
+
+/* The backends (state: *@state, NULL at first). */
+int trace_netns_ask(void **state, const struct kb_topo_router *r,
+		    const char *default_netns, const struct tb_item *items,
+		    size_t n, struct tb_answer *a, char *err, size_t errlen);
+void trace_netns_free(void *state);
+int trace_archive_ask(void **state, const struct kb_topo_router *r,
+		      const struct tb_item *items, size_t n,
+		      struct tb_answer *a, char *err, size_t errlen);
+void trace_archive_free(void *state);
+int trace_ssh_ask(const struct kb_topo_router *r, const struct tb_item *items,
+		  size_t n, struct tb_answer *a, char *err, size_t errlen);
+
+/* Shared by the backends. */
+/* A window's rate from its fill (see above). */
+double trace_window_fpr(const struct kb_params *p, uint64_t fill);
+/* Allocates a->win (nwin) and a->hits (n rows), zeroed. 0 or -1. */
+int trace_answer_alloc(struct tb_answer *a, uint32_t nwin, size_t n);
+
+#endif

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * 'bloomctl trace' backend for routers in a network namespace of this
+ * machine: a generic netlink socket is opened inside the namespace (setns
+ * to /run/netns/NAME and back: a socket stays in the namespace it was
+ * created in), the filter is described once (GET: type, m, k, its digest
+ * mode), then each question is one KBLOOM_CMD_QUERY of all its packets'
+ * digests, split into messages as keybatch.c does. The windows of every
+ * reply are merged by ID (a rotation may happen between two messages).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <netlink/genl/genl.h>
+
+#include "describe.h"
+#include "digestfmt.h"
+#include "keybatch.h"
+#include "pktfmt.h"
+#include "trace_backend.h"
+#include "util.h"
+
+struct netns_state {
+	struct kb_nl nl;
+	struct kb_desc desc;
+	uint32_t mode;		/* enum kbloom_digest */
+	char what[160];		/* "router r2 (netns r2)" */
+};
+
+/* One question being asked. */
+struct nq {
+	struct netns_state *s;
+	struct keybatch batch;
+	size_t *pending;	/* items of the message being filled */
+	size_t npending;
+	uint64_t **ids;		/* per item: IDs of the windows holding it */
+	uint32_t *nids;
+	struct kb_window_desc *win;	/* every window seen, by ID */
+	size_t nwin, capwin;
+	struct kb_window_desc reply_win[KBLOOM_WINDOWS_MAX];
+};
+
+void trace_netns_free(void *state)
+{
+	struct netns_state *s = state;
+
+	if (!s)
+		return;
+	kb_nl_close(&s->nl);
+	free(s);
+}
+
+/* Opens @s->nl inside @netns (NULL: here). 0 or -1 (printed or in @err). */
+static int open_in(struct netns_state *s, const char *netns, char *err,
+		   size_t errlen)
+{
+	char path[300];
+	int self, fd, r;
+
+	if (!netns)
+		return kb_nl_open(&s->nl, NULL);
+	if (!*netns || strchr(netns, '/') || strlen(netns) > 255) {
+		snprintf(err, errlen, "%s: invalid network namespace name",
+			 s->what);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0) {
+		snprintf(err, errlen, "%s: unable to open /proc/self/ns/net: %s",
+			 s->what, strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: unable to open network namespace '%s' (%s): %s",
+			 s->what, netns, path, strerror(errno));
+		close(self);
+		return -1;
+	}
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		snprintf(err, errlen, "%s: unable to enter network namespace '%s': %s",
+			 s->what, netns, strerror(errno));
+		close(fd);
+		close(self);
+		return -1;
+	}
+	close(fd);
+	r = kb_nl_open(&s->nl, NULL);
+	if (setns(self, CLONE_NEWNET) < 0) {
+		/* Every later router would be asked in the wrong place. */
+		errorf("unable to return to the original network namespace: %s",
+		       strerror(errno));
+		exit(EXIT_ERROR);
+	}
+	close(self);
+	return r;
+}
+
+static int setup(void **state, const struct kb_topo_router *r,
+		 const char *default_netns, char *err, size_t errlen)
+{
+	const char *netns = r->netns ? r->netns : default_netns;
+	struct netns_state *s;
+	struct kb_desc *d;
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(s->what, sizeof(s->what), "router %s (netns %s)", r->name,
+		 netns ? netns : "-");
+	if (open_in(s, netns, err, errlen)) {
+		free(s);
+		return -1;
+	}
+	d = &s->desc;
+	if (kb_desc_get(&s->nl, r->filter, d)) {
+		kb_nl_perror(&s->nl, "%s: unable to read filter '%s'", s->what,
+			     quote(r->filter));
+		trace_netns_free(s);
+		return -1;
+	}
+	if (d->p.type == KBLOOM_TYPE_MULTI) {
+		snprintf(err, errlen, "%s: filter '%s' is a multi filter: trace needs single-key digests (spie)",
+			 s->what, r->filter);
+		trace_netns_free(s);
+		return -1;
+	}
+	s->mode = KBLOOM_DIGEST_SPIE;
+	if (d->have & KB_HAVE_ATTACH) {
+		s->mode = d->attach.digest;
+		if (s->mode < 1 || s->mode > KBLOOM_DIGEST_MAX ||
+		    s->mode == KBLOOM_DIGEST_MULTI) {
+			snprintf(err, errlen, "%s: filter '%s' is attached with digest mode %s, which trace cannot ask",
+				 s->what, r->filter, kb_digest_str(s->mode));
+			trace_netns_free(s);
+			return -1;
+		}
+	}
+	*state = s;
+	return 0;
+}
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+	return p;
+}
+
+static void note_window(struct nq *q, const struct kb_window_desc *w)
+{
+	size_t i;
+
+	for (i = 0; i < q->nwin; i++) {
+		if (q->win[i].id == w->id) {
+			if (w->end || !q->win[i].end)
+				q->win[i] = *w;
+			return;
+		}
+	}
+	if (q->nwin == q->capwin) {
+		q->capwin = q->capwin ? 2 * q->capwin : 16;
+		q->win = xrealloc(q->win, q->capwin * sizeof(*q->win));
+	}
+	q->win[q->nwin++] = *w;
+}
+
+static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
+{
+	struct keybatch *b = arg;
+	struct nq *q = b->arg;
+	uint32_t n, nwin, row, i, j;
+	const uint8_t *hits;
+	int r;
+
+	if (!tb[KBLOOM_A_NKEYS] || !tb[KBLOOM_A_WINDOW_LIST] ||
+	    !tb[KBLOOM_A_WINDOW_HITS])
+		return kb_nl_fail(nl, "query reply without %s",
+				  !tb[KBLOOM_A_NKEYS] ? "NKEYS" :
+				  !tb[KBLOOM_A_WINDOW_LIST] ? "WINDOW_LIST" :
+				  "WINDOW_HITS");
+	n = nla_get_u32(tb[KBLOOM_A_NKEYS]);
+	if (n != b->nkeys || n != q->npending)
+		return kb_nl_fail(nl, "NKEYS is %u, %u keys were sent", n,
+				  b->nkeys);
+	r = kb_windows_parse(nl, tb[KBLOOM_A_WINDOW_LIST], q->reply_win,
+			     &nwin);
+	if (r)
+		return r;
+	if (!nwin)
+		return kb_nl_fail(nl, "empty WINDOW_LIST");
+	row = (nwin + 7) / 8;
+	if ((uint64_t)nla_len(tb[KBLOOM_A_WINDOW_HITS]) != (uint64_t)n * row)
+		return kb_nl_fail(nl, "WINDOW_HITS has %d bytes for %u keys and %u windows",
+				  nla_len(tb[KBLOOM_A_WINDOW_HITS]), n, nwin);
+	for (j = 0; j < nwin; j++)
+		note_window(q, &q->reply_win[j]);
+	hits = nla_data(tb[KBLOOM_A_WINDOW_HITS]);
+	for (i = 0; i < n; i++) {
+		size_t it = q->pending[i];
+		const uint8_t *bits = hits + (size_t)i * row;
+
+		for (j = 0; j < nwin; j++) {
+			if (!(bits[j / 8] >> (j % 8) & 1))
+				continue;
+			q->ids[it] = xrealloc(q->ids[it], (q->nids[it] + 1) *
+					      sizeof(**q->ids));
+			q->ids[it][q->nids[it]++] = q->reply_win[j].id;
+		}
+	}
+	q->npending = 0;
+	b->nkeys = 0;
+	return 0;
+}
+
+int trace_netns_ask(void **state, const struct kb_topo_router *r,
+		    const char *default_netns, const struct tb_item *items,
+		    size_t n, struct tb_answer *a, char *err, size_t errlen)
+{
+	char label[KB_DIGEST_STR_MAX], verb[200];
+	struct netns_state *s;
+	struct kb_digest d;
+	struct nq q;
+	size_t i, j;
+	uint32_t h;
+	int ret = -1;
+
+	if (!*state && setup(state, r, default_netns, err, errlen))
+		return -1;
+	s = *state;
+	snprintf(verb, sizeof(verb), "ask %s about", s->what);
+	memset(&q, 0, sizeof(q));
+	q.s = s;
+	q.pending = calloc(n, sizeof(*q.pending));
+	q.ids = calloc(n, sizeof(*q.ids));
+	q.nids = calloc(n, sizeof(*q.nids));
+	if (!q.pending || !q.ids || !q.nids) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	/* The windows GET saw: the reply lists them again anyway. */
+	keybatch_init(&q.batch, &s->nl, KBLOOM_CMD_QUERY, r->filter, NULL, &q);
+	q.batch.reply = query_reply;
+	for (i = 0; i < n; i++) {
+		if (kb_digest(items[i].pkt, items[i].len, s->mode, &d))
+			continue;	/* no digest in this mode: held nowhere */
+		kb_digest_fmt(&d, s->mode, label, sizeof(label));
+		if (keybatch_add(&q.batch, d.key, d.len, label,
+				 strlen(label))) {
+			keybatch_perror(&q.batch, verb);
+			goto out_batch;
+		}
+		q.pending[q.npending++] = i;
+	}
+	if (keybatch_flush(&q.batch)) {
+		keybatch_perror(&q.batch, verb);
+		goto out_batch;
+	}
+	if (!q.nwin)
+		for (h = 0; h < s->desc.nwin; h++)
+			note_window(&q, &s->desc.win[h]);
+	if (trace_answer_alloc(a, q.nwin, n)) {
+		snprintf(err, errlen, "out of memory");
+		goto out_batch;
+	}
+	for (j = 0; j < q.nwin; j++) {
+		struct tb_window *w = &a->win[j];
+
+		w->id = q.win[j].id;
+		w->start = q.win[j].start;
+		w->end = q.win[j].end;
+		w->packets = q.win[j].packets;
+		w->fill = q.win[j].fill;
+		w->fpr = trace_window_fpr(&s->desc.p, w->fill);
+	}
+	for (i = 0; i < n; i++)
+		for (h = 0; h < q.nids[i]; h++)
+			for (j = 0; j < q.nwin; j++)
+				if (q.win[j].id == q.ids[i][h])
+					a->hits[i * a->row + j / 8] |=
+						1 << (j % 8);
+	ret = 0;
+out_batch:
+	keybatch_free(&q.batch);
+out:
+	if (q.ids)
+		for (i = 0; i < n; i++)
+			free(q.ids[i]);
+	free(q.ids);
+	free(q.nids);
+	free(q.pending);
+	free(q.win);
+	return ret;
+}

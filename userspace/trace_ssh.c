@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * 'bloomctl trace' backend for remote routers: one OpenSSH invocation per
+ * question, whatever the number of packets and windows,
+ *
+ *   ssh [-F CONFIG] [-p PORT] [-i IDENTITY] -o BatchMode=yes
+ *       -o ConnectTimeout=10 -- [USER@]HOST
+ *       "'BLOOMCTL' -j [-n 'NETNS'] show 'FILTER' &&
+ *        'BLOOMCTL' -j [-n 'NETNS'] query 'FILTER' pcap -"
+ *
+ * with the packets written to its stdin as a capture of link type raw IP
+ * (libpcap: pcap_open_dead + pcap_dump), each stamped with the time the
+ * victim saw it. 'show' gives the filter's type and shape (for the rates),
+ * 'query' which windows hold each packet, both as JSON on stdout
+ * (query.c's -j format: "windows" [{id, start_ns, end_ns, packets, fill}]
+ * and "packets" [{index, windows: [ID...]} or {index, skip}]), read by
+ * trace_json.c. The remote query uses the filter's own digest mode.
+ * The ssh program is $KBLOOM_SSH when set (one word), else "ssh".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <pcap/pcap.h>
+
+#include "describe.h"
+#include "trace_backend.h"
+#include "trace_json.h"
+
+#define OUT_MAX		(256u << 20)	/* bytes of remote output kept */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static int buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *np;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		if (cap > OUT_MAX)
+			return -1;
+		np = realloc(b->p, cap);
+		if (!np)
+			return -1;
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+static int buf_str(struct buf *b, const char *s)
+{
+	return buf_add(b, s, strlen(s));
+}
+
+/* A word for the remote shell: in single quotes. */
+static int buf_quoted(struct buf *b, const char *s)
+{
+	int r = buf_str(b, "'");
+
+	for (; *s && !r; s++)
+		r = *s == '\'' ? buf_str(b, "'\\''") : buf_add(b, s, 1);
+	return r ? r : buf_str(b, "'");
+}
+
+/* The packets as a raw-IP capture, in memory. */
+static int make_pcap(const struct tb_item *items, size_t n, char **out,
+		     size_t *len, char *err, size_t errlen)
+{
+	pcap_dumper_t *dump;
+	pcap_t *p;
+	FILE *f;
+	size_t i;
+
+	*out = NULL;
+	*len = 0;
+	f = open_memstream(out, len);
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	p = pcap_open_dead(DLT_RAW, 65535);
+	if (!p) {
+		fclose(f);
+		free(*out);
+		snprintf(err, errlen, "pcap_open_dead failed");
+		return -1;
+	}
+	dump = pcap_dump_fopen(p, f);
+	if (!dump) {
+		snprintf(err, errlen, "unable to write a capture: %s",
+			 pcap_geterr(p));
+		fclose(f);
+		free(*out);
+		pcap_close(p);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct pcap_pkthdr h;
+
+		memset(&h, 0, sizeof(h));
+		h.ts.tv_sec = items[i].ts / 1000000000ULL;
+		h.ts.tv_usec = items[i].ts % 1000000000ULL / 1000;
+		h.caplen = items[i].len;
+		h.len = items[i].len;
+		pcap_dump((u_char *)dump, &h, items[i].pkt);
+	}
+	pcap_dump_close(dump);	/* closes f: *out and *len are final */
+	pcap_close(p);
+	if (!*out) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Runs @argv with @in on its stdin; collects stdout and stderr. Returns
+ * the wait status, or -1 with @err set.
+ */
+static int run(char *const argv[], const char *in, size_t inlen,
+	       struct buf *out, struct buf *errout, char *err, size_t errlen)
+{
+	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
+	struct pollfd pfd[3];
+	size_t off = 0;
+	int status, open_in, open_out, open_err;
+	pid_t pid;
+	char tmp[65536];
+
+	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) ||
+	    pipe2(perr, O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail_pipes;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		goto fail_pipes;
+	}
+	if (!pid) {
+		if (dup2(pin[0], 0) < 0 || dup2(pout[1], 1) < 0 ||
+		    dup2(perr[1], 2) < 0)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		dprintf(2, "unable to run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	close(perr[1]);
+	fcntl(pin[1], F_SETFL, O_NONBLOCK);
+	open_in = 1;
+	open_out = open_err = 1;
+	if (!inlen) {
+		close(pin[1]);
+		open_in = 0;
+	}
+	while (open_in || open_out || open_err) {
+		int nfd = 0, i_in = -1, i_out = -1, i_err = -1;
+
+		if (open_in) {
+			pfd[nfd] = (struct pollfd){ pin[1], POLLOUT, 0 };
+			i_in = nfd++;
+		}
+		if (open_out) {
+			pfd[nfd] = (struct pollfd){ pout[0], POLLIN, 0 };
+			i_out = nfd++;
+		}
+		if (open_err) {
+			pfd[nfd] = (struct pollfd){ perr[0], POLLIN, 0 };
+			i_err = nfd++;
+		}
+		if (poll(pfd, nfd, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (i_in >= 0 && pfd[i_in].revents) {
+			ssize_t w = write(pin[1], in + off, inlen - off);
+
+			if (w > 0)
+				off += w;
+			if ((w < 0 && errno != EAGAIN && errno != EINTR) ||
+			    off == inlen) {
+				/* EPIPE: it stopped reading; its status says why */
+				close(pin[1]);
+				open_in = 0;
+			}
+		}
+		if (i_out >= 0 && pfd[i_out].revents) {
+			ssize_t r = read(pout[0], tmp, sizeof(tmp));
+
+			if (r > 0 && buf_add(out, tmp, r))
+				r = -1;	/* too much: stop reading */
+			if (r <= 0 && !(r < 0 && errno == EINTR)) {
+				close(pout[0]);
+				open_out = 0;
+			}
+		}
+		if (i_err >= 0 && pfd[i_err].revents) {
+			ssize_t r = read(perr[0], tmp, sizeof(tmp));
+
+			if (r > 0 && errout->len < 65536)
+				buf_add(errout, tmp, r);
+			if (r <= 0 && !(r < 0 && errno == EINTR)) {
+				close(perr[0]);
+				open_err = 0;
+			}
+		}
+	}
+	if (open_in)
+		close(pin[1]);
+	if (open_out)
+		close(pout[0]);
+	if (open_err)
+		close(perr[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(err, errlen, "waitpid: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return status;
+fail_pipes:
+	for (int i = 0; i < 2; i++) {
+		if (pin[i] >= 0)
+			close(pin[i]);
+		if (pout[i] >= 0)
+			close(pout[i]);
+		if (perr[i] >= 0)
+			close(perr[i]);
+	}
+	return -1;
+}
+
+/* The last non-empty line of @b (stderr), for a message. */
+static const char *last_line(struct buf *b)
+{
+	char *s, *e;
+
+	if (!b->p)
+		return "";
+	e = b->p + b->len;
+	while (e > b->p && (e[-1] == '\n' || e[-1] == '\r'))
+		*--e = 0;
+	s = e;
+	while (s > b->p && s[-1] != '\n')
+		s--;
+	return s;
+}
+
+static int u64_of(const struct tj *o, const char *key, uint64_t *v)
+{
+	const struct tj *x = tj_get(o, key);
+
+	if (!x || x->type == TJ_NULL) {
+		*v = 0;
+		return 0;
+	}
+	return tj_u64(x, v);
+}
+
+/* show -j: the filter's type and shape. */
+static int read_shape(const struct tj *o, struct kb_params *p)
+{
+	const char *type = tj_str(o, "type");
+	uint64_t v;
+	int t;
+
+	memset(p, 0, sizeof(*p));
+	if (!type || (t = kb_type_parse(type)) < 0)
+		return -1;
+	p->type = t;
+	if (u64_of(o, "bits", &p->m) || !p->m)
+		return -1;
+	if (u64_of(o, "hashes", &v) || !v || v > KBLOOM_HASHES_MAX)
+		return -1;
+	p->k = v;
+#define FIELD(key, f)					\
+	do {						\
+		if (u64_of(o, key, &v) || v > UINT32_MAX)	\
+			return -1;			\
+		p->f = v;				\
+	} while (0)
+	FIELD("counter_bits", counter_bits);
+	FIELD("decrement", decrement);
+	FIELD("subtables", subtables);
+	FIELD("bucket_cells", bucket_cells);
+	FIELD("fp_bits", fp_bits);
+#undef FIELD
+	return 0;
+}
+
+static int read_answer(const struct tj *show, const struct tj *query,
+		       size_t n, struct tb_answer *a, const char **why)
+{
+	const struct tj *wins = tj_get(query, "windows");
+	const struct tj *pks = tj_get(query, "packets");
+	struct kb_params p;
+	size_t i, j, h;
+
+	if (read_shape(show, &p)) {
+		*why = "no filter type and shape in the output of show";
+		return -1;
+	}
+	if (p.type == KBLOOM_TYPE_MULTI) {
+		*why = "the filter is a multi filter: trace needs single-key digests (spie)";
+		return -1;
+	}
+	if (!wins || wins->type != TJ_ARR || !pks || pks->type != TJ_ARR ||
+	    wins->n > KBLOOM_WINDOWS_MAX) {
+		*why = "no windows and packets in the output of query";
+		return -1;
+	}
+	if (trace_answer_alloc(a, wins->n, n)) {
+		*why = "out of memory";
+		return -1;
+	}
+	for (j = 0; j < wins->n; j++) {
+		const struct tj *w = &wins->v[j];
+		struct tb_window *tw = &a->win[j];
+
+		if (tj_u64(tj_get(w, "id"), &tw->id) ||
+		    u64_of(w, "start_ns", &tw->start) ||
+		    u64_of(w, "end_ns", &tw->end) ||
+		    u64_of(w, "packets", &tw->packets) ||
+		    u64_of(w, "fill", &tw->fill)) {
+			*why = "a malformed window in the output of query";
+			return -1;
+		}
+		tw->fpr = trace_window_fpr(&p, tw->fill);
+	}
+	for (i = 0; i < pks->n; i++) {
+		const struct tj *pk = &pks->v[i], *ids;
+		uint64_t index;
+
+		if (tj_u64(tj_get(pk, "index"), &index) || !index ||
+		    index > n) {
+			*why = "a packet index out of range in the output of query";
+			return -1;
+		}
+		ids = tj_get(pk, "windows");
+		if (!ids)
+			continue;	/* skipped: no digest */
+		if (ids->type != TJ_ARR) {
+			*why = "a malformed packet in the output of query";
+			return -1;
+		}
+		for (h = 0; h < ids->n; h++) {
+			uint64_t id;
+
+			if (tj_u64(&ids->v[h], &id)) {
+				*why = "a malformed window ID in the output of query";
+				return -1;
+			}
+			for (j = 0; j < a->nwin; j++)
+				if (a->win[j].id == id)
+					break;
+			if (j == a->nwin) {
+				*why = "a packet in a window the output of query does not list";
+				return -1;
+			}
+			a->hits[(index - 1) * a->row + j / 8] |= 1 << (j % 8);
+		}
+	}
+	return 0;
+}
+
+static int remote_command(const struct kb_topo_router *r, struct buf *cmd)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 2 && !ret; i++) {
+		if (i)
+			ret |= buf_str(cmd, " && ");
+		ret |= buf_quoted(cmd, r->bloomctl);
+		ret |= buf_str(cmd, " -j");
+		if (r->netns) {
+			ret |= buf_str(cmd, " -n ");
+			ret |= buf_quoted(cmd, r->netns);
+		}
+		ret |= buf_str(cmd, i ? " query " : " show ");
+		ret |= buf_quoted(cmd, r->filter);
+		if (i)
+			ret |= buf_str(cmd, " pcap -");
+	}
+	return ret;
+}
+
+int trace_ssh_ask(const struct kb_topo_router *r, const struct tb_item *items,
+		  size_t n, struct tb_answer *a, char *err, size_t errlen)
+{
+	struct buf cmd = { 0 }, out = { 0 }, errout = { 0 };
+	struct tj *show = NULL, *query = NULL;
+	const char *ssh = getenv("KBLOOM_SSH"), *why = NULL;
+	char port[16], jerr[160];
+	char *argv[24], *pcap = NULL;
+	size_t pcaplen, pos = 0;
+	int argc = 0, st, ret = -1;
+
+	if (!ssh || !*ssh)
+		ssh = "ssh";
+	if (make_pcap(items, n, &pcap, &pcaplen, jerr, sizeof(jerr))) {
+		snprintf(err, errlen, "router %s (ssh %s): %s", r->name,
+			 r->host, jerr);
+		return -1;
+	}
+	if (remote_command(r, &cmd)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	argv[argc++] = (char *)ssh;
+	if (r->config) {
+		argv[argc++] = "-F";
+		argv[argc++] = r->config;
+	}
+	if (r->port) {
+		snprintf(port, sizeof(port), "%u", r->port);
+		argv[argc++] = "-p";
+		argv[argc++] = port;
+	}
+	if (r->identity) {
+		argv[argc++] = "-i";
+		argv[argc++] = r->identity;
+	}
+	argv[argc++] = "-o";
+	argv[argc++] = "BatchMode=yes";
+	argv[argc++] = "-o";
+	argv[argc++] = "ConnectTimeout=10";
+	argv[argc++] = "--";
+	argv[argc++] = r->host;
+	argv[argc++] = cmd.p;
+	argv[argc] = NULL;
+
+	st = run(argv, pcap, pcaplen, &out, &errout, jerr, sizeof(jerr));
+	if (st == -1) {
+		snprintf(err, errlen, "router %s (ssh %s): %s", r->name,
+			 r->host, jerr);
+		goto out;
+	}
+	if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 &&
+			       WEXITSTATUS(st) != 1)) {
+		const char *line = last_line(&errout);
+
+		if (WIFEXITED(st))
+			snprintf(err, errlen, "router %s (ssh %s): %s exited with status %d%s%s",
+				 r->name, r->host,
+				 WEXITSTATUS(st) == 255 ? "ssh" : "the remote bloomctl",
+				 WEXITSTATUS(st), *line ? ": " : "", line);
+		else
+			snprintf(err, errlen, "router %s (ssh %s): ssh killed by signal %d",
+				 r->name, r->host, WTERMSIG(st));
+		goto out;
+	}
+	show = tj_parse(out.p ? out.p : "", out.len, &pos, jerr, sizeof(jerr));
+	if (show)
+		query = tj_parse(out.p, out.len, &pos, jerr, sizeof(jerr));
+	if (!show || !query) {
+		snprintf(err, errlen, "router %s (ssh %s): unreadable output of the remote bloomctl: %s",
+			 r->name, r->host, jerr[0] ? jerr : "it printed nothing");
+		goto out;
+	}
+	if (read_answer(show, query, n, a, &why)) {
+		snprintf(err, errlen, "router %s (ssh %s): %s", r->name,
+			 r->host, why);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret) {
+		free(a->win);
+		free(a->hits);
+		memset(a, 0, sizeof(*a));
+	}
+	tj_free(show);
+	tj_free(query);
+	free(pcap);
+	free(cmd.p);
+	free(out.p);
+	free(errout.p);
+	return ret;
+}
