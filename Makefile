@@ -31,6 +31,7 @@ test-build: deps
 	$(MAKE) -C kmod KDIR=$(VM_KDIR)
 	$(MAKE) -C userspace
 	$(MAKE) -C tests/unit
+	$(MAKE) -C tests/fuzz
 	$(MAKE) -C tests/vm
 
 check: test-build
@@ -53,6 +54,7 @@ clean:
 	$(MAKE) -C kmod KDIR=$(KDIR) clean
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tests/unit clean
+	$(MAKE) -C tests/fuzz clean
 	$(MAKE) -C tests/vm clean
 	rm -rf build/kmod-6.12 build/kmod-debug
 	$(MAKE) -C bench clean
