@@ -1,0 +1,283 @@
+#!/bin/bash
+# save, restore and archive against the loaded module, in the test VM:
+#
+#   bloomctl save f FILE    --EXPORT dump--> savefile writer --> FILE
+#   bloomctl restore FILE as g --verify FILE, CREATE g LOAD, IMPORT..., LOADED
+#   bloomctl archive f DIR once --GET, EXPORT window ID--> DIR/f.<id>.kbf
+#
+# Every type round-trips (with and without zstd): the restored filter
+# answers test (and count) exactly as the original on the added keys and
+# on 1000 others. A damaged or truncated file is refused, naming it, and no
+# filter is created. Archived windows restore to filters holding exactly
+# the keys added during that window.
+# KBLOOM_SAVE_BENCH=1 also measures save/restore of a 64 MiB bloom filter.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/tap.sh
+bc=userspace/bloomctl
+tmp=$(mktemp -d)
+trap '$bc destroy all >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+
+# expect RC OUTPUT-PATTERN command...: exit status and combined output.
+expect() {
+	local want=$1 pat=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "exit $rc: $out" | head -5
+	[ $rc -eq "$want" ] && [[ $out == $pat ]]
+}
+
+seq -f 'added-%g' 1 500 > "$tmp/added"
+seq -f 'other-%g' 1 1000 > "$tmp/others"
+seq 1 500 | sed 's/.*/src=s&,dst=d&/' > "$tmp/added.multi"
+# other tuples: unknown pairs, and single dimensions of known and unknown values
+{ seq 1 400 | sed 's/.*/src=x&,dst=y&/'; seq 1 300 | sed 's/.*/src=s&/';
+  seq 1 300 | sed 's/.*/dst=z&/'; } > "$tmp/others.multi"
+
+# same_answers A B KEYFILE [count]: test (and count) outputs identical.
+same_answers() {
+	local a=$1 b=$2 keys=$3 ra rb
+	$bc test "$a" -f "$keys" > "$tmp/ta"; ra=$?
+	$bc test "$b" -f "$keys" > "$tmp/tb"; rb=$?
+	[ $ra -le 1 ] && [ $ra -eq $rb ] || { echo "test exit $ra vs $rb"; return 1; }
+	cmp "$tmp/ta" "$tmp/tb" || { diff "$tmp/ta" "$tmp/tb" | head; return 1; }
+	if [ "${4:-}" = count ]; then
+		$bc count "$a" -f "$keys" > "$tmp/ca" || return 1
+		$bc count "$b" -f "$keys" > "$tmp/cb" || return 1
+		cmp "$tmp/ca" "$tmp/cb" || { diff "$tmp/ca" "$tmp/cb" | head; return 1; }
+	fi
+}
+
+round_trip() {
+	local type=$1 z=$2 extra=() sfx="" cnt="" added=$tmp/added others=$tmp/others
+	local f=rt-$type$z
+	[ "$type" = multi ] && { extra=(dims src,dst); added=$tmp/added.multi; others=$tmp/others.multi; }
+	[ "$z" = z ] && sfx="compress zstd"
+	case $type in counting|dleft) cnt=count ;; esac
+	$bc create "$f" "$type" capacity 2000 fpr 0.01 "${extra[@]}" || return 1
+	$bc add "$f" -f "$added" || return 1
+	# counts above 1 for some keys
+	[ -n "$cnt" ] && { head -100 "$added" | $bc add "$f" -f - || return 1; }
+	$bc save "$f" "$tmp/$f.kbf" $sfx || return 1
+	[ ! -e "$tmp/$f.kbf.tmp" ] || { echo "temp file left"; return 1; }
+	$bc restore "$tmp/$f.kbf" as "$f-r" || return 1
+	$bc show "$f-r" | head -3
+	same_answers "$f" "$f-r" "$added" $cnt || return 1
+	same_answers "$f" "$f-r" "$others" $cnt || return 1
+	# the added keys really are there (stable may forget a few)
+	[ "$type" = stable ] || $bc test "$f-r" -f "$added" >/dev/null || return 1
+	# restore without 'as' uses the saved name: taken, refused
+	expect 2 "bloomctl: *'$f'*File exists*" $bc restore "$tmp/$f.kbf" || return 1
+}
+
+for type in bloom partitioned blocked counting dleft stable multi; do
+	check "$type: save, restore as another name, same answers" round_trip "$type" ""
+	check "$type: the same with compress zstd" round_trip "$type" z
+done
+
+check "zstd file is smaller than the plain one (bloom, 500 keys)" \
+	test "$(stat -c %s "$tmp/rt-bloomz.kbf")" -lt "$(stat -c %s "$tmp/rt-bloom.kbf")"
+check "FILE - writes to stdout, restore - reads stdin" bash -c "
+	$bc save rt-bloom - | $bc restore - as from-stdin &&
+	$bc test from-stdin -f $tmp/added >/dev/null"
+
+list_unchanged() {
+	local before after
+	before=$($bc list | awk '{print $1}' | sort)
+	"$@"
+	after=$($bc list | awk '{print $1}' | sort)
+	[ "$before" = "$after" ] || { echo "list changed: $before -> $after"; return 1; }
+}
+
+corrupt() {
+	cp "$tmp/rt-counting.kbf" "$tmp/bad.kbf"
+	# one bit of one cell byte
+	python3 -c "
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+b[344 + 1000] ^= 0x04
+open(p, 'wb').write(b)" "$tmp/bad.kbf"
+	local out rc
+	out=$($bc restore "$tmp/bad.kbf" as bad 2>&1); rc=$?
+	echo "exit $rc: $out"
+	[ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+		[[ $out == *"$tmp/bad.kbf"*CRC* ]] &&
+		! $bc show bad >/dev/null 2>&1
+}
+check "a flipped byte is refused, one line naming the file, no filter" \
+	list_unchanged corrupt
+
+corrupt_z() {
+	cp "$tmp/rt-bloomz.kbf" "$tmp/badz.kbf"
+	local size
+	size=$(stat -c %s "$tmp/badz.kbf")
+	printf '\x55' | dd of="$tmp/badz.kbf" bs=1 seek=$((size / 2)) conv=notrunc status=none
+	expect 2 "bloomctl: *$tmp/badz.kbf*" $bc restore "$tmp/badz.kbf" as badz &&
+		! $bc show badz >/dev/null 2>&1
+}
+check "a damaged compressed file is refused, no filter" list_unchanged corrupt_z
+
+truncated() {
+	head -c 5000 "$tmp/rt-dleft.kbf" > "$tmp/short.kbf"
+	local out rc
+	out=$($bc restore "$tmp/short.kbf" as short 2>&1); rc=$?
+	echo "exit $rc: $out"
+	[ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+		[[ $out == *"$tmp/short.kbf"*truncated* ]] &&
+		! $bc show short >/dev/null 2>&1
+}
+check "a truncated file is refused, one line naming the file, no filter" \
+	list_unchanged truncated
+check "a missing file is refused, naming it" \
+	expect 2 "bloomctl: *$tmp/nosuch.kbf*No such file*" $bc restore "$tmp/nosuch.kbf"
+check "restore into an existing name is refused" \
+	list_unchanged expect 2 "bloomctl: *'rt-bloom'*File exists*" \
+	$bc restore "$tmp/rt-counting.kbf" as rt-bloom
+save_unknown() {
+	local rc
+	$bc save nosuch "$tmp/nosuch.kbf"; rc=$?
+	[ $rc -eq 2 ] && [ ! -e "$tmp/nosuch.kbf" ] && [ ! -e "$tmp/nosuch.kbf.tmp" ]
+}
+check "save of an unknown filter fails, exit 2, no file left" save_unknown
+check "save into a missing directory fails, exit 2, naming it" \
+	expect 2 "bloomctl: *$tmp/no/dir/f.kbf*" $bc save rt-bloom "$tmp/no/dir/f.kbf"
+check "save: bad arguments refused" expect 2 "*compress*" $bc save rt-bloom "$tmp/x.kbf" compress lz4
+
+# ---- archive ----------------------------------------------------------
+# Under emulation (TCG) one bloomctl run takes ~1 s, as long as a window:
+# so no polling from here. An archiver follows the filter from its
+# creation (it polls cheaply, from one process), keys are added, then
+# 'archive once' runs after two rotations or more; its files must hold
+# the very windows the follower wrote (header, cells), and the follower's files must
+# hold each key set in exactly one window.
+archive_once() {
+	local F=$tmp/arch-follow O=$tmp/arch pid rc f n hold1=0 hold2=0
+	mkdir -p "$F" "$O"
+	$bc create ar bloom capacity 10000 fpr 0.001 windows 3 interval 1s || { echo "failed at line $LINENO"; return 1; }
+	$bc archive ar "$F" > "$tmp/follow1.out" &
+	pid=$!
+	seq -f 'w1-%.0f' 1 200 | $bc add ar -f - || { echo "failed at line $LINENO"; return 1; }
+	sleep 1.2
+	seq -f 'w2-%.0f' 1 200 | $bc add ar -f - || { echo "failed at line $LINENO"; return 1; }
+	sleep 1.2
+	$bc archive ar "$O" once > "$tmp/arch.out" || { echo "failed at line $LINENO"; return 1; }
+	cat "$tmp/arch.out"
+	sleep 2.5
+	kill -TERM $pid; wait $pid; rc=$?
+	cat "$tmp/follow1.out"
+	[ $rc -eq 0 ] || { echo "follower exit $rc"; return 1; }
+	n=$(ls "$O" | grep -c '^ar\.[0-9]\{10\}\.kbf$')
+	[ "$n" -ge 1 ] || { echo "once wrote $n files"; return 1; }
+	! ls "$O" "$F" | grep -q '\.tmp$' || { echo "failed at line $LINENO"; return 1; }
+	for f in "$O"/*.kbf; do
+		# the same window, but for the filter's counters (bytes 120..151,
+		# taken at each export) and so the CRC (the trailer's bytes 8..11)
+		python3 -c "
+import sys
+a, b = (open(p, 'rb').read() for p in sys.argv[1:])
+strip = lambda x: x[:120] + x[152:-8] + x[-4:]
+sys.exit(len(a) != len(b) or strip(a) != strip(b))" "$f" "$F/${f##*/}" ||
+			{ echo "$f differs from the follower's"; return 1; }
+	done
+	# a second run does not write the same windows again
+	local first=("$O"/*.kbf)
+	$bc archive ar "$O" once > "$tmp/arch2.out" || { echo "failed at line $LINENO"; return 1; }
+	for f in "${first[@]}"; do
+		! grep -qF "$f" "$tmp/arch2.out" || { echo "failed at line $LINENO"; return 1; }
+	done
+	# each archived window restored: the w1 keys in exactly one, w2 too
+	n=0
+	for f in "$F"/*.kbf; do
+		n=$((n + 1))
+		$bc restore "$f" as "ar-$n" || { echo "failed at line $LINENO"; return 1; }
+		case "$($bc test "ar-$n" -f <(seq -f 'w1-%.0f' 1 200) | tail -1)" in
+		"200 keys: 200 present, 0 absent") hold1=$((hold1 + 1)) ;;
+		"200 keys: 0 present, 200 absent") ;;
+		*) echo "$f: some w1 keys"; return 1 ;;
+		esac
+		case "$($bc test "ar-$n" -f <(seq -f 'w2-%.0f' 1 200) | tail -1)" in
+		"200 keys: 200 present, 0 absent") hold2=$((hold2 + 1)) ;;
+		"200 keys: 0 present, 200 absent") ;;
+		*) echo "$f: some w2 keys"; return 1 ;;
+		esac
+	done
+	echo "$n windows archived; w1 keys in $hold1, w2 keys in $hold2"
+	[ $hold1 -eq 1 ] && [ $hold2 -eq 1 ]
+}
+check "archive once after two rotations: closed windows, each with its keys" archive_once
+
+archive_json() {
+	local d=$tmp/arch-j
+	mkdir -p "$d"
+	$bc -j archive ar "$d" once > "$tmp/arch.json" || return 1
+	cat "$tmp/arch.json"
+	python3 -c "
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) >= 2, lines
+for l in lines:
+    assert l['filter'] == 'ar' and l['file'].endswith('.kbf') and l['bytes'] > 0, l
+    assert l['window']['end_ns'] > l['window']['start_ns'], l
+" "$tmp/arch.json"
+}
+check "archive -j: one JSON object per window" archive_json
+
+archive_follow() {
+	local d=$tmp/arch-f pid n
+	mkdir -p "$d"
+	$bc create af bloom capacity 1000 fpr 0.01 windows 2 interval 200ms || return 1
+	$bc archive af "$d" > "$tmp/follow.out" 2> "$tmp/follow.err" &
+	pid=$!
+	for n in $(seq 10); do
+		seq -f "af-$n-%g" 1 20 | $bc add af -f - || return 1
+		sleep 0.15
+	done
+	kill -TERM $pid
+	wait $pid; rc=$?
+	cat "$tmp/follow.out" "$tmp/follow.err"
+	[ $rc -eq 0 ] || { echo "exit $rc"; return 1; }
+	n=$(ls "$d" | grep -c '^af\.[0-9]\{10\}\.kbf$')
+	[ "$n" -ge 4 ] || { echo "only $n windows"; return 1; }
+	! ls "$d" | grep -q '\.tmp$'
+}
+check "archive (following): windows as they close, SIGTERM exits 0" archive_follow
+check "archive of a filter without windows is refused" \
+	expect 2 "*not time-paged*" $bc archive rt-bloom "$tmp"
+check "archive into a missing directory is refused" \
+	expect 2 "*$tmp/nodir*" $bc archive ar "$tmp/nodir" once
+
+check "save, restore and archive --help" bash -c "
+	$bc save --help | grep -q 'compress zstd' &&
+	$bc restore --help | grep -q 'as NAME' &&
+	$bc archive --help | grep -q 'once'"
+
+# ---- throughput (optional: KBLOOM_SAVE_BENCH=1) -----------------------
+bench() {
+	local s e
+	$bc create big bloom bits $((64 * 8 * 1024 * 1024)) hashes 32 || return 1
+	# ~10% fill: 1 - exp(-32 * 1.75M / 512 Mi) = 9.9%
+	seq -f 'b%.0f' 1 1750000 | $bc add big -f - || return 1
+	$bc show big | grep -i fill | sed 's/^/# /' 
+	sync
+	s=$(date +%s.%N); $bc save big "$tmp/big.kbf" || return 1; e=$(date +%s.%N)
+	echo "# save 64 MiB: $(python3 -c "print('%.3f s, %.0f MB/s' % ($e - $s, 64 * 1.048576 / ($e - $s)))")"
+	s=$(date +%s.%N); cat "$tmp/big.kbf" > /dev/null; e=$(date +%s.%N)
+	echo "# cat of the file: $(python3 -c "print('%.3f s, %.0f MB/s' % ($e - $s, 64 * 1.048576 / ($e - $s)))")"
+	s=$(date +%s.%N); $bc restore "$tmp/big.kbf" as big2 || return 1; e=$(date +%s.%N)
+	echo "# restore 64 MiB: $(python3 -c "print('%.3f s, %.0f MB/s' % ($e - $s, 64 * 1.048576 / ($e - $s)))")"
+	s=$(date +%s.%N); $bc save big "$tmp/bigz.kbf" compress zstd || return 1; e=$(date +%s.%N)
+	echo "# save compress zstd: $(python3 -c "print('%.3f s, %.0f MB/s' % ($e - $s, 64 * 1.048576 / ($e - $s)))")"
+	echo "# zstd at this fill: $(stat -c %s "$tmp/big.kbf") -> $(stat -c %s "$tmp/bigz.kbf") bytes, ratio $(python3 -c "print('%.2f' % ($(stat -c %s "$tmp/big.kbf") / $(stat -c %s "$tmp/bigz.kbf")))")"
+	s=$(date +%s.%N); $bc restore "$tmp/bigz.kbf" as big3 || return 1; e=$(date +%s.%N)
+	echo "# restore compressed: $(python3 -c "print('%.3f s, %.0f MB/s' % ($e - $s, 64 * 1.048576 / ($e - $s)))")"
+	$bc test big2 b1 b1750000 >/dev/null && $bc test big3 b1 b1750000 >/dev/null
+}
+if [ -n "${KBLOOM_SAVE_BENCH:-}" ]; then
+	check "64 MiB bloom: save and restore throughput" \
+		bash -c "$(declare -f bench); bc=$bc tmp=$tmp; bench | tee $tmp/bench.txt"
+	grep '^# ' "$tmp/bench.txt"
+fi
+
+finish
