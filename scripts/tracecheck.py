@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""Checks `bloomctl trace` answers against the true paths (demo and tests).
+
+  tracecheck.py pick CAPTURE LOG OUT [--max K]
+      The packets of CAPTURE (the victim's tcpdump -w) that scripts/spoof.py
+      sent (LOG: its --log lines, matched by forged source and IP ID): up to
+      K of them, spread over the capture and the attackers, written to the
+      capture OUT (same link type and timestamps) and described in OUT.json
+      (index in CAPTURE, attacker, forged source, protocol).
+  tracecheck.py report TOPO PICKED TRACE [--summary FILE]
+      TOPO: topo.json of scripts/topo.py; PICKED: OUT.json of pick; TRACE:
+      the output of `bloomctl -j trace ... pcap OUT` (one object per packet,
+      or an array). Prints per packet the forged source, the true path
+      (the attacker's router up to the victim's), the reconstructed one
+      (each ingress down to the victim's router; several when false
+      positives branch it) and whether it holds the true path; then a
+      verdict line. A packet whose answer misses a router or an edge of its
+      true path (or is absent, or not traceable) is a false negative: exit
+      status 1. Also counts extra routers ("false branches") against the
+      bound expected + 3 sqrt(expected) + 1 from the answer's own
+      expected_false_branches, per packet and summed. --summary writes the
+      figures as JSON.
+"""
+import argparse
+import json
+import math
+import socket
+import struct
+import sys
+
+
+def read_pcap(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = data[:4]
+    if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
+        e = "<"
+    elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
+        e = ">"
+    else:
+        sys.exit("tracecheck: %s: not a pcap file" % path)
+    linktype = struct.unpack(e + "I", data[20:24])[0]
+    recs, off = [], 24
+    while off + 16 <= len(data):
+        incl = struct.unpack(e + "I", data[off + 8:off + 12])[0]
+        recs.append(data[off:off + 16 + incl])
+        off += 16 + incl
+    return data[:24], e, linktype, recs
+
+
+def ip_header(rec, linktype):
+    frame = rec[16:]
+    if linktype == 1:                   # Ethernet
+        off = 12
+        et = struct.unpack(">H", frame[off:off + 2])[0]
+        while et in (0x8100, 0x88A8):
+            off += 4
+            et = struct.unpack(">H", frame[off:off + 2])[0]
+        if et != 0x0800:
+            return None
+        ip = frame[off + 2:]
+    elif linktype == 113:               # Linux cooked
+        if struct.unpack(">H", frame[14:16])[0] != 0x0800:
+            return None
+        ip = frame[16:]
+    elif linktype in (101, 228, 12):    # raw IP
+        ip = frame
+    else:
+        sys.exit("tracecheck: link type %d not handled" % linktype)
+    if len(ip) < 20 or ip[0] >> 4 != 4:
+        return None
+    return ip
+
+
+def pick(args):
+    sent = {}
+    with open(args.log) as f:
+        for line in f:
+            p = json.loads(line)
+            sent[(p["src"], p["id"])] = p
+    head, _e, lt, recs = read_pcap(args.capture)
+    found = []
+    for i, rec in enumerate(recs, start=1):
+        ip = ip_header(rec, lt)
+        if ip is None:
+            continue
+        key = (socket.inet_ntoa(ip[12:16]), struct.unpack(">H", ip[4:6])[0])
+        if key in sent:
+            found.append((i, rec, sent.pop(key)))
+    # Spread: round robin over the attackers, evenly over each one's packets.
+    by_tag = {}
+    for f in found:
+        by_tag.setdefault(f[2]["tag"], []).append(f)
+    chosen = []
+    tags = sorted(by_tag)
+    per = max(1, args.max // max(1, len(tags)))
+    for t in tags:
+        lst = by_tag[t]
+        n = min(per, len(lst))
+        chosen += [lst[int(j * len(lst) / n)] for j in range(n)]
+    chosen.sort(key=lambda f: f[0])
+    with open(args.out, "wb") as f:
+        f.write(head)
+        for c in chosen:
+            f.write(c[1])
+    desc = [{"index": c[0], "attacker": c[2]["tag"], "src": c[2]["src"],
+             "proto": c[2]["proto"], "id": c[2]["id"]} for c in chosen]
+    with open(args.out + ".json", "w") as f:
+        json.dump({"captured": len(found), "sent": len(found) + len(sent),
+                   "picked": desc}, f, indent=1)
+    print("%d of %d forged packets captured at the victim; %d picked"
+          % (len(found), len(found) + len(sent), len(chosen)))
+    return 0 if chosen else 1
+
+
+def bound(expected):
+    return int(expected + 3 * math.sqrt(expected) + 1)
+
+
+def paths_of(ans, root):
+    """Each ingress's path down to root, following the answer's edges."""
+    down = {}
+    for e in ans.get("edges", []):
+        down.setdefault(e["from"], []).append(e["to"])
+    out = []
+    for ing in ans.get("ingress", []):
+        p, seen = [ing], {ing}
+        while p[-1] != root and down.get(p[-1]):
+            nxt = down[p[-1]][0]
+            if nxt in seen:
+                break
+            p.append(nxt)
+            seen.add(nxt)
+        out.append(p)
+    return out
+
+
+def report(args):
+    with open(args.topo) as f:
+        topo = json.load(f)
+    with open(args.picked) as f:
+        picked = json.load(f)["picked"]
+    with open(args.trace) as f:
+        text = f.read()
+    try:
+        answers = json.loads(text) if text.strip() else []
+    except ValueError as e:
+        sys.exit("tracecheck: %s: not JSON (%s)" % (args.trace, e))
+    if isinstance(answers, dict):
+        answers = [answers]
+    by_packet = {a.get("packet"): a for a in answers}
+    root = "r1"
+    rows, missing, extra_total, exp_total, over = [], 0, 0, 0.0, 0
+    ingresses = set()
+    for n, p in enumerate(picked, start=1):
+        truth = topo["true_path"][p["attacker"]]
+        ingresses.add(truth[0])
+        ans = by_packet.get(n, {})
+        nodes = {x["router"] for x in ans.get("nodes", [])}
+        edges = {(x["from"], x["to"]) for x in ans.get("edges", [])}
+        true_edges = set(zip(truth, truth[1:]))
+        ok = (ans.get("traceable", False) and set(truth) <= nodes and
+              true_edges <= edges and truth[0] in ans.get("ingress", []))
+        extra = len(nodes - set(truth))
+        exp = float(ans.get("expected_false_branches", 0.0))
+        b = bound(exp)
+        if not ok:
+            missing += 1
+        if extra > b:
+            over += 1
+        extra_total += extra
+        exp_total += exp
+        if not ans:
+            got = "(no answer)"
+        elif not ans.get("traceable", True):
+            got = "not traceable"
+        elif not nodes:
+            got = "absent"
+        else:
+            got = " | ".join(">".join(q) for q in paths_of(ans, root))
+        rows.append((p["index"], p["src"], p["proto"], ">".join(truth), got,
+                     "yes" if ok else "NO", extra, exp, b))
+    w_t = max([len("true path")] + [len(r[3]) for r in rows])
+    w_g = max([len("reconstructed")] + [len(r[4]) for r in rows])
+    fmt = "%5s  %-15s %-5s %-*s  %-*s  %-5s %s"
+    print(fmt % ("pkt", "forged source", "proto", w_t, "true path", w_g,
+                 "reconstructed", "match", "false branches (expected)"))
+    for r in rows:
+        print(fmt % (r[0], r[1], r[2], w_t, r[3], w_g, r[4], r[5],
+                     "%d (%.2g, bound %d)" % (r[6], r[7], r[8])))
+    n = len(rows)
+    total_b = bound(exp_total)
+    traced = n - missing
+    ing = ", ".join(sorted(ingresses, key=lambda r: int(r[1:])))
+    verdict = ("verdict: %d/%d attack packets traced to their true ingress %s "
+               "(%d false branch%s, %.2g expected)"
+               % (traced, n, ing, extra_total, "" if extra_total == 1 else "es",
+                  exp_total))
+    if missing:
+        verdict += " -- %d true path%s MISSING" % (missing, "" if missing == 1 else "s")
+    print(verdict)
+    summary = {"packets": n, "missing": missing, "extra": extra_total,
+               "expected": exp_total, "bound": total_b, "over_bound": over,
+               "answers": len(answers)}
+    if args.summary:
+        with open(args.summary, "w") as f:
+            json.dump(summary, f)
+    return 1 if missing or n == 0 else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="Checks bloomctl trace answers (see the top of this file).")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pick")
+    p.add_argument("capture")
+    p.add_argument("log")
+    p.add_argument("out")
+    p.add_argument("--max", type=int, default=6)
+    r = sub.add_parser("report")
+    r.add_argument("topo")
+    r.add_argument("picked")
+    r.add_argument("trace")
+    r.add_argument("--summary")
+    args = ap.parse_args()
+    sys.exit(pick(args) if args.cmd == "pick" else report(args))
+
+
+if __name__ == "__main__":
+    main()
