@@ -2,7 +2,8 @@
 #   make          build kmod/kbloom.ko and userspace/bloomctl
 #   make check    install dependencies, build, run every test tier
 #   make demo     install dependencies, build, run the demo in the test VM
-#   make bench    the engine beside libbloom: bench/results.md (~14 min)
+#   make bench    the engine beside libbloom, the packet path in the VM beside
+#                 the BPF Bloom map: bench/results.md, bench/*.png (~25 min)
 #   make style    checkpatch --strict on the kernel sources
 #   make clean
 
@@ -42,8 +43,11 @@ demo: deps
 	$(MAKE) -C userspace
 	scripts/vm --timeout 900 scripts/demo
 
-# Host microbenchmark of the engine beside libbloom: bench/results.md.
+# The engine beside libbloom (host), the packet path beside the BPF Bloom
+# filter map (test VM): bench/results.md and its plots.
 bench: deps
+	$(MAKE) -C kmod KDIR=$(VM_KDIR)
+	$(MAKE) -C userspace
 	$(MAKE) -C bench run
 
 style:

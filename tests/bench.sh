@@ -1,12 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# The bench tier: the engine benchmark's quick mode. Builds
-# bench/engine_bench and runs `engine_bench --quick` (100k keys, one
-# round: about a second), which prints TAP: every filter type and
+# The bench tier: the benchmarks' quick modes. Builds bench/engine_bench
+# and the BPF peer (bench/pktpath), runs `engine_bench --quick` (100k keys,
+# one round: about a second), which prints TAP: every filter type and
 # libbloom ran, each measured FPR is within a factor of 3 of its model,
-# no false negatives (the stable filter's are by design: skipped). It
-# checks that the pipeline works, not the figures: `make bench` measures.
+# no false negatives (the stable filter's are by design: skipped); then
+# `bench/pktpath.sh --quick` in the test VM: every packet-path
+# configuration (kbloom and the BPF Bloom map) ran and recorded every
+# packet, bulk load and lookups ran. It checks that the pipeline works, not
+# the figures: `make bench` measures.
 cd "$(dirname "$0")/.." || exit 1
 if ! out=$(make -s -C bench 2>&1); then
 	echo "TAP version 13"
@@ -15,4 +18,6 @@ if ! out=$(make -s -C bench 2>&1); then
 	echo "not ok 1 - bench/engine_bench builds"
 	exit 1
 fi
-exec bench/engine_bench --quick
+bench/engine_bench --quick || rc=1
+scripts/vm --timeout 900 sh -c 'insmod kmod/kbloom.ko && bench/pktpath.sh --quick' || rc=1
+exit ${rc:-0}

@@ -1,0 +1,242 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The packet-path benchmark, inside the test VM (issue 8, items 2-5, 7):
+#
+#   pktgen (xmit_mode netif_receive) --injects--> kbp1 (veth, 198.18.0.2)
+#     rx path: [tc ingress: BPF peer] -> [prerouting: kbloom attach]
+#              -> route 198.19.0.0/16 blackhole (dropped after the hooks)
+#   kbp3 (a second veth) and a second pktgen thread for the 2-CPU rows
+#
+# pktgen builds each packet (UDP, random source address and port, so every
+# digest differs) and runs the device's whole receive path inline, so its
+# packets per second fall by exactly what the hooks cost. Configurations,
+# interleaved round by round so drift hits them all alike:
+#   none            nothing attached
+#   bloom, blocked, counting
+#                   kbloom, digest spie, into that filter type (BITS bits,
+#                   K hashes; counting: 4-bit counters)
+#   flow-counting   kbloom, digest flow, into the counting filter
+#   bpf-bloom       the BPF peer (bench/pktpath/spie_tc.bpf.c): tc ingress,
+#                   the same 28-byte digest into BPF_MAP_TYPE_BLOOM_FILTER
+#                   of the same bits and k
+# After each run the digests recorded are checked against the packets sent.
+# Then lookups (bloomctl test -f batches vs BPF_PROG_TEST_RUN peeks), bulk
+# load (one bloomctl per key, bloomctl add -f, and the in-kernel add time
+# of the same keys, from function_graph on kb_add_keys), and 1 vs 2 CPUs.
+#
+#   bench/pktpath.sh [--quick] [--rounds R] [--out FILE]
+#     --quick   one short round, prints TAP (make check: the pipeline works)
+#     --out     raw rows "SECTION CONFIG ROUND VALUE" (TSV) for bench/report
+# Needs the module loaded (scripts/vm ... runs it after insmod).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+bc=$PWD/userspace/bloomctl
+bpf=$PWD/bench/pktpath/spie_bpf
+
+quick=0 rounds=5 out=/dev/null
+while (($#)); do
+	case $1 in
+	--quick) quick=1; rounds=1; shift ;;
+	--rounds) rounds=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	*) echo "pktpath.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+
+BITS=$((1 << 24)) K=7
+if ((quick)); then
+	PKTS=20000 KEYS=20000 ONEKEYS=20
+else
+	PKTS=300000 KEYS=200000 ONEKEYS=500
+fi
+CONFIGS=(none bloom blocked counting flow-counting bpf-bloom)
+PG=/proc/net/pktgen
+tmp=$(mktemp -d)
+
+tap_n=0 tap_fail=0
+ok() {	# ok COND-STATUS DESCRIPTION
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_fail=1; fi
+}
+row() { printf '%s\t%s\t%s\t%s\n' "$@" >>"$out"; echo "# $*"; }
+die() { echo "pktpath.sh: $*" >&2; echo "not ok $((tap_n + 1)) - $*"; exit 1; }
+
+cleanup() {
+	$bc destroy all >/dev/null 2>&1
+	"$bpf" detach kbp1,kbp3 2>/dev/null
+	ip link del kbp0 2>/dev/null
+	ip link del kbp2 2>/dev/null
+	ip route del blackhole 198.19.0.0/16 2>/dev/null
+	echo 0 >/sys/kernel/tracing/tracing_on 2>/dev/null
+	echo nop >/sys/kernel/tracing/current_tracer 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+[ -x "$bpf" ] || die "bench/pktpath/spie_bpf is not built (make -C bench/pktpath)"
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf || die "cannot mount bpffs"
+mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing ||
+	die "cannot mount tracefs"
+modprobe pktgen || die "modprobe pktgen"
+modprobe sch_ingress 2>/dev/null; modprobe cls_bpf 2>/dev/null
+
+# Two veth pairs; packets are injected into kbp1 and kbp3.
+for p in 0:1 2:3; do
+	a=kbp${p%:*} b=kbp${p#*:}
+	ip link add $a type veth peer name $b || die "veth $a"
+	# no IPv6 (router solicitations would be digested too)
+	sysctl -qw net.ipv6.conf.$a.disable_ipv6=1 net.ipv6.conf.$b.disable_ipv6=1
+	ip link set $a up && ip link set $b up
+done
+ip addr add 198.18.0.2/24 dev kbp1
+ip addr add 198.18.1.2/24 dev kbp3
+ip route add blackhole 198.19.0.0/16 || die "blackhole route"
+
+pg() { echo "$2" >"$PG/$1" || die "pktgen: '$2' > $1"; }
+# pgdev THREAD DEV COUNT: device DEV on pktgen thread THREAD.
+pgdev() {
+	pg "kpktgend_$1" rem_device_all
+	pg "kpktgend_$1" "add_device $2"
+	local f
+	for f in "count $3" "pkt_size 64" "clone_skb 0" "burst 1" \
+		"xmit_mode netif_receive" "dst 198.19.0.1" \
+		"dst_mac $(cat /sys/class/net/"$2"/address)" \
+		"src_min 10.0.0.1" "src_max 10.0.255.254" "flag IPSRC_RND" \
+		"udp_src_min 1024" "udp_src_max 65000" "flag UDPSRC_RND" \
+		"udp_dst_min 9" "udp_dst_max 9"; do
+		pg "$2" "$f"
+	done
+}
+pps() { sed -n 's/.* \([0-9][0-9]*\)pps.*/\1/p' "$PG/$1"; }
+pgdev 0 kbp1 "$PKTS"
+pg kpktgend_1 rem_device_all
+
+# setup CONFIG [DEV]: attach CONFIG's recorder (all devices when DEV is
+# empty); teardown CONFIG; recorded CONFIG: digests recorded since setup.
+setup() {
+	local dev=${2:+dev $2}
+	case $1 in
+	none) ;;
+	bloom | blocked) $bc create r "$1" bits $BITS hashes $K &&
+		$bc attach r hook prerouting $dev family ipv4 digest spie ;;
+	counting) $bc create r counting bits $BITS hashes $K counter-bits 4 &&
+		$bc attach r hook prerouting $dev family ipv4 digest spie ;;
+	flow-counting) $bc create r counting bits $BITS hashes $K counter-bits 4 &&
+		$bc attach r hook prerouting $dev family ipv4 digest flow ;;
+	bpf-bloom) "$bpf" attach "${2:-kbp1,kbp3}" $BITS $K ;;
+	esac
+}
+teardown() {
+	case $1 in
+	none) ;;
+	bpf-bloom) "$bpf" detach "${2:-kbp1,kbp3}" ;;
+	*) $bc destroy r ;;
+	esac
+}
+recorded() {
+	case $1 in
+	none) echo 0 ;;
+	bpf-bloom) "$bpf" counts | cut -d' ' -f1 ;;
+	*) $bc -j show r | python3 -c 'import json,sys; print(json.load(sys.stdin)["attach"]["digested"])' ;;
+	esac
+}
+
+# A first run warms caches and the allocator; it is not counted.
+pg pgctrl start
+pgdev 0 kbp1 "$PKTS"
+
+# ---- 2. and 3.: packets per second, one CPU
+declare -A sum
+for ((r = 1; r <= rounds; r++)); do
+	for c in "${CONFIGS[@]}"; do
+		setup "$c" kbp1 || die "set-up of $c"
+		pg pgctrl start
+		rate=$(pps kbp1)
+		got=$(recorded "$c")
+		teardown "$c" kbp1 || die "tear-down of $c"
+		want=$PKTS
+		[ "$c" = none ] && want=0
+		[ "$got" = "$want" ] || die "$c recorded $got digests of $want packets"
+		row pps "$c" "$r" "$rate"
+	done
+done
+ok 0 "packet path: ${CONFIGS[*]} each ran $rounds round(s) of $PKTS packets, every digest recorded"
+
+# ---- 7.: two pktgen threads (CPUs 0 and 1), one device each
+if [ -e "$PG/kpktgend_1" ]; then
+	for ((r = 1; r <= rounds; r++)); do
+		for c in none blocked bpf-bloom; do
+			pgdev 0 kbp1 "$PKTS"
+			pgdev 1 kbp3 "$PKTS"
+			setup "$c" "" || die "set-up of $c (2 CPUs)"
+			pg pgctrl start
+			rate=$(($(pps kbp1) + $(pps kbp3)))
+			got=$(recorded "$c")
+			teardown "$c"
+			want=$((2 * PKTS))
+			[ "$c" = none ] && want=0
+			[ "$got" = "$want" ] || die "$c recorded $got digests of $want packets (2 CPUs)"
+			row pps2 "$c" "$r" "$rate"
+		done
+	done
+	pg kpktgend_1 rem_device_all
+	ok 0 "2 CPUs: none, blocked and bpf-bloom, $rounds round(s), every digest recorded"
+else
+	ok 0 "2 CPUs # SKIP one CPU only"
+fi
+
+# Keys: KEYS distinct 28-byte digests, one hex key a line.
+python3 -S -c "
+import sys
+for i in range($KEYS):
+    print('0x4500003200000000401100000a%06x c6130001%04x0009001e0000' % (i, i & 0xffff))
+" | tr -d ' ' >"$tmp/keys"
+
+now() { date +%s%N; }
+
+# ---- 5.: bulk load
+$bc create load bloom bits $BITS hashes $K || die "create load"
+t0=$(now)
+head -n "$ONEKEYS" "$tmp/keys" | while read -r key; do $bc add load "$key" || exit 1; done ||
+	die "bloomctl add, one process per key"
+t1=$(now)
+row load per-process 1 $((ONEKEYS * 1000000000 / (t1 - t0)))
+$bc clear load
+T=/sys/kernel/tracing
+echo 0 >$T/tracing_on; echo nop >$T/current_tracer; : >$T/trace
+echo kb_add_keys >$T/set_ftrace_filter || die "ftrace filter kb_add_keys"
+echo function_graph >$T/current_tracer; echo 1 >$T/tracing_on
+t0=$(now)
+$bc add load -f "$tmp/keys" || die "bloomctl add -f"
+t1=$(now)
+echo 0 >$T/tracing_on
+row load batch 1 $((KEYS * 1000000000 / (t1 - t0)))
+# function_graph: "CPU) [!#] DURATION us | kb_add_keys [kbloom]();" (or
+# "} /* kb_add_keys [kbloom] */" closing a call with children)
+kns=$(python3 -S -c '
+import re, sys
+total = 0.0
+for line in open(sys.argv[1]):
+    m = re.search(r"([0-9.]+) us\s+\|\s+(\}\s*/\*\s*)?kb_add_keys\b", line)
+    if m:
+        total += float(m.group(1))
+print(int(total * 1000))' $T/trace)
+echo nop >$T/current_tracer; echo >$T/set_ftrace_filter
+[ "${kns:-0}" -gt 0 ] || die "no kb_add_keys time traced"
+row load in-kernel 1 $((KEYS * 1000000000 / kns))
+$bc test load -f "$tmp/keys" >/dev/null || die "a bulk-loaded key is absent"
+ok 0 "bulk load: $ONEKEYS keys one process each, $KEYS by add -f, in-kernel time traced; all present"
+
+# ---- 4.: lookups, batched over netlink vs BPF_PROG_TEST_RUN
+t0=$(now)
+$bc test load -f "$tmp/keys" >/dev/null || die "test -f"
+t1=$(now)
+row lookup kbloom-test-batch 1 $((KEYS * 1000000000 / (t1 - t0)))
+ns=$("$bpf" lookup $BITS $K "$KEYS" $((KEYS * 5))) || die "BPF lookup test run"
+row lookup bpf-test-run 1 $((1000000000 / (ns > 0 ? ns : 1)))
+ok 0 "lookups: bloomctl test -f and BPF_PROG_TEST_RUN on the same digests"
+
+echo "1..$tap_n"
+exit $tap_fail
