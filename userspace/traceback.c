@@ -2,6 +2,7 @@
 /*
  * The traceback walk: see traceback.h.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static const struct tb_window *judge(const struct walk *w, size_t i,
 	const struct tb_window *best = NULL;
 	uint64_t lo = range_lo(w, i), hi = w->p[i].at;
 	const uint8_t *bits = a->hits + row * a->row;
-	double clear = 1;
+	double log_clear = 0;	/* log of P(no window gives a false hit) */
 	uint32_t j;
 
 	for (j = 0; j < a->nwin; j++) {
@@ -69,13 +70,14 @@ static const struct tb_window *judge(const struct walk *w, size_t i,
 
 		if (!tb_window_overlaps(win, lo, hi))
 			continue;
-		clear *= 1 - (win->fpr > 1 ? 1 : win->fpr < 0 ? 0 : win->fpr);
+		/* log1p/expm1: rates of 1e-18 survive, 1 - (1 - p) would be 0 */
+		log_clear += log1p(-(win->fpr > 1 ? 1 : win->fpr < 0 ? 0 : win->fpr));
 		if (!(bits[j / 8] >> (j % 8) & 1))
 			continue;
 		if (!best || win->start > best->start)
 			best = win;
 	}
-	*fpr = 1 - clear;
+	*fpr = -expm1(log_clear);
 	return best;
 }
 

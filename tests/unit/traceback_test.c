@@ -538,6 +538,55 @@ TEST(cycles_make_a_graph)
 	KB_ASSERT_NO_LEAKS();
 }
 
+/* Every router: one window over all time, rate 1e-18, holding every item. */
+static int tiny_ask(void *ctx, size_t r, const struct tb_item *items, size_t n,
+		    struct tb_answer *a, char *err, size_t errlen)
+{
+	a->nwin = 1;
+	a->row = 1;
+	a->win = calloc(1, sizeof(*a->win));
+	a->hits = malloc(n ? n : 1);
+	memset(a->hits, 1, n ? n : 1);
+	a->win[0].id = 1;
+	a->win[0].start = 1;
+	a->win[0].fpr = 1e-18;
+	return 0;
+}
+
+TEST(tiny_rates_are_not_rounded_to_zero)
+{
+	/*
+	 *   r1 (from) - r2
+	 * a rate of 1e-18 (a big filter holding few packets, as in the demo)
+	 * is below what 1 - (1 - p) in doubles can hold: it must come out as
+	 * it is, not as 0.
+	 */
+	struct tb_backend be = { tiny_ask, NULL };
+	struct tb_result res;
+	struct tb_packet tp;
+	uint8_t pkt[36];
+	struct kb_topo t;
+	struct kb_rng rng;
+	char err[256];
+
+	ASSERT_EQ(0, kb_topo_parse("router r1 netns a filter f\nrouter r2 netns a filter f\n"
+				   "link r1 r2\n", "chain", &t, err, sizeof(err)));
+	kb_rng_seed(&rng, 5);
+	make_packet(&rng, pkt);
+	tp.pkt = pkt;
+	tp.len = 36;
+	tp.at = 25 * SEC;
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,
+			      sizeof(err)));
+	ASSERT_EQ(TB_TRACED, res.status);
+	ASSERT_EQ(2, res.nnodes);
+	EXPECT_TRUE(fabs(res.node[node_of(&res, 1)].fpr - 1e-18) <= 1e-27);
+	EXPECT_TRUE(fabs(res.expected - 1e-18) <= 1e-27);
+	tb_results_free(&res, 1);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
 TEST(a_failing_router_stops_the_walk)
 {
 	struct tb_backend be = { mem_ask, NULL };
