@@ -65,12 +65,15 @@ void kb_event_rotated(struct net *net, const struct kb_obj *obj,
 	kb_filter_fill(&closed->filter, &fill);
 	list = nla_put_string(skb, KBLOOM_A_NAME, obj->name) ? NULL :
 	       nla_nest_start(skb, KBLOOM_A_WINDOW_LIST);
-	if (!list || kb_fill_window(skb, closed) || kb_fill_window(skb, opened) ||
-	    nla_put_u64_64bit(skb, KBLOOM_A_SATURATED, fill.saturated,
-			      KBLOOM_A_PAD)) {
-		nlmsg_free(skb);
-		return;
-	}
+	if (!list || kb_fill_window(skb, closed) || kb_fill_window(skb, opened))
+		goto fail;
 	nla_nest_end(skb, list);
+	/* beside the list, not in it: a list holds only windows */
+	if (nla_put_u64_64bit(skb, KBLOOM_A_SATURATED, fill.saturated,
+			      KBLOOM_A_PAD))
+		goto fail;
 	kb_event_send(net, skb, hdr);
+	return;
+fail:
+	nlmsg_free(skb);
 }

@@ -229,6 +229,8 @@ err_uncharge:
 void kb_destroy(struct kb_net *kn, struct kb_obj *obj)
 {
 	lockdep_assert_held(&kn->lock);
+	/* no rotation may be announced after the destroy */
+	kb_ring_stop(&obj->ring);
 	if (!kb_loading(obj))
 		kb_event_filter(read_pnet(&obj->net), obj, KBLOOM_CMD_DESTROY);
 	kb_detach(obj);
@@ -270,10 +272,12 @@ void kb_destroy_all(struct kb_net *kn)
 	LIST_HEAD(dead);
 
 	lockdep_assert_held(&kn->lock);
-	list_for_each_entry(obj, &kn->filters, node)
+	list_for_each_entry(obj, &kn->filters, node) {
+		kb_ring_stop(&obj->ring);	/* as in kb_destroy() */
 		if (!kb_loading(obj))
 			kb_event_filter(read_pnet(&obj->net), obj,
 					KBLOOM_CMD_DESTROY);
+	}
 	kb_unlink_all(kn, &dead);
 	if (list_empty(&dead))
 		return;

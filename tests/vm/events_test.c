@@ -70,6 +70,22 @@ static const char *event_name(uint8_t *buf)
 	return a->nla_type == KBLOOM_A_NAME ? (char *)a + NLA_HDRLEN : "";
 }
 
+/* The top-level attribute @type of an event, or NULL. */
+static struct nlattr *event_attr(uint8_t *buf, int type)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	size_t off = NLMSG_HDRLEN + GENL_HDRLEN;
+	struct nlattr *a;
+
+	while (off + NLA_HDRLEN <= h->nlmsg_len) {
+		a = (struct nlattr *)(buf + off);
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
+			return a;
+		off += NLA_ALIGN(a->nla_len);
+	}
+	return NULL;
+}
+
 /* IDs of the windows in a ROTATED event's WINDOW_LIST. */
 static void rotated_ids(uint8_t *buf, uint64_t *closed, uint64_t *opened,
 			uint64_t *closed_end)
@@ -170,6 +186,72 @@ TEST_F(ev, create_rotate_destroy_announced)
 	EXPECT_STREQ("w", event_name(buf));
 	/* And nothing after it. */
 	EXPECT_EQ(-1, next_event(self->listener, buf, sizeof(buf), 600));
+}
+
+TEST_F(ev, saturated_beside_the_window_list)
+{
+	static uint8_t buf[16384];
+	struct nlattr *list, *w, *sat;
+	struct nlr *s = &self->s;
+	int rem, n = 0;
+	uint64_t v = 1;
+
+	ASSERT_EQ(0, setsockopt(self->listener, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+				&self->group, sizeof(self->group)));
+	create_msg(s, &self->m, "w", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_WINDOWS, 3);
+	nlr_put_u64(&self->m, KBLOOM_A_INTERVAL, 100);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	ASSERT_EQ(KBLOOM_CMD_CREATE, next_event(self->listener, buf, sizeof(buf), 2000));
+	ASSERT_EQ(KBLOOM_CMD_ROTATED, next_event(self->listener, buf, sizeof(buf), 5000));
+	/* SATURATED at the top level: 0, nothing was added */
+	sat = event_attr(buf, KBLOOM_A_SATURATED);
+	ASSERT_NE(NULL, sat);
+	ASSERT_EQ(8, sat->nla_len - NLA_HDRLEN);
+	memcpy(&v, (char *)sat + NLA_HDRLEN, 8);
+	EXPECT_EQ(0, v);
+	/* and the list holds exactly the two windows, nothing else */
+	list = event_attr(buf, KBLOOM_A_WINDOW_LIST);
+	ASSERT_NE(NULL, list);
+	rem = list->nla_len - NLA_HDRLEN;
+	for (w = (struct nlattr *)((char *)list + NLA_HDRLEN); rem >= NLA_HDRLEN;
+	     rem -= NLA_ALIGN(w->nla_len),
+	     w = (struct nlattr *)((char *)w + NLA_ALIGN(w->nla_len)), n++)
+		EXPECT_NE(KBLOOM_A_SATURATED, w->nla_type & NLA_TYPE_MASK);
+	EXPECT_EQ(2, n);
+}
+
+TEST_F(ev, no_rotation_announced_after_destroy)
+{
+	static uint8_t buf[16384];
+	struct nlr *s = &self->s;
+	int cmd, i, round;
+
+	ASSERT_EQ(0, setsockopt(self->listener, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+				&self->group, sizeof(self->group)));
+	/* 10 ms windows, destroyed while they rotate: 20 times */
+	for (round = 0; round < 20; round++) {
+		create_msg(s, &self->m, "fast", KBLOOM_TYPE_BLOOM, 4096, 3);
+		nlr_put_u32(&self->m, KBLOOM_A_WINDOWS, 2);
+		nlr_put_u64(&self->m, KBLOOM_A_INTERVAL, 10);
+		ASSERT_EQ(0, nlr_send(s, &self->m));
+		usleep(25000 + round * 1000);
+		nlr_init(s, &self->m, s->family, KBLOOM_CMD_DESTROY, 0);
+		nlr_put_str(&self->m, KBLOOM_A_NAME, "fast");
+		ASSERT_EQ(0, nlr_send(s, &self->m));
+		for (i = 0; i < 1000; i++) {
+			cmd = next_event(self->listener, buf, sizeof(buf), 2000);
+			if (cmd == KBLOOM_CMD_DESTROY)
+				break;
+			ASSERT_NE(-1, cmd);
+		}
+		ASSERT_EQ(KBLOOM_CMD_DESTROY, cmd);
+		/* nothing after the destroy */
+		ASSERT_EQ(-1, next_event(self->listener, buf, sizeof(buf), 50)) {
+			TH_LOG("round %d: event %d after the destroy", round,
+			       ((struct genlmsghdr *)NLMSG_DATA((struct nlmsghdr *)buf))->cmd);
+		}
+	}
 }
 
 TEST_F(ev, unprivileged_listener_refused)
