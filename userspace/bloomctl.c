@@ -470,6 +470,34 @@ static const struct command commands[] = {
 		"window back into the kernel.\n",
 	},
 	{
+		"monitor", cmd_monitor, "print filter events as they happen",
+		"[NAME]\n",
+		"Listens to the module's events in the network namespace (the\n"
+		"init one, or -n's; CAP_NET_ADMIN there is needed) and prints one\n"
+		"line per event as it comes, of every filter or only of filter NAME\n"
+		"(which need not exist yet), until SIGINT or SIGTERM (exit status 0):\n"
+		"  create NAME type TYPE      a filter was created (or restored)\n"
+		"  destroy NAME               a filter was destroyed (destroy NAME or\n"
+		"                             destroy all)\n"
+		"  rotate NAME closed window ID (START to END, N packets), opened window ID2\n"
+		"                             a time-paged filter rotated: window ID\n"
+		"                             closed holding N keys, ID2 opened (times\n"
+		"                             local, with milliseconds)\n"
+		"A rotate line ends in \", saturated S\" when S > 0: the counters at\n"
+		"their maximum in the closed window (counting, dleft, stable). Each\n"
+		"line is flushed as it is printed, so a pipe or a file sees it at\n"
+		"once. With -j, one JSON object per line:\n"
+		"  {\"event\":\"create\",\"filter\":NAME,\"type\":TYPE}\n"
+		"  {\"event\":\"destroy\",\"filter\":NAME,\"type\":TYPE}\n"
+		"  {\"event\":\"rotate\",\"filter\":NAME,\"closed\":WINDOW,\"opened\":WINDOW,\n"
+		"   \"saturated\":S}\n"
+		"where WINDOW is {\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\"packets\",\n"
+		"\"fill\"} as in 'show -j' (end null and end_ns 0 for the opened one).\n"
+		"Events the kernel could not queue (a full receive buffer) are lost:\n"
+		"a line on stderr says so and monitoring goes on. Exit status 2 on an\n"
+		"error (module not loaded, no permission, unknown namespace).\n",
+	},
+	{
 		"trace", cmd_trace, "trace a packet upstream through routers",
 		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION]\n"
 		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION]\n",
@@ -505,6 +533,35 @@ static const struct command commands[] = {
 		"docs/trace.md. $KBLOOM_SSH names the ssh program (default ssh).\n"
 		"Exit status: 0 every packet traced to at least ROUTER, 1 some packet\n"
 		"absent there, not traceable or without a digest, 2 error.\n",
+	},
+	{
+		"batch", cmd_batch, "run commands from a file, one a line",
+		"[-k] [FILE|-]\n",
+		"Runs the commands of FILE (standard input when FILE is '-' or not\n"
+		"given), one a line, each as if it were given to bloomctl as COMMAND\n"
+		"[ARGS]: -j and -n (given before 'batch') apply to every line. A line\n"
+		"is words separated by blanks (spaces, tabs). '...' quotes everything\n"
+		"up to the next '; \"...\" everything up to the next \" but \\\" and \\\\\n"
+		"stand for \" and \\; outside quotes \\ takes the next character as it\n"
+		"is. So a key with blanks is written \"two words\", 'two words' or\n"
+		"two\\ words, and \"\" is an empty argument. A word starting with an\n"
+		"unquoted # starts a comment, to the end of the line; blank lines and\n"
+		"comments are skipped, and a trailing \\r is dropped. A line may not\n"
+		"run batch or start with a global option.\n"
+		"Lines run in order. The first that fails (exit status 2, or a line\n"
+		"that does not parse) stops the batch: its error, one line on stderr,\n"
+		"names the line,\n"
+		"  bloomctl: FILE:LINE: unable to clear filter 'x': ...\n"
+		"('stdin' for standard input) and the lines after it do not run.\n"
+		"  -k   keep going: run every line, report each failure as above as\n"
+		"       it happens, and at the end list them in one more line:\n"
+		"         bloomctl: FILE: F of N commands failed: lines L1, L2, ...\n"
+		"A negative answer (exit status 1: a key absent for test, a packet\n"
+		"for query or trace) is not a failure and does not stop the batch.\n"
+		"Each line opens its own netlink socket. When the batch is read from\n"
+		"standard input, a command given '-' (standard input) reads nothing.\n"
+		"Exit status: 0 every line succeeded, 1 none failed but some answered\n"
+		"negatively, 2 some line failed or FILE could not be read.\n",
 	},
 };
 
@@ -586,7 +643,7 @@ static void main_help(FILE *f)
 	      "\n"
 	      "Options:\n"
 	      "  -j, --json          print JSON (list, show, test, count, estimate,\n"
-	      "                      calc, query, digest, archive)\n"
+	      "                      calc, query, digest, archive, trace, monitor)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
 	      "  -h, --help          print this help\n"
 	      "\n"
@@ -677,6 +734,25 @@ static int help_command(int argc, char **argv)
 	return EXIT_OK;
 }
 
+int run_command(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (!strcmp(argv[0], "help"))
+		return help_command(argc, argv);
+	c = find_command(argv[0]);
+	if (!c) {
+		errorf("unknown command '%s' (see 'bloomctl --help')",
+		       quote(argv[0]));
+		return EXIT_ERROR;
+	}
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		command_help(c);
+		return EXIT_OK;
+	}
+	return c->fn(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -685,7 +761,6 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct command *c;
 	int opt, ret;
 
 	opterr = 0;
@@ -719,20 +794,7 @@ int main(int argc, char **argv)
 		main_help(stderr);
 		return EXIT_ERROR;
 	}
-	if (!strcmp(argv[0], "help"))
-		return help_command(argc, argv);
-	c = find_command(argv[0]);
-	if (!c) {
-		errorf("unknown command '%s' (see 'bloomctl --help')",
-		       quote(argv[0]));
-		return EXIT_ERROR;
-	}
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		command_help(c);
-		ret = EXIT_OK;
-	} else {
-		ret = c->fn(argc, argv);
-	}
+	ret = run_command(argc, argv);
 	if (fflush(stdout) || ferror(stdout)) {
 		errorf("unable to write the output: %m");
 		return EXIT_ERROR;

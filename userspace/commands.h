@@ -37,6 +37,14 @@ int cmd_save(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
+
+/*
+ * Runs argv[0] from the command table (or help, or COMMAND --help), as
+ * main does after the global options; @argc >= 1. Returns its exit code.
+ */
+int run_command(int argc, char **argv);
 
 /* "bloomctl: CMD: MSG (see 'bloomctl CMD --help')", from bloomctl.c. */
 void usage_errorf(const char *cmd, const char *fmt, ...)

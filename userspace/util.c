@@ -9,12 +9,18 @@
 #include "../kmod/uapi/kbloom.h"
 #include "util.h"
 
+const char *errorf_context;
+unsigned long errorf_count;
+
 void errorf(const char *fmt, ...)
 {
 	va_list ap;
 
+	errorf_count++;
 	fflush(stdout);
 	fputs(PROG_NAME ": ", stderr);
+	if (errorf_context)
+		fprintf(stderr, "%s: ", errorf_context);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -21,6 +21,12 @@
 
 /* "bloomctl: <formatted>\n" on stderr. */
 void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * When set, errorf() prints "bloomctl: CONTEXT: ..." (batch: "FILE:LINE");
+ * errorf_count counts the errors printed.
+ */
+extern const char *errorf_context;
+extern unsigned long errorf_count;
 
 /*
  * Quote user input for an error message: printable ASCII as is, anything
