@@ -62,7 +62,8 @@ static const struct command commands[] = {
 		"               every window, 'query' says which windows hold a key,\n"
 		"               'show' lists them with their start and end times. W + 1\n"
 		"               times the memory of one table; no del, merge or\n"
-		"               estimate.\n"
+		"               'estimate ... with' (estimate alone: the current\n"
+		"               window).\n"
 		"The cells of one filter take at most {MEM_MAX} bytes.\n"
 		"\n"
 		"Types, how capacity N and fpr P size them, and their OPTIONs:\n"
@@ -653,8 +654,8 @@ static void main_help(FILE *f)
 	fprintf(f, "  %-9s %s\n", "help", "print help: bloomctl help [COMMAND]");
 	fputs("\n", f);
 	print_text(f, keys_help);
-	fputs("Exit status: 0 success, 1 a negative answer (test, query), 2 an\n"
-	      "error.\n"
+	fputs("Exit status: 0 success, 1 a negative answer (test, query, trace;\n"
+	      "batch: a line answered negatively), 2 an error.\n"
 	      "Run 'bloomctl COMMAND --help' for the arguments of a command.\n",
 	      f);
 }
@@ -716,7 +717,8 @@ static int help_command(int argc, char **argv)
 {
 	const struct command *c;
 
-	if (argc < 2) {
+	/* help, help --help and help -h: the main help */
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		main_help(stdout);
 		return EXIT_OK;
 	}

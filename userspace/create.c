@@ -131,14 +131,8 @@ int cmd_create(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	name = argv[1];
-	if (!check_name(name))
+	if (!check_new_name(name))
 		return EXIT_ERROR;
-	if (name[0] == '-' || !strcmp(name, "all")) {
-		errorf("invalid filter name '%s': %s", quote(name),
-		       name[0] == '-' ? "must not start with '-'" :
-		       "'all' is reserved (destroy all)");
-		return EXIT_ERROR;
-	}
 	type = kb_type_parse(argv[2]);
 	if (type < 0) {
 		errorf("invalid filter type '%s': known types are %s",

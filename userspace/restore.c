@@ -174,7 +174,7 @@ int cmd_restore(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 		name = argv[3];
-		if (!check_name(name))
+		if (!check_new_name(name))
 			return EXIT_ERROR;
 	}
 
@@ -208,7 +208,7 @@ int cmd_restore(int argc, char **argv)
 	}
 	if (!name) {
 		name = h.name;
-		if (!check_name(name))
+		if (!check_new_name(name))
 			goto out;
 	}
 

@@ -126,6 +126,19 @@ bool check_name(const char *name)
 	return true;
 }
 
+bool check_new_name(const char *name)
+{
+	if (!check_name(name))
+		return false;
+	if (name[0] == '-' || !strcmp(name, "all")) {
+		errorf("invalid filter name '%s': %s", quote(name),
+		       name[0] == '-' ? "must not start with '-'" :
+		       "'all' is reserved (destroy all)");
+		return false;
+	}
+	return true;
+}
+
 const char *human_bytes(uint64_t bytes)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };

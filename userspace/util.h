@@ -48,6 +48,8 @@ int parse_double(const char *s, double *out);
 
 /* Filter names: 1..KBLOOM_NAME_MAX-1 bytes. Prints the error. */
 bool check_name(const char *name);
+/* check_name() and what a new filter's name may not be: "all", "-...". */
+bool check_new_name(const char *name);
 
 /* Human-readable byte count ("1.5 MiB"), static buffer. */
 const char *human_bytes(uint64_t bytes);
