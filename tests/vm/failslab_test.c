@@ -42,6 +42,18 @@ static int fail_nth_get(void)
 	return n > 0 ? atoi(buf) : -1;
 }
 
+/* Writes @val to debugfs file @path; 0 on success. */
+static int debugfs_set(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
 enum op { OP_CREATE, OP_RESTORE, OP_ATTACH, OP_ADD, OP_QUERY, OP_EXPORT };
 
 static int run_op(struct nlr *s, struct nlr_msg *m, enum op op)
@@ -98,6 +110,14 @@ FIXTURE_SETUP(fs)
 	if (access("/proc/thread-self/fail-nth", W_OK) ||
 	    access("/sys/kernel/debug/failslab", F_OK))
 		SKIP(return, "no fault injection (not the debug kernel)");
+	/*
+	 * By default failslab and fail_page_alloc leave sleeping (GFP_KERNEL)
+	 * allocations alone, and fail_page_alloc order-0 pages: the module's
+	 * allocations are those, so make them count.
+	 */
+	ASSERT_EQ(0, debugfs_set("/sys/kernel/debug/failslab/ignore-gfp-wait", "N"));
+	ASSERT_EQ(0, debugfs_set("/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N"));
+	ASSERT_EQ(0, debugfs_set("/sys/kernel/debug/fail_page_alloc/min-order", "0"));
 	ASSERT_EQ(0, nlr_open(&self->s));
 	ASSERT_EQ(0, create(&self->s, &self->m, "base", 1 << 16, 4));
 }
