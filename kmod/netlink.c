@@ -397,7 +397,7 @@ int kb_fill_window(struct sk_buff *skb, const struct kb_window *w)
 	return 0;
 }
 
-/* WINDOW_LIST of the windows of @set, newest first; under RCU. */
+/* WINDOW_LIST of the windows of @set, newest first; under the ring's lock. */
 int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set)
 {
 	struct nlattr *nest = nla_nest_start(skb, KBLOOM_A_WINDOW_LIST);
@@ -415,14 +415,13 @@ int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set)
 	return 0;
 }
 
-int kb_fill_desc(struct sk_buff *skb, const struct kb_obj *obj)
+/* The caller holds the ring's lock (kb_ring_lock()). */
+int kb_fill_desc(struct sk_buff *skb, struct kb_obj *obj)
 {
 	const struct kb_filter *f = kb_ring_shape(&obj->ring);
 	struct kb_fill fill;
 
-	rcu_read_lock();
 	kb_filter_fill(&kb_window_cur(&obj->ring)->filter, &fill);
-	rcu_read_unlock();
 	if (nla_put_string(skb, KBLOOM_A_NAME, obj->name) ||
 	    nla_put_u32(skb, KBLOOM_A_TYPE, f->s.type) ||
 	    nla_put_u64_64bit(skb, KBLOOM_A_BITS, f->s.m, KBLOOM_A_PAD) ||
@@ -447,7 +446,7 @@ int kb_fill_desc(struct sk_buff *skb, const struct kb_obj *obj)
  * One GET message; the caller holds the namespace lock. @windows: with
  * WINDOW_LIST (GET's doit, sized for it).
  */
-static int kb_fill_filter(struct sk_buff *skb, const struct kb_obj *obj,
+static int kb_fill_filter(struct sk_buff *skb, struct kb_obj *obj,
 			  u32 portid, u32 seq, int flags,
 			  struct netlink_callback *cb, bool windows)
 {
@@ -459,12 +458,14 @@ static int kb_fill_filter(struct sk_buff *skb, const struct kb_obj *obj,
 		return -EMSGSIZE;
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
-	if (windows) {
-		rcu_read_lock();
+	/* counting cells may sleep: the ring's lock, not RCU */
+	kb_ring_lock(&obj->ring);
+	if (windows)
 		err = kb_fill_windows(skb, kb_window_set(&obj->ring));
-		rcu_read_unlock();
-	}
-	if (err || kb_fill_desc(skb, obj)) {
+	if (!err)
+		err = kb_fill_desc(skb, obj);
+	kb_ring_unlock(&obj->ring);
+	if (err) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -39,7 +39,7 @@ int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set);
 /* One window's nest (KBLOOM_WINDOW_LIST_A_WINDOW); under RCU. */
 int kb_fill_window(struct sk_buff *skb, const struct kb_window *w);
 /* A filter's description as GET gives it (no WINDOW_LIST); lock held. */
-int kb_fill_desc(struct sk_buff *skb, const struct kb_obj *obj);
+int kb_fill_desc(struct sk_buff *skb, struct kb_obj *obj);
 
 /* Command handlers (nl_keys.c, nl_packet.c, nl_transfer.c). */
 int kb_cmd_add(struct sk_buff *skb, struct genl_info *info);

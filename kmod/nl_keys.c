@@ -338,7 +338,7 @@ int kb_cmd_count(struct sk_buff *skb, struct genl_info *info)
 	return kb_query(info, KBLOOM_CMD_COUNT, KBLOOM_A_COUNTS, sizeof(u32));
 }
 
-/* The windows and, per key, the windows holding it; under RCU. */
+/* The windows and, per key, the windows holding it; under the ring's lock. */
 static int kb_fill_query(struct sk_buff *msg, struct kb_obj *obj,
 			 const struct nlattr *keys, u32 n, u32 *positives)
 {
@@ -399,9 +399,10 @@ int kb_cmd_query(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr || nla_put_string(msg, KBLOOM_A_NAME, obj->name) ||
 	    nla_put_u32(msg, KBLOOM_A_NKEYS, n))
 		goto out;
-	rcu_read_lock();
+	/* kb_fill_windows() counts cells, which may sleep: not under RCU */
+	kb_ring_lock(&obj->ring);
 	err = kb_fill_query(msg, obj, keys, n, &positives);
-	rcu_read_unlock();
+	kb_ring_unlock(&obj->ring);
 	if (err)
 		goto out;
 	delta.queries = n;

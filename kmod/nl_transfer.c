@@ -130,13 +130,13 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 		err = -ENOENT;
 		goto out;
 	}
-	rcu_read_lock();
+	kb_ring_lock(&obj->ring);	/* kb_fill_desc() may sleep */
 	if (!cb->args[0])
 		cb->args[1] = a[KBLOOM_A_WINDOW] ? nla_get_u64(a[KBLOOM_A_WINDOW]) :
 				kb_window_cur(&obj->ring)->id;
 	w = kb_window_by_id(obj, cb->args[1]);
 	if (!w) {
-		rcu_read_unlock();
+		kb_ring_unlock(&obj->ring);
 		if (cb->args[0])
 			NL_SET_ERR_MSG(cb->extack,
 				       "the window was dropped by a rotation during the export");
@@ -152,7 +152,7 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	if (!err)
 		err = kb_export_cells(skb, cb, w, &off);
-	rcu_read_unlock();
+	kb_ring_unlock(&obj->ring);
 	cb->args[2] = off;
 	/* A full buffer means more to come, unless not even one fitted. */
 	if (err == -EMSGSIZE && skb->len)

@@ -5,10 +5,13 @@
  * filters"). A filter without windows is a ring of one table that never
  * rotates, so every filter is read and written the same way.
  *
- * Readers: the packet path and ADD use kb_window_cur(); TEST, COUNT and
- * QUERY walk kb_window_set(); both under rcu_read_lock(). A table leaves
- * the set, then a grace period passes, and only then is it emptied and
- * reused, so no reader ever sees a table being cleared.
+ * Readers: the packet path and ADD use kb_window_cur(); TEST and COUNT
+ * walk kb_window_set(); both under rcu_read_lock(). A table leaves the
+ * set, then a grace period passes, and only then is it emptied and reused,
+ * so no reader ever sees a table being cleared. Readers that may sleep
+ * (GET, QUERY and EXPORT count a table's cells, giving the CPU back on big
+ * ones) hold the ring's lock instead (kb_ring_lock()): no rotation runs
+ * meanwhile.
  */
 #ifndef KBLOOM_WINDOW_H
 #define KBLOOM_WINDOW_H
@@ -76,15 +79,26 @@ static inline bool kb_ring_paged(const struct kb_ring *r)
 	return r->nwindows > 1;
 }
 
-/* Caller holds rcu_read_lock(). */
+/* Readers that may sleep: no rotation until kb_ring_unlock(). */
+static inline void kb_ring_lock(struct kb_ring *r)
+{
+	mutex_lock(&r->lock);
+}
+
+static inline void kb_ring_unlock(struct kb_ring *r)
+{
+	mutex_unlock(&r->lock);
+}
+
+/* Caller holds rcu_read_lock() or the ring's lock. */
 static inline struct kb_window *kb_window_cur(const struct kb_ring *r)
 {
-	return rcu_dereference(r->cur);
+	return rcu_dereference_check(r->cur, lockdep_is_held(&r->lock));
 }
 
 static inline const struct kb_winset *kb_window_set(const struct kb_ring *r)
 {
-	return rcu_dereference(r->set);
+	return rcu_dereference_check(r->set, lockdep_is_held(&r->lock));
 }
 
 /* The one table of a ring that is not time-paged (DEL, MERGE, ...). */
