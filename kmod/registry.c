@@ -219,7 +219,6 @@ err_stats:
 	free_percpu(obj->stats);
 err_obj:
 	kfree(obj);
-	return err;
 err_uncharge:
 	kn->mem_used -= bytes;
 	kb_mem_uncharge(bytes);
