@@ -143,29 +143,16 @@ static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 	const uint8_t *hits;
 	int r;
 
-	if (!tb[KBLOOM_A_NKEYS] || !tb[KBLOOM_A_WINDOW_LIST] ||
-	    !tb[KBLOOM_A_WINDOW_HITS])
-		return kb_nl_fail(nl, "query reply without %s",
-				  !tb[KBLOOM_A_NKEYS] ? "NKEYS" :
-				  !tb[KBLOOM_A_WINDOW_LIST] ? "WINDOW_LIST" :
-				  "WINDOW_HITS");
-	n = nla_get_u32(tb[KBLOOM_A_NKEYS]);
-	if (n != b->nkeys || n != q->npending)
-		return kb_nl_fail(nl, "NKEYS is %u, %u keys were sent", n,
-				  b->nkeys);
-	r = kb_windows_parse(nl, tb[KBLOOM_A_WINDOW_LIST], q->reply_win,
-			     &nwin);
+	if (q->npending != b->nkeys)
+		return kb_nl_fail(nl, "internal error: %zu packets pending, %u keys sent",
+				  (size_t)q->npending, b->nkeys);
+	r = kb_query_reply_parse(nl, tb, b->nkeys, q->reply_win, &nwin, &hits,
+				 &row);
 	if (r)
 		return r;
-	if (!nwin)
-		return kb_nl_fail(nl, "empty WINDOW_LIST");
-	row = (nwin + 7) / 8;
-	if ((uint64_t)nla_len(tb[KBLOOM_A_WINDOW_HITS]) != (uint64_t)n * row)
-		return kb_nl_fail(nl, "WINDOW_HITS has %d bytes for %u keys and %u windows",
-				  nla_len(tb[KBLOOM_A_WINDOW_HITS]), n, nwin);
+	n = b->nkeys;
 	for (j = 0; j < nwin; j++)
 		note_window(q, &q->reply_win[j]);
-	hits = nla_data(tb[KBLOOM_A_WINDOW_HITS]);
 	for (i = 0; i < n; i++) {
 		struct qpacket *p = &q->p[q->pending[i]];
 		const uint8_t *bits = hits + (size_t)i * row;
