@@ -646,8 +646,7 @@ static void print_full(const struct kb_desc *d)
 						       p->counter_bits)));
 }
 
-/* A time as {"KEY":"ISO with offset","KEY_ns":NS}; 0 as null. */
-static void json_time(struct json *j, const char *key, uint64_t ns)
+void kb_json_time(struct json *j, const char *key, uint64_t ns)
 {
 	char buf[KB_TIME_STR_MAX], nskey[32];
 
@@ -661,13 +660,32 @@ static void json_time(struct json *j, const char *key, uint64_t ns)
 	json_u64(j, ns);
 }
 
+void kb_window_note(struct kb_window_desc **win, size_t *n, size_t *cap,
+		    const struct kb_window_desc *w)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		if ((*win)[i].id == w->id) {
+			if (w->end || !(*win)[i].end)
+				(*win)[i] = *w;
+			return;
+		}
+	}
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*win = xrealloc(*win, *cap * sizeof(**win));
+	}
+	(*win)[(*n)++] = *w;
+}
+
 void kb_window_json(struct json *j, const struct kb_window_desc *w)
 {
 	json_obj_begin(j);
 	json_key(j, "id");
 	json_u64(j, w->id);
-	json_time(j, "start", w->start);
-	json_time(j, "end", w->end);
+	kb_json_time(j, "start", w->start);
+	kb_json_time(j, "end", w->end);
 	json_key(j, "packets");
 	json_u64(j, w->packets);
 	json_key(j, "fill");

@@ -78,6 +78,16 @@ int kb_query_reply_parse(struct kb_nl *nl, struct nlattr **tb, uint32_t nkeys,
 			 struct kb_window_desc *win, uint32_t *nwin,
 			 const uint8_t **hits, uint32_t *row);
 
+/* A time as {"KEY":"ISO with offset","KEY_ns":NS}; 0 as null. */
+void kb_json_time(struct json *j, const char *key, uint64_t ns);
+
+/*
+ * Records window @w in the growing array *@win of *@n (room for *@cap), or
+ * updates the entry of the same id (its end and counters move on).
+ */
+void kb_window_note(struct kb_window_desc **win, size_t *n, size_t *cap,
+		    const struct kb_window_desc *w);
+
 /* {"id","start","start_ns","end","end_ns","packets","fill"}: end null while open. */
 void kb_window_json(struct json *j, const struct kb_window_desc *w);
 

@@ -8,16 +8,6 @@
 #include "keybatch.h"
 #include "util.h"
 
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		errorf("out of memory");
-		exit(EXIT_ERROR);
-	}
-	return p;
-}
-
 void keybatch_init(struct keybatch *b, struct kb_nl *nl, uint8_t cmd,
 		   const char *name, kb_result_fn result, void *arg)
 {

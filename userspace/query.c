@@ -75,46 +75,6 @@ struct query {
 	int failed;		/* an error was printed */
 };
 
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		errorf("out of memory");
-		exit(EXIT_ERROR);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d) {
-		errorf("out of memory");
-		exit(EXIT_ERROR);
-	}
-	return d;
-}
-
-/* Records a window, or updates it (its end and counters move on). */
-static void note_window(struct query *q, const struct kb_window_desc *w)
-{
-	size_t i;
-
-	for (i = 0; i < q->nwin; i++) {
-		if (q->win[i].id == w->id) {
-			if (w->end || !q->win[i].end)
-				q->win[i] = *w;
-			return;
-		}
-	}
-	if (q->nwin == q->cap_win) {
-		q->cap_win = q->cap_win ? 2 * q->cap_win : 16;
-		q->win = xrealloc(q->win, q->cap_win * sizeof(*q->win));
-	}
-	q->win[q->nwin++] = *w;
-}
-
 static const struct kb_window_desc *find_window(const struct query *q,
 						uint64_t id)
 {
@@ -152,7 +112,7 @@ static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 		return r;
 	n = b->nkeys;
 	for (j = 0; j < nwin; j++)
-		note_window(q, &q->reply_win[j]);
+		kb_window_note(&q->win, &q->nwin, &q->cap_win, &q->reply_win[j]);
 	for (i = 0; i < n; i++) {
 		struct qpacket *p = &q->p[q->pending[i]];
 		const uint8_t *bits = hits + (size_t)i * row;
@@ -501,7 +461,7 @@ int cmd_query(int argc, char **argv)
 	if (pick_mode(&q, kw[Q_DIGEST].val))
 		goto out;
 	for (i = 0; i < q.desc.nwin; i++)
-		note_window(&q, &q.desc.win[i]);
+		kb_window_note(&q.win, &q.nwin, &q.cap_win, &q.desc.win[i]);
 	keybatch_init(&q.batch, &q.nl, KBLOOM_CMD_QUERY, q.name, NULL, &q);
 	q.batch.reply = query_reply;
 	q.batch_init = true;

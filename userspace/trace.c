@@ -200,20 +200,6 @@ static void print_text_one(const struct trace *t, const struct tpkt *p,
 	       r->asked, r->asked == 1 ? "" : "s", r->expected);
 }
 
-static void json_time(struct json *j, const char *key, uint64_t ns)
-{
-	char buf[KB_TIME_STR_MAX], nskey[32];
-
-	json_key(j, key);
-	if (ns)
-		json_str(j, kb_time_str(ns, true, buf, sizeof(buf)));
-	else
-		json_null(j);
-	snprintf(nskey, sizeof(nskey), "%s_ns", key);
-	json_key(j, nskey);
-	json_u64(j, ns);
-}
-
 static void print_json_one(struct json *j, const struct trace *t,
 			   const struct tpkt *p, const struct tb_result *r)
 {
@@ -230,7 +216,7 @@ static void print_json_one(struct json *j, const struct trace *t,
 		json_null(j);
 	else
 		json_str(j, p->digest);
-	json_time(j, "at", p->at);
+	kb_json_time(j, "at", p->at);
 	json_key(j, "from");
 	json_str(j, t->topo.r[t->from].name);
 	status = p->skip ? "no digest" :
@@ -244,7 +230,7 @@ static void print_json_one(struct json *j, const struct trace *t,
 		json_key(j, "skip");
 		json_str(j, kb_skip_str(p->skip));
 	} else {
-		json_time(j, "oldest", r->oldest);
+		kb_json_time(j, "oldest", r->oldest);
 	}
 	json_key(j, "nodes");
 	json_arr_begin(j);
@@ -258,8 +244,8 @@ static void print_json_one(struct json *j, const struct trace *t,
 		json_obj_begin(j);
 		json_key(j, "id");
 		json_u64(j, nd->win.id);
-		json_time(j, "start", nd->win.start);
-		json_time(j, "end", nd->win.end);
+		kb_json_time(j, "start", nd->win.start);
+		kb_json_time(j, "end", nd->win.end);
 		json_key(j, "packets");
 		json_u64(j, nd->win.packets);
 		json_key(j, "fill");

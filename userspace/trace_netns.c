@@ -149,34 +149,6 @@ static int setup(void **state, const struct kb_topo_router *r,
 	return 0;
 }
 
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		errorf("out of memory");
-		exit(EXIT_ERROR);
-	}
-	return p;
-}
-
-static void note_window(struct nq *q, const struct kb_window_desc *w)
-{
-	size_t i;
-
-	for (i = 0; i < q->nwin; i++) {
-		if (q->win[i].id == w->id) {
-			if (w->end || !q->win[i].end)
-				q->win[i] = *w;
-			return;
-		}
-	}
-	if (q->nwin == q->capwin) {
-		q->capwin = q->capwin ? 2 * q->capwin : 16;
-		q->win = xrealloc(q->win, q->capwin * sizeof(*q->win));
-	}
-	q->win[q->nwin++] = *w;
-}
-
 static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 {
 	struct keybatch *b = arg;
@@ -194,7 +166,7 @@ static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 		return r;
 	n = b->nkeys;
 	for (j = 0; j < nwin; j++)
-		note_window(q, &q->reply_win[j]);
+		kb_window_note(&q->win, &q->nwin, &q->capwin, &q->reply_win[j]);
 	for (i = 0; i < n; i++) {
 		size_t it = q->pending[i];
 		const uint8_t *bits = hits + (size_t)i * row;
@@ -257,7 +229,7 @@ int trace_netns_ask(void **state, const struct kb_topo_router *r,
 	}
 	if (!q.nwin)
 		for (h = 0; h < s->desc.nwin; h++)
-			note_window(&q, &s->desc.win[h]);
+			kb_window_note(&q.win, &q.nwin, &q.capwin, &s->desc.win[h]);
 	if (trace_answer_alloc(a, q.nwin, n)) {
 		snprintf(err, errlen, "out of memory");
 		goto out_batch;

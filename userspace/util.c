@@ -110,6 +110,27 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+	return d;
+}
+
 bool check_name(const char *name)
 {
 	size_t len = strlen(name);

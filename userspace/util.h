@@ -47,6 +47,10 @@ int parse_u32(const char *s, uint32_t *out);
 int parse_double(const char *s, double *out);
 
 /* Filter names: 1..KBLOOM_NAME_MAX-1 bytes. Prints the error. */
+/* realloc() and strdup() that end bloomctl (exit 2) when memory runs out. */
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+
 bool check_name(const char *name);
 /* check_name() and what a new filter's name may not be: "all", "-...". */
 bool check_new_name(const char *name);
