@@ -41,6 +41,11 @@ static const struct nla_policy kb_dims_policy[KBLOOM_DIMS_A_MAX + 1] = {
 				 .len = KBLOOM_DIM_NAME_MAX - 1 },
 };
 
+static KB_NLA_RANGE_CONST struct netlink_range_validation kb_tighten_range = {
+	.min = KBLOOM_TIGHTEN_MIN,
+	.max = KBLOOM_TIGHTEN_MAX,
+};
+
 static KB_NLA_RANGE_CONST struct netlink_range_validation kb_interval_range = {
 	.min = KBLOOM_INTERVAL_MIN,
 	.max = KBLOOM_INTERVAL_MAX,
@@ -62,6 +67,9 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_BUCKET_CELLS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
 	[KBLOOM_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U32, 4, 24),
 	[KBLOOM_A_DIMS] = NLA_POLICY_NESTED(kb_dims_policy),
+	[KBLOOM_A_GROWTH] = NLA_POLICY_RANGE(NLA_U32, KBLOOM_GROWTH_MIN,
+					     KBLOOM_GROWTH_MAX),
+	[KBLOOM_A_TIGHTEN] = NLA_POLICY_FULL_RANGE(NLA_U32, &kb_tighten_range),
 	[KBLOOM_A_SRC] = { .type = NLA_NUL_STRING, .len = KBLOOM_NAME_MAX - 1 },
 	[KBLOOM_A_MERGE_OP] = NLA_POLICY_MAX(NLA_U32, KBLOOM_MERGE_MAX),
 	[KBLOOM_A_WINDOWS] = NLA_POLICY_RANGE(NLA_U32, 2, KBLOOM_WINDOWS_MAX),
@@ -100,6 +108,9 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_MEM_NETNS] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_ALL] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_LIMIT] = { .type = NLA_REJECT },
+	[KBLOOM_A_OVERFLOW] = { .type = NLA_REJECT },
+	[KBLOOM_A_GROW_ERROR] = { .type = NLA_REJECT },
+	[KBLOOM_A_SLICE_LIST] = { .type = NLA_REJECT },
 };
 
 /* Names the first attribute of @types[0..n) that is missing, if any. */
@@ -250,6 +261,8 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	s->subtables = kb_get_u32(a, KBLOOM_A_SUBTABLES);
 	s->bucket_cells = kb_get_u32(a, KBLOOM_A_BUCKET_CELLS);
 	s->fp_bits = kb_get_u32(a, KBLOOM_A_FP_BITS);
+	s->growth = kb_get_u32(a, KBLOOM_A_GROWTH);
+	s->tighten = kb_get_u32(a, KBLOOM_A_TIGHTEN);
 	if (a[KBLOOM_A_DIMS]) {
 		err = kb_parse_dims(a[KBLOOM_A_DIMS], &args, info->extack);
 		if (err)
@@ -257,6 +270,9 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (a[KBLOOM_A_CAPACITY])
 		args.capacity = nla_get_u64(a[KBLOOM_A_CAPACITY]);
+	/* Only a scalable filter's shape has a capacity: slice 0's. */
+	if (s->type == KBLOOM_TYPE_SCALABLE)
+		s->capacity = args.capacity;
 	if (a[KBLOOM_A_HASH_KEY])
 		args.hash_key = nla_data(a[KBLOOM_A_HASH_KEY]);
 	if (kb_get_u32(a, KBLOOM_A_FLAGS) & ~KBLOOM_F_LOAD) {
@@ -356,6 +372,10 @@ static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 	     nla_put_u32(skb, KBLOOM_A_BUCKET_CELLS, s->bucket_cells) ||
 	     nla_put_u32(skb, KBLOOM_A_FP_BITS, s->fp_bits)))
 		return -EMSGSIZE;
+	if (s->growth &&
+	    (nla_put_u32(skb, KBLOOM_A_GROWTH, s->growth) ||
+	     nla_put_u32(skb, KBLOOM_A_TIGHTEN, s->tighten)))
+		return -EMSGSIZE;
 	if (!s->dims)
 		return 0;
 	nest = nla_nest_start(skb, KBLOOM_A_DIMS);
@@ -415,6 +435,46 @@ int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set)
 	return 0;
 }
 
+/* A scalable filter's OVERFLOW, GROW_ERROR and SLICE_LIST. */
+static int kb_fill_slices(struct sk_buff *skb, const struct kb_filter *f)
+{
+	struct nlattr *list, *nest;
+	struct kb_slice_info si;
+	u32 i, n;
+
+	if (!kb_filter_is_scalable(f))
+		return 0;
+	if (nla_put_u64_64bit(skb, KBLOOM_A_OVERFLOW, kb_scalable_overflow(f),
+			      KBLOOM_A_PAD) ||
+	    nla_put_u32(skb, KBLOOM_A_GROW_ERROR, kb_scalable_grow_error(f)))
+		return -EMSGSIZE;
+	list = nla_nest_start(skb, KBLOOM_A_SLICE_LIST);
+	if (!list)
+		return -EMSGSIZE;
+	n = kb_scalable_slices(f);
+	for (i = 0; i < n; i++) {
+		kb_scalable_slice(f, i, &si);
+		nest = nla_nest_start(skb, KBLOOM_SLICE_LIST_A_SLICE);
+		if (!nest ||
+		    nla_put_u64_64bit(skb, KBLOOM_SLICE_A_BITS, si.m,
+				      KBLOOM_SLICE_A_PAD) ||
+		    nla_put_u32(skb, KBLOOM_SLICE_A_HASHES, si.k) ||
+		    nla_put_u64_64bit(skb, KBLOOM_SLICE_A_CAPACITY, si.capacity,
+				      KBLOOM_SLICE_A_PAD) ||
+		    nla_put_u64_64bit(skb, KBLOOM_SLICE_A_KEYS, si.keys,
+				      KBLOOM_SLICE_A_PAD) ||
+		    nla_put_u64_64bit(skb, KBLOOM_SLICE_A_FILL, si.fill,
+				      KBLOOM_SLICE_A_PAD) ||
+		    (si.is_current && nla_put_flag(skb, KBLOOM_SLICE_A_CURRENT))) {
+			nla_nest_cancel(skb, list);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(skb, nest);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
 /* The caller holds the ring's lock (kb_ring_lock()). */
 int kb_fill_desc(struct sk_buff *skb, struct kb_obj *obj)
 {
@@ -429,7 +489,7 @@ int kb_fill_desc(struct sk_buff *skb, struct kb_obj *obj)
 	    kb_fill_params(skb, obj) ||
 	    nla_put_u64_64bit(skb, KBLOOM_A_CAPACITY, obj->capacity,
 			      KBLOOM_A_PAD) ||
-	    nla_put_u64_64bit(skb, KBLOOM_A_MEMORY, obj->charged,
+	    nla_put_u64_64bit(skb, KBLOOM_A_MEMORY, READ_ONCE(obj->charged),
 			      KBLOOM_A_PAD) ||
 	    nla_put_u64_64bit(skb, KBLOOM_A_FILL, fill.nonzero, KBLOOM_A_PAD) ||
 	    nla_put_u64_64bit(skb, KBLOOM_A_SATURATED, fill.saturated,
@@ -437,6 +497,7 @@ int kb_fill_desc(struct sk_buff *skb, struct kb_obj *obj)
 	    nla_put_u64_64bit(skb, KBLOOM_A_GENERATION, obj->generation,
 			      KBLOOM_A_PAD) ||
 	    kb_fill_stats(skb, obj) ||
+	    kb_fill_slices(skb, f) ||
 	    kb_attach_fill(skb, obj))
 		return -EMSGSIZE;
 	return 0;
@@ -489,7 +550,8 @@ static int kb_cmd_get(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE +
-			  obj->ring.nwindows * KB_WINDOW_MSG_SIZE, GFP_KERNEL);
+			  obj->ring.nwindows * KB_WINDOW_MSG_SIZE +
+			  KBLOOM_SLICES_MAX * KB_SLICE_MSG_SIZE, GFP_KERNEL);
 	err = msg ? kb_fill_filter(msg, obj, info->snd_portid, info->snd_seq,
 				   0, NULL, true) : -ENOMEM;
 	mutex_unlock(&kn->lock);
@@ -587,7 +649,7 @@ static int kb_pair_error(struct genl_info *info, int err)
 				    "filters differ in type, shape or hash key");
 	else if (err == -EOPNOTSUPP)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
-				    "not supported for this filter type (dleft, stable)");
+				    "not supported for this filter type (dleft, stable, scalable)");
 	return err;
 }
 

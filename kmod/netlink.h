@@ -34,6 +34,11 @@ struct kb_filter *kb_only_table(struct kb_obj *obj, struct genl_info *info);
 #define KB_WINDOW_MSG_SIZE \
 	(nla_total_size(0) + 5 * nla_total_size_64bit(sizeof(u64)))
 
+/* Bytes of one slice in SLICE_LIST: a nest of four u64, a u32, a flag. */
+#define KB_SLICE_MSG_SIZE \
+	(nla_total_size(0) + 4 * nla_total_size_64bit(sizeof(u64)) + \
+	 nla_total_size(sizeof(u32)) + nla_total_size(0))
+
 /* WINDOW_LIST of the windows of @set, newest first; under RCU. */
 int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set);
 /* One window's nest (KBLOOM_WINDOW_LIST_A_WINDOW); under RCU. */

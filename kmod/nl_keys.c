@@ -6,6 +6,7 @@
  */
 #include <net/genetlink.h>
 
+#include "grow.h"
 #include "netlink.h"
 #include "registry.h"
 
@@ -197,6 +198,51 @@ static void kb_count_keys(const struct kb_filter *f, const struct nlattr *keys,
 	}
 }
 
+/*
+ * ADD on a scalable filter runs under the namespace lock, in process
+ * context, so a full slice is followed by the next one made right here
+ * (kb_grow) instead of by overflow. ENOSPC when the filter cannot grow
+ * and keys went beyond a full slice: they are in it all the same.
+ */
+static int kb_add_scalable(struct kb_net *kn, struct genl_info *info)
+{
+	struct nlattr *keys = info->attrs[KBLOOM_A_KEYS], *attr;
+	struct kb_stats delta = {};
+	struct kb_filter *f;
+	struct kb_obj *obj;
+	int n, rem, err = 0;
+	u64 over;
+
+	mutex_lock(&kn->lock);
+	obj = kb_find(kn, info);
+	if (!obj) {
+		err = -ENOENT;
+		goto out;
+	}
+	f = kb_ring_only(&obj->ring);
+	n = kb_check_keys(f, info, true);
+	if (n < 0) {
+		err = n;
+		goto out;
+	}
+	over = kb_scalable_overflow(f);
+	nla_for_each_nested(attr, keys, rem) {
+		if (kb_scalable_full(f))
+			kb_grow(obj);
+		kb_filter_add(f, nla_data(attr), nla_len(attr));
+	}
+	kb_window_count(&obj->ring.tables[0], n);
+	delta.inserts = n;
+	kb_stats_add(obj, &delta);
+	if (kb_scalable_grow_error(f) && kb_scalable_overflow(f) != over) {
+		kb_grow_explain(obj, info->extack);
+		err = -ENOSPC;
+	}
+out:
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
 int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
@@ -217,6 +263,10 @@ int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	w = kb_window_cur(&obj->ring);
+	if (kb_filter_is_scalable(&w->filter)) {
+		rcu_read_unlock();
+		return kb_add_scalable(kn, info);
+	}
 	n = kb_check_keys(&w->filter, info, true);
 	if (n < 0) {
 		rcu_read_unlock();

@@ -130,6 +130,12 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 		err = -ENOENT;
 		goto out;
 	}
+	if (kb_filter_is_scalable(kb_ring_shape(&obj->ring))) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "EXPORT does not support scalable filters: their slices grow, a save holds one table");
+		err = -EOPNOTSUPP;
+		goto out;
+	}
 	kb_ring_lock(&obj->ring);	/* kb_fill_desc() may sleep */
 	if (!cb->args[0])
 		cb->args[1] = a[KBLOOM_A_WINDOW] ? nla_get_u64(a[KBLOOM_A_WINDOW]) :

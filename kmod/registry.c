@@ -13,6 +13,7 @@
 
 #include "attach.h"
 #include "events.h"
+#include "grow.h"
 #include "kcompat.h"
 #include "registry.h"
 
@@ -44,8 +45,7 @@ struct kb_obj *kb_lookup(struct kb_net *kn, const char *name)
 	return NULL;
 }
 
-/* Reserve @bytes against max_memory; false when the limit would be passed. */
-static bool kb_mem_charge(u64 bytes)
+bool kb_mem_charge(u64 bytes)
 {
 	u64 limit = READ_ONCE(max_memory);
 
@@ -56,16 +56,19 @@ static bool kb_mem_charge(u64 bytes)
 	return true;
 }
 
-static void kb_mem_uncharge(u64 bytes)
+void kb_mem_uncharge(u64 bytes)
 {
 	atomic64_sub(bytes, &kb_mem_used);
 }
 
+/* After a grace period: no add runs, so growth can stop and be counted. */
 static void kb_obj_free(struct kb_obj *obj)
 {
+	kb_grow_stop(obj);
 	kb_ring_stop(&obj->ring);
 	kb_ring_free(&obj->ring);
 	free_percpu(obj->stats);
+	atomic64_sub(obj->charged, &obj->kn->mem_used);
 	kb_mem_uncharge(obj->charged);
 	kfree(obj);
 }
@@ -108,6 +111,17 @@ static bool kb_shape_refused(const struct kb_shape *s,
 		break;
 	case KB_SHAPE_BAD_DIMS:
 		NL_SET_ERR_MSG(extack, "DIMS must name 1..8 dimensions (multi)");
+		break;
+	case KB_SHAPE_BAD_CAPACITY:
+		NL_SET_ERR_MSG(extack,
+			       "CAPACITY is required for a scalable filter: slice 0's keys, 1..BITS");
+		break;
+	case KB_SHAPE_BAD_GROWTH:
+		NL_SET_ERR_MSG(extack, "GROWTH must be 2..16 (scalable)");
+		break;
+	case KB_SHAPE_BAD_TIGHTEN:
+		NL_SET_ERR_MSG(extack,
+			       "TIGHTEN must be 10000..990000 millionths (scalable)");
 		break;
 	case KB_SHAPE_TOO_BIG:
 		NL_SET_ERR_MSG(extack, "filter would need more than 1 GiB of cells");
@@ -163,23 +177,35 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		NL_SET_ERR_MSG(extack, "a stable filter already forgets; it takes no WINDOWS");
 		return -EINVAL;
 	}
+	if (args->shape.type == KBLOOM_TYPE_SCALABLE && windows > 1) {
+		NL_SET_ERR_MSG(extack, "a scalable filter grows; it takes no WINDOWS");
+		return -EINVAL;
+	}
+	if (args->shape.type == KBLOOM_TYPE_SCALABLE && args->loader) {
+		NL_SET_ERR_MSG(extack,
+			       "a scalable filter cannot be loaded (EXPORT does not save it)");
+		return -EINVAL;
+	}
 
 	bytes = kb_ring_mem_for(&args->shape, windows) +
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
 	if (!kb_mem_charge(bytes)) {
 		KB_ERR_MSG_FMT(extack, "module memory limit max_memory reached",
-			       "filter needs %llu bytes; %lld of max_memory %lu are in use (%llu by this namespace)",
+			       "filter needs %llu bytes; %lld of max_memory %lu are in use (%lld by this namespace)",
 			       bytes, (s64)atomic64_read(&kb_mem_used),
-			       READ_ONCE(max_memory), kn->mem_used);
+			       READ_ONCE(max_memory),
+			       (s64)atomic64_read(&kn->mem_used));
 		return -ENOMEM;
 	}
-	kn->mem_used += bytes;
+	atomic64_add(bytes, &kn->mem_used);
 
 	err = -ENOMEM;
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
 	if (!obj)
 		goto err_uncharge;
 	obj->charged = bytes;
+	obj->kn = kn;
+	kb_grow_init(obj);
 	obj->stats = alloc_percpu_gfp(struct kb_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!obj->stats)
 		goto err_obj;
@@ -197,6 +223,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		NL_SET_ERR_MSG(extack, "cannot allocate filter memory");
 		goto err_stats;
 	}
+	kb_grow_start(obj);
 
 	strscpy(obj->name, args->name, sizeof(obj->name));
 	for (i = 0; i < args->shape.dims; i++)
@@ -218,9 +245,10 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 err_stats:
 	free_percpu(obj->stats);
 err_obj:
+	kb_grow_stop(obj);
 	kfree(obj);
 err_uncharge:
-	kn->mem_used -= bytes;
+	atomic64_sub(bytes, &kn->mem_used);
 	kb_mem_uncharge(bytes);
 	return err;
 }
@@ -235,7 +263,6 @@ void kb_destroy(struct kb_net *kn, struct kb_obj *obj)
 	kb_detach(obj);
 	list_del_rcu(&obj->node);
 	kn->nfilters--;
-	kn->mem_used -= obj->charged;
 	kn->dump_gen++;
 	/* Adds and tests run under RCU without a reference. */
 	synchronize_rcu();
@@ -253,7 +280,6 @@ static void kb_unlink_all(struct kb_net *kn, struct list_head *dead)
 		list_add_tail(&obj->node, dead);
 	}
 	kn->nfilters = 0;
-	kn->mem_used = 0;
 	kn->dump_gen++;
 }
 
@@ -286,7 +312,10 @@ void kb_destroy_all(struct kb_net *kn)
 
 void kb_clear(struct kb_obj *obj)
 {
+	/* Not while a slice is being made (scalable). */
+	mutex_lock(&obj->grow_lock);
 	kb_ring_clear(&obj->ring);
+	mutex_unlock(&obj->grow_lock);
 	obj->generation++;
 }
 
@@ -295,7 +324,7 @@ void kb_usage(const struct kb_net *kn, struct kb_usage *u)
 	lockdep_assert_held(&kn->lock);
 	u->nfilters = kn->nfilters;
 	u->max_filters = READ_ONCE(max_filters);
-	u->mem_netns = kn->mem_used;
+	u->mem_netns = atomic64_read(&kn->mem_used);
 	u->mem_all = atomic64_read(&kb_mem_used);
 	u->mem_limit = READ_ONCE(max_memory);
 }
@@ -370,6 +399,7 @@ static int __net_init kb_net_init(struct net *net)
 
 	mutex_init(&kn->lock);
 	INIT_LIST_HEAD(&kn->filters);
+	atomic64_set(&kn->mem_used, 0);
 	return 0;
 }
 

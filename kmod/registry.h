@@ -11,6 +11,7 @@
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
 #include "engine/filter.h"
@@ -39,7 +40,9 @@ struct kb_obj {
 	char name[KBLOOM_NAME_MAX];
 	u64 capacity;			/* as given at create, for show */
 	u64 generation;			/* under kb_net.lock */
-	u64 charged;			/* bytes charged to the memory limit */
+	u64 charged;			/* bytes charged to the memory limit;
+					 * grows under grow_lock (scalable)
+					 */
 	char dim_names[KBLOOM_DIMS_MAX][KBLOOM_DIM_NAME_MAX];	/* multi */
 	struct kb_pcpu_stats __percpu *stats;
 	struct kb_attach *attach;	/* under kb_net.lock; NULL: none */
@@ -47,6 +50,12 @@ struct kb_obj {
 	u64 loaded;			/* bytes of cells imported so far */
 	struct kb_ring ring;		/* the table, or the windows */
 	possible_net_t net;		/* the netns it lives in, for events */
+	struct kb_net *kn;		/* its namespace's accounting */
+	/* Scalable filters' growth (grow.c). */
+	struct mutex grow_lock;		/* making slices, against clear */
+	struct work_struct grow_work;
+	struct mem_cgroup *memcg;	/* charged for the slices made */
+	u64 grow_want;			/* bytes the last slice asked for */
 };
 
 struct kb_net {
@@ -54,7 +63,7 @@ struct kb_net {
 	struct list_head filters;
 	unsigned int nfilters;
 	unsigned int dump_gen;		/* bumped on create/destroy */
-	u64 mem_used;			/* bytes charged by this netns */
+	atomic64_t mem_used;		/* bytes charged by this netns */
 };
 
 struct kb_usage {
@@ -104,6 +113,10 @@ static inline void kb_loaded(struct kb_obj *obj)
 
 /* What @kn and the module use, and the limits; kb_net.lock held. */
 void kb_usage(const struct kb_net *kn, struct kb_usage *u);
+
+/* Reserve @bytes against max_memory; false when the limit would be passed. */
+bool kb_mem_charge(u64 bytes);
+void kb_mem_uncharge(u64 bytes);
 
 void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta);
 void kb_stats_read(const struct kb_obj *obj, struct kb_stats *st);

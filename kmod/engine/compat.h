@@ -32,6 +32,13 @@ static inline void kb_free_large(void *p)
 	kvfree(p);
 }
 
+/* Counters shared by every CPU (scalable slices' keys). */
+#define kb_atomic64_t			atomic64_t
+#define kb_atomic64_read(v)		atomic64_read(v)
+#define kb_atomic64_set(v, i)		atomic64_set(v, i)
+#define kb_atomic64_inc_return(v)	atomic64_inc_return(v)
+#define kb_atomic64_inc(v)		atomic64_inc(v)
+
 /* Compare-and-exchange on a 32-bit cell word; returns the value found. */
 static inline u32 kb_cmpxchg32(u32 *p, u32 old, u32 new)
 {

@@ -26,6 +26,8 @@ static const struct kb_type_ops *kb_ops_of(u32 type)
 		return &kb_dleft_ops;
 	case KBLOOM_TYPE_STABLE:
 		return &kb_stable_ops;
+	case KBLOOM_TYPE_SCALABLE:
+		return &kb_scalable_ops;
 	}
 	return NULL;
 }
@@ -52,6 +54,9 @@ enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
 	} else if (s->dims) {
 		return KB_SHAPE_EXTRA_PARAM;
 	}
+	if (s->type != KBLOOM_TYPE_SCALABLE &&
+	    (s->capacity || s->growth || s->tighten))
+		return KB_SHAPE_EXTRA_PARAM;
 	err = ops->check(s);
 	if (err != KB_SHAPE_OK)
 		return err;
@@ -84,6 +89,8 @@ int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 		f->hkey.key[0] |= (u64)hkey[i] << (8 * i);
 		f->hkey.key[1] |= (u64)hkey[8 + i] << (8 * i);
 	}
+	if (f->ops->init)
+		return f->ops->init(f);
 	f->dim_words = f->ops->mem(s) / sizeof(unsigned long);
 	f->nwords = f->dim_words * kb_dims_of(s);
 	f->mem = kb_zalloc_large(kb_filter_mem_for(s));
@@ -96,6 +103,8 @@ int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 
 void kb_filter_free(struct kb_filter *f)
 {
+	if (f->ops && f->ops->release)
+		f->ops->release(f);
 	kb_free_large(f->mem);
 	f->mem = NULL;
 }
@@ -252,6 +261,10 @@ void kb_filter_clear(struct kb_filter *f)
 {
 	u64 w;
 
+	if (f->ops->clear) {
+		f->ops->clear(f);
+		return;
+	}
 	for (w = 0; w < f->nwords; w += KB_CHUNK_WORDS) {
 		u64 n = f->nwords - w;
 
@@ -270,6 +283,8 @@ void kb_filter_fill(const struct kb_filter *f, struct kb_fill *out)
 
 u64 kb_filter_mem(const struct kb_filter *f)
 {
+	if (f->ops->mem_now)
+		return f->ops->mem_now(f);
 	return kb_filter_mem_for(&f->s);
 }
 
@@ -282,7 +297,8 @@ bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b)
 	       x->cell_bits == y->cell_bits && x->update == y->update &&
 	       x->decrement == y->decrement && x->subtables == y->subtables &&
 	       x->bucket_cells == y->bucket_cells && x->fp_bits == y->fp_bits &&
-	       x->dims == y->dims &&
+	       x->dims == y->dims && x->capacity == y->capacity &&
+	       x->growth == y->growth && x->tighten == y->tighten &&
 	       a->hkey.key[0] == b->hkey.key[0] &&
 	       a->hkey.key[1] == b->hkey.key[1];
 }

@@ -27,9 +27,13 @@ struct kb_shape {
 	u32 bucket_cells;	/* dleft */
 	u32 fp_bits;		/* dleft */
 	u32 dims;		/* multi */
+	u64 capacity;		/* scalable: slice 0's n0 */
+	u32 growth;		/* scalable: s */
+	u32 tighten;		/* scalable: r in millionths */
 };
 
 struct kb_type_ops;
+struct kb_scal;
 
 struct kb_filter {
 	struct kb_shape s;
@@ -41,6 +45,7 @@ struct kb_filter {
 				 * per slice (m/k); dleft: buckets per table
 				 */
 	unsigned long *mem;	/* the cells */
+	struct kb_scal *scal;	/* scalable: the slices (scalable.c) */
 };
 
 /* One multi-filter key: values for the dimensions set in @mask. */
@@ -68,6 +73,9 @@ enum kb_shape_error {
 	KB_SHAPE_BAD_BUCKET_CELLS,
 	KB_SHAPE_BAD_FP_BITS,
 	KB_SHAPE_BAD_DIMS,
+	KB_SHAPE_BAD_CAPACITY,	/* scalable: CAPACITY missing or too large */
+	KB_SHAPE_BAD_GROWTH,
+	KB_SHAPE_BAD_TIGHTEN,
 	KB_SHAPE_TOO_BIG,	/* more than KBLOOM_MEM_MAX bytes */
 	KB_SHAPE_EXTRA_PARAM,	/* a parameter this type does not take */
 };
@@ -126,6 +134,57 @@ bool kb_filter_test_tuple(const struct kb_filter *f, const struct kb_tuple *t);
 void kb_filter_clear(struct kb_filter *f);
 void kb_filter_fill(const struct kb_filter *f, struct kb_fill *out);
 u64 kb_filter_mem(const struct kb_filter *f);	/* bytes */
+
+/*
+ * Scalable filters (scalable.c; the rules are in uapi/kbloom.h). Adds,
+ * tests and the readers below run from any context; grow and fail are
+ * for one caller at a time, in a context that may allocate.
+ */
+bool kb_filter_is_scalable(const struct kb_filter *f);
+
+struct kb_slice_info {
+	u64 m;
+	u32 k;
+	u64 capacity;
+	u64 keys;
+	u64 fill;		/* bits set */
+	bool is_current;	/* taking inserts */
+};
+
+/* Slices made so far (>= 1); slice @i's state. */
+u32 kb_scalable_slices(const struct kb_filter *f);
+void kb_scalable_slice(const struct kb_filter *f, u32 i,
+		       struct kb_slice_info *out);
+u64 kb_scalable_overflow(const struct kb_filter *f);
+u32 kb_scalable_grow_error(const struct kb_filter *f);	/* enum kbloom_grow */
+/*
+ * Called (from the adding context, maybe atomic) when the current slice
+ * passed half its capacity, or is full, and no next slice is made yet:
+ * the owner should make one soon, where it may sleep.
+ */
+void kb_scalable_set_kick(struct kb_filter *f, void (*kick)(void *arg),
+			  void *arg);
+/* No next slice made and growth not stopped. */
+bool kb_scalable_wants_slice(const struct kb_filter *f);
+/* The current slice is full, no next one is made, growth not stopped. */
+bool kb_scalable_full(const struct kb_filter *f);
+/*
+ * The shape of the next slice, and the bytes making it takes (cells
+ * plus bookkeeping). 0, or KBLOOM_GROW_SHAPE_LIMIT / _FILTER_LIMIT
+ * when the plan has no next slice.
+ */
+u32 kb_scalable_next(const struct kb_filter *f, struct kb_shape *s,
+		     u64 *bytes);
+/* Makes and publishes the next slice: 0, or -ENOMEM (nothing changed). */
+int kb_scalable_grow(struct kb_filter *f);
+/* Stops growth for @why (enum kbloom_grow); CLEAR restarts it. */
+void kb_scalable_fail(struct kb_filter *f, u32 why);
+/*
+ * The plan's arithmetic, for tools and tests: log2(10^6 / tighten) and
+ * log2(10^6 / tighten) / ln 2 in 32.32 fixed point.
+ */
+u64 kb_scalable_log2_inv_q32(u32 tighten);
+u64 kb_scalable_bits_step_q32(u32 tighten);
 
 /* Same type, shape and hash key: the condition for merge and estimate. */
 bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b);

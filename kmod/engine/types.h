@@ -26,6 +26,15 @@ struct kb_type_ops {
 	/* NULL: merge / union fill refused with -EOPNOTSUPP. */
 	int (*merge)(struct kb_filter *dst, const struct kb_filter *src, u32 op);
 	u64 (*union_fill)(const struct kb_filter *a, const struct kb_filter *b);
+	/*
+	 * Optional, for types whose cells are not one allocation of
+	 * mem(s) bytes (scalable): make, free and empty them, and the
+	 * bytes they use now.
+	 */
+	int (*init)(struct kb_filter *f);
+	void (*release)(struct kb_filter *f);
+	void (*clear)(struct kb_filter *f);
+	u64 (*mem_now)(const struct kb_filter *f);
 };
 
 extern const struct kb_type_ops kb_bloom_ops;
@@ -34,6 +43,7 @@ extern const struct kb_type_ops kb_blocked_ops;
 extern const struct kb_type_ops kb_counting_ops;
 extern const struct kb_type_ops kb_dleft_ops;
 extern const struct kb_type_ops kb_stable_ops;
+extern const struct kb_type_ops kb_scalable_ops;
 
 /* Shared by the bit-array types (bits.c). */
 void kb_bits_fill(const struct kb_filter *f, struct kb_fill *out);

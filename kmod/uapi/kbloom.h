@@ -29,8 +29,9 @@
  *	optional HASH_KEY (16 bytes; a random key is drawn when absent),
  *	CAPACITY (the design capacity, kept only to be reported back), and
  *	the type's own parameters (see enum kbloom_type): COUNTER_BITS,
- *	UPDATE, DECREMENT, SUBTABLES, BUCKET_CELLS, FP_BITS, DIMS. A
- *	parameter that the type does not take is refused.
+ *	UPDATE, DECREMENT, SUBTABLES, BUCKET_CELLS, FP_BITS, DIMS, GROWTH,
+ *	TIGHTEN. A parameter that the type does not take is refused. For
+ *	a scalable filter CAPACITY is required and is slice 0's capacity.
  *	Errors: EEXIST (name taken in this netns), ENOSPC (too many filters in
  *	this netns), ENOMEM (allocation failed or the module's memory limit,
  *	module parameter max_memory, would be exceeded), EINVAL (bad values).
@@ -47,7 +48,8 @@
  *	A filter description carries NAME, TYPE, BITS, HASHES, CAPACITY,
  *	the type's parameters, MEMORY (bytes of kernel memory), FILL (cells
  *	set or non-zero; summed over dimensions for multi), SATURATED
- *	(counters at their maximum), GENERATION and a nested STATS. The hash
+ *	(counters at their maximum), GENERATION and a nested STATS; a
+ *	scalable filter also OVERFLOW, GROW_ERROR and SLICE_LIST. The hash
  *	key is never reported.
  *
  * KBLOOM_CMD_ADD     (doit)
@@ -91,8 +93,8 @@
  *	MERGE_OP. Both filters must have the same type, shape and hash key
  *	(else EINVAL, and nothing changes). OR: bit types set the union of
  *	bits, counting types add counters (saturating). AND: bit types keep
- *	the common bits, counting types keep the minimum. Not for dleft or
- *	stable (EOPNOTSUPP).
+ *	the common bits, counting types keep the minimum. Not for dleft,
+ *	stable or scalable (EOPNOTSUPP).
  *
  * KBLOOM_CMD_ESTIMATE (doit)
  *	Request: NAME and SRC, two filters of the same type, shape and hash
@@ -146,6 +148,8 @@
  *	that ID; ESTALE when the window is dropped by a rotation during the
  *	export. The current window is exported while it takes inserts: every
  *	key added before the export began is in what it returns.
+ *	EOPNOTSUPP for types whose cells are not one table of a fixed shape
+ *	(scalable).
  *
  * KBLOOM_CMD_CREATE with FLAGS KBLOOM_F_LOAD
  *	Creates the filter empty and reserved for the requesting socket:
@@ -153,7 +157,7 @@
  *	and a dump does not list it, until an IMPORT with KBLOOM_F_LOADED
  *	completes it. If the socket closes before that, the filter is
  *	destroyed: a restore that dies half-way leaves nothing behind. Not
- *	with WINDOWS.
+ *	with WINDOWS, nor for the types EXPORT refuses.
  *
  * KBLOOM_CMD_IMPORT  (doit)
  *	Request: NAME, and OFFSET + CELLS (a chunk of cell memory) and/or
@@ -265,6 +269,11 @@
 #define KBLOOM_INTERVAL_MAX	(366ULL * 86400 * 1000)	/* ms: longest window */
 #define KBLOOM_PACKET_MAX	65531	/* bytes of a PACKET: what an attribute holds */
 #define KBLOOM_IFNAME_MAX	16	/* IFNAMSIZ */
+#define KBLOOM_GROWTH_MIN	2	/* scalable: s */
+#define KBLOOM_GROWTH_MAX	16
+#define KBLOOM_TIGHTEN_MIN	10000	/* scalable: r = 0.01, in millionths */
+#define KBLOOM_TIGHTEN_MAX	990000	/* r = 0.99 */
+#define KBLOOM_SLICES_MAX	32	/* scalable: slices at most */
 
 enum kbloom_cmd {
 	KBLOOM_CMD_UNSPEC,
@@ -339,6 +348,60 @@ enum kbloom_type {
 	KBLOOM_TYPE_STABLE,
 	/* DIMS (1..KBLOOM_DIMS_MAX) bloom sub-filters of m bits and k hashes. */
 	KBLOOM_TYPE_MULTI,
+	/*
+	 * Scalable Bloom filter (Almeida, Baquero, Preguica, Hutchison,
+	 * IPL 2007): a list of bloom "slices" that grows with the keys.
+	 * CREATE gives slice 0: BITS m0, HASHES k0 and CAPACITY n0
+	 * (required, >= 1), plus GROWTH s (2..16) and TIGHTEN r (in
+	 * millionths, KBLOOM_TIGHTEN_MIN..MAX). Slice i holds
+	 *	n_i = n0 s^i keys in
+	 *	m_i = s^i m0 + floor(i n_i E), E = log2(1/r) / ln 2
+	 *	      (bits per key grow by E per slice), rounded up to a
+	 *	      multiple of 64,
+	 *	k_i = k0 + floor(i log2(1/r) + 1/2),
+	 * so its false positive rate is about P0 r^i when slice 0's is P0,
+	 * and the compound rate 1 - prod(1 - P0 r^i) stays below
+	 * P0 / (1 - r) however many keys arrive: a tool sizes slice 0 for
+	 * P0 = P (1 - r) to keep a target P. The kernel computes log2(1/r)
+	 * and E in 32.32 fixed point (integer log2 by repeated squaring,
+	 * 1/ln 2 = 0x171547652 / 2^32); GET reports each slice as made.
+	 * Slice i probes as a bloom filter of m_i bits from its own hash
+	 * pair: h1' = h1 for slice 0, h1' = kbloom_mix64(h1 ^ (i << 48))
+	 * for i >= 1, h2' = kbloom_mix64(h1'), so slices answer
+	 * independently.
+	 * ADD skips a key present in an older slice and otherwise adds it to
+	 * the current (newest active) slice; a key that set a new bit counts
+	 * towards that slice's capacity (KEYS). TEST asks every slice,
+	 * newest first: a test of an absent key costs one bloom test per
+	 * slice, and a filter of n keys has about log_s(n (s-1)/n0 + 1)
+	 * slices.
+	 * Growth never allocates where it may not sleep: when the current
+	 * slice reaches half its capacity a work item (process context)
+	 * allocates the next slice, charged to max_memory and to the memory
+	 * cgroup of the process that created the filter, and publishes it;
+	 * the add that finds the current slice full and the next one ready
+	 * makes it current (a compare-and-exchange, no lock). Adds that find
+	 * the current slice full and no next one yet (the packet path
+	 * outrunning the work item) still go into the current slice: no key
+	 * is ever lost, each is counted in OVERFLOW. ADD over netlink runs in
+	 * process context and allocates the next slice itself when the
+	 * current one is full, so it never overflows while the filter can
+	 * grow. When a slice cannot be had (GROW_ERROR, enum
+	 * kbloom_grow: max_memory, the filter's KBLOOM_MEM_MAX bytes,
+	 * KBLOOM_SLICES_MAX slices or a slice past KBLOOM_BITS_MAX /
+	 * KBLOOM_HASHES_MAX, or the allocation failed) growth stops for good
+	 * (until CLEAR): keys keep going into the last slice as OVERFLOW,
+	 * TEST and the rest keep working, and an ADD that put any key beyond
+	 * a full slice returns ENOSPC with the reason (its keys were all
+	 * added: the one case where an error does not mean "nothing
+	 * changed"). CLEAR empties every slice and starts again from slice
+	 * 0; slices already made stay (and stay charged) for reuse. MEMORY
+	 * is what is charged now; FILL sums the slices' bits set;
+	 * SLICE_LIST describes each slice. No WINDOWS, no DEL/COUNT, no
+	 * MERGE/ESTIMATE, no EXPORT or LOAD (the save format holds one
+	 * table of a fixed shape).
+	 */
+	KBLOOM_TYPE_SCALABLE,
 	__KBLOOM_TYPE_MAX
 };
 
@@ -410,6 +473,18 @@ enum kbloom_skip {
 
 #define KBLOOM_SKIP_MAX (__KBLOOM_SKIP_MAX - 1)
 
+/* Why a scalable filter stopped growing (KBLOOM_A_GROW_ERROR). */
+enum kbloom_grow {
+	KBLOOM_GROW_OK,			/* it grows as keys arrive */
+	KBLOOM_GROW_MEMORY_LIMIT,	/* max_memory would be passed */
+	KBLOOM_GROW_FILTER_LIMIT,	/* KBLOOM_MEM_MAX bytes in the filter */
+	KBLOOM_GROW_SHAPE_LIMIT,	/* KBLOOM_SLICES_MAX, BITS or HASHES */
+	KBLOOM_GROW_NOMEM,		/* the allocation failed */
+	__KBLOOM_GROW_MAX
+};
+
+#define KBLOOM_GROW_MAX (__KBLOOM_GROW_MAX - 1)
+
 /* Flags (KBLOOM_A_FLAGS). */
 #define KBLOOM_F_ALL		_BITUL(0)	/* DESTROY: every filter */
 #define KBLOOM_F_LOAD		_BITUL(1)	/* CREATE: to be IMPORTed */
@@ -468,6 +543,11 @@ enum kbloom_attr {
 	KBLOOM_A_MEM_NETNS,	/* u64, STATUS: bytes used by this netns */
 	KBLOOM_A_MEM_ALL,	/* u64, STATUS: bytes used by every netns */
 	KBLOOM_A_MEM_LIMIT,	/* u64, STATUS: max_memory */
+	KBLOOM_A_GROWTH,	/* u32, scalable: s, GROWTH_MIN..MAX */
+	KBLOOM_A_TIGHTEN,	/* u32, scalable: r in millionths, TIGHTEN_MIN..MAX */
+	KBLOOM_A_OVERFLOW,	/* u64, reply: keys added beyond a full slice */
+	KBLOOM_A_GROW_ERROR,	/* u32, reply: enum kbloom_grow */
+	KBLOOM_A_SLICE_LIST,	/* nest of KBLOOM_SLICE_LIST_A_SLICE, reply */
 	__KBLOOM_A_MAX
 };
 
@@ -518,6 +598,24 @@ enum kbloom_window_attr {
 
 /* KBLOOM_A_WINDOW_LIST holds one nest per window of this type. */
 #define KBLOOM_WINDOW_LIST_A_WINDOW	1
+
+/* One slice of a scalable filter's KBLOOM_A_SLICE_LIST, oldest first. */
+enum kbloom_slice_attr {
+	KBLOOM_SLICE_A_UNSPEC,
+	KBLOOM_SLICE_A_PAD,
+	KBLOOM_SLICE_A_BITS,		/* u64: m_i */
+	KBLOOM_SLICE_A_HASHES,		/* u32: k_i */
+	KBLOOM_SLICE_A_CAPACITY,	/* u64: n_i */
+	KBLOOM_SLICE_A_KEYS,		/* u64: keys counted in it */
+	KBLOOM_SLICE_A_FILL,		/* u64: bits set */
+	KBLOOM_SLICE_A_CURRENT,		/* flag: the slice taking inserts */
+	__KBLOOM_SLICE_A_MAX
+};
+
+#define KBLOOM_SLICE_A_MAX (__KBLOOM_SLICE_A_MAX - 1)
+
+/* KBLOOM_A_SLICE_LIST holds one nest per slice of this type. */
+#define KBLOOM_SLICE_LIST_A_SLICE	1
 
 /* KBLOOM_A_ATTACH: an attachment and its counters. */
 enum kbloom_attach_attr {

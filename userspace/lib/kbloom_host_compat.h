@@ -83,12 +83,42 @@ static inline unsigned long hweight_long(unsigned long w)
 	return __builtin_popcountl(w);
 }
 
-/* Compare-and-exchange on a 32-bit cell word; returns the value found. */
+/*
+ * Compare-and-exchange on a 32-bit cell word; returns the value found.
+ * Fully ordered, as the kernel's cmpxchg() is.
+ */
 static inline u32 kb_cmpxchg32(u32 *p, u32 old, u32 new)
 {
-	__atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_RELAXED,
-				    __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
 	return old;
+}
+
+#define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+
+typedef struct {
+	long long counter;
+} kb_atomic64_t;
+
+static inline long long kb_atomic64_read(const kb_atomic64_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void kb_atomic64_set(kb_atomic64_t *v, long long i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline long long kb_atomic64_inc_return(kb_atomic64_t *v)
+{
+	return __atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
+static inline void kb_atomic64_inc(kb_atomic64_t *v)
+{
+	__atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
 }
 
 /* A hint to start loading a cache line a batch will need soon. */
