@@ -112,6 +112,24 @@ static const struct command commands[] = {
 		"    dims LIST                  1 to {DIMS_MAX} comma-separated dimension names,\n"
 		"                               each 1 to {DIM_NAME_LEN} bytes of a-z, 0-9, '_'\n"
 		"                               and '-' (required)\n"
+		"  scalable     scalable Bloom filter (Almeida et al. 2007): bloom\n"
+		"               slices added as keys arrive, slice i for N s^i keys with\n"
+		"               k + i log2(1/r) hashes (rounded) and log2(1/r)/ln 2 more\n"
+		"               bits per key than the one before, so the compound rate\n"
+		"               stays below P0/(1 - r) for any number of keys (P0: the\n"
+		"               first slice's rate at capacity N). m, k: the first\n"
+		"               slice's, sized as bloom for N keys at P0 = P (1 - r);\n"
+		"               capacity N is required. A test asks every slice: about\n"
+		"               log_s(n (s-1)/N + 1) of them for n keys. Slices are\n"
+		"               made outside the packet path; until the next one is\n"
+		"               made, keys go on into the full one (shown as overflow).\n"
+		"               At the memory limit growth stops with an error, the\n"
+		"               filter still answers tests. No del, count, merge,\n"
+		"               windows or save.\n"
+		"    growth S                   s, slice capacity factor, 2 to 16\n"
+		"                               (default 2)\n"
+		"    tighten R                  r, slice rate factor, 0.01 to 0.99\n"
+		"                               (default 0.9)\n"
 		"Prints nothing on success.\n",
 	},
 	{
@@ -167,7 +185,14 @@ static const struct command commands[] = {
 		"packets, fill}]. Then the attachment ('attached: no', or its hook,\n"
 		"device, family and digest, and the packets seen, digested and skipped\n"
 		"by reason); JSON: attach {hook, family, digest, dev, seen, digested,\n"
-		"skipped, skipped_by_reason {short, malformed, fragment, gso}}.\n",
+		"skipped, skipped_by_reason {short, malformed, fragment, gso}}.\n"
+		"A scalable filter shows its first slice's m, k and capacity, growth\n"
+		"and tighten, one line per slice (capacity, bits, hashes, keys, fill;\n"
+		"'current' takes the adds, 'made ahead' waits), the keys, the\n"
+		"overflow (keys added beyond a full slice), whether it still grows\n"
+		"(or why not), the rate now from the slices' fills and the bound\n"
+		"P0/(1-r); JSON: growth, tighten, overflow, grow_error, keys, slices\n"
+		"[{capacity, bits, hashes, keys, fill, current}], fpr_now, fpr_limit.\n",
 	},
 	{
 		"add", cmd_add, "add keys to a filter",
@@ -316,6 +341,12 @@ static const struct command commands[] = {
 		"  stable           the stable point (1 - z)^k, whatever N, where z =\n"
 		"                   (1 / (1 + 1 / (D (1/k - 1/m))))^Max is the share of\n"
 		"                   zero cells, D the decrement, Max = 2^c - 1\n"
+		"  scalable         1 - prod_i (1 - (1 - e^(-k_i N_i/m_i))^k_i), slice i\n"
+		"                   of m_i bits and k_i hashes holding N_i of the N keys\n"
+		"                   (filled in order, each up to its capacity N0 s^i);\n"
+		"                   with N = capacity only the first slice counts; the\n"
+		"                   parameters give the bound P0/(1 - r) and the rate at\n"
+		"                   10 N and 100 N keys\n"
 		"A type that cannot be sized so shows why instead (with TYPE: an\n"
 		"error). With -j, one JSON object:\n"
 		"  {\"capacity\",\"fpr\",\"bound_bits_per_key\" (or \"bits\",\"hashes\"),\n"
@@ -323,7 +354,9 @@ static const struct command commands[] = {
 		"   \"bound_bits_per_key\"; counting: \"counter_bits\",\"update\",\n"
 		"   \"overflow_bound\",\"overflow_log10\"; stable: \"counter_bits\",\n"
 		"   \"decrement\",\"stable_zero_fraction\"; dleft: \"subtables\",\n"
-		"   \"bucket_cells\",\"fp_bits\"; multi: \"dims\"} or {\"type\",\"error\"},...]}\n",
+		"   \"bucket_cells\",\"fp_bits\"; multi: \"dims\"; scalable: \"growth\",\n"
+		"   \"tighten\",\"fpr_limit\",\"fpr_10x\",\"fpr_100x\"} or\n"
+		"   {\"type\",\"error\"},...]}\n",
 	},
 	{
 		"attach", cmd_attach, "record packet digests into a filter",

@@ -13,7 +13,9 @@
  *       counting: "counter_bits","update","overflow_bound","overflow_log10",
  *       stable: "counter_bits","decrement","stable_zero_fraction",
  *       dleft: "subtables","bucket_cells","fp_bits",
- *       multi: "dims" (a number; fpr per dimension, bytes of all)}
+ *       multi: "dims" (a number; fpr per dimension, bytes of all),
+ *       scalable: "growth","tighten","fpr_limit","fpr_10x","fpr_100x"
+ *       (m, k, bytes: the first slice)}
  * or {"type":T,"error":TEXT} when the type cannot be sized so.
  */
 #include <errno.h>
@@ -51,6 +53,7 @@ struct calc_row {
 	char error[160];	/* empty when the row is valid */
 	uint64_t bytes;
 	double bits_per_key, fpr, bound, overflow_log10, stable_zero;
+	double limit, fpr10, fpr100;	/* scalable */
 };
 
 /* Computes one type's row. */
@@ -87,6 +90,7 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 	} else {
 		p->m = q->bits;
 		p->k = type == KBLOOM_TYPE_DLEFT ? 1 : q->hashes;
+		p->n0 = q->n;
 		if (kb_params_complete(p)) {
 			snprintf(row->error, sizeof(row->error),
 				 "m rounded up to a multiple of %llu exceeds %llu",
@@ -109,6 +113,16 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 		row->stable_zero = sizing_stable_zero(p->m, p->k,
 						      p->counter_bits,
 						      p->decrement);
+	if (type == KBLOOM_TYPE_SCALABLE) {
+		row->limit = sizing_scalable_limit(p);
+		row->fpr10 = kb_params_fpr(p, 10.0 * q->n);
+		row->fpr100 = kb_params_fpr(p, 100.0 * q->n);
+		if (p->n0 > p->m)
+			snprintf(row->error, sizeof(row->error),
+				 "capacity %llu is more than the %llu bits of the first slice",
+				 (unsigned long long)p->n0,
+				 (unsigned long long)p->m);
+	}
 	if (row->bytes > KBLOOM_MEM_MAX)
 		snprintf(row->error, sizeof(row->error),
 			 "%llu bytes, more than the %llu-byte limit",
@@ -154,6 +168,12 @@ static const char *params_text(const struct calc_row *row)
 	case KBLOOM_TYPE_PARTITIONED:
 		snprintf(buf, sizeof(buf), "%u slices of %llu bits", p->k,
 			 (unsigned long long)(p->m / p->k));
+		break;
+	case KBLOOM_TYPE_SCALABLE:
+		snprintf(buf, sizeof(buf),
+			 "growth %u, tighten %g: first slice; any number of keys <= %.3g; at 10x %.3g, 100x %.3g",
+			 p->growth, p->tighten / 1e6, row->limit, row->fpr10,
+			 row->fpr100);
 		break;
 	}
 	return buf;
@@ -268,6 +288,18 @@ static void print_json(const struct calc_req *q, const struct calc_row *rows,
 		case KBLOOM_TYPE_MULTI:
 			json_key(&j, "dims");
 			json_u64(&j, p->dims);
+			break;
+		case KBLOOM_TYPE_SCALABLE:
+			json_key(&j, "growth");
+			json_u64(&j, p->growth);
+			json_key(&j, "tighten");
+			json_double(&j, p->tighten / 1e6);
+			json_key(&j, "fpr_limit");
+			json_double(&j, rows[i].limit);
+			json_key(&j, "fpr_10x");
+			json_double(&j, rows[i].fpr10);
+			json_key(&j, "fpr_100x");
+			json_double(&j, rows[i].fpr100);
 			break;
 		}
 		json_obj_end(&j);

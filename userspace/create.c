@@ -68,6 +68,10 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 		kb_put_u32(msg, KBLOOM_A_BUCKET_CELLS, p->bucket_cells);
 		kb_put_u32(msg, KBLOOM_A_FP_BITS, p->fp_bits);
 		break;
+	case KBLOOM_TYPE_SCALABLE:
+		kb_put_u32(msg, KBLOOM_A_GROWTH, p->growth);
+		kb_put_u32(msg, KBLOOM_A_TIGHTEN, p->tighten);
+		break;
 	case KBLOOM_TYPE_MULTI:
 		nest = nla_nest_start(msg, KBLOOM_A_DIMS | NLA_F_NESTED);
 		if (!nest) {
@@ -245,6 +249,12 @@ int cmd_create(int argc, char **argv)
 			     "a multi filter needs 'dims LIST' (its dimension names)");
 		return EXIT_ERROR;
 	}
+	if (type == KBLOOM_TYPE_SCALABLE && !val[P_CAPACITY]) {
+		usage_errorf(argv[0],
+			     "a scalable filter needs 'capacity N' (its first slice's keys)");
+		return EXIT_ERROR;
+	}
+	p.n0 = capacity;
 
 	if (val[P_FPR]) {
 		if (val[P_BITS] || val[P_HASHES]) {
@@ -285,6 +295,11 @@ int cmd_create(int argc, char **argv)
 		}
 	}
 
+	if (p.type == KBLOOM_TYPE_SCALABLE && capacity > p.m) {
+		errorf("invalid capacity '%s': more keys than the %llu bits of the first slice",
+		       quote(val[P_CAPACITY]), (unsigned long long)p.m);
+		return EXIT_ERROR;
+	}
 	if (p.type == KBLOOM_TYPE_STABLE && p.decrement > p.m) {
 		errorf("invalid decrement '%s': more than the %llu cells",
 		       quote(tval[TO_DECREMENT]), (unsigned long long)p.m);

@@ -20,6 +20,7 @@ static const char *const type_names[KBLOOM_TYPE_MAX + 1] = {
 	[KBLOOM_TYPE_DLEFT] = "dleft",
 	[KBLOOM_TYPE_STABLE] = "stable",
 	[KBLOOM_TYPE_MULTI] = "multi",
+	[KBLOOM_TYPE_SCALABLE] = "scalable",
 };
 
 const char *kb_type_name(uint32_t type)
@@ -77,6 +78,84 @@ const char *kb_update_name(uint32_t update)
 		return "conservative";
 	}
 	return "unknown";
+}
+
+const char *kb_grow_name(uint32_t why)
+{
+	switch (why) {
+	case KBLOOM_GROW_OK:
+		return "ok";
+	case KBLOOM_GROW_MEMORY_LIMIT:
+		return "max_memory";
+	case KBLOOM_GROW_FILTER_LIMIT:
+		return "filter_limit";
+	case KBLOOM_GROW_SHAPE_LIMIT:
+		return "shape_limit";
+	case KBLOOM_GROW_NOMEM:
+		return "nomem";
+	}
+	return "unknown";
+}
+
+const char *kb_grow_text(uint32_t why)
+{
+	switch (why) {
+	case KBLOOM_GROW_OK:
+		return "grows as keys arrive";
+	case KBLOOM_GROW_MEMORY_LIMIT:
+		return "stopped: the next slice would pass the module's max_memory";
+	case KBLOOM_GROW_FILTER_LIMIT:
+		return "stopped: the slices would pass 1 GiB of cells";
+	case KBLOOM_GROW_SHAPE_LIMIT:
+		return "stopped: the next slice would pass 32 slices, 2^33 bits or 32 hashes";
+	case KBLOOM_GROW_NOMEM:
+		return "stopped: allocating the next slice failed";
+	}
+	return "stopped (reason unknown to this tool)";
+}
+
+static int parse_slices(struct kb_nl *nl, struct nlattr *list,
+			struct kb_desc *d)
+{
+	static struct nla_policy pol[KBLOOM_SLICE_A_MAX + 1] = {
+		[KBLOOM_SLICE_A_BITS] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_SLICE_A_HASHES] = { .type = NLA_U32, .minlen = 4 },
+		[KBLOOM_SLICE_A_CAPACITY] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_SLICE_A_KEYS] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_SLICE_A_FILL] = { .type = NLA_U64, .minlen = 8 },
+		[KBLOOM_SLICE_A_CURRENT] = { .type = NLA_FLAG },
+	};
+	struct nlattr *tb[KBLOOM_SLICE_A_MAX + 1], *a;
+	int rem;
+
+	d->nslices = 0;
+	nla_for_each_nested(a, list, rem) {
+		struct kb_slice_desc *sl = &d->slice[d->nslices];
+
+		if (nla_type(a) != KBLOOM_SLICE_LIST_A_SLICE)
+			continue;
+		if (d->nslices == KBLOOM_SLICES_MAX)
+			return kb_nl_fail(nl, "more than %d slices in SLICE_LIST",
+					  KBLOOM_SLICES_MAX);
+		if (nla_parse_nested(tb, KBLOOM_SLICE_A_MAX, a, pol) < 0 ||
+		    !tb[KBLOOM_SLICE_A_BITS] || !tb[KBLOOM_SLICE_A_HASHES] ||
+		    !tb[KBLOOM_SLICE_A_CAPACITY] || !tb[KBLOOM_SLICE_A_KEYS] ||
+		    !tb[KBLOOM_SLICE_A_FILL])
+			return kb_nl_fail(nl, "bad slice in SLICE_LIST");
+		sl->m = nla_get_u64(tb[KBLOOM_SLICE_A_BITS]);
+		sl->k = nla_get_u32(tb[KBLOOM_SLICE_A_HASHES]);
+		sl->capacity = nla_get_u64(tb[KBLOOM_SLICE_A_CAPACITY]);
+		sl->keys = nla_get_u64(tb[KBLOOM_SLICE_A_KEYS]);
+		sl->fill = nla_get_u64(tb[KBLOOM_SLICE_A_FILL]);
+		sl->current = !!tb[KBLOOM_SLICE_A_CURRENT];
+		if (!sl->m || !sl->k)
+			return kb_nl_fail(nl, "slice with BITS or HASHES 0");
+		d->nslices++;
+	}
+	if (!d->nslices)
+		return kb_nl_fail(nl, "scalable filter '%s' without slices",
+				  quote(d->name));
+	return 0;
 }
 
 static int parse_dims(struct kb_nl *nl, struct nlattr *nest, struct kb_desc *d)
@@ -261,6 +340,8 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 	U32(KBLOOM_A_SUBTABLES, subtables);
 	U32(KBLOOM_A_BUCKET_CELLS, bucket_cells);
 	U32(KBLOOM_A_FP_BITS, fp_bits);
+	U32(KBLOOM_A_GROWTH, growth);
+	U32(KBLOOM_A_TIGHTEN, tighten);
 #undef U32
 	if (tb[KBLOOM_A_DIMS]) {
 		r = parse_dims(nl, tb[KBLOOM_A_DIMS], d);
@@ -318,6 +399,19 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 		if (r)
 			return r;
 		d->have |= KB_HAVE_ATTACH;
+	}
+	if (d->p.type == KBLOOM_TYPE_SCALABLE) {
+		d->p.n0 = d->capacity;
+		if (!tb[KBLOOM_A_SLICE_LIST] || !tb[KBLOOM_A_OVERFLOW] ||
+		    !tb[KBLOOM_A_GROW_ERROR])
+			return kb_nl_fail(nl, "scalable filter '%s' without SLICE_LIST, OVERFLOW or GROW_ERROR",
+					  quote(d->name));
+		r = parse_slices(nl, tb[KBLOOM_A_SLICE_LIST], d);
+		if (r)
+			return r;
+		d->overflow = nla_get_u64(tb[KBLOOM_A_OVERFLOW]);
+		d->grow_error = nla_get_u32(tb[KBLOOM_A_GROW_ERROR]);
+		d->have |= KB_HAVE_SLICES;
 	}
 	return 0;
 }
@@ -539,11 +633,102 @@ static bool has_counters(uint32_t type)
 }
 
 static void print_full(const struct kb_desc *d);
+static void print_scalable(const struct kb_desc *d);
 
 void kb_desc_print_full(const struct kb_desc *d)
 {
-	print_full(d);
+	if (d->have & KB_HAVE_SLICES)
+		print_scalable(d);
+	else
+		print_full(d);
 	print_paging(d);
+}
+
+/* Scalable: bits of every slice made, and the compound rate from fills. */
+static uint64_t slices_bits(const struct kb_desc *d)
+{
+	uint64_t bits = 0;
+	uint32_t i;
+
+	for (i = 0; i < d->nslices; i++)
+		bits += d->slice[i].m;
+	return bits;
+}
+
+static double slices_fpr_now(const struct kb_desc *d)
+{
+	double ok = 1;
+	uint32_t i;
+
+	for (i = 0; i < d->nslices; i++) {
+		const struct kb_slice_desc *s = &d->slice[i];
+
+		ok *= 1 - pow((double)s->fill / (double)s->m, s->k);
+		if (s->current)
+			break;
+	}
+	return 1 - ok;
+}
+
+static uint64_t slices_keys(const struct kb_desc *d)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < d->nslices; i++)
+		n += d->slice[i].keys;
+	return n;
+}
+
+static void print_scalable(const struct kb_desc *d)
+{
+	const struct kb_params *p = &d->p;
+	uint64_t bits = slices_bits(d);
+	bool past = false;
+	uint32_t i;
+
+	printf("filter: %s\n", d->name);
+	printf("  type: scalable\n");
+	printf("  bits (m): %llu (first slice)\n", (unsigned long long)p->m);
+	printf("  hashes (k): %u (first slice)\n", p->k);
+	printf("  capacity: %llu (first slice)\n",
+	       (unsigned long long)d->capacity);
+	printf("  growth (s): %u\n", p->growth);
+	printf("  tighten (r): %g\n", p->tighten / 1e6);
+	if (d->have & KB_HAVE_MEMORY)
+		printf("  memory: %llu bytes (%s)\n",
+		       (unsigned long long)d->memory, human_bytes(d->memory));
+	printf("  fill: %llu bits set (%.2f%% of the slices' %llu bits)\n",
+	       (unsigned long long)d->fill,
+	       100.0 * (double)d->fill / (double)bits, (unsigned long long)bits);
+	printf("  slices: %u\n", d->nslices);
+	for (i = 0; i < d->nslices; i++) {
+		const struct kb_slice_desc *s = &d->slice[i];
+
+		printf("  slice %u: capacity %llu, bits %llu, hashes %u, keys %llu, fill %llu (%.1f%%)%s\n",
+		       i, (unsigned long long)s->capacity,
+		       (unsigned long long)s->m, s->k,
+		       (unsigned long long)s->keys,
+		       (unsigned long long)s->fill,
+		       100.0 * (double)s->fill / (double)s->m,
+		       s->current ? " (current)" : past ? " (made ahead)" : "");
+		past = past || s->current;
+	}
+	printf("  keys: %llu (that set a bit; a key already present is not added again)\n",
+	       (unsigned long long)slices_keys(d));
+	printf("  overflow: %llu keys beyond a full slice\n",
+	       (unsigned long long)d->overflow);
+	printf("  growth: %s\n", kb_grow_text(d->grow_error));
+	printf("  inserts: %s\n", opt_u64(d, KB_HAVE_INSERTS, d->inserts));
+	printf("  queries: %s\n", opt_u64(d, KB_HAVE_QUERIES, d->queries));
+	printf("  positives: %s\n",
+	       opt_u64(d, KB_HAVE_POSITIVES, d->positives));
+	printf("  generation: %s\n",
+	       opt_u64(d, KB_HAVE_GENERATION, d->generation));
+	printf("  fpr now: %.3g (1 - prod(1 - (fill_i/m_i)^k_i) over the slices)\n",
+	       slices_fpr_now(d));
+	printf("  fpr limit: %.3g (P0/(1-r), P0 the first slice's rate at capacity: any number of keys)\n",
+	       sizing_scalable_limit(p));
 }
 
 static void print_full(const struct kb_desc *d)
@@ -743,6 +928,51 @@ static void json_paging(struct json *j, const struct kb_desc *d)
 	json_obj_end(j);
 }
 
+/* growth ... fpr_limit of a scalable filter's JSON object. */
+static void json_scalable(struct json *j, const struct kb_desc *d)
+{
+	uint32_t i;
+
+	json_key(j, "growth");
+	json_u64(j, d->p.growth);
+	json_key(j, "tighten");
+	json_double(j, d->p.tighten / 1e6);
+	json_key(j, "overflow");
+	json_u64(j, d->overflow);
+	json_key(j, "grow_error");
+	if (d->grow_error)
+		json_str(j, kb_grow_name(d->grow_error));
+	else
+		json_null(j);
+	json_key(j, "keys");
+	json_u64(j, slices_keys(d));
+	json_key(j, "slices");
+	json_arr_begin(j);
+	for (i = 0; i < d->nslices; i++) {
+		const struct kb_slice_desc *s = &d->slice[i];
+
+		json_obj_begin(j);
+		json_key(j, "capacity");
+		json_u64(j, s->capacity);
+		json_key(j, "bits");
+		json_u64(j, s->m);
+		json_key(j, "hashes");
+		json_u64(j, s->k);
+		json_key(j, "keys");
+		json_u64(j, s->keys);
+		json_key(j, "fill");
+		json_u64(j, s->fill);
+		json_key(j, "current");
+		json_bool(j, s->current);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "fpr_now");
+	json_double(j, slices_fpr_now(d));
+	json_key(j, "fpr_limit");
+	json_double(j, sizing_scalable_limit(&d->p));
+}
+
 /*
  * show -j / list -j object. Fields (absent when the kernel did not report
  * them or the type has none):
@@ -760,12 +990,18 @@ static void json_paging(struct json *j, const struct kb_desc *d)
  *   windows, interval_ms and window_list ([{id, start, start_ns, end,
  *   end_ns, packets, fill}], show only) (time-paged filters),
  *   attach ({hook, family, digest, dev, seen, digested, skipped,
- *   skipped_by_reason: {short, malformed, fragment, gso}}) when attached.
+ *   skipped_by_reason: {short, malformed, fragment, gso}}) when attached,
+ *   scalable: growth, tighten (the ratio), overflow, grow_error (null or
+ *   "max_memory", "filter_limit", "shape_limit", "nomem"), keys, slices
+ *   ([{capacity, bits, hashes, keys, fill, current}]), fpr_now (from the
+ *   slices' fills), fpr_limit (P0/(1-r)); bits, hashes and capacity are
+ *   the first slice's, fill and fill_percent over every slice.
  */
 void kb_desc_json(struct json *j, const struct kb_desc *d)
 {
 	const struct kb_params *p = &d->p;
-	uint64_t cells = card_cells(p);
+	uint64_t cells = d->have & KB_HAVE_SLICES ? slices_bits(d) :
+			 card_cells(p);
 	unsigned int i;
 
 	json_obj_begin(j);
@@ -825,6 +1061,10 @@ void kb_desc_json(struct json *j, const struct kb_desc *d)
 	OPT("generation", generation, KB_HAVE_GENERATION);
 #undef OPT
 	json_paging(j, d);
+	if (d->have & KB_HAVE_SLICES) {
+		json_scalable(j, d);
+		goto out;
+	}
 	if (!params_known(p))
 		goto out;
 	if (d->have & KB_HAVE_FILL) {

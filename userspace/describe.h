@@ -30,6 +30,14 @@ enum {
 	KB_HAVE_WINDOWS = 1 << 9,	/* WINDOWS and INTERVAL: time-paged */
 	KB_HAVE_WINDOW_LIST = 1 << 10,	/* GET's doit only */
 	KB_HAVE_ATTACH = 1 << 11,	/* attached to a hook */
+	KB_HAVE_SLICES = 1 << 12,	/* scalable: SLICE_LIST and the rest */
+};
+
+/* One slice of a scalable filter (SLICE_LIST), oldest first. */
+struct kb_slice_desc {
+	uint64_t m, capacity, keys, fill;
+	uint32_t k;
+	bool current;		/* taking inserts; later ones are made ahead */
 };
 
 /* One window of a WINDOW_LIST. */
@@ -60,7 +68,16 @@ struct kb_desc {
 	uint32_t nwin;		/* KB_HAVE_WINDOW_LIST: newest first */
 	struct kb_window_desc win[KBLOOM_WINDOWS_MAX];
 	struct kb_attach_desc attach;	/* KB_HAVE_ATTACH */
+	/* KB_HAVE_SLICES (scalable) */
+	uint64_t overflow;
+	uint32_t grow_error;	/* enum kbloom_grow */
+	uint32_t nslices;
+	struct kb_slice_desc slice[KBLOOM_SLICES_MAX];
 };
+
+/* "ok", "max_memory", ... for enum kbloom_grow; and in words. */
+const char *kb_grow_name(uint32_t why);
+const char *kb_grow_text(uint32_t why);
 
 /*
  * Parses a WINDOW_LIST nest into @win (room for KBLOOM_WINDOWS_MAX), in

@@ -140,6 +140,13 @@ int keybatch_flush(struct keybatch *b)
 		r = kb_nl_fail(b->nl, "no %s reply",
 			       b->cmd == KBLOOM_CMD_TEST ? "test" :
 			       b->cmd == KBLOOM_CMD_COUNT ? "count" : "query");
+	/* A scalable filter at its limit: the keys are in, go on. */
+	if (r == -ENOSPC && b->cmd == KBLOOM_CMD_ADD) {
+		if (!b->over)
+			b->over_err = b->nl->error;
+		b->over = true;
+		r = 0;
+	}
 	/* Keep msg and labels after a failure, for keybatch_perror(). */
 	if (r) {
 		b->nkeys = nkeys;

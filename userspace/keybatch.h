@@ -44,6 +44,13 @@ struct keybatch {
 	struct nlattr *nest;
 	uint32_t nkeys;		/* keys in msg */
 	uint64_t sent;		/* keys sent and answered so far */
+	/*
+	 * ADD answered ENOSPC: the filter (scalable) could not grow, but
+	 * the keys were added; sending goes on and the caller reports
+	 * this error (the first one) at the end.
+	 */
+	bool over;
+	struct kb_nl_error over_err;
 
 	/* Labels of the keys in msg, for results and error messages. */
 	char *labels;

@@ -106,6 +106,13 @@ int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 		keybatch_perror(b, verb_of(kc->cmd));
 		return -1;
 	}
+	if (b->over) {
+		kc->nl.error = b->over_err;
+		kb_nl_perror(&kc->nl,
+			     "filter '%s' is full: every key was added, some beyond its capacity",
+			     quote(kc->name));
+		return -1;
+	}
 	return 0;
 }
 

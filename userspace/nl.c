@@ -58,6 +58,11 @@ static const char *const attr_names[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_MERGE_OP] = "MERGE_OP",
 	[KBLOOM_A_SRC_FILL] = "SRC_FILL",
 	[KBLOOM_A_UNION_FILL] = "UNION_FILL",
+	[KBLOOM_A_GROWTH] = "GROWTH",
+	[KBLOOM_A_TIGHTEN] = "TIGHTEN",
+	[KBLOOM_A_OVERFLOW] = "OVERFLOW",
+	[KBLOOM_A_GROW_ERROR] = "GROW_ERROR",
+	[KBLOOM_A_SLICE_LIST] = "SLICE_LIST",
 };
 
 const char *kb_attr_name(int type)
@@ -103,6 +108,11 @@ static struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_MERGE_OP] = { .type = NLA_U32, .maxlen = 4 },
 	[KBLOOM_A_SRC_FILL] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_UNION_FILL] = { .type = NLA_U64, .maxlen = 8 },
+	[KBLOOM_A_GROWTH] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_TIGHTEN] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_OVERFLOW] = { .type = NLA_U64, .maxlen = 8 },
+	[KBLOOM_A_GROW_ERROR] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_SLICE_LIST] = { .type = NLA_NESTED },
 };
 
 static void error_reset(struct kb_nl_error *e)

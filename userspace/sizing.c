@@ -561,6 +561,12 @@ void kb_params_defaults(struct kb_params *p)
 		if (!p->dims)
 			p->dims = 1;
 		break;
+	case KBLOOM_TYPE_SCALABLE:
+		if (!p->growth)
+			p->growth = KB_SCALABLE_GROWTH_DEFAULT;
+		if (!p->tighten)
+			p->tighten = KB_SCALABLE_TIGHTEN_DEFAULT;
+		break;
 	}
 }
 
@@ -677,6 +683,14 @@ int kb_params_size(struct kb_params *p, uint64_t n, double fpr)
 	case KBLOOM_TYPE_DLEFT:
 		r = size_dleft(p, n, fpr);
 		break;
+	case KBLOOM_TYPE_SCALABLE:
+		/* Slice 0 at P0 = P (1 - r): the compound stays below P. */
+		p->n0 = n;
+		r = sizing_from_capacity(n, fpr * (1 - p->tighten / 1e6),
+					 &p->m, &p->k);
+		if (!r)
+			r = kb_params_round(p);
+		break;
 	default:
 		r = sizing_from_capacity(n, fpr, &p->m, &p->k);
 		if (!r)
@@ -715,6 +729,61 @@ double kb_params_fpr(const struct kb_params *p, double n)
 	case KBLOOM_TYPE_STABLE:
 		return sizing_stable_fpr(p->m, p->k, p->counter_bits,
 					 p->decrement);
+	case KBLOOM_TYPE_SCALABLE:
+		return sizing_fpr_scalable(p, n);
 	}
 	return fpr_bloom(p->m, p->k, n);
+}
+
+/* ---- scalable ---------------------------------------------------------- */
+
+int sizing_scalable_slice(const struct kb_params *p, uint32_t i,
+			  uint64_t *m, uint32_t *k, uint64_t *n)
+{
+	double l = -log2(p->tighten / 1e6), mm = (double)p->m;
+	double nn = (double)p->n0, kk;
+	uint32_t j;
+
+	if (i >= KBLOOM_SLICES_MAX || !p->n0 || !p->growth)
+		return -ERANGE;
+	for (j = 0; j < i; j++) {
+		mm *= p->growth;
+		nn *= p->growth;
+	}
+	mm += floor(i * nn * l / M_LN2);
+	mm = ceil(mm / 64) * 64;
+	kk = p->k + floor(i * l + 0.5);
+	if (mm > (double)KBLOOM_BITS_MAX || kk > KBLOOM_HASHES_MAX)
+		return -ERANGE;
+	*m = (uint64_t)mm;
+	*k = (uint32_t)kk;
+	*n = (uint64_t)nn;
+	return 0;
+}
+
+double sizing_fpr_scalable(const struct kb_params *p, double n)
+{
+	double ok = 1, left = n;
+	uint64_t m, cap, nm = 0, ncap = 0;
+	uint32_t k, nk = 0, i;
+
+	if (sizing_scalable_slice(p, 0, &m, &k, &cap))
+		return NAN;
+	for (i = 0; left > 0; i++) {
+		bool last = sizing_scalable_slice(p, i + 1, &nm, &nk, &ncap) != 0;
+		double here = last || left < (double)cap ? left : (double)cap;
+
+		ok *= 1 - fpr_bloom(m, k, here);
+		left -= here;
+		m = nm;
+		k = nk;
+		cap = ncap;
+	}
+	return 1 - ok;
+}
+
+double sizing_scalable_limit(const struct kb_params *p)
+{
+	return fpr_bloom(p->m, p->k, (double)p->n0) /
+	       (1 - p->tighten / 1e6);
 }

@@ -63,6 +63,21 @@
  * rounded up (more decrements, lower rate); the kernel takes
  * 1 <= P <= min(m, KBLOOM_DECREMENT_MAX).
  *
+ * Scalable (Almeida, Baquero, Preguica, Hutchison 2007): slice i holds
+ * n_i = n0 s^i keys in m_i bits with k_i hashes, by the plan of
+ * uapi/kbloom.h (here in real arithmetic, L = log2(1/r)):
+ *	m_i = s^i m0 + floor(i n_i L / ln 2), rounded up to a multiple of 64
+ *	k_i = k0 + floor(i L + 1/2)
+ * (the kernel's 32.32 fixed point gives the same figures but at exact
+ * rounding ties; 'show' prints the kernel's). N keys fill the slices in
+ * order, slice i taking N_i = min(n_i, what is left) (the last slice of
+ * the plan takes the rest), and a query is positive when any slice says
+ * so; slices hash independently, so
+ *	fpr = 1 - prod_i (1 - (1 - e^{-k_i N_i / m_i})^{k_i})
+ * Slice i's rate at capacity is about P0 r^i, so the compound rate stays
+ * below P0 / (1 - r) for any N. Sizing for a target P: slice 0 as bloom
+ * for n0 = N keys at P0 = P (1 - r). Defaults s = 2, r = 0.9.
+ *
  * Information-theoretic bound: a structure with false positive rate p
  * needs at least log2(1/p) bits per key.
  *
@@ -85,6 +100,8 @@
 #define KB_DLEFT_FP_MAX			24
 #define KB_DLEFT_LOAD			0.75	/* cells used at capacity */
 #define KB_BLOCK_BITS			512
+#define KB_SCALABLE_GROWTH_DEFAULT	2
+#define KB_SCALABLE_TIGHTEN_DEFAULT	900000	/* r = 0.9, in millionths */
 
 /* -n ln p / (ln 2)^2, unrounded; NaN for n == 0 or p outside (0, 1). */
 double sizing_bits_exact(uint64_t n, double p);
@@ -162,11 +179,26 @@ struct kb_params {
 	uint32_t bucket_cells;	/* dleft: c */
 	uint32_t fp_bits;	/* dleft: f */
 	uint32_t dims;		/* multi */
+	uint64_t n0;		/* scalable: slice 0's capacity (CAPACITY) */
+	uint32_t growth;	/* scalable: s */
+	uint32_t tighten;	/* scalable: r in millionths */
 };
 
 /*
+ * Scalable: slice @i of the plan (m_i, k_i, n_i); 0, or -ERANGE when the
+ * plan has no slice @i (KBLOOM_SLICES_MAX, KBLOOM_BITS_MAX, hashes).
+ */
+int sizing_scalable_slice(const struct kb_params *p, uint32_t i,
+			  uint64_t *m, uint32_t *k, uint64_t *n);
+/* Scalable: the compound rate with @n keys (above). */
+double sizing_fpr_scalable(const struct kb_params *p, double n);
+/* Scalable: the bound P0 / (1 - r), P0 slice 0's rate at capacity. */
+double sizing_scalable_limit(const struct kb_params *p);
+
+/*
  * Fills the type's defaults for parameters left 0 that do not depend on
- * the target rate: counter bits, d, c, k = 1 for dleft, dims = 1.
+ * the target rate: counter bits, d, c, k = 1 for dleft, dims = 1, s and r
+ * for scalable.
  */
 void kb_params_defaults(struct kb_params *p);
 

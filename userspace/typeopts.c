@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <math.h>
 #include <string.h>
 
 #include "commands.h"
@@ -28,6 +29,10 @@ static const struct {
 	[TO_FP_BITS] = { "fp-bits", 1U << KBLOOM_TYPE_DLEFT,
 		"dleft filters" },
 	[TO_DIMS] = { "dims", 1U << KBLOOM_TYPE_MULTI, "multi filters" },
+	[TO_GROWTH] = { "growth", 1U << KBLOOM_TYPE_SCALABLE,
+		"scalable filters" },
+	[TO_TIGHTEN] = { "tighten", 1U << KBLOOM_TYPE_SCALABLE,
+		"scalable filters" },
 };
 
 int typeopt_find(const char *word)
@@ -117,6 +122,24 @@ int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
 		    KB_DLEFT_FP_MAX, 0, "not an integer from 4 to 24",
 		    &p->fp_bits))
 		return -1;
+	if (val[TO_GROWTH] &&
+	    get_u32("growth", val[TO_GROWTH], KBLOOM_GROWTH_MIN,
+		    KBLOOM_GROWTH_MAX, 0, "not an integer from 2 to 16",
+		    &p->growth))
+		return -1;
+	if (val[TO_TIGHTEN]) {
+		double r;
+
+		/* In millionths, as the kernel takes it. */
+		if (parse_double(val[TO_TIGHTEN], &r) ||
+		    !(r >= KBLOOM_TIGHTEN_MIN / 1e6 - 1e-12 &&
+		      r <= KBLOOM_TIGHTEN_MAX / 1e6 + 1e-12)) {
+			errorf("invalid tighten '%s': a ratio from 0.01 to 0.99",
+			       quote(val[TO_TIGHTEN]));
+			return -1;
+		}
+		p->tighten = (uint32_t)llround(r * 1e6);
+	}
 	if (val[TO_DIMS]) {
 		memset(dims, 0, sizeof(*dims));
 		if (dims_count && !parse_u32(val[TO_DIMS], &n)) {

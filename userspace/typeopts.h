@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The per-type keywords of create and calc (counter-bits, update,
- * decrement, subtables, bucket-cells, fp-bits, dims): their names, their
+ * decrement, subtables, bucket-cells, fp-bits, dims, growth, tighten):
+ * their names, their
  * checks, and the parameters they set.
  */
 #ifndef BLOOMCTL_TYPEOPTS_H
@@ -20,6 +21,8 @@ enum {
 	TO_BUCKET_CELLS,
 	TO_FP_BITS,
 	TO_DIMS,
+	TO_GROWTH,
+	TO_TIGHTEN,
 	TO_NUM
 };
 

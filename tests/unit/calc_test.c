@@ -4,7 +4,9 @@
  * 'create' (userspace/sizing.c): bloom against seed 004's Table 3.1,
  * partitioned and blocked against their formulas and against Monte-Carlo
  * runs of the probe rules of uapi/kbloom.h, the counting overflow bound
- * of seed 001, d-left and stable (Deng & Rafiei) rates and their sizing.
+ * of seed 001, d-left and stable (Deng & Rafiei) rates and their sizing,
+ * and the scalable plan and compound rate (the tool's real arithmetic
+ * against the engine's fixed point, slice by slice).
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 
 #include "kselftest_harness.h"
 
+#include "../../kmod/engine/filter.h"
 #include "../../kmod/uapi/kbloom.h"
 #include "../../userspace/sizing.h"
 
@@ -662,6 +665,86 @@ TEST(bound)
 	/* Bloom at the optimum spends 1/ln 2 = 1.44 times the bound */
 	EXPECT_NEAR(1 / M_LN2,
 		    sizing_bits_exact(1, 1e-6) / sizing_bound_bits(1e-6), 1e-9);
+}
+
+/*
+ * Scalable: calc's plan is the kernel's (the engine made here) slice by
+ * slice wherever the fixed point does not sit on a rounding tie; sizing
+ * puts slice 0 at P (1 - r); the compound rate is slice 0's at capacity,
+ * grows with the keys and stays below P0 / (1 - r).
+ */
+TEST(scalable_plan_and_rate)
+{
+	static const struct {
+		uint64_t n;
+		double p;
+		uint32_t s, r;
+	} cases[] = {
+		{ 1000, 0.01, 2, 900000 }, { 100000, 0.001, 4, 800000 },
+		{ 5000, 0.05, 2, 500000 }, { 777, 0.02, 3, 850000 },
+	};
+	static const uint8_t hk[16];
+	size_t c;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct kb_params p = { .type = KBLOOM_TYPE_SCALABLE,
+				       .growth = cases[c].s,
+				       .tighten = cases[c].r };
+		struct kb_shape sh = { .type = KBLOOM_TYPE_SCALABLE };
+		double p0, prev = 0, f;
+		struct kb_filter eng;
+		uint32_t i, same = 0, k;
+		uint64_t m, n;
+
+		ASSERT_EQ(0, kb_params_size(&p, cases[c].n, cases[c].p));
+		EXPECT_EQ(cases[c].n, p.n0);
+		p0 = sizing_fpr(p.m, p.k, cases[c].n);
+		/* bloom's sizing: within rounding of k (calc prints it). */
+		EXPECT_LE(p0, 1.02 * cases[c].p * (1 - cases[c].r / 1e6));
+		EXPECT_NEAR(p0, kb_params_fpr(&p, (double)cases[c].n), 1e-12);
+		EXPECT_NEAR(p0 / (1 - cases[c].r / 1e6),
+			    sizing_scalable_limit(&p), 1e-12);
+		sh.m = p.m;
+		sh.k = p.k;
+		sh.capacity = p.n0;
+		sh.growth = p.growth;
+		sh.tighten = p.tighten;
+		ASSERT_EQ(0, kb_filter_init(&eng, &sh, hk));
+		for (i = 0; !sizing_scalable_slice(&p, i, &m, &k, &n); i++) {
+			struct kb_slice_info si;
+			struct kb_shape next;
+			uint64_t bytes;
+
+			if (i) {
+				if (kb_scalable_next(&eng, &next, &bytes) ||
+				    kb_scalable_grow(&eng))
+					break;
+			}
+			kb_scalable_slice(&eng, i, &si);
+			EXPECT_EQ(n, si.capacity);
+			EXPECT_LE(llabs((long long)m - (long long)si.m), 64);
+			EXPECT_EQ(k, si.k);
+			same += m == si.m;
+		}
+		EXPECT_LE(4, i);
+		EXPECT_LE(i - 1, same);
+		for (n = 1; n <= 1000; n *= 10) {
+			f = kb_params_fpr(&p, (double)n * cases[c].n);
+			EXPECT_LT(prev, f);
+			EXPECT_LT(f, sizing_scalable_limit(&p));
+			prev = f;
+		}
+		printf("# n0=%llu P=%g s=%u r=%.2f: m0=%llu k0=%u, %u slices as the engine's (%u bit for bit), fpr 1x %.4g 10x %.4g 100x %.4g 1000x %.4g limit %.4g\n",
+		       (unsigned long long)cases[c].n, cases[c].p, cases[c].s,
+		       cases[c].r / 1e6, (unsigned long long)p.m, p.k, i, same,
+		       kb_params_fpr(&p, (double)cases[c].n),
+		       kb_params_fpr(&p, 10.0 * cases[c].n),
+		       kb_params_fpr(&p, 100.0 * cases[c].n),
+		       kb_params_fpr(&p, 1000.0 * cases[c].n),
+		       sizing_scalable_limit(&p));
+		fflush(stdout);
+		kb_filter_free(&eng);
+	}
 }
 
 TEST_HARNESS_MAIN

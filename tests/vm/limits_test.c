@@ -169,4 +169,62 @@ TEST_F(lim, each_namespace_accounted_apart)
 	EXPECT_GT(child_mem, reply_u64(s, KBLOOM_A_MEM_NETNS));
 }
 
+/*
+ * A scalable filter at max_memory: ADD says ENOSPC naming the limit, its
+ * keys are added all the same (into the last slice, as OVERFLOW), every
+ * key still tests present, GET says why growth stopped; CLEAR restarts.
+ */
+TEST_F(lim, scalable_filter_stops_growing_at_max_memory)
+{
+	struct nlr *s = &self->s;
+	struct nlr_msg *m = &self->m;
+	uint64_t used;
+	int i, err = 0;
+
+	/*
+	 * Namespaces of earlier tests die asynchronously: wait until only
+	 * this one holds memory, so the room below stays what it is.
+	 */
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, status(s, m));
+		used = reply_u64(s, KBLOOM_A_MEM_ALL);
+		if (used == reply_u64(s, KBLOOM_A_MEM_NETNS))
+			break;
+		usleep(100000);
+	}
+	/* Room for the filter and its first growth or two, no more. */
+	ASSERT_EQ(0, param_set("max_memory", used + 64 * 1024));
+	create_msg(s, m, "sc", KBLOOM_TYPE_SCALABLE, 9600, 7);
+	nlr_put_u64(m, KBLOOM_A_CAPACITY, 1000);
+	nlr_put_u32(m, KBLOOM_A_GROWTH, 2);
+	nlr_put_u32(m, KBLOOM_A_TIGHTEN, 900000);
+	ASSERT_EQ(0, nlr_send(s, m));
+	for (i = 0; i < 100000 && !err; i += 1000)
+		err = keys_cmd(s, m, KBLOOM_CMD_ADD, "sc", i, 1000);
+	ASSERT_EQ(-ENOSPC, err);
+	TH_LOG("after %d keys: %s", i, s->extack);
+	EXPECT_NE(NULL, strstr(s->extack, "max_memory"));
+	EXPECT_NE(NULL, strstr(s->extack, "were added"));
+	/* Past the limit still: ENOSPC again, keys kept. */
+	EXPECT_EQ(-ENOSPC, keys_cmd(s, m, KBLOOM_CMD_ADD, "sc", i, 1000));
+	i += 1000;
+	ASSERT_EQ(0, keys_cmd(s, m, KBLOOM_CMD_TEST, "sc", 0, 1000));
+	EXPECT_EQ(1000, reply_u32(s, KBLOOM_A_NPRESENT));
+	ASSERT_EQ(0, keys_cmd(s, m, KBLOOM_CMD_TEST, "sc", i - 1000, 1000));
+	EXPECT_EQ(1000, reply_u32(s, KBLOOM_A_NPRESENT));
+	ASSERT_EQ(0, get(s, m, "sc"));
+	EXPECT_EQ(KBLOOM_GROW_MEMORY_LIMIT,
+		  reply_u32(s, KBLOOM_A_GROW_ERROR));
+	EXPECT_LT(0, reply_u64(s, KBLOOM_A_OVERFLOW));
+	ASSERT_EQ(0, status(s, m));
+	EXPECT_GE(used + 64 * 1024, reply_u64(s, KBLOOM_A_MEM_ALL));
+
+	nlr_init(s, m, s->family, KBLOOM_CMD_CLEAR, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, "sc");
+	ASSERT_EQ(0, nlr_send(s, m));
+	ASSERT_EQ(0, get(s, m, "sc"));
+	EXPECT_EQ(KBLOOM_GROW_OK, reply_u32(s, KBLOOM_A_GROW_ERROR));
+	EXPECT_EQ(0, reply_u64(s, KBLOOM_A_OVERFLOW));
+}
+
 TEST_HARNESS_MAIN

@@ -441,4 +441,178 @@ TEST_F(ty, estimate_reports_fills_and_union)
 	EXPECT_LE(580, fu);
 }
 
+/* A scalable filter: slice 0 of 9600 bits, 7 hashes, 1000 keys. */
+static void scalable_msg(struct nlr *s, struct nlr_msg *m, const char *name)
+{
+	create_msg(s, m, name, KBLOOM_TYPE_SCALABLE, 9600, 7);
+	nlr_put_u64(m, KBLOOM_A_CAPACITY, 1000);
+	nlr_put_u32(m, KBLOOM_A_GROWTH, 2);
+	nlr_put_u32(m, KBLOOM_A_TIGHTEN, 900000);
+}
+
+/* Slices in the last reply's SLICE_LIST, and the one marked CURRENT. */
+static int slices(struct nlr *s, int *current)
+{
+	struct nlattr *list = nlr_reply_attr(s, KBLOOM_A_SLICE_LIST);
+	size_t off, end;
+	int n = 0;
+
+	*current = -1;
+	if (!list)
+		return -1;
+	end = list->nla_len;
+	for (off = NLA_HDRLEN; off + NLA_HDRLEN <= end;) {
+		struct nlattr *sl = (struct nlattr *)((char *)list + off);
+		size_t in;
+
+		for (in = NLA_HDRLEN; in + NLA_HDRLEN <= sl->nla_len;) {
+			struct nlattr *a = (struct nlattr *)((char *)sl + in);
+
+			if (a->nla_type == KBLOOM_SLICE_A_CURRENT)
+				*current = n;
+			in += NLA_ALIGN(a->nla_len);
+		}
+		n++;
+		off += NLA_ALIGN(sl->nla_len);
+	}
+	return n;
+}
+
+TEST_F(ty, scalable_created_with_its_parameters)
+{
+	struct nlr *s = &self->s;
+	struct nlr_msg *m = &self->m;
+	int cur;
+
+	scalable_msg(s, m, "sc");
+	ASSERT_EQ(0, nlr_send(s, m));
+	ASSERT_EQ(0, get(s, m, "sc"));
+	EXPECT_EQ(KBLOOM_TYPE_SCALABLE, reply_u32(s, KBLOOM_A_TYPE));
+	EXPECT_EQ(9600, reply_u64(s, KBLOOM_A_BITS));
+	EXPECT_EQ(1000, reply_u64(s, KBLOOM_A_CAPACITY));
+	EXPECT_EQ(2, reply_u32(s, KBLOOM_A_GROWTH));
+	EXPECT_EQ(900000, reply_u32(s, KBLOOM_A_TIGHTEN));
+	EXPECT_EQ(0, reply_u64(s, KBLOOM_A_OVERFLOW));
+	EXPECT_EQ(KBLOOM_GROW_OK, reply_u32(s, KBLOOM_A_GROW_ERROR));
+	EXPECT_EQ(1, slices(s, &cur));
+	EXPECT_EQ(0, cur);
+	/* Other types say nothing of slices. */
+	ASSERT_EQ(0, create(s, m, "bl", 4096, 3));
+	ASSERT_EQ(0, get(s, m, "bl"));
+	EXPECT_EQ(NULL, nlr_reply_attr(s, KBLOOM_A_SLICE_LIST));
+	EXPECT_EQ(NULL, nlr_reply_attr(s, KBLOOM_A_GROWTH));
+}
+
+TEST_F(ty, scalable_refusals_name_the_attribute)
+{
+	struct nlr *s = &self->s;
+	struct nlr_msg *m = &self->m;
+	uint32_t flags = KBLOOM_F_LOAD;
+
+	create_msg(s, m, "a", KBLOOM_TYPE_SCALABLE, 9600, 7);
+	nlr_put_u32(m, KBLOOM_A_GROWTH, 2);
+	nlr_put_u32(m, KBLOOM_A_TIGHTEN, 900000);
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	EXPECT_NE(NULL, strstr(s->extack, "CAPACITY"));
+	create_msg(s, m, "a", KBLOOM_TYPE_SCALABLE, 9600, 7);
+	nlr_put_u64(m, KBLOOM_A_CAPACITY, 1000);
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	EXPECT_NE(NULL, strstr(s->extack, "GROWTH"));
+	/* The policy bounds both: out of range, nothing made. */
+	scalable_msg(s, m, "a");
+	nlr_put_u32(m, KBLOOM_A_GROWTH, 17);
+	EXPECT_EQ(-ERANGE, nlr_send(s, m));
+	EXPECT_NE(NULL, strstr(s->extack, "out of range"));
+	create_msg(s, m, "a", KBLOOM_TYPE_SCALABLE, 9600, 7);
+	nlr_put_u64(m, KBLOOM_A_CAPACITY, 1000);
+	nlr_put_u32(m, KBLOOM_A_GROWTH, 2);
+	nlr_put_u32(m, KBLOOM_A_TIGHTEN, 995000);
+	EXPECT_EQ(-ERANGE, nlr_send(s, m));
+	EXPECT_NE(NULL, strstr(s->extack, "out of range"));
+	/* Reply-only attributes are refused in requests. */
+	scalable_msg(s, m, "a");
+	nlr_put_u64(m, KBLOOM_A_OVERFLOW, 1);
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	/* Not another type's parameter. */
+	create_msg(s, m, "a", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put_u32(m, KBLOOM_A_GROWTH, 2);
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	EXPECT_STREQ("a parameter was given that this filter type does not take",
+		     s->extack);
+	/* No windows, no load. */
+	scalable_msg(s, m, "a");
+	nlr_put_u32(m, KBLOOM_A_WINDOWS, 4);
+	nlr_put_u64(m, KBLOOM_A_INTERVAL, 1000);
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	EXPECT_NE(NULL, strstr(s->extack, "WINDOWS"));
+	scalable_msg(s, m, "a");
+	nlr_put(m, KBLOOM_A_FLAGS, &flags, sizeof(flags));
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	EXPECT_NE(NULL, strstr(s->extack, "loaded"));
+	/* More keys than bits in slice 0. */
+	create_msg(s, m, "a", KBLOOM_TYPE_SCALABLE, 640, 7);
+	nlr_put_u64(m, KBLOOM_A_CAPACITY, 641);
+	nlr_put_u32(m, KBLOOM_A_GROWTH, 2);
+	nlr_put_u32(m, KBLOOM_A_TIGHTEN, 900000);
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	EXPECT_NE(NULL, strstr(s->extack, "CAPACITY"));
+	EXPECT_EQ(0, dump_count(s, m));
+}
+
+/*
+ * 20000 keys through ADD (process context: slices made as needed) into
+ * a filter of 1000 keys at first: 1000 + 2000 + 4000 + 8000 < 20000 <=
+ * 31000, so 5 slices take keys (a sixth may be made ahead), nothing
+ * overflows, every key tests present, memory grew and is accounted.
+ */
+TEST_F(ty, scalable_grows_through_add)
+{
+	struct nlr *s = &self->s;
+	struct nlr_msg *m = &self->m;
+	uint64_t mem0, mem1;
+	int i, n, cur;
+
+	scalable_msg(s, m, "sc");
+	ASSERT_EQ(0, nlr_send(s, m));
+	ASSERT_EQ(0, get(s, m, "sc"));
+	mem0 = reply_u64(s, KBLOOM_A_MEMORY);
+	for (i = 0; i < 20000; i += 1000)
+		ASSERT_EQ(0, keys_cmd(s, m, KBLOOM_CMD_ADD, "sc", i, 1000));
+	for (i = 0; i < 20000; i += 1000) {
+		ASSERT_EQ(0, keys_cmd(s, m, KBLOOM_CMD_TEST, "sc", i, 1000));
+		ASSERT_EQ(1000, reply_u32(s, KBLOOM_A_NPRESENT));
+	}
+	ASSERT_EQ(0, get(s, m, "sc"));
+	n = slices(s, &cur);
+	EXPECT_EQ(4, cur);
+	EXPECT_LE(5, n);
+	EXPECT_GE(6, n);
+	EXPECT_EQ(0, reply_u64(s, KBLOOM_A_OVERFLOW));
+	EXPECT_EQ(KBLOOM_GROW_OK, reply_u32(s, KBLOOM_A_GROW_ERROR));
+	mem1 = reply_u64(s, KBLOOM_A_MEMORY);
+	EXPECT_LT(mem0 * 10, mem1);
+	nlr_init(s, m, s->family, KBLOOM_CMD_STATUS, 0);
+	ASSERT_EQ(0, nlr_send(s, m));
+	EXPECT_EQ(mem1, reply_u64(s, KBLOOM_A_MEM_NETNS));
+
+	/* What a scalable filter does not do. */
+	ASSERT_EQ(-EOPNOTSUPP, keys_cmd(s, m, KBLOOM_CMD_DEL, "sc", 0, 1));
+	ASSERT_EQ(-EOPNOTSUPP, keys_cmd(s, m, KBLOOM_CMD_COUNT, "sc", 0, 1));
+	nlr_init(s, m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
+	nlr_put_str(m, KBLOOM_A_NAME, "sc");
+	EXPECT_EQ(-EOPNOTSUPP, nlr_send(s, m));
+	EXPECT_NE(NULL, strstr(s->extack, "scalable"));
+
+	/* CLEAR: back to slice 0, the slices kept. */
+	nlr_init(s, m, s->family, KBLOOM_CMD_CLEAR, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, "sc");
+	ASSERT_EQ(0, nlr_send(s, m));
+	ASSERT_EQ(0, keys_cmd(s, m, KBLOOM_CMD_TEST, "sc", 0, 1000));
+	EXPECT_EQ(0, reply_u32(s, KBLOOM_A_NPRESENT));
+	ASSERT_EQ(0, get(s, m, "sc"));
+	EXPECT_EQ(n, slices(s, &cur));
+	EXPECT_EQ(0, cur);
+	EXPECT_EQ(mem1, reply_u64(s, KBLOOM_A_MEMORY));
+}
+
 TEST_HARNESS_MAIN
