@@ -56,7 +56,9 @@
  *	Request: NAME and KEYS, a nest holding one or more KBLOOM_KEYS_A_KEY
  *	attributes (1..KBLOOM_KEY_MAX bytes each). All keys of a message are
  *	added; the reply is the ACK. A message holds as many keys as fit; the
- *	tool splits large batches across messages.
+ *	tool splits large batches across messages. ENOSPC from a scalable
+ *	filter that cannot grow means the keys were added beyond a full
+ *	slice (see KBLOOM_TYPE_SCALABLE).
  *	For a multi filter each key is a KBLOOM_KEYS_A_TUPLE instead: a nest
  *	whose attribute types are dimension numbers 1..dims (the order given
  *	at create), each holding that dimension's value (1..KBLOOM_KEY_MAX
