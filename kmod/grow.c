@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Growth of scalable filters (uapi/kbloom.h, KBLOOM_TYPE_SCALABLE).
+ * Growth of scalable filters and of dcfs' overflow vectors (uapi/kbloom.h,
+ * KBLOOM_TYPE_SCALABLE and KBLOOM_TYPE_DCF). Below, "slice" is a dcf's
+ * wider OFV too; a dcf also waits a grace period before the old vector
+ * is freed and its bytes given back.
  *
  * The engine calls kb_grow_kick() from the add that takes the current
  * slice past half its capacity (or finds it full) while no next slice is
@@ -27,6 +30,29 @@
 #include "kcompat.h"
 #include "registry.h"
 
+bool kb_grows(const struct kb_filter *f)
+{
+	return kb_filter_is_scalable(f) || kb_filter_is_dcf(f);
+}
+
+bool kb_grow_due(const struct kb_filter *f)
+{
+	return kb_filter_is_scalable(f) ? kb_scalable_full(f) :
+	       kb_dcf_wants_widen(f);
+}
+
+u64 kb_grow_overflow(const struct kb_filter *f)
+{
+	return kb_filter_is_scalable(f) ? kb_scalable_overflow(f) :
+	       kb_dcf_lost(f);
+}
+
+u32 kb_grow_error(const struct kb_filter *f)
+{
+	return kb_filter_is_scalable(f) ? kb_scalable_grow_error(f) :
+	       kb_dcf_grow_error(f);
+}
+
 static void kb_grow_kick(void *arg)
 {
 	struct kb_obj *obj = arg;
@@ -49,11 +75,14 @@ void kb_grow_start(struct kb_obj *obj)
 {
 	struct kb_filter *f = kb_ring_only(&obj->ring);
 
-	if (!f || !kb_filter_is_scalable(f))
+	if (!f || !kb_grows(f))
 		return;
-	/* Slices are charged where the filter was: its creator's cgroup. */
+	/* Growth is charged where the filter was: its creator's cgroup. */
 	obj->memcg = get_mem_cgroup_from_mm(current->mm);
-	kb_scalable_set_kick(f, kb_grow_kick, obj);
+	if (kb_filter_is_scalable(f))
+		kb_scalable_set_kick(f, kb_grow_kick, obj);
+	else
+		kb_dcf_set_kick(f, kb_grow_kick, obj);
 }
 
 void kb_grow_stop(struct kb_obj *obj)
@@ -62,6 +91,35 @@ void kb_grow_stop(struct kb_obj *obj)
 	mem_cgroup_put(obj->memcg);
 	obj->memcg = NULL;
 	mutex_destroy(&obj->grow_lock);
+}
+
+/* A dcf's OFV, twice as wide; the old one goes after a grace period. */
+static u32 kb_grow_dcf(struct kb_obj *obj, struct kb_filter *f)
+{
+	struct mem_cgroup *old;
+	u64 bytes = 0, freed;
+	u32 why;
+
+	why = kb_dcf_next(f, &bytes);
+	obj->grow_want = bytes;
+	if (!why && !kb_mem_charge(bytes))
+		why = KBLOOM_GROW_MEMORY_LIMIT;
+	if (why)
+		return why;
+	old = set_active_memcg(obj->memcg);
+	if (kb_dcf_widen(f)) {
+		set_active_memcg(old);
+		kb_mem_uncharge(bytes);
+		return KBLOOM_GROW_NOMEM;
+	}
+	set_active_memcg(old);
+	/* Readers of the old vector run under RCU. */
+	synchronize_rcu();
+	freed = kb_dcf_retire(f);
+	kb_mem_uncharge(freed);
+	WRITE_ONCE(obj->charged, obj->charged + bytes - freed);
+	atomic64_add(bytes - freed, &obj->kn->mem_used);
+	return KBLOOM_GROW_OK;
 }
 
 u32 kb_grow(struct kb_obj *obj)
@@ -73,6 +131,14 @@ u32 kb_grow(struct kb_obj *obj)
 	u32 why;
 
 	mutex_lock(&obj->grow_lock);
+	if (kb_filter_is_dcf(f)) {
+		if (kb_dcf_wants_widen(f)) {
+			why = kb_grow_dcf(obj, f);
+			if (why)
+				kb_dcf_fail(f, why);
+		}
+		goto out;
+	}
 	if (!kb_scalable_wants_slice(f))
 		goto out;
 	why = kb_scalable_next(f, &s, &bytes);
@@ -93,9 +159,35 @@ u32 kb_grow(struct kb_obj *obj)
 	if (why)
 		kb_scalable_fail(f, why);
 out:
-	why = kb_scalable_grow_error(f);
+	why = kb_grow_error(f);
 	mutex_unlock(&obj->grow_lock);
 	return why;
+}
+
+/* A dcf dropped increments: why, in @extack. */
+static void kb_grow_explain_dcf(struct kb_obj *obj, struct kb_filter *f,
+				struct netlink_ext_ack *extack)
+{
+	struct kb_usage u;
+
+	switch (kb_dcf_grow_error(f)) {
+	case KBLOOM_GROW_MEMORY_LIMIT:
+		kb_usage(obj->kn, &u);
+		KB_ERR_MSG_FMT(extack,
+			       "dcf cannot widen its overflow vector: max_memory would be passed; increments were dropped (LOST), counts may be low, DEL is refused until CLEAR",
+			       "dcf cannot widen its overflow vector: it needs %llu bytes, %llu of max_memory %llu are in use; increments were dropped (LOST), counts may be low, DEL is refused until CLEAR",
+			       obj->grow_want, u.mem_all, u.mem_limit);
+		break;
+	case KBLOOM_GROW_OK:
+	case KBLOOM_GROW_SHAPE_LIMIT:
+		NL_SET_ERR_MSG(extack,
+			       "dcf counts passed what 32-bit overflow counters hold; increments were dropped (LOST), DEL is refused until CLEAR");
+		break;
+	default:
+		NL_SET_ERR_MSG(extack,
+			       "dcf cannot widen its overflow vector (allocation or 1 GiB limit); increments were dropped (LOST), counts may be low, DEL is refused until CLEAR");
+		break;
+	}
 }
 
 void kb_grow_explain(struct kb_obj *obj, struct netlink_ext_ack *extack)
@@ -103,6 +195,10 @@ void kb_grow_explain(struct kb_obj *obj, struct netlink_ext_ack *extack)
 	struct kb_filter *f = kb_ring_only(&obj->ring);
 	struct kb_usage u;
 
+	if (kb_filter_is_dcf(f)) {
+		kb_grow_explain_dcf(obj, f, extack);
+		return;
+	}
 	switch (kb_scalable_grow_error(f)) {
 	case KBLOOM_GROW_MEMORY_LIMIT:
 		kb_usage(obj->kn, &u);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Growth of scalable filters: the engine asks for the next slice from
- * wherever keys are added, the packet path included; slices are made
- * here, where allocating may sleep (uapi/kbloom.h, KBLOOM_TYPE_SCALABLE).
+ * Growth of scalable filters and of dcfs' overflow vectors: the engine
+ * asks for the next slice or a wider vector from wherever keys are
+ * added, the packet path included; they are made here, where allocating
+ * may sleep (uapi/kbloom.h, KBLOOM_TYPE_SCALABLE and KBLOOM_TYPE_DCF).
  */
 #ifndef KBLOOM_GROW_H
 #define KBLOOM_GROW_H
@@ -10,16 +11,27 @@
 #include <net/netlink.h>
 
 struct kb_obj;
+struct kb_filter;
+
+/* The types whose memory grows after create: scalable and dcf. */
+bool kb_grows(const struct kb_filter *f);
+/* Growth is due now: a scalable's slice is full, a dcf's OFV half so. */
+bool kb_grow_due(const struct kb_filter *f);
+/* What grows when growth lags: scalable OVERFLOW, dcf LOST. */
+u64 kb_grow_overflow(const struct kb_filter *f);
+/* enum kbloom_grow. */
+u32 kb_grow_error(const struct kb_filter *f);
 
 /* Before the filter is reachable: the lock, the work, the memcg. */
 void kb_grow_init(struct kb_obj *obj);
-/* A scalable filter's table exists: hook the engine's requests up. */
+/* A growing filter's table exists: hook the engine's requests up. */
 void kb_grow_start(struct kb_obj *obj);
 /* No add can run any more (after a grace period): stop for good. */
 void kb_grow_stop(struct kb_obj *obj);
 /*
- * Makes the next slice now if the filter wants one (process context).
- * Returns the filter's enum kbloom_grow afterwards.
+ * Makes the next slice, or the wider OFV, now if the filter wants one
+ * (process context; may wait for a grace period). Returns the filter's
+ * enum kbloom_grow afterwards.
  */
 u32 kb_grow(struct kb_obj *obj);
 /* Why the filter cannot grow, in @extack; namespace lock held. */

@@ -111,6 +111,8 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_OVERFLOW] = { .type = NLA_REJECT },
 	[KBLOOM_A_GROW_ERROR] = { .type = NLA_REJECT },
 	[KBLOOM_A_SLICE_LIST] = { .type = NLA_REJECT },
+	[KBLOOM_A_OFV_BITS] = { .type = NLA_REJECT },
+	[KBLOOM_A_LOST] = { .type = NLA_REJECT },
 };
 
 /* Names the first attribute of @types[0..n) that is missing, if any. */
@@ -359,7 +361,8 @@ static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 			       KBLOOM_A_PAD)))
 		return -EMSGSIZE;
 
-	if ((s->type == KBLOOM_TYPE_COUNTING || s->type == KBLOOM_TYPE_STABLE) &&
+	if ((s->type == KBLOOM_TYPE_COUNTING || s->type == KBLOOM_TYPE_STABLE ||
+	     s->type == KBLOOM_TYPE_DCF) &&
 	    nla_put_u32(skb, KBLOOM_A_COUNTER_BITS, s->cell_bits))
 		return -EMSGSIZE;
 	if (s->type == KBLOOM_TYPE_COUNTING &&
@@ -435,13 +438,22 @@ int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set)
 	return 0;
 }
 
-/* A scalable filter's OVERFLOW, GROW_ERROR and SLICE_LIST. */
+/*
+ * A scalable filter's OVERFLOW, GROW_ERROR and SLICE_LIST; a dcf's
+ * OFV_BITS, LOST and GROW_ERROR.
+ */
 static int kb_fill_slices(struct sk_buff *skb, const struct kb_filter *f)
 {
 	struct nlattr *list, *nest;
 	struct kb_slice_info si;
 	u32 i, n;
 
+	if (kb_filter_is_dcf(f))
+		return nla_put_u32(skb, KBLOOM_A_OFV_BITS, kb_dcf_ofv_bits(f)) ||
+		       nla_put_u64_64bit(skb, KBLOOM_A_LOST, kb_dcf_lost(f),
+					 KBLOOM_A_PAD) ||
+		       nla_put_u32(skb, KBLOOM_A_GROW_ERROR,
+				   kb_dcf_grow_error(f)) ? -EMSGSIZE : 0;
 	if (!kb_filter_is_scalable(f))
 		return 0;
 	if (nla_put_u64_64bit(skb, KBLOOM_A_OVERFLOW, kb_scalable_overflow(f),
@@ -649,7 +661,7 @@ static int kb_pair_error(struct genl_info *info, int err)
 				    "filters differ in type, shape or hash key");
 	else if (err == -EOPNOTSUPP)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
-				    "not supported for this filter type (dleft, stable, scalable)");
+				    "not supported for this filter type (dleft, stable, scalable, dcf)");
 	return err;
 }
 

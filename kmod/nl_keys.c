@@ -199,12 +199,15 @@ static void kb_count_keys(const struct kb_filter *f, const struct nlattr *keys,
 }
 
 /*
- * ADD on a scalable filter runs under the namespace lock, in process
- * context, so a full slice is followed by the next one made right here
- * (kb_grow) instead of by overflow. ENOSPC when the filter cannot grow
- * and keys went beyond a full slice: they are in it all the same.
+ * ADD on a scalable or dcf filter runs under the namespace lock, in
+ * process context, so growth that is due (a full slice, a half-full OFV
+ * counter) is made right here (kb_grow) before the next key instead of
+ * overflowing. Each add runs under RCU: a dcf's replaced OFV is freed
+ * after a grace period. ENOSPC when the filter cannot grow and a key
+ * overflowed (scalable: added beyond a full slice; dcf: an increment
+ * dropped); the keys are in all the same.
  */
-static int kb_add_scalable(struct kb_net *kn, struct genl_info *info)
+static int kb_add_growing(struct kb_net *kn, struct genl_info *info)
 {
 	struct nlattr *keys = info->attrs[KBLOOM_A_KEYS], *attr;
 	struct kb_stats delta = {};
@@ -225,16 +228,18 @@ static int kb_add_scalable(struct kb_net *kn, struct genl_info *info)
 		err = n;
 		goto out;
 	}
-	over = kb_scalable_overflow(f);
+	over = kb_grow_overflow(f);
 	nla_for_each_nested(attr, keys, rem) {
-		if (kb_scalable_full(f))
+		if (kb_grow_due(f))
 			kb_grow(obj);
+		rcu_read_lock();
 		kb_filter_add(f, nla_data(attr), nla_len(attr));
+		rcu_read_unlock();
 	}
 	kb_window_count(&obj->ring.tables[0], n);
 	delta.inserts = n;
 	kb_stats_add(obj, &delta);
-	if (kb_scalable_grow_error(f) && kb_scalable_overflow(f) != over) {
+	if (kb_grow_overflow(f) != over) {
 		kb_grow_explain(obj, info->extack);
 		err = -ENOSPC;
 	}
@@ -263,9 +268,9 @@ int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	w = kb_window_cur(&obj->ring);
-	if (kb_filter_is_scalable(&w->filter)) {
+	if (kb_grows(&w->filter)) {
 		rcu_read_unlock();
-		return kb_add_scalable(kn, info);
+		return kb_add_growing(kn, info);
 	}
 	n = kb_check_keys(&w->filter, info, true);
 	if (n < 0) {
@@ -331,7 +336,7 @@ static int kb_query(struct genl_info *info, u8 cmd, int reply_attr,
 	n = obj ? kb_check_keys(f, info, false) : -ENOENT;
 	if (n > 0 && cmd == KBLOOM_CMD_COUNT && !kb_filter_can_count(f)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
-				    "COUNT needs a counting or dleft filter");
+				    "COUNT needs a counting, dleft or dcf filter");
 		n = -EOPNOTSUPP;
 	}
 	if (n < 0) {
@@ -495,9 +500,15 @@ int kb_cmd_del(struct sk_buff *skb, struct genl_info *info)
 		err = -EOPNOTSUPP;
 		goto out;
 	}
+	if (kb_filter_is_dcf(f) && kb_dcf_lost(f)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
+				    "dcf dropped increments (LOST): its counts may be low, so DEL is refused until CLEAR");
+		err = -EOPNOTSUPP;
+		goto out;
+	}
 	if (!kb_filter_can_delete(f)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
-				    "DEL needs a counting (plain update) or dleft filter");
+				    "DEL needs a counting (plain update), dleft or dcf filter");
 		err = -EOPNOTSUPP;
 		goto out;
 	}
@@ -506,6 +517,8 @@ int kb_cmd_del(struct sk_buff *skb, struct genl_info *info)
 		err = n;
 		goto out;
 	}
+	/* A dcf's replaced OFV is freed after a grace period. */
+	rcu_read_lock();
 	nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
 		kb_parse_key(f, attr, false, &key, NULL); /* checked */
 		err = kb_filter_del(f, key.data, key.len);
@@ -521,10 +534,12 @@ int kb_cmd_del(struct sk_buff *skb, struct genl_info *info)
 				break;
 			kb_filter_add(f, nla_data(attr), nla_len(attr));
 		}
+		rcu_read_unlock();
 		NL_SET_ERR_MSG_ATTR(info->extack, bad,
 				    "key is certainly absent; nothing was deleted");
 		goto out;
 	}
+	rcu_read_unlock();
 	delta.deletes = done;
 	kb_stats_add(obj, &delta);
 out:

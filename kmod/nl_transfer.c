@@ -9,6 +9,7 @@
 #include <net/sock.h>
 
 #include "events.h"
+#include "grow.h"
 #include "kcompat.h"
 #include "netlink.h"
 #include "registry.h"
@@ -130,9 +131,9 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 		err = -ENOENT;
 		goto out;
 	}
-	if (kb_filter_is_scalable(kb_ring_shape(&obj->ring))) {
+	if (kb_grows(kb_ring_shape(&obj->ring))) {
 		NL_SET_ERR_MSG(cb->extack,
-			       "EXPORT does not support scalable filters: their slices grow, a save holds one table");
+			       "EXPORT does not support scalable or dcf filters: they grow, a save holds one table of a fixed shape");
 		err = -EOPNOTSUPP;
 		goto out;
 	}

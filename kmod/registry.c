@@ -92,7 +92,7 @@ static bool kb_shape_refused(const struct kb_shape *s,
 		break;
 	case KB_SHAPE_BAD_COUNTER_BITS:
 		NL_SET_ERR_MSG(extack,
-			       "COUNTER_BITS must be 4, 8 or 16 (counting) or 1, 2, 4 or 8 (stable)");
+			       "COUNTER_BITS must be 4, 8 or 16 (counting), 1, 2, 4 or 8 (stable) or 2, 4 or 8 (dcf)");
 		break;
 	case KB_SHAPE_BAD_UPDATE:
 		NL_SET_ERR_MSG(extack, "UPDATE is not a known update rule");
@@ -177,13 +177,16 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		NL_SET_ERR_MSG(extack, "a stable filter already forgets; it takes no WINDOWS");
 		return -EINVAL;
 	}
-	if (args->shape.type == KBLOOM_TYPE_SCALABLE && windows > 1) {
-		NL_SET_ERR_MSG(extack, "a scalable filter grows; it takes no WINDOWS");
+	if ((args->shape.type == KBLOOM_TYPE_SCALABLE ||
+	     args->shape.type == KBLOOM_TYPE_DCF) && windows > 1) {
+		NL_SET_ERR_MSG(extack,
+			       "scalable and dcf filters grow; they take no WINDOWS");
 		return -EINVAL;
 	}
-	if (args->shape.type == KBLOOM_TYPE_SCALABLE && args->loader) {
+	if ((args->shape.type == KBLOOM_TYPE_SCALABLE ||
+	     args->shape.type == KBLOOM_TYPE_DCF) && args->loader) {
 		NL_SET_ERR_MSG(extack,
-			       "a scalable filter cannot be loaded (EXPORT does not save it)");
+			       "scalable and dcf filters cannot be loaded (EXPORT does not save them)");
 		return -EINVAL;
 	}
 

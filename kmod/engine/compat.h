@@ -20,6 +20,7 @@
 #include <linux/random.h>
 #include <linux/atomic.h>
 #include <linux/prefetch.h>
+#include <linux/seqlock.h>
 
 /* Filter memory is charged to the caller's memcg. */
 static inline void *kb_zalloc_large(size_t size)
@@ -38,6 +39,18 @@ static inline void kb_free_large(void *p)
 #define kb_atomic64_set(v, i)		atomic64_set(v, i)
 #define kb_atomic64_inc_return(v)	atomic64_inc_return(v)
 #define kb_atomic64_inc(v)		atomic64_inc(v)
+
+/*
+ * The dcf's lock: rare writers (carries, borrows, widening) from any
+ * context, the packet path included, so interrupts go off meanwhile;
+ * readers retry instead of waiting.
+ */
+#define kb_seqlock_t			seqlock_t
+#define kb_seqlock_init(l)		seqlock_init(l)
+#define kb_write_seqlock(l, flags)	write_seqlock_irqsave(l, flags)
+#define kb_write_sequnlock(l, flags)	write_sequnlock_irqrestore(l, flags)
+#define kb_read_seqbegin(l)		read_seqbegin(l)
+#define kb_read_seqretry(l, seq)	read_seqretry(l, seq)
 
 /* Compare-and-exchange on a 32-bit cell word; returns the value found. */
 static inline u32 kb_cmpxchg32(u32 *p, u32 old, u32 new)

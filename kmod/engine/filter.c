@@ -28,6 +28,8 @@ static const struct kb_type_ops *kb_ops_of(u32 type)
 		return &kb_stable_ops;
 	case KBLOOM_TYPE_SCALABLE:
 		return &kb_scalable_ops;
+	case KBLOOM_TYPE_DCF:
+		return &kb_dcf_ops;
 	}
 	return NULL;
 }
@@ -111,8 +113,10 @@ void kb_filter_free(struct kb_filter *f)
 
 bool kb_filter_can_delete(const struct kb_filter *f)
 {
+	/* A dcf that dropped increments may count low: a delete could lie. */
 	return f->ops->del && !(f->s.type == KBLOOM_TYPE_COUNTING &&
-				f->s.update == KBLOOM_UPDATE_CONSERVATIVE);
+				f->s.update == KBLOOM_UPDATE_CONSERVATIVE) &&
+	       !(f->s.type == KBLOOM_TYPE_DCF && kb_dcf_lost(f));
 }
 
 bool kb_filter_can_count(const struct kb_filter *f)

@@ -34,6 +34,7 @@ struct kb_shape {
 
 struct kb_type_ops;
 struct kb_scal;
+struct kb_dcf;
 
 struct kb_filter {
 	struct kb_shape s;
@@ -46,6 +47,7 @@ struct kb_filter {
 				 */
 	unsigned long *mem;	/* the cells */
 	struct kb_scal *scal;	/* scalable: the slices (scalable.c) */
+	struct kb_dcf *dcf;	/* dcf: the overflow vector (dcf.c) */
 };
 
 /* One multi-filter key: values for the dimensions set in @mask. */
@@ -185,6 +187,29 @@ void kb_scalable_fail(struct kb_filter *f, u32 why);
  */
 u64 kb_scalable_log2_inv_q32(u32 tighten);
 u64 kb_scalable_bits_step_q32(u32 tighten);
+
+/*
+ * Dynamic count filters (dcf.c; rules in uapi/kbloom.h). Adds, tests,
+ * counts and deletes from any context (deletes: the owner's); widen and
+ * retire are the owner's, one at a time, where it may allocate; retire
+ * only once no reader can hold the replaced vector (a grace period).
+ */
+bool kb_filter_is_dcf(const struct kb_filter *f);
+u32 kb_dcf_ofv_bits(const struct kb_filter *f);
+u64 kb_dcf_lost(const struct kb_filter *f);
+u32 kb_dcf_grow_error(const struct kb_filter *f);
+/* Cell @i's count, OFV and CBFV together. */
+u64 kb_dcf_cell(const struct kb_filter *f, u64 i);
+void kb_dcf_set_kick(struct kb_filter *f, void (*kick)(void *arg), void *arg);
+/* A counter reached half its OFV maximum and growth is not stopped. */
+bool kb_dcf_wants_widen(const struct kb_filter *f);
+/* Bytes of the wider OFV, or KBLOOM_GROW_SHAPE_LIMIT / _FILTER_LIMIT. */
+u32 kb_dcf_next(const struct kb_filter *f, u64 *bytes);
+/* Doubles the OFV's counters: 0 or -ENOMEM (nothing changed). */
+int kb_dcf_widen(struct kb_filter *f);
+/* Frees the OFV replaced by the last widening; returns its bytes. */
+u64 kb_dcf_retire(struct kb_filter *f);
+void kb_dcf_fail(struct kb_filter *f, u32 why);
 
 /* Same type, shape and hash key: the condition for merge and estimate. */
 bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b);

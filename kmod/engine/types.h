@@ -44,6 +44,7 @@ extern const struct kb_type_ops kb_counting_ops;
 extern const struct kb_type_ops kb_dleft_ops;
 extern const struct kb_type_ops kb_stable_ops;
 extern const struct kb_type_ops kb_scalable_ops;
+extern const struct kb_type_ops kb_dcf_ops;
 
 /* Shared by the bit-array types (bits.c). */
 void kb_bits_fill(const struct kb_filter *f, struct kb_fill *out);

@@ -49,7 +49,8 @@
  *	the type's parameters, MEMORY (bytes of kernel memory), FILL (cells
  *	set or non-zero; summed over dimensions for multi), SATURATED
  *	(counters at their maximum), GENERATION and a nested STATS; a
- *	scalable filter also OVERFLOW, GROW_ERROR and SLICE_LIST. The hash
+ *	scalable filter also OVERFLOW, GROW_ERROR and SLICE_LIST, a dcf
+ *	OFV_BITS, LOST and GROW_ERROR. The hash
  *	key is never reported.
  *
  * KBLOOM_CMD_ADD     (doit)
@@ -75,7 +76,7 @@
  * KBLOOM_CMD_CLEAR   (doit)
  *	Request: NAME. Empties the filter; its shape and hash key are kept.
  *
- * KBLOOM_CMD_DEL     (doit; counting and dleft)
+ * KBLOOM_CMD_DEL     (doit; counting, dleft and dcf)
  *	Request: as ADD. Keys are deleted in order; a key that is certainly
  *	absent stops the request with ENOENT and the extack's offset
  *	pointing at that key inside KEYS; the keys before it already deleted
@@ -84,7 +85,7 @@
  *	conservative-update filters, where a delete could create a false
  *	negative.
  *
- * KBLOOM_CMD_COUNT   (doit; counting and dleft)
+ * KBLOOM_CMD_COUNT   (doit; counting, dleft and dcf)
  *	Request: as TEST. Reply: NAME, NKEYS, NPRESENT (keys counted above
  *	0) and COUNTS, NKEYS u32 values in
  *	host byte order: the count of each key (the minimum of its k
@@ -96,7 +97,7 @@
  *	(else EINVAL, and nothing changes). OR: bit types set the union of
  *	bits, counting types add counters (saturating). AND: bit types keep
  *	the common bits, counting types keep the minimum. Not for dleft,
- *	stable or scalable (EOPNOTSUPP).
+ *	stable, scalable or dcf (EOPNOTSUPP).
  *
  * KBLOOM_CMD_ESTIMATE (doit)
  *	Request: NAME and SRC, two filters of the same type, shape and hash
@@ -151,7 +152,7 @@
  *	export. The current window is exported while it takes inserts: every
  *	key added before the export began is in what it returns.
  *	EOPNOTSUPP for types whose cells are not one table of a fixed shape
- *	(scalable).
+ *	(scalable, dcf).
  *
  * KBLOOM_CMD_CREATE with FLAGS KBLOOM_F_LOAD
  *	Creates the filter empty and reserved for the requesting socket:
@@ -404,6 +405,37 @@ enum kbloom_type {
 	 * table of a fixed shape).
 	 */
 	KBLOOM_TYPE_SCALABLE,
+	/*
+	 * Dynamic count filter (Aguilar-Saborit, Trancoso, Muntes-Mulero,
+	 * Larriba-Pey, SIGMOD Record 2006; seed 001): probes as bloom; cell
+	 * i's count is OFV[i] * 2^x + CBFV[i], where the CBFV holds m
+	 * counters of COUNTER_BITS x (2, 4 or 8) bits and the overflow
+	 * vector OFV m counters of OFV_BITS y bits, y = 1 at first and
+	 * doubled (2, 4, ..., 32) as counts grow. Counts are exact (no
+	 * saturation at 2^x) while the OFV keeps up. Count = min of the k
+	 * cells, as counting's; DEL as counting's plain update.
+	 * Concurrency: a CBFV counter below its maximum changes by
+	 * compare-and-exchange without a lock; a carry (a counter at
+	 * 2^x - 1 goes to 0 and its OFV counter up) and a borrow (the
+	 * reverse, on DEL) take the filter's sequence lock (a spinlock with
+	 * interrupts off, never sleeping: fine on the packet path), and
+	 * readers of a whole count retry while a writer was inside.
+	 * Widening never allocates in atomic context: the carry that takes
+	 * an OFV counter to half its maximum (2^(y-1)) kicks a work item
+	 * that allocates the OFV of 2y bits (charged to max_memory and the
+	 * creator's memcg), copies it under the lock (zero words skipped)
+	 * and swaps it in; the old one is freed after an RCU grace period.
+	 * ADD over netlink widens itself, in process context, before a key
+	 * when one is due, so it stays exact. A carry that finds its OFV
+	 * counter at the maximum (the packet path outran the work item by
+	 * 2^(y-1) carries of one cell, or widening failed: GROW_ERROR, or y
+	 * is 32) is dropped and counted in LOST: counts may then be low, so
+	 * DEL is refused (EOPNOTSUPP) until CLEAR, and an ADD that lost an
+	 * increment returns ENOSPC (its keys were added). MEMORY is the
+	 * CBFV plus the current OFV. No WINDOWS, MERGE/ESTIMATE, EXPORT or
+	 * LOAD.
+	 */
+	KBLOOM_TYPE_DCF,
 	__KBLOOM_TYPE_MAX
 };
 
@@ -475,12 +507,14 @@ enum kbloom_skip {
 
 #define KBLOOM_SKIP_MAX (__KBLOOM_SKIP_MAX - 1)
 
-/* Why a scalable filter stopped growing (KBLOOM_A_GROW_ERROR). */
+/* Why a scalable filter (or a dcf's OFV) stopped growing (GROW_ERROR). */
 enum kbloom_grow {
 	KBLOOM_GROW_OK,			/* it grows as keys arrive */
 	KBLOOM_GROW_MEMORY_LIMIT,	/* max_memory would be passed */
 	KBLOOM_GROW_FILTER_LIMIT,	/* KBLOOM_MEM_MAX bytes in the filter */
-	KBLOOM_GROW_SHAPE_LIMIT,	/* KBLOOM_SLICES_MAX, BITS or HASHES */
+	KBLOOM_GROW_SHAPE_LIMIT,	/* KBLOOM_SLICES_MAX, BITS or HASHES;
+					 * dcf: OFV counters of 32 bits
+					 */
 	KBLOOM_GROW_NOMEM,		/* the allocation failed */
 	__KBLOOM_GROW_MAX
 };
@@ -511,7 +545,7 @@ enum kbloom_attr {
 	KBLOOM_A_FILL,		/* u64, reply: cells set */
 	KBLOOM_A_GENERATION,	/* u64, reply: bumped on create/clear */
 	KBLOOM_A_STATS,		/* nest of KBLOOM_STATS_A_*, reply */
-	KBLOOM_A_COUNTER_BITS,	/* u32, counting: 4/8/16; stable: 1/2/4/8 */
+	KBLOOM_A_COUNTER_BITS,	/* u32, counting: 4/8/16; stable: 1/2/4/8; dcf 2/4/8 */
 	KBLOOM_A_UPDATE,	/* u32, enum kbloom_update (counting) */
 	KBLOOM_A_DECREMENT,	/* u32, stable: cells decremented per insert */
 	KBLOOM_A_SUBTABLES,	/* u32, dleft: d */
@@ -550,6 +584,8 @@ enum kbloom_attr {
 	KBLOOM_A_OVERFLOW,	/* u64, reply: keys added beyond a full slice */
 	KBLOOM_A_GROW_ERROR,	/* u32, reply: enum kbloom_grow */
 	KBLOOM_A_SLICE_LIST,	/* nest of KBLOOM_SLICE_LIST_A_SLICE, reply */
+	KBLOOM_A_OFV_BITS,	/* u32, reply: dcf: bits per OFV counter */
+	KBLOOM_A_LOST,		/* u64, reply: dcf: increments dropped */
 	__KBLOOM_A_MAX
 };
 

@@ -121,6 +121,49 @@ static inline void kb_atomic64_inc(kb_atomic64_t *v)
 	__atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
 }
 
+/* A sequence lock: a spinning writer lock plus a sequence for readers. */
+typedef struct {
+	unsigned int seq;
+	int lock;
+} kb_seqlock_t;
+
+static inline void kb_seqlock_init(kb_seqlock_t *l)
+{
+	l->seq = 0;
+	l->lock = 0;
+}
+
+static inline void kb_host_write_lock(kb_seqlock_t *l)
+{
+	while (__atomic_exchange_n(&l->lock, 1, __ATOMIC_ACQUIRE))
+		;
+	__atomic_add_fetch(&l->seq, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void kb_host_write_unlock(kb_seqlock_t *l)
+{
+	__atomic_add_fetch(&l->seq, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&l->lock, 0, __ATOMIC_RELEASE);
+}
+
+#define kb_write_seqlock(l, flags)	((void)(flags), kb_host_write_lock(l))
+#define kb_write_sequnlock(l, flags)	((void)(flags), kb_host_write_unlock(l))
+
+static inline unsigned int kb_read_seqbegin(const kb_seqlock_t *l)
+{
+	unsigned int s;
+
+	while ((s = __atomic_load_n(&l->seq, __ATOMIC_ACQUIRE)) & 1)
+		;
+	return s;
+}
+
+static inline int kb_read_seqretry(const kb_seqlock_t *l, unsigned int s)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&l->seq, __ATOMIC_RELAXED) != s;
+}
+
 /* A hint to start loading a cache line a batch will need soon. */
 static inline void kb_prefetch(const void *p)
 {
