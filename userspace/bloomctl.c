@@ -112,6 +112,18 @@ static const struct command commands[] = {
 		"    dims LIST                  1 to {DIMS_MAX} comma-separated dimension names,\n"
 		"                               each 1 to {DIM_NAME_LEN} bytes of a-z, 0-9, '_'\n"
 		"                               and '-' (required)\n"
+		"  dcf          dynamic count filter (Aguilar-Saborit et al. 2006): m\n"
+		"               small counters (CBFV) plus an overflow vector (OFV) that\n"
+		"               counts their wraps, 1 bit per cell at first and doubled\n"
+		"               (2, 4, .. 32) as counts grow: exact counts of any size\n"
+		"               in about counter-bits + 1 bits per cell while counts\n"
+		"               are small (counting with counter-bits 16 takes 16).\n"
+		"               add, del, count; probes and rate as bloom's, sized as\n"
+		"               bloom. The OFV is widened outside the packet path; an\n"
+		"               increment that finds it full is dropped and counted\n"
+		"               ('increments lost' in show; then del is refused until\n"
+		"               clear). No merge, windows or save.\n"
+		"    counter-bits 2|4|8         bits per small counter (default 4)\n"
 		"  scalable     scalable Bloom filter (Almeida et al. 2007): bloom\n"
 		"               slices added as keys arrive, slice i for N s^i keys with\n"
 		"               k + i log2(1/r) hashes (rounded) and log2(1/r)/ln 2 more\n"
@@ -192,7 +204,11 @@ static const struct command commands[] = {
 		"overflow (keys added beyond a full slice), whether it still grows\n"
 		"(or why not), the rate now from the slices' fills and the bound\n"
 		"P0/(1-r); JSON: growth, tighten, overflow, grow_error, keys, slices\n"
-		"[{capacity, bits, hashes, keys, fill, current}], fpr_now, fpr_limit.\n",
+		"[{capacity, bits, hashes, keys, fill, current}], fpr_now, fpr_limit.\n"
+		"A dcf shows its counter bits, the overflow vector's bits per cell,\n"
+		"the memory of its cells beside that of 16-bit counters, the\n"
+		"increments lost and whether the vector can still widen; JSON:\n"
+		"ofv_bits, lost, grow_error, cell_bytes, counting16_bytes.\n",
 	},
 	{
 		"add", cmd_add, "add keys to a filter",
@@ -341,6 +357,9 @@ static const struct command commands[] = {
 		"  stable           the stable point (1 - z)^k, whatever N, where z =\n"
 		"                   (1 / (1 + 1 / (D (1/k - 1/m))))^Max is the share of\n"
 		"                   zero cells, D the decrement, Max = 2^c - 1\n"
+		"  dcf              as bloom (its probes); bytes: the small counters and\n"
+		"                   a 1-bit overflow vector, as created; the parameters\n"
+		"                   give what counter-bits 16 would take\n"
 		"  scalable         1 - prod_i (1 - (1 - e^(-k_i N_i/m_i))^k_i), slice i\n"
 		"                   of m_i bits and k_i hashes holding N_i of the N keys\n"
 		"                   (filled in order, each up to its capacity N0 s^i);\n"
@@ -354,7 +373,8 @@ static const struct command commands[] = {
 		"   \"bound_bits_per_key\"; counting: \"counter_bits\",\"update\",\n"
 		"   \"overflow_bound\",\"overflow_log10\"; stable: \"counter_bits\",\n"
 		"   \"decrement\",\"stable_zero_fraction\"; dleft: \"subtables\",\n"
-		"   \"bucket_cells\",\"fp_bits\"; multi: \"dims\"; scalable: \"growth\",\n"
+		"   \"bucket_cells\",\"fp_bits\"; multi: \"dims\"; dcf: \"counter_bits\",\n"
+		"   \"ofv_bits\",\"counting16_bytes\"; scalable: \"growth\",\n"
 		"   \"tighten\",\"fpr_limit\",\"fpr_10x\",\"fpr_100x\"} or\n"
 		"   {\"type\",\"error\"},...]}\n",
 	},

@@ -14,6 +14,7 @@
  *       stable: "counter_bits","decrement","stable_zero_fraction",
  *       dleft: "subtables","bucket_cells","fp_bits",
  *       multi: "dims" (a number; fpr per dimension, bytes of all),
+ *       dcf: "counter_bits","ofv_bits" (at first),"counting16_bytes",
  *       scalable: "growth","tighten","fpr_limit","fpr_10x","fpr_100x"
  *       (m, k, bytes: the first slice)}
  * or {"type":T,"error":TEXT} when the type cannot be sized so.
@@ -169,6 +170,12 @@ static const char *params_text(const struct calc_row *row)
 		snprintf(buf, sizeof(buf), "%u slices of %llu bits", p->k,
 			 (unsigned long long)(p->m / p->k));
 		break;
+	case KBLOOM_TYPE_DCF:
+		snprintf(buf, sizeof(buf),
+			 "counter-bits %u + overflow vector of 1 bit per cell, doubled as counts grow (counting counter-bits 16: %llu bytes)",
+			 p->counter_bits,
+			 (unsigned long long)((p->m * 16 + 63) / 64 * 8));
+		break;
 	case KBLOOM_TYPE_SCALABLE:
 		snprintf(buf, sizeof(buf),
 			 "growth %u, tighten %g: first slice; any number of keys <= %.3g; at 10x %.3g, 100x %.3g",
@@ -288,6 +295,14 @@ static void print_json(const struct calc_req *q, const struct calc_row *rows,
 		case KBLOOM_TYPE_MULTI:
 			json_key(&j, "dims");
 			json_u64(&j, p->dims);
+			break;
+		case KBLOOM_TYPE_DCF:
+			json_key(&j, "counter_bits");
+			json_u64(&j, p->counter_bits);
+			json_key(&j, "ofv_bits");
+			json_u64(&j, KB_DCF_OFV_BITS_START);
+			json_key(&j, "counting16_bytes");
+			json_u64(&j, (p->m * 16 + 63) / 64 * 8);
 			break;
 		case KBLOOM_TYPE_SCALABLE:
 			json_key(&j, "growth");

@@ -26,6 +26,7 @@ double card_keys(const struct kb_params *p, uint64_t x)
 	switch (p->type) {
 	case KBLOOM_TYPE_BLOOM:
 	case KBLOOM_TYPE_COUNTING:
+	case KBLOOM_TYPE_DCF:
 		return sizing_estimate(p->m, p->k, x);
 	case KBLOOM_TYPE_PARTITIONED:
 	case KBLOOM_TYPE_BLOCKED:
@@ -71,6 +72,7 @@ const char *card_basis(uint32_t type)
 	case KBLOOM_TYPE_BLOOM:
 		return "n* = -(m/k) ln(1 - X/m), X bits set";
 	case KBLOOM_TYPE_COUNTING:
+	case KBLOOM_TYPE_DCF:
 		return "n* = -(m/k) ln(1 - X/m), X non-zero counters";
 	case KBLOOM_TYPE_PARTITIONED:
 		return "n* = ln(1 - X/m) / ln(1 - k/m): one bit per key in each slice of m/k";

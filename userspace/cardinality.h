@@ -6,7 +6,8 @@
  * point, pure functions: unit-tested on the host (estimate_test).
  *
  * Each estimate inverts the expected fill after n distinct keys:
- *   bloom, counting   E[X] = m (1 - e^{-kn/m})   n* = -(m/k) ln(1 - X/m)
+ *   bloom, counting,  E[X] = m (1 - e^{-kn/m})   n* = -(m/k) ln(1 - X/m)
+ *   dcf
  *                     (seed 004 eq 3.14; counting: X = non-zero counters,
  *                     which are the bits a bloom filter of the same keys
  *                     would set; deleted keys are gone from it)

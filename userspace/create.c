@@ -68,6 +68,9 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 		kb_put_u32(msg, KBLOOM_A_BUCKET_CELLS, p->bucket_cells);
 		kb_put_u32(msg, KBLOOM_A_FP_BITS, p->fp_bits);
 		break;
+	case KBLOOM_TYPE_DCF:
+		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
+		break;
 	case KBLOOM_TYPE_SCALABLE:
 		kb_put_u32(msg, KBLOOM_A_GROWTH, p->growth);
 		kb_put_u32(msg, KBLOOM_A_TIGHTEN, p->tighten);

@@ -21,6 +21,7 @@ static const char *const type_names[KBLOOM_TYPE_MAX + 1] = {
 	[KBLOOM_TYPE_STABLE] = "stable",
 	[KBLOOM_TYPE_MULTI] = "multi",
 	[KBLOOM_TYPE_SCALABLE] = "scalable",
+	[KBLOOM_TYPE_DCF] = "dcf",
 };
 
 const char *kb_type_name(uint32_t type)
@@ -66,7 +67,8 @@ const char *kb_type_str(uint32_t type)
 
 bool kb_type_counts(uint32_t type)
 {
-	return type == KBLOOM_TYPE_COUNTING || type == KBLOOM_TYPE_DLEFT;
+	return type == KBLOOM_TYPE_COUNTING || type == KBLOOM_TYPE_DLEFT ||
+	       type == KBLOOM_TYPE_DCF;
 }
 
 const char *kb_update_name(uint32_t update)
@@ -413,6 +415,18 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 		d->grow_error = nla_get_u32(tb[KBLOOM_A_GROW_ERROR]);
 		d->have |= KB_HAVE_SLICES;
 	}
+	if (d->p.type == KBLOOM_TYPE_DCF) {
+		if (!tb[KBLOOM_A_OFV_BITS] || !tb[KBLOOM_A_LOST] ||
+		    !tb[KBLOOM_A_GROW_ERROR])
+			return kb_nl_fail(nl, "dcf '%s' without OFV_BITS, LOST or GROW_ERROR",
+					  quote(d->name));
+		d->ofv_bits = nla_get_u32(tb[KBLOOM_A_OFV_BITS]);
+		d->lost = nla_get_u64(tb[KBLOOM_A_LOST]);
+		d->grow_error = nla_get_u32(tb[KBLOOM_A_GROW_ERROR]);
+		if (!d->ofv_bits || d->ofv_bits > 32)
+			return kb_nl_fail(nl, "OFV_BITS %u", d->ofv_bits);
+		d->have |= KB_HAVE_OFV;
+	}
 	return 0;
 }
 
@@ -603,6 +617,7 @@ static const char *fill_what(uint32_t type)
 {
 	switch (type) {
 	case KBLOOM_TYPE_COUNTING:
+	case KBLOOM_TYPE_DCF:
 		return "counters non-zero";
 	case KBLOOM_TYPE_STABLE:
 		return "cells non-zero";
@@ -621,6 +636,7 @@ static bool params_known(const struct kb_params *p)
 	case KBLOOM_TYPE_STABLE:
 		return p->counter_bits && p->decrement;
 	case KBLOOM_TYPE_COUNTING:
+	case KBLOOM_TYPE_DCF:
 		return p->counter_bits;
 	}
 	return kb_type_name(p->type) != NULL;
@@ -634,6 +650,19 @@ static bool has_counters(uint32_t type)
 
 static void print_full(const struct kb_desc *d);
 static void print_scalable(const struct kb_desc *d);
+
+/* A dcf's cells now: the CBFV and the OFV, each in whole words. */
+static uint64_t dcf_cell_bytes(const struct kb_desc *d)
+{
+	return (d->p.m * d->p.counter_bits + 63) / 64 * 8 +
+	       (d->p.m * d->ofv_bits + 63) / 64 * 8;
+}
+
+/* What a counting filter of 16-bit counters of the same m takes. */
+static uint64_t counting16_bytes(const struct kb_params *p)
+{
+	return (p->m * 16 + 63) / 64 * 8;
+}
 
 void kb_desc_print_full(const struct kb_desc *d)
 {
@@ -761,6 +790,13 @@ static void print_full(const struct kb_desc *d)
 	case KBLOOM_TYPE_MULTI:
 		printf("  dimensions: %s\n", dims_list(&d->dims));
 		break;
+	case KBLOOM_TYPE_DCF:
+		printf("  counter bits: %u (CBFV; count = OFV * %u + CBFV)\n",
+		       p->counter_bits, 1U << p->counter_bits);
+		if (d->have & KB_HAVE_OFV)
+			printf("  overflow vector: %u bits per cell (OFV; doubles as counts grow)\n",
+			       d->ofv_bits);
+		break;
 	}
 	if (!(d->have & KB_HAVE_CAPACITY))
 		printf("  capacity: ?\n");
@@ -773,6 +809,17 @@ static void print_full(const struct kb_desc *d)
 		       (unsigned long long)d->memory, human_bytes(d->memory));
 	else
 		printf("  memory: ?\n");
+	if (d->have & KB_HAVE_OFV) {
+		printf("  memory of the cells: %llu bytes; counting counter-bits 16: %llu bytes (%.2f of it)\n",
+		       (unsigned long long)dcf_cell_bytes(d),
+		       (unsigned long long)counting16_bytes(p),
+		       (double)dcf_cell_bytes(d) / counting16_bytes(p));
+		printf("  increments lost: %llu%s\n", (unsigned long long)d->lost,
+		       d->lost ? " (counts may be low; del refused until clear)" : "");
+		printf("  overflow vector growth: %s\n",
+		       d->grow_error ? kb_grow_text(d->grow_error) :
+		       "widens as counts grow");
+	}
 	if (d->have & KB_HAVE_FILL)
 		printf("  fill: %llu %s (%.2f%%)%s\n",
 		       (unsigned long long)d->fill, fill_what(p->type),
@@ -780,7 +827,7 @@ static void print_full(const struct kb_desc *d)
 		       p->type == KBLOOM_TYPE_MULTI ? ", all dimensions" : "");
 	else
 		printf("  fill: ?\n");
-	if (has_counters(p->type))
+	if (has_counters(p->type) && p->type != KBLOOM_TYPE_DCF)
 		printf("  %s: %s\n",
 		       p->type == KBLOOM_TYPE_STABLE ? "cells at maximum" :
 		       "saturated counters",
@@ -995,7 +1042,9 @@ static void json_scalable(struct json *j, const struct kb_desc *d)
  *   "max_memory", "filter_limit", "shape_limit", "nomem"), keys, slices
  *   ([{capacity, bits, hashes, keys, fill, current}]), fpr_now (from the
  *   slices' fills), fpr_limit (P0/(1-r)); bits, hashes and capacity are
- *   the first slice's, fill and fill_percent over every slice.
+ *   the first slice's, fill and fill_percent over every slice;
+ *   dcf: counter_bits (the CBFV's), ofv_bits, lost, grow_error,
+ *   cell_bytes (CBFV + OFV now) and counting16_bytes (m 16-bit counters).
  */
 void kb_desc_json(struct json *j, const struct kb_desc *d)
 {
@@ -1061,6 +1110,21 @@ void kb_desc_json(struct json *j, const struct kb_desc *d)
 	OPT("generation", generation, KB_HAVE_GENERATION);
 #undef OPT
 	json_paging(j, d);
+	if (d->have & KB_HAVE_OFV) {
+		json_key(j, "ofv_bits");
+		json_u64(j, d->ofv_bits);
+		json_key(j, "lost");
+		json_u64(j, d->lost);
+		json_key(j, "grow_error");
+		if (d->grow_error)
+			json_str(j, kb_grow_name(d->grow_error));
+		else
+			json_null(j);
+		json_key(j, "cell_bytes");
+		json_u64(j, dcf_cell_bytes(d));
+		json_key(j, "counting16_bytes");
+		json_u64(j, counting16_bytes(p));
+	}
 	if (d->have & KB_HAVE_SLICES) {
 		json_scalable(j, d);
 		goto out;

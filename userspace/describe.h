@@ -31,6 +31,7 @@ enum {
 	KB_HAVE_WINDOW_LIST = 1 << 10,	/* GET's doit only */
 	KB_HAVE_ATTACH = 1 << 11,	/* attached to a hook */
 	KB_HAVE_SLICES = 1 << 12,	/* scalable: SLICE_LIST and the rest */
+	KB_HAVE_OFV = 1 << 13,		/* dcf: OFV_BITS, LOST, GROW_ERROR */
 };
 
 /* One slice of a scalable filter (SLICE_LIST), oldest first. */
@@ -73,6 +74,9 @@ struct kb_desc {
 	uint32_t grow_error;	/* enum kbloom_grow */
 	uint32_t nslices;
 	struct kb_slice_desc slice[KBLOOM_SLICES_MAX];
+	/* KB_HAVE_OFV (dcf); grow_error above too */
+	uint32_t ofv_bits;
+	uint64_t lost;
 };
 
 /* "ok", "max_memory", ... for enum kbloom_grow; and in words. */
@@ -120,7 +124,7 @@ const char *kb_type_list(void);
 /* A type name for output, "type-N" for types newer than this tool. */
 const char *kb_type_str(uint32_t type);
 
-/* Types with counters: counting and dleft (del, count). */
+/* Types with counters: counting, dleft and dcf (del, count). */
 bool kb_type_counts(uint32_t type);
 
 /*

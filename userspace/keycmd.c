@@ -31,11 +31,11 @@ static int check_type(const struct keycmd *kc)
 
 	switch (kc->cmd) {
 	case KBLOOM_CMD_DEL:
-		if (p->type == KBLOOM_TYPE_DLEFT ||
+		if (p->type == KBLOOM_TYPE_DLEFT || p->type == KBLOOM_TYPE_DCF ||
 		    (p->type == KBLOOM_TYPE_COUNTING &&
 		     p->update == KBLOOM_UPDATE_PLAIN))
 			return 0;
-		errorf("unable to delete keys from filter '%s': del needs a counting (plain update) or dleft filter, '%s' is %s%s",
+		errorf("unable to delete keys from filter '%s': del needs a counting (plain update), dleft or dcf filter, '%s' is %s%s",
 		       quote(kc->name), quote(kc->name),
 		       kb_type_str(p->type),
 		       p->type == KBLOOM_TYPE_COUNTING ?
@@ -45,7 +45,7 @@ static int check_type(const struct keycmd *kc)
 	case KBLOOM_CMD_COUNT:
 		if (kb_type_counts(p->type))
 			return 0;
-		errorf("unable to count keys in filter '%s': count needs a counting or dleft filter, '%s' is %s",
+		errorf("unable to count keys in filter '%s': count needs a counting, dleft or dcf filter, '%s' is %s",
 		       quote(kc->name), quote(kc->name),
 		       kb_type_str(p->type));
 		return -1;

@@ -63,6 +63,8 @@ static const char *const attr_names[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_OVERFLOW] = "OVERFLOW",
 	[KBLOOM_A_GROW_ERROR] = "GROW_ERROR",
 	[KBLOOM_A_SLICE_LIST] = "SLICE_LIST",
+	[KBLOOM_A_OFV_BITS] = "OFV_BITS",
+	[KBLOOM_A_LOST] = "LOST",
 };
 
 const char *kb_attr_name(int type)
@@ -113,6 +115,8 @@ static struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_OVERFLOW] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_GROW_ERROR] = { .type = NLA_U32, .maxlen = 4 },
 	[KBLOOM_A_SLICE_LIST] = { .type = NLA_NESTED },
+	[KBLOOM_A_OFV_BITS] = { .type = NLA_U32, .maxlen = 4 },
+	[KBLOOM_A_LOST] = { .type = NLA_U64, .maxlen = 8 },
 };
 
 static void error_reset(struct kb_nl_error *e)

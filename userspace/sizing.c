@@ -561,6 +561,10 @@ void kb_params_defaults(struct kb_params *p)
 		if (!p->dims)
 			p->dims = 1;
 		break;
+	case KBLOOM_TYPE_DCF:
+		if (!p->counter_bits)
+			p->counter_bits = KB_DCF_BITS_DEFAULT;
+		break;
 	case KBLOOM_TYPE_SCALABLE:
 		if (!p->growth)
 			p->growth = KB_SCALABLE_GROWTH_DEFAULT;
@@ -607,6 +611,8 @@ uint32_t kb_params_cell_bits(const struct kb_params *p)
 		return p->counter_bits;
 	case KBLOOM_TYPE_DLEFT:
 		return 32;
+	case KBLOOM_TYPE_DCF:
+		return p->counter_bits + KB_DCF_OFV_BITS_START;
 	}
 	return 1;
 }
@@ -617,6 +623,10 @@ uint64_t kb_params_bytes(const struct kb_params *p)
 	uint64_t bits = p->m * kb_params_cell_bits(p);
 	uint64_t dims = p->type == KBLOOM_TYPE_MULTI && p->dims ? p->dims : 1;
 
+	/* Two vectors, each in whole words. */
+	if (p->type == KBLOOM_TYPE_DCF)
+		return (p->m * p->counter_bits + 63) / 64 * 8 +
+		       (p->m * KB_DCF_OFV_BITS_START + 63) / 64 * 8;
 	return (bits + 63) / 64 * 8 * dims;
 }
 

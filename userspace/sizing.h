@@ -78,6 +78,12 @@
  * below P0 / (1 - r) for any N. Sizing for a target P: slice 0 as bloom
  * for n0 = N keys at P0 = P (1 - r). Defaults s = 2, r = 0.9.
  *
+ * Dynamic count filter (Aguilar-Saborit et al. 2006): probes and rate as
+ * bloom's; m cells of a c-bit counter (CBFV) plus an overflow counter
+ * (OFV) of 1 bit at first, doubled as counts grow (uapi/kbloom.h): bytes
+ * at create are those of m (c + 1) bits, in whole 64-bit words of each
+ * vector; a counting filter of 16-bit counters takes m 16 bits.
+ *
  * Information-theoretic bound: a structure with false positive rate p
  * needs at least log2(1/p) bits per key.
  *
@@ -100,6 +106,8 @@
 #define KB_DLEFT_FP_MAX			24
 #define KB_DLEFT_LOAD			0.75	/* cells used at capacity */
 #define KB_BLOCK_BITS			512
+#define KB_DCF_BITS_DEFAULT		4	/* the CBFV's counters */
+#define KB_DCF_OFV_BITS_START		1	/* the OFV's, at first */
 #define KB_SCALABLE_GROWTH_DEFAULT	2
 #define KB_SCALABLE_TIGHTEN_DEFAULT	900000	/* r = 0.9, in millionths */
 
@@ -211,7 +219,7 @@ uint64_t kb_params_multiple(const struct kb_params *p);
  */
 int kb_params_round(struct kb_params *p);
 
-/* Bits of one cell: 1, the counter bits, or 32 (dleft). */
+/* Bits of one cell: 1, the counter bits, 32 (dleft), c + 1 (dcf at first). */
 uint32_t kb_params_cell_bits(const struct kb_params *p);
 
 /* Bytes of cells, as the engine allocates them (whole 64-bit words). */

@@ -16,8 +16,9 @@ static const struct {
 	const char *types_text;
 } opts_info[TO_NUM] = {
 	[TO_COUNTER_BITS] = { "counter-bits",
-		1U << KBLOOM_TYPE_COUNTING | 1U << KBLOOM_TYPE_STABLE,
-		"counting and stable filters" },
+		1U << KBLOOM_TYPE_COUNTING | 1U << KBLOOM_TYPE_STABLE |
+		1U << KBLOOM_TYPE_DCF,
+		"counting, stable and dcf filters" },
 	[TO_UPDATE] = { "update", 1U << KBLOOM_TYPE_COUNTING,
 		"counting filters" },
 	[TO_DECREMENT] = { "decrement", 1U << KBLOOM_TYPE_STABLE,
@@ -85,10 +86,13 @@ int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
 	}
 	if (val[TO_COUNTER_BITS]) {
 		bool counting = p->type == KBLOOM_TYPE_COUNTING;
+		bool dcf = p->type == KBLOOM_TYPE_DCF;
 
 		if (get_u32("counter-bits", val[TO_COUNTER_BITS], 1, 16,
-			    counting ? (4 | 8 | 16) : (1 | 2 | 4 | 8),
+			    counting ? (4 | 8 | 16) : dcf ? (2 | 4 | 8) :
+			    (1 | 2 | 4 | 8),
 			    counting ? "a counting filter has 4, 8 or 16" :
+			    dcf ? "a dcf has 2, 4 or 8 (its small counters)" :
 			    "a stable filter has 1, 2, 4 or 8",
 			    &p->counter_bits))
 			return -1;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The scalable filter through bloomctl, in the test VM:
+# The scalable and dcf filters through bloomctl, in the test VM:
 #
 #   bloomctl add -f (100x the first slice's capacity) --> slices made in
 #       process context; show lists them; every key present; the measured
@@ -10,6 +10,9 @@
 #   max_memory just above the filter --> add fails naming max_memory, the
 #       keys are still there, test still works
 #   calc, save (refused with the kernel's reason), create refusals
+#   dcf: exact counts through add/count/del while the overflow vector
+#       widens, memory beside 16-bit counters, per-flow packet counts from
+#       the OUTPUT hook (carries in softirq, widening by the work item)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/tap.sh
@@ -123,6 +126,62 @@ at_limit() {
 	$bc show lim | grep -q '^  growth: stopped: the next slice would pass the module.s max_memory'
 }
 check "scalable: at max_memory add fails naming it, keys kept, test works" at_limit
+
+# dcf: exact counts through bloomctl, memory beside 16-bit counters.
+dcf_counts() {
+	$bc create dc dcf capacity 100000 fpr 0.01 counter-bits 4 &&
+	head -20000 "$tmp/keys" | $bc add dc -f - &&
+	for i in 1 2 3 4 5; do head -2000 "$tmp/keys"; done | $bc add dc -f - &&
+	printf 'hot\n%.0s' $(seq 5000) | $bc add dc -f - &&
+	[ "$($bc count dc hot k-1 k-2001 k-30000)" = "$(printf 'hot 5000\nk-1 6\nk-2001 1\nk-30000 0')" ] &&
+	$bc del dc hot hot k-1 &&
+	[ "$($bc count dc hot k-1)" = "$(printf 'hot 4998\nk-1 5')" ] &&
+	$bc show dc > "$tmp/dc" && cat "$tmp/dc" &&
+	grep -q '^  overflow vector: 16 bits per cell' "$tmp/dc" &&
+	grep -q '^  increments lost: 0$' "$tmp/dc" &&
+	grep -q 'counting counter-bits 16: ' "$tmp/dc" &&
+	$bc -j show dc | json '(d["ofv_bits"], d["lost"], d["cell_bytes"] < 2 * d["counting16_bytes"])' |
+		grep -qx '(16, 0, True)'
+}
+check "dcf: counts exact through add, count and del as the overflow vector widens" dcf_counts
+
+dcf_small() {
+	$bc create ds dcf capacity 100000 fpr 0.01 &&
+	$bc add ds -f "$tmp/keys" &&
+	$bc -j show ds | json '(d["ofv_bits"], d["cell_bytes"], d["counting16_bytes"])' | tee /dev/stderr |
+		"${py[@]}" -c 'import sys; b, c, c16 = eval(sys.stdin.read()); assert b <= 2 and c * 2 < c16'
+}
+check "dcf: small counts take well under half the memory of 16-bit counters" dcf_small
+check "dcf: save is refused with the kernel's reason" \
+	bash -c "$bc save dc $tmp/dc.kbf 2>&1 | grep -q 'EXPORT does not support scalable or dcf'"
+check "dcf: calc prints its row" \
+	bash -c "$bc calc capacity 1000 fpr 0.01 | grep -q '^dcf .*counting counter-bits 16: '"
+
+# Per-flow packet counts from the packet path: 4 flows, 1200 packets
+# each (1200 = 4 * 256 + 176 with 8-bit counters: the overflow vector
+# widens 1 -> 2 -> 4 bits, by the work item; the port unreachables to
+# them, one ICMP flow of 4800, take it to 8), counted exactly.
+dcf_packets() {
+	$bc -n kb-sx create pk dcf capacity 10000 fpr 0.001 counter-bits 8 &&
+	$bc -n kb-sx attach pk hook output family ipv4 digest flow &&
+	ip netns exec kb-sx "${py[@]}" -c '
+import socket, time
+socks = []
+for port in range(30000, 30004):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", port))
+    socks.append(s)
+for i in range(1200):
+    for s in socks:
+        s.sendto(b"x", ("127.0.0.1", 9))
+    if i % 50 == 0:
+        time.sleep(0.01)
+' &&
+	$bc -n kb-sx count pk 0x117f0000017f00000175300009 0x117f0000017f00000175330009 | tee /dev/stderr |
+		grep -c ' 1200$' | grep -qx 2 &&
+	$bc -n kb-sx -j show pk | json '(d["ofv_bits"] >= 4, d["lost"], d["grow_error"])' | grep -qx '(True, 0, None)'
+}
+check "dcf: attached at OUTPUT, per-flow packet counts exact as it widens from the packet path" dcf_packets
 
 check "no WARN, BUG or Oops in the kernel log" \
 	bash -c "! dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING:|BUG:|Oops'"

@@ -230,7 +230,7 @@ TEST_F(ty, delete_and_count_refused_where_unsafe_or_meaningless)
 	ASSERT_EQ(0, create(s, m, "b", 4096, 3));
 	EXPECT_EQ(-EOPNOTSUPP, one_key(s, m, KBLOOM_CMD_DEL, "b", "k"));
 	EXPECT_EQ(-EOPNOTSUPP, one_key(s, m, KBLOOM_CMD_COUNT, "b", "k"));
-	EXPECT_STREQ("COUNT needs a counting or dleft filter", s->extack);
+	EXPECT_STREQ("COUNT needs a counting, dleft or dcf filter", s->extack);
 }
 
 /* A tuple request: @n values for dimensions @dims (1-based). */
@@ -613,6 +613,83 @@ TEST_F(ty, scalable_grows_through_add)
 	EXPECT_EQ(n, slices(s, &cur));
 	EXPECT_EQ(0, cur);
 	EXPECT_EQ(mem1, reply_u64(s, KBLOOM_A_MEMORY));
+}
+
+/*
+ * A dcf through the raw ABI: parameters and OFV_BITS echoed, 3000 adds
+ * of one key (x = 4: the OFV widens 1 -> 2 -> ... -> 16 bits in ADD) counted
+ * exactly, DEL exact across borrows, memory accounted; what it refuses.
+ */
+TEST_F(ty, dcf_counts_exactly_as_its_overflow_vector_widens)
+{
+	struct nlr *s = &self->s;
+	struct nlr_msg *m = &self->m;
+	uint64_t mem0, mem1;
+	int i;
+
+	create_msg(s, m, "dc", KBLOOM_TYPE_DCF, 1 << 16, 4);
+	nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 4);
+	ASSERT_EQ(0, nlr_send(s, m));
+	ASSERT_EQ(0, get(s, m, "dc"));
+	EXPECT_EQ(KBLOOM_TYPE_DCF, reply_u32(s, KBLOOM_A_TYPE));
+	EXPECT_EQ(4, reply_u32(s, KBLOOM_A_COUNTER_BITS));
+	EXPECT_EQ(1, reply_u32(s, KBLOOM_A_OFV_BITS));
+	EXPECT_EQ(0, reply_u64(s, KBLOOM_A_LOST));
+	EXPECT_EQ(KBLOOM_GROW_OK, reply_u32(s, KBLOOM_A_GROW_ERROR));
+	mem0 = reply_u64(s, KBLOOM_A_MEMORY);
+	/* key-7 3000 times, in messages of 300. */
+	for (i = 0; i < 3000; i += 300) {
+		char key[] = "key-7";
+		size_t nest;
+		int j;
+
+		nlr_init(s, m, s->family, KBLOOM_CMD_ADD, 0);
+		nlr_put_str(m, KBLOOM_A_NAME, "dc");
+		nest = nlr_nest_start(m, KBLOOM_A_KEYS);
+		for (j = 0; j < 300; j++)
+			nlr_put(m, KBLOOM_KEYS_A_KEY, key, strlen(key));
+		nlr_nest_end(m, nest);
+		ASSERT_EQ(0, nlr_send(s, m));
+	}
+	ASSERT_EQ(0, keys_cmd(s, m, KBLOOM_CMD_ADD, "dc", 0, 7));
+	EXPECT_EQ(3000, count_of(s, m, "dc", "key-7"));
+	EXPECT_EQ(1, count_of(s, m, "dc", "key-3"));
+	ASSERT_EQ(0, get(s, m, "dc"));
+	/* 3000 >> 4 = 187: OFV counters of 16 bits (widened at half). */
+	EXPECT_EQ(16, reply_u32(s, KBLOOM_A_OFV_BITS));
+	EXPECT_EQ(0, reply_u64(s, KBLOOM_A_LOST));
+	mem1 = reply_u64(s, KBLOOM_A_MEMORY);
+	EXPECT_EQ(mem0 + (1 << 16) * 15 / 8, mem1);
+	nlr_init(s, m, s->family, KBLOOM_CMD_STATUS, 0);
+	ASSERT_EQ(0, nlr_send(s, m));
+	EXPECT_EQ(mem1, reply_u64(s, KBLOOM_A_MEM_NETNS));
+	for (i = 0; i < 1000; i++)
+		ASSERT_EQ(0, one_key(s, m, KBLOOM_CMD_DEL, "dc", "key-7"));
+	EXPECT_EQ(2000, count_of(s, m, "dc", "key-7"));
+
+	/* What it does not do. */
+	create_msg(s, m, "d2", KBLOOM_TYPE_DCF, 4096, 3);
+	nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 16);
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	EXPECT_NE(NULL, strstr(s->extack, "dcf"));
+	create_msg(s, m, "d2", KBLOOM_TYPE_DCF, 4096, 3);
+	nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 4);
+	nlr_put_u32(m, KBLOOM_A_WINDOWS, 4);
+	nlr_put_u64(m, KBLOOM_A_INTERVAL, 1000);
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	nlr_init(s, m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
+	nlr_put_str(m, KBLOOM_A_NAME, "dc");
+	EXPECT_EQ(-EOPNOTSUPP, nlr_send(s, m));
+	nlr_init(s, m, s->family, KBLOOM_CMD_MERGE, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, "dc");
+	nlr_put_str(m, KBLOOM_A_SRC, "dc");
+	EXPECT_NE(0, nlr_send(s, m));
+	/* CLEAR: empty, the vector keeps its width. */
+	nlr_init(s, m, s->family, KBLOOM_CMD_CLEAR, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, "dc");
+	ASSERT_EQ(0, nlr_send(s, m));
+	EXPECT_EQ(0, count_of(s, m, "dc", "key-7"));
+	EXPECT_EQ(1, dump_count(s, m));
 }
 
 TEST_HARNESS_MAIN
