@@ -39,7 +39,9 @@ uint64_t kb_save_engine_cell_bytes(const struct kb_save_header *h, void *arg)
 
 	(void)arg;
 	kb_save_engine_shape(h, &s);
-	if (kb_filter_check_shape(&s) != KB_SHAPE_OK)
+	/* Growing types: their cells are not f->mem alone. */
+	if (kb_filter_check_shape(&s) != KB_SHAPE_OK ||
+	    s.type == KBLOOM_TYPE_SCALABLE || s.type == KBLOOM_TYPE_DCF)
 		return UINT64_MAX;
 	return kb_filter_mem_for(&s);
 }

@@ -259,6 +259,10 @@ int kb_save_check_header(const struct kb_save_header *h, char *err,
 		    KBLOOM_NAME_MAX - 1);
 	if (s->type < 1 || s->type > KBLOOM_TYPE_MAX)
 		BAD(O_TYPE, "unknown filter type %" PRIu32, s->type);
+	/* Their cells are no fixed table (EXPORT refuses them). */
+	if (s->type == KBLOOM_TYPE_SCALABLE || s->type == KBLOOM_TYPE_DCF)
+		BAD(O_TYPE, "filter type %" PRIu32 " (scalable or dcf) has no save format",
+		    s->type);
 	if (s->k < 1 || s->k > KBLOOM_HASHES_MAX)
 		BAD(O_K, "hashes %" PRIu32 " out of range 1..%d", s->k,
 		    KBLOOM_HASHES_MAX);

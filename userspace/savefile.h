@@ -20,7 +20,8 @@
  *   ----- with KB_SAVE_F_ZSTD everything from here on is compressed -----
  *    16    32  name: 1..KBLOOM_NAME_MAX-1 bytes of 0x21..0x7e but '/',
  *              then NUL bytes up to the end of the field
- *    48     4  type: enum kbloom_type, 1..KBLOOM_TYPE_MAX
+ *    48     4  type: enum kbloom_type, 1..KBLOOM_TYPE_MAX but scalable
+ *              and dcf, whose cells are not one table of a fixed shape
  *    52     4  k: hashes, 1..KBLOOM_HASHES_MAX (1 for dleft)
  *    56     8  m: cells (per dimension for multi),
  *              KBLOOM_BITS_MIN..KBLOOM_BITS_MAX

@@ -1231,6 +1231,8 @@ MUT(name_slash, strcpy(h->name, "a/b"))
 MUT(name_junk_after_nul, h->name[20] = 'x')
 MUT(type_0, h->shape.type = 0)
 MUT(type_max, h->shape.type = __KBLOOM_TYPE_MAX)
+MUT(type_scalable, h->shape.type = KBLOOM_TYPE_SCALABLE)
+MUT(type_dcf, h->shape.type = KBLOOM_TYPE_DCF; h->shape.cell_bits = 4)
 MUT(k_0, h->shape.k = 0)
 MUT(k_big, h->shape.k = KBLOOM_HASHES_MAX + 1)
 MUT(m_small, h->shape.m = KBLOOM_BITS_MIN - 1)
@@ -1283,8 +1285,8 @@ static const struct mutation mutations[] = {
 #define M(name, off) { #name, mut_##name, off }
 	M(name_empty, 16), M(name_unterminated, 16), M(name_space, 16),
 	M(name_slash, 16), M(name_junk_after_nul, 16), M(type_0, 48),
-	M(type_max, 48), M(k_0, 52), M(k_big, 52), M(m_small, 56),
-	M(m_big, 56), M(cell_bits_bloom, 64), M(update_bloom, 68),
+	M(type_max, 48), M(type_scalable, 48), M(type_dcf, 48), M(k_0, 52),
+	M(k_big, 52), M(m_small, 56), M(m_big, 56), M(cell_bits_bloom, 64), M(update_bloom, 68),
 	M(decrement_bloom, 72), M(subtables_bloom, 76), M(bucket_bloom, 80),
 	M(fp_bloom, 84), M(dims_bloom, 88), M(counting_bits, 64),
 	M(counting_update, 68), M(stable_dec0, 72), M(stable_dec_big, 72),
