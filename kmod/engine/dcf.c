@@ -363,15 +363,36 @@ static void kb_dcf_fill(const struct kb_filter *f, struct kb_fill *out)
 	out->nonzero += extra;
 }
 
-/* Owner only; concurrent adds may be lost as with the other types. */
+/* Zeroes @bytes (whole longs) in chunks, rescheduling between them. */
+static void kb_dcf_zero(void *p, u64 bytes)
+{
+	u64 w, nw = bytes / sizeof(unsigned long);
+	unsigned long *l = p;
+
+	for (w = 0; w < nw; w += KB_CHUNK_WORDS) {
+		u64 n = nw - w;
+
+		if (n > KB_CHUNK_WORDS)
+			n = KB_CHUNK_WORDS;
+		memset(&l[w], 0, n * sizeof(unsigned long));
+		kb_resched();
+	}
+}
+
+/*
+ * Owner only, and not while widening (the caller excludes it). The cells
+ * are emptied without the lock, in chunks: an add racing the clear may
+ * survive it, or leave an overflow count behind (a false positive, never
+ * a false negative), as adds racing any clear may.
+ */
 static void kb_dcf_clear(struct kb_filter *f)
 {
 	struct kb_dcf *d = f->dcf;
 	unsigned long flags = 0;
 
+	kb_dcf_zero(f->mem, f->nwords * sizeof(unsigned long));
+	kb_dcf_zero(d->ofv, kb_dcf_vec_bytes(f->s.m, d->ofv_bits));
 	kb_write_seqlock(&d->lock, flags);
-	memset(f->mem, 0, f->nwords * sizeof(unsigned long));
-	memset(d->ofv, 0, kb_dcf_vec_bytes(f->s.m, d->ofv_bits));
 	d->lost = 0;
 	WRITE_ONCE(d->want, 0);
 	WRITE_ONCE(d->grow_error, KBLOOM_GROW_OK);
