@@ -175,8 +175,8 @@ static void kb_grow_explain_dcf(struct kb_obj *obj, struct kb_filter *f,
 		kb_usage(obj->kn, &u);
 		KB_ERR_MSG_FMT(extack,
 			       "dcf cannot widen its overflow vector: max_memory would be passed; increments were dropped (LOST), counts may be low, DEL is refused until CLEAR",
-			       "dcf cannot widen its overflow vector: it needs %llu bytes, %llu of max_memory %llu are in use; increments were dropped (LOST), counts may be low, DEL is refused until CLEAR",
-			       obj->grow_want, u.mem_all, u.mem_limit);
+			       "max_memory %llu: no OFV of %llu B; increments dropped (LOST)",
+			       u.mem_limit, obj->grow_want);
 		break;
 	case KBLOOM_GROW_OK:
 	case KBLOOM_GROW_SHAPE_LIMIT:
@@ -190,6 +190,10 @@ static void kb_grow_explain_dcf(struct kb_obj *obj, struct kb_filter *f,
 	}
 }
 
+/*
+ * Formatted messages (6.2+) hold 80 bytes: the figures and the gist;
+ * 6.1 gets the fixed text, which says more.
+ */
 void kb_grow_explain(struct kb_obj *obj, struct netlink_ext_ack *extack)
 {
 	struct kb_filter *f = kb_ring_only(&obj->ring);
@@ -204,8 +208,8 @@ void kb_grow_explain(struct kb_obj *obj, struct netlink_ext_ack *extack)
 		kb_usage(obj->kn, &u);
 		KB_ERR_MSG_FMT(extack,
 			       "scalable filter cannot grow: its next slice would pass the module memory limit max_memory; keys were added to its last slice beyond its capacity",
-			       "scalable filter cannot grow: its next slice needs %llu bytes, %llu of max_memory %llu are in use; keys were added to its last slice beyond its capacity",
-			       obj->grow_want, u.mem_all, u.mem_limit);
+			       "max_memory %llu: no slice of %llu B; keys were added anyway",
+			       u.mem_limit, obj->grow_want);
 		break;
 	case KBLOOM_GROW_FILTER_LIMIT:
 		NL_SET_ERR_MSG(extack,

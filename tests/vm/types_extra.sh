@@ -119,9 +119,9 @@ at_limit() {
 	echo $((used + 65536)) > $params/max_memory &&
 	out=$($bc add lim -f "$tmp/keys" 2>&1)
 	rc=$?
+	echo "$maxmem" > $params/max_memory
 	echo "exit $rc: $out"
 	[ $rc -eq 2 ] && [[ $out == *max_memory* ]] &&
-	echo "$maxmem" > $params/max_memory &&
 	[ "$($bc test lim -f "$tmp/keys" | tail -1)" = "100000 keys: 100000 present, 0 absent" ] &&
 	$bc show lim | grep -q '^  growth: stopped: the next slice would pass the module.s max_memory'
 }
