@@ -201,15 +201,35 @@ static void add_label(struct keybatch *b, const char *label, size_t label_len)
 	b->label_off[b->nkeys] = b->labels_len;
 }
 
+/*
+ * nla_put() of a KEY at the message's tail, written the way libnl writes
+ * it (nlmsg_len is the tail) without its per-call cost, which was a sixth
+ * of a bulk load. make_room() has checked that it fits.
+ */
+static void put_key(struct nl_msg *msg, const uint8_t *key, size_t len)
+{
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	size_t total = NLA_ALIGN(NLA_HDRLEN + len);
+	char *tail = (char *)h + NLMSG_ALIGN(h->nlmsg_len);
+	struct nlattr a = {
+		.nla_len = NLA_HDRLEN + len,
+		.nla_type = KBLOOM_KEYS_A_KEY,
+	};
+
+	memcpy(tail, &a, sizeof(a));
+	memcpy(tail + NLA_HDRLEN, key, len);
+	memset(tail + NLA_HDRLEN + len, 0, total - NLA_HDRLEN - len);
+	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + total;
+}
+
 int keybatch_add(struct keybatch *b, const uint8_t *key, size_t len,
 		 const char *label, size_t label_len)
 {
-	int r = make_room(b, nla_total_size(len));
+	int r = make_room(b, NLA_ALIGN(NLA_HDRLEN + len));
 
 	if (r)
 		return r;
-	if (nla_put(b->msg, KBLOOM_KEYS_A_KEY, len, key) < 0)
-		full();
+	put_key(b->msg, key, len);
 	add_label(b, label, label_len);
 	return 0;
 }

@@ -4,15 +4,17 @@
 
 #include "keyparse.h"
 
+/* Hex digit values plus one; 0 for every other byte. */
+static const unsigned char hex_tab[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static int hexval(unsigned char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return (int)hex_tab[c] - 1;
 }
 
 /* Finds the first character of s[0..len) that is not a hex digit. */
@@ -22,7 +24,7 @@ static enum kp_error hex_check(const char *s, size_t len, size_t base,
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		if (hexval(s[i]) < 0) {
+		if (!hex_tab[(unsigned char)s[i]]) {
 			if (bad)
 				*bad = base + i;
 			return KP_HEX_DIGIT;

@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "keyparse.h"
 #include "keysrc.h"
 #include "util.h"
 
+_Static_assert(KEYSRC_TUPLE_LINE_MAX + 1 <= KEYSRC_READ_BUF,
+	       "a longest line and its newline fit the read buffer");
+
 int keysrc_init(struct keysrc *s, int argc, char **argv, const char **name)
 {
 	int i = 2;
 
 	memset(s, 0, sizeof(*s));
+	s->fd = -1;
 	if (argc < 2) {
 		usage_errorf(argv[0], "missing filter NAME");
 		return -1;
@@ -54,12 +62,30 @@ void keysrc_set_tuples(struct keysrc *s, const struct kb_dims *dims,
 	s->all_dims = all;
 }
 
+static const char *src_name(const struct keysrc *s)
+{
+	return strcmp(s->path, "-") ? quote(s->path) : "stdin";
+}
+
+/* "at FILE:LINE " for a key read from a file, else "". */
+static const char *where(const struct keysrc *s)
+{
+	static char buf[128];
+
+	if (!s->path)
+		return "";
+	snprintf(buf, sizeof(buf), "at %s:%llu ", src_name(s),
+		 (unsigned long long)s->line);
+	return buf;
+}
+
 /*
  * Decodes @len bytes of @text into s->key or s->tuple. On error prints
- * "invalid key @where'TEXT': WHY" and returns -1.
+ * "invalid key [at FILE:LINE ]'TEXT': WHY" (the place when the key came
+ * from a file; formatted only then, as it costs more than the decode)
+ * and returns -1.
  */
-static int decode(struct keysrc *s, const char *text, size_t len,
-		  const char *where)
+static int decode(struct keysrc *s, const char *text, size_t len)
 {
 	size_t bad = 0;
 
@@ -68,7 +94,7 @@ static int decode(struct keysrc *s, const char *text, size_t len,
 
 		if (tuple_parse(text, len, s->dims, s->all_dims, &s->tuple,
 				&f)) {
-			errorf("invalid key %s'%s': %s", where,
+			errorf("invalid key %s'%s': %s", where(s),
 			       quote_mem(text, len),
 			       tp_strerror(&f, text, s->dims));
 			return -1;
@@ -78,7 +104,7 @@ static int decode(struct keysrc *s, const char *text, size_t len,
 					    &bad);
 
 		if (e) {
-			errorf("invalid key %s'%s': %s", where,
+			errorf("invalid key %s'%s': %s", where(s),
 			       quote_mem(text, len), kp_strerror(e, text, bad));
 			return -1;
 		}
@@ -88,31 +114,27 @@ static int decode(struct keysrc *s, const char *text, size_t len,
 	return 0;
 }
 
-static const char *src_name(const struct keysrc *s)
-{
-	return strcmp(s->path, "-") ? quote(s->path) : "stdin";
-}
-
 int keysrc_open(struct keysrc *s)
 {
 	if (!s->path)
 		return 0;
 	if (!strcmp(s->path, "-")) {
-		s->f = stdin;
-		return 0;
+		s->fd = STDIN_FILENO;
+	} else {
+		s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+		if (s->fd < 0) {
+			errorf("unable to open key file '%s': %s",
+			       quote(s->path), strerror(errno));
+			return -1;
+		}
 	}
-	s->f = fopen(s->path, "r");
-	if (!s->f) {
-		errorf("unable to open key file '%s': %s", quote(s->path),
-		       strerror(errno));
-		return -1;
-	}
+	s->rbuf = xrealloc(NULL, KEYSRC_READ_BUF);
 	return 0;
 }
 
 static int parse_arg(struct keysrc *s, const char *arg)
 {
-	return decode(s, arg, strlen(arg), "");
+	return decode(s, arg, strlen(arg));
 }
 
 int keysrc_check_args(struct keysrc *s)
@@ -125,43 +147,71 @@ int keysrc_check_args(struct keysrc *s)
 	return 0;
 }
 
-/* Reads one line into s->buf without its "\n"; 1, 0 at EOF, -1 error. */
-static int read_line(struct keysrc *s, size_t *len)
+/*
+ * The next line, without its "\n", in place in s->rbuf: 1 with *line and
+ * *len set, 0 at end of file, -1 on error (printed). read(2) returns what
+ * a pipe has, so keys stream through as they come.
+ */
+static int read_line(struct keysrc *s, char **line, size_t *len)
 {
-	size_t n = 0, max = s->dims ? KEYSRC_TUPLE_LINE_MAX : KEYSRC_LINE_MAX;
-	int c;
+	size_t max = s->dims ? KEYSRC_TUPLE_LINE_MAX : KEYSRC_LINE_MAX;
+	size_t avail;
+	char *start, *nl;
+	ssize_t got;
 
-	while ((c = getc_unlocked(s->f)) != EOF && c != '\n') {
-		if (n == max) {
+	for (;;) {
+		start = s->rbuf + s->rpos;
+		avail = s->rlen - s->rpos;
+		nl = memchr(start, '\n', avail > max ? max + 1 : avail);
+		if (nl) {
+			*len = nl - start;
+			s->rpos += *len + 1;
+			break;
+		}
+		if (avail > max) {
 			if (s->dims)
 				errorf("invalid key at %s:%llu '%s': longer than %zu bytes",
 				       src_name(s),
 				       (unsigned long long)s->line + 1,
-				       quote_mem(s->buf, n), max);
+				       quote_mem(start, max), max);
 			else
 				errorf("invalid key at %s:%llu '%s': longer than %d bytes",
 				       src_name(s),
 				       (unsigned long long)s->line + 1,
-				       quote_mem(s->buf, n), KBLOOM_KEY_MAX);
+				       quote_mem(start, max), KBLOOM_KEY_MAX);
 			return -1;
 		}
-		s->buf[n++] = c;
+		if (s->eof) {
+			if (!avail)
+				return 0;
+			*len = avail;	/* the last line has no "\n" */
+			s->rpos = s->rlen;
+			break;
+		}
+		memmove(s->rbuf, start, avail);
+		s->rpos = 0;
+		s->rlen = avail;
+		do {
+			got = read(s->fd, s->rbuf + avail,
+				   KEYSRC_READ_BUF - avail);
+		} while (got < 0 && errno == EINTR);
+		if (got < 0) {
+			errorf("unable to read key file '%s': %s",
+			       quote(s->path), strerror(errno));
+			return -1;
+		}
+		if (!got)
+			s->eof = true;
+		s->rlen += got;
 	}
-	if (ferror(s->f)) {
-		errorf("unable to read key file '%s': %s", quote(s->path),
-		       strerror(errno));
-		return -1;
-	}
-	if (c == EOF && !n)
-		return 0;
 	s->line++;
-	*len = n;
+	*line = start;
 	return 1;
 }
 
 int keysrc_next(struct keysrc *s)
 {
-	char where[128];
+	char *line;
 	size_t len;
 	int r;
 
@@ -170,24 +220,24 @@ int keysrc_next(struct keysrc *s)
 			return 0;
 		return parse_arg(s, s->keys[s->next++]) ? -1 : 1;
 	}
-	r = read_line(s, &len);
+	r = read_line(s, &line, &len);
 	if (r <= 0)
 		return r;
-	if (len && s->buf[len - 1] == '\r')
+	if (len && line[len - 1] == '\r')
 		len--;
 	if (!len) {
 		errorf("invalid key at %s:%llu: empty line", src_name(s),
 		       (unsigned long long)s->line);
 		return -1;
 	}
-	snprintf(where, sizeof(where), "at %s:%llu ", src_name(s),
-		 (unsigned long long)s->line);
-	return decode(s, s->buf, len, where) ? -1 : 1;
+	return decode(s, line, len) ? -1 : 1;
 }
 
 void keysrc_close(struct keysrc *s)
 {
-	if (s->f && s->f != stdin)
-		fclose(s->f);
-	s->f = NULL;
+	if (s->fd > STDIN_FILENO)
+		close(s->fd);
+	s->fd = -1;
+	free(s->rbuf);
+	s->rbuf = NULL;
 }

@@ -15,13 +15,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-
 #include "../kmod/uapi/kbloom.h"
 #include "keyparse.h"
 
 /* Longest line: "0x" and two hex digits a byte, then "\r". */
 #define KEYSRC_LINE_MAX (2 + 2 * KBLOOM_KEY_MAX + 1)
+/* Bytes read at a time: lines are found with memchr() in this buffer. */
+#define KEYSRC_READ_BUF (64 * 1024)
 /* Longest tuple line: every dimension, "name=0x..." and a comma each. */
 #define KEYSRC_TUPLE_LINE_MAX \
 	(KBLOOM_DIMS_MAX * (KBLOOM_DIM_NAME_MAX + 2 + 2 * KBLOOM_KEY_MAX + 1) + 1)
@@ -31,10 +31,12 @@ struct keysrc {
 	char **keys;
 	int nkeys, next;
 	/* file */
-	FILE *f;
+	int fd;			/* -1 when not open */
 	const char *path;	/* as given; "-" is stdin */
 	uint64_t line;
-	char buf[KEYSRC_TUPLE_LINE_MAX + 1];
+	char *rbuf;		/* KEYSRC_READ_BUF bytes read ahead */
+	size_t rpos, rlen;	/* next line starts at rpos; rlen bytes in */
+	bool eof;
 	/* tuples: the filter's dimensions, and whether all are needed */
 	const struct kb_dims *dims;
 	bool all_dims;
