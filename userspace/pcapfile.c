@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <pcap/pcap.h>
 
+#include "pcapdl.h"
 #include "pcapfile.h"
 
 #define ETH_P_IPV4	0x0800
@@ -162,13 +162,17 @@ int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 	const uint8_t *data;
 	enum kb_link link;
 	int dlt, rc, ret = 0;
+	const struct kb_pcap_api *pc;
 	pcap_t *p;
 
 	if (!counts)
 		counts = &local;
 	memset(counts, 0, sizeof(*counts));
 
-	p = pcap_open_offline_with_tstamp_precision(path,
+	pc = kb_pcap_api(err, errlen);
+	if (!pc)
+		return -1;
+	p = pc->open_offline_with_tstamp_precision(path,
 						    PCAP_TSTAMP_PRECISION_NANO,
 						    ebuf);
 	if (!p) {
@@ -181,17 +185,17 @@ int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 			seterr(err, errlen, "%s: %s", path, ebuf);
 		return -1;
 	}
-	dlt = pcap_datalink(p);
+	dlt = pc->datalink(p);
 	if (link_of(dlt, &link)) {
-		const char *name = pcap_datalink_val_to_name(dlt);
+		const char *name = pc->datalink_val_to_name(dlt);
 
 		seterr(err, errlen, "%s: unsupported link type %s (%d)", path,
 		       name ? name : "unknown", dlt);
-		pcap_close(p);
+		pc->close(p);
 		return -1;
 	}
 
-	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+	while ((rc = pc->next_ex(p, &h, &data)) == 1) {
 		struct kb_pcap_packet pkt;
 		uint32_t wire;
 		long off;
@@ -218,9 +222,9 @@ int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 	}
 	if (rc == PCAP_ERROR) {
 		seterr(err, errlen, "%s: frame %llu: %s", path,
-		       (unsigned long long)counts->frames + 1, pcap_geterr(p));
+		       (unsigned long long)counts->frames + 1, pc->geterr(p));
 		ret = -1;
 	}
-	pcap_close(p);
+	pc->close(p);
 	return ret;
 }

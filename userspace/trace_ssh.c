@@ -28,9 +28,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <pcap/pcap.h>
 
 #include "describe.h"
+#include "pcapdl.h"
 #include "trace_backend.h"
 #include "trace_json.h"
 
@@ -82,6 +82,7 @@ static int buf_quoted(struct buf *b, const char *s)
 static int make_pcap(const struct tb_item *items, size_t n, char **out,
 		     size_t *len, char *err, size_t errlen)
 {
+	const struct kb_pcap_api *pc;
 	pcap_dumper_t *dump;
 	pcap_t *p;
 	FILE *f;
@@ -89,25 +90,28 @@ static int make_pcap(const struct tb_item *items, size_t n, char **out,
 
 	*out = NULL;
 	*len = 0;
+	pc = kb_pcap_api(err, errlen);
+	if (!pc)
+		return -1;
 	f = open_memstream(out, len);
 	if (!f) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	p = pcap_open_dead(DLT_RAW, 65535);
+	p = pc->open_dead(DLT_RAW, 65535);
 	if (!p) {
 		fclose(f);
 		free(*out);
 		snprintf(err, errlen, "pcap_open_dead failed");
 		return -1;
 	}
-	dump = pcap_dump_fopen(p, f);
+	dump = pc->dump_fopen(p, f);
 	if (!dump) {
 		snprintf(err, errlen, "unable to write a capture: %s",
-			 pcap_geterr(p));
+			 pc->geterr(p));
 		fclose(f);
 		free(*out);
-		pcap_close(p);
+		pc->close(p);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -118,10 +122,10 @@ static int make_pcap(const struct tb_item *items, size_t n, char **out,
 		h.ts.tv_usec = items[i].ts % 1000000000ULL / 1000;
 		h.caplen = items[i].len;
 		h.len = items[i].len;
-		pcap_dump((u_char *)dump, &h, items[i].pkt);
+		pc->dump((u_char *)dump, &h, items[i].pkt);
 	}
-	pcap_dump_close(dump);	/* closes f: *out and *len are final */
-	pcap_close(p);
+	pc->dump_close(dump);	/* closes f: *out and *len are final */
+	pc->close(p);
 	if (!*out) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
