@@ -112,11 +112,12 @@ static FILE *spool_stdin(void)
 static bool header_differs(const struct kb_save_header *a,
 			   const struct kb_save_header *b)
 {
-	uint8_t ra[KB_SAVE_HEADER_LEN], rb[KB_SAVE_HEADER_LEN];
+	uint8_t ra[KB_SAVE_HEADER_MAX], rb[KB_SAVE_HEADER_MAX];
 
 	kb_save_encode_header(a, ra);
 	kb_save_encode_header(b, rb);
-	return memcmp(ra, rb, sizeof(ra)) || a->flags != b->flags;
+	return kb_save_header_len(a) != kb_save_header_len(b) ||
+	       memcmp(ra, rb, kb_save_header_len(a)) || a->flags != b->flags;
 }
 
 /* IMPORT of @len cells at @off, then (or only, with @len 0) LOADED. */
