@@ -427,7 +427,7 @@ void kb_scalable_set_kick(struct kb_filter *f, void (*kick)(void *arg),
 }
 
 int kb_scalable_load(struct kb_filter *f, u32 nslices, u32 cur,
-		      const u64 *keys, u64 overflow)
+		     const u64 *keys, u64 overflow)
 {
 	struct kb_scal *sc = f->scal;
 	u32 i;
