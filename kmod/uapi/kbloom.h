@@ -178,9 +178,9 @@
  *	OVERFLOW. A dcf takes optional OFV_BITS (1, 2, 4, 8, 16 or 32;
  *	default 1) and LOST. Every slice, or the OFV of that width, is made
  *	and charged to max_memory (as growth is) at the CREATE, empty;
- *	CELL_BYTES is then what EXPORT gave. These attributes anywhere else
- *	(another type, no LOAD) are refused, each with an extack message
- *	naming the attribute; a refused CREATE leaves nothing.
+ *	CELL_BYTES is then what EXPORT gave. In a CREATE of another type or
+ *	without LOAD these attributes are refused; every refusal has an
+ *	extack message naming the attribute, and leaves nothing.
  *
  * KBLOOM_CMD_IMPORT  (doit)
  *	Request: NAME, and OFFSET + CELLS (a chunk of cell memory) and/or
