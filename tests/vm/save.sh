@@ -192,7 +192,7 @@ dcf_rt() {
 	$bc create "$f" dcf capacity 2000 fpr 0.01 counter-bits 4 || return 1
 	$bc add "$f" -f "$tmp/added" || return 1
 	# one key 1000 times: its 4-bit counters overflow, the OFV widens
-	yes hot | head -1000 | $bc add "$f" -f - || return 1
+	seq 1000 | sed 's/.*/hot/' | $bc add "$f" -f - || return 1
 	head -100 "$tmp/added" | $bc add "$f" -f - || return 1
 	$bc count "$f" hot | sed 's/^/# /'
 	$bc save "$f" "$tmp/$f.kbf" $sfx || return 1
@@ -223,15 +223,16 @@ check "dcf: the same with compress zstd" dcf_rt z
 # file, no filter left.
 bad_v2() {
 	local src=$1 off=$2 how=$3 out rc
+	rm -f "$tmp/bad2.kbf"
 	if [ "$how" = cut ]; then
-		head -c "$off" "$src" > "$tmp/bad2.kbf"
+		head -c "$off" "$src" > "$tmp/bad2.kbf" || return 1
 	else
 		python3 -c "
 import sys
 p, o = sys.argv[1], int(sys.argv[2])
 b = bytearray(open(p, 'rb').read())
 b[o] ^= 0x10
-open(sys.argv[3], 'wb').write(b)" "$src" "$off" "$tmp/bad2.kbf"
+open(sys.argv[3], 'wb').write(b)" "$src" "$off" "$tmp/bad2.kbf" || return 1
 	fi
 	out=$($bc restore "$tmp/bad2.kbf" as bad2 2>&1); rc=$?
 	echo "$how $off: exit $rc: $out"
@@ -242,6 +243,8 @@ open(sys.argv[3], 'wb').write(b)" "$src" "$off" "$tmp/bad2.kbf"
 damaged_v2() {
 	local f size o
 	for f in "$tmp/sc.kbf" "$tmp/dc.kbf"; do
+		[ -s "$f" ] || { echo "no $f"; return 1; }
+		[ "$(version_of "$f")" = 2 ] || return 1
 		size=$(stat -c %s "$f")
 		for o in 8 48 344 352 356 360 376 384 400 440 1400 $((size / 2)) $((size - 12)) $((size - 1)); do
 			bad_v2 "$f" $o flip || return 1
