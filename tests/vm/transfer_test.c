@@ -600,4 +600,70 @@ TEST_F(xfer, load_with_bad_layout_refused_with_extack)
 	free(im.cells);
 }
 
+/*
+ * A dcf whose OFV is widened while its export is under way: the kernel
+ * ends the dump with EAGAIN (never a mixed image), and exporting again
+ * gives the new layout whole.
+ */
+TEST_F(xfer, export_of_a_growing_filter_is_refused_not_mixed)
+{
+	static uint8_t rx[1 << 16];
+	struct nlr *s = &self->s, other;
+	struct nlr_msg *m2 = calloc(1, sizeof(*m2));
+	int i, err = 0, msgs = 0, done = 0;
+	struct image im;
+
+	ASSERT_NE(NULL, m2);
+	/* 2^21 counters of 4 bits: 1 MiB of CBFV, many dump calls */
+	create_msg(s, &self->m, "grow", KBLOOM_TYPE_DCF, 1 << 21, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_COUNTER_BITS, 4);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	for (i = 0; i < 15; i++)	/* 15: no carry yet */
+		ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_ADD, "grow", 7, 1));
+	ASSERT_EQ(0, get(s, &self->m, "grow"));
+	ASSERT_EQ(1, reply_u32(s, KBLOOM_A_OFV_BITS));
+
+	nlr_init(s, &self->m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
+	nlr_put_str(&self->m, KBLOOM_A_NAME, "grow");
+	ASSERT_EQ((ssize_t)self->m.len, send(s->fd, self->m.buf, self->m.len, 0));
+	/* The first part of the dump, then the filter grows. */
+	ASSERT_LT(0, recv(s->fd, rx, sizeof(rx), 0));
+	ASSERT_EQ(0, nlr_open(&other));
+	for (i = 0; i < 2; i++)		/* a carry, then the widening */
+		ASSERT_EQ(0, keys_cmd(&other, m2, KBLOOM_CMD_ADD, "grow", 7, 1));
+	ASSERT_EQ(0, get(&other, m2, "grow"));
+	EXPECT_EQ(2, reply_u32(&other, KBLOOM_A_OFV_BITS));
+	close(other.fd);
+	while (!done) {
+		ssize_t n = recv(s->fd, rx, sizeof(rx), 0);
+		struct nlmsghdr *h;
+
+		ASSERT_LT(0, n);
+		for (h = (struct nlmsghdr *)rx; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				err = *(int *)NLMSG_DATA(h);
+				nlr_parse_done_extack(s, h);
+				done = 1;
+			} else if (h->nlmsg_type == NLMSG_ERROR) {
+				err = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				done = 1;
+			} else {
+				msgs++;
+			}
+		}
+	}
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_STREQ("the filter grew during the export (a slice was made or the overflow vector widened): export again",
+		     s->extack);
+	TH_LOG("%d messages after the growth, then EAGAIN", msgs);
+
+	/* Again: whole, in the new layout. */
+	ASSERT_EQ(0, export(s, &self->m, "grow", 0, &im));
+	EXPECT_EQ(2, im.ofv_bits);
+	EXPECT_EQ(im.cell_bytes, im.got);
+	EXPECT_EQ((1 << 21) / 2 + (1 << 21) / 4, im.cell_bytes);
+	free(im.cells);
+	free(m2);
+}
+
 TEST_HARNESS_MAIN
