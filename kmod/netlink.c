@@ -46,6 +46,16 @@ static KB_NLA_RANGE_CONST struct netlink_range_validation kb_tighten_range = {
 	.max = KBLOOM_TIGHTEN_MAX,
 };
 
+/* A saved slice, for CREATE with FLAGS LOAD of a scalable filter. */
+static const struct nla_policy kb_slice_policy[KBLOOM_SLICE_A_MAX + 1] = {
+	[KBLOOM_SLICE_A_BITS] = NLA_POLICY_FULL_RANGE(NLA_U64, &kb_bits_range),
+	[KBLOOM_SLICE_A_HASHES] = NLA_POLICY_RANGE(NLA_U32, 1, KBLOOM_HASHES_MAX),
+	[KBLOOM_SLICE_A_CAPACITY] = { .type = NLA_U64 },
+	[KBLOOM_SLICE_A_KEYS] = { .type = NLA_U64 },
+	[KBLOOM_SLICE_A_FILL] = { .type = NLA_REJECT },
+	[KBLOOM_SLICE_A_CURRENT] = { .type = NLA_FLAG },
+};
+
 static KB_NLA_RANGE_CONST struct netlink_range_validation kb_interval_range = {
 	.min = KBLOOM_INTERVAL_MIN,
 	.max = KBLOOM_INTERVAL_MAX,
@@ -108,11 +118,12 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_MEM_NETNS] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_ALL] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_LIMIT] = { .type = NLA_REJECT },
-	[KBLOOM_A_OVERFLOW] = { .type = NLA_REJECT },
 	[KBLOOM_A_GROW_ERROR] = { .type = NLA_REJECT },
-	[KBLOOM_A_SLICE_LIST] = { .type = NLA_REJECT },
-	[KBLOOM_A_OFV_BITS] = { .type = NLA_REJECT },
-	[KBLOOM_A_LOST] = { .type = NLA_REJECT },
+	/* Replies, and the saved layout in CREATE with FLAGS LOAD. */
+	[KBLOOM_A_OVERFLOW] = { .type = NLA_U64 },
+	[KBLOOM_A_SLICE_LIST] = NLA_POLICY_NESTED_ARRAY(kb_slice_policy),
+	[KBLOOM_A_OFV_BITS] = NLA_POLICY_RANGE(NLA_U32, 1, 32),
+	[KBLOOM_A_LOST] = { .type = NLA_U64 },
 };
 
 /* Names the first attribute of @types[0..n) that is missing, if any. */
@@ -239,6 +250,135 @@ u32 kb_get_u32(struct nlattr **a, int type)
 	return a[type] ? nla_get_u32(a[type]) : 0;
 }
 
+/* True when @a is given but not allowed: named in @extack. */
+static bool kb_layout_extra(const struct nlattr *a, bool ok,
+			    struct netlink_ext_ack *extack)
+{
+	if (!a || ok)
+		return false;
+	NL_SET_ERR_MSG_ATTR(extack, a,
+			    "SLICE_LIST and OVERFLOW (scalable), OFV_BITS and LOST (dcf) are only for CREATE with FLAGS LOAD of that type");
+	return true;
+}
+
+/* A scalable filter's saved slices: each must be the plan's. */
+static int kb_parse_slices(const struct nlattr *list,
+			   struct kb_create_args *args,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[KBLOOM_SLICE_A_MAX + 1];
+	const struct nlattr *nest;
+	u32 n = 0, cur = U32_MAX, k;
+	u64 m, cap;
+	int rem, err;
+
+	nla_for_each_nested(nest, list, rem) {
+		if (nla_type(nest) != KBLOOM_SLICE_LIST_A_SLICE) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "SLICE_LIST holds only SLICE nests");
+			return -EINVAL;
+		}
+		if (n >= KBLOOM_SLICES_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "SLICE_LIST holds more than 32 slices");
+			return -EINVAL;
+		}
+		err = nla_parse_nested(tb, KBLOOM_SLICE_A_MAX, nest,
+				       kb_slice_policy, extack);
+		if (err)
+			return err;
+		if (!tb[KBLOOM_SLICE_A_BITS] || !tb[KBLOOM_SLICE_A_HASHES] ||
+		    !tb[KBLOOM_SLICE_A_CAPACITY]) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "a SLICE_LIST slice needs BITS, HASHES and CAPACITY");
+			return -EINVAL;
+		}
+		if (!kb_scalable_plan(&args->shape, n, &m, &k, &cap)) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "SLICE_LIST has more slices than the filter's plan can make");
+			return -EINVAL;
+		}
+		if (nla_get_u64(tb[KBLOOM_SLICE_A_BITS]) != m) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[KBLOOM_SLICE_A_BITS],
+					    "slice BITS differ from the plan's m_i for its place (uapi/kbloom.h)");
+			return -EINVAL;
+		}
+		if (nla_get_u32(tb[KBLOOM_SLICE_A_HASHES]) != k) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[KBLOOM_SLICE_A_HASHES],
+					    "slice HASHES differ from the plan's k_i for its place");
+			return -EINVAL;
+		}
+		if (nla_get_u64(tb[KBLOOM_SLICE_A_CAPACITY]) != cap) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[KBLOOM_SLICE_A_CAPACITY],
+					    "slice CAPACITY differs from the plan's n_i for its place");
+			return -EINVAL;
+		}
+		if (tb[KBLOOM_SLICE_A_CURRENT]) {
+			if (cur != U32_MAX) {
+				NL_SET_ERR_MSG_ATTR(extack, tb[KBLOOM_SLICE_A_CURRENT],
+						    "more than one slice of SLICE_LIST is CURRENT");
+				return -EINVAL;
+			}
+			cur = n;
+		}
+		args->slice_keys[n] = tb[KBLOOM_SLICE_A_KEYS] ?
+				      nla_get_u64(tb[KBLOOM_SLICE_A_KEYS]) : 0;
+		n++;
+	}
+	if (cur == U32_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, list,
+				    "SLICE_LIST needs its slices, one of them CURRENT");
+		return -EINVAL;
+	}
+	args->nslices = n;
+	args->cur = cur;
+	return 0;
+}
+
+/*
+ * The saved layout of a scalable filter or a dcf being loaded; refused
+ * anywhere else. Only for a shape the engine takes: kb_create() names
+ * what is wrong with any other.
+ */
+static int kb_parse_layout(struct nlattr **a, struct kb_create_args *args,
+			   struct netlink_ext_ack *extack)
+{
+	const struct kb_shape *s = &args->shape;
+	bool scal = args->loader && s->type == KBLOOM_TYPE_SCALABLE;
+	bool dcf = args->loader && s->type == KBLOOM_TYPE_DCF;
+	u32 bits;
+
+	if (kb_layout_extra(a[KBLOOM_A_SLICE_LIST], scal, extack) ||
+	    kb_layout_extra(a[KBLOOM_A_OVERFLOW], scal, extack) ||
+	    kb_layout_extra(a[KBLOOM_A_OFV_BITS], dcf, extack) ||
+	    kb_layout_extra(a[KBLOOM_A_LOST], dcf, extack))
+		return -EINVAL;
+	if (dcf) {
+		bits = kb_get_u32(a, KBLOOM_A_OFV_BITS);
+		args->ofv_bits = bits ? bits : 1;
+		if (args->ofv_bits & (args->ofv_bits - 1)) {
+			NL_SET_ERR_MSG_ATTR(extack, a[KBLOOM_A_OFV_BITS],
+					    "OFV_BITS must be 1, 2, 4, 8, 16 or 32");
+			return -EINVAL;
+		}
+		if (a[KBLOOM_A_LOST])
+			args->overflow = nla_get_u64(a[KBLOOM_A_LOST]);
+		args->layout = a[KBLOOM_A_OFV_BITS];
+		return 0;
+	}
+	if (!scal || kb_filter_check_shape(s) != KB_SHAPE_OK)
+		return 0;
+	if (!a[KBLOOM_A_SLICE_LIST]) {
+		NL_SET_ERR_MSG(extack,
+			       "missing attribute SLICE_LIST (a scalable filter's slices, to load it)");
+		return -EINVAL;
+	}
+	if (a[KBLOOM_A_OVERFLOW])
+		args->overflow = nla_get_u64(a[KBLOOM_A_OVERFLOW]);
+	args->layout = a[KBLOOM_A_SLICE_LIST];
+	return kb_parse_slices(a[KBLOOM_A_SLICE_LIST], args, extack);
+}
+
 static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
@@ -284,6 +424,9 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (kb_get_u32(a, KBLOOM_A_FLAGS) & KBLOOM_F_LOAD)
 		args.loader = info->snd_portid;
+	err = kb_parse_layout(a, &args, info->extack);
+	if (err)
+		return err;
 	args.windows = kb_get_u32(a, KBLOOM_A_WINDOWS);
 	if (a[KBLOOM_A_INTERVAL])
 		args.interval_ms = nla_get_u64(a[KBLOOM_A_INTERVAL]);

@@ -25,6 +25,40 @@ static void kb_put_le64(u8 *p, u64 v)
 	memcpy(p, &le, sizeof(le));
 }
 
+/*
+ * The transfer stream of a table (uapi/kbloom.h, EXPORT): its cell memory;
+ * a scalable filter's slices one after another; a dcf's CBFV then OFV.
+ */
+static u64 kb_xfer_bytes(const struct kb_filter *f)
+{
+	if (kb_filter_is_scalable(f))
+		return kb_scalable_xfer_bytes(f);
+	if (kb_filter_is_dcf(f))
+		return kb_dcf_xfer_bytes(f);
+	return kb_filter_mem(f);
+}
+
+/* The contiguous part of the stream from byte @off, @len bytes of it. */
+static void *kb_xfer_at(const struct kb_filter *f, u64 off, u64 *len)
+{
+	if (kb_filter_is_scalable(f))
+		return kb_scalable_xfer(f, off, len);
+	if (kb_filter_is_dcf(f))
+		return kb_dcf_xfer(f, off, len);
+	*len = kb_filter_mem(f) - off;
+	return (u8 *)f->mem + off;
+}
+
+/* Changes when the stream's layout does: a slice made, an OFV widened. */
+static unsigned long kb_xfer_layout(const struct kb_filter *f)
+{
+	if (kb_filter_is_scalable(f))
+		return kb_scalable_layout(f);
+	if (kb_filter_is_dcf(f))
+		return kb_dcf_layout(f);
+	return 0;
+}
+
 /* The window of @obj with ID @id, or NULL; under RCU. */
 static struct kb_window *kb_window_by_id(struct kb_obj *obj, u64 id)
 {
@@ -55,7 +89,7 @@ static int kb_export_head(struct sk_buff *skb, struct netlink_callback *cb,
 	kb_put_le64(hkey + 8, f->hkey.key[1]);
 	err = kb_fill_desc(skb, obj) ||
 	      nla_put(skb, KBLOOM_A_HASH_KEY, sizeof(hkey), hkey) ||
-	      nla_put_u64_64bit(skb, KBLOOM_A_CELL_BYTES, kb_filter_mem(f),
+	      nla_put_u64_64bit(skb, KBLOOM_A_CELL_BYTES, kb_xfer_bytes(f),
 				KBLOOM_A_PAD);
 	memzero_explicit(hkey, sizeof(hkey));
 	list = err ? NULL : nla_nest_start(skb, KBLOOM_A_WINDOW_LIST);
@@ -72,10 +106,11 @@ static int kb_export_head(struct sk_buff *skb, struct netlink_callback *cb,
 static int kb_export_cells(struct sk_buff *skb, struct netlink_callback *cb,
 			   const struct kb_window *w, u64 *off)
 {
-	u64 total = kb_filter_mem(&w->filter);
+	u64 total = kb_xfer_bytes(&w->filter), seg;
 	const int over = GENL_HDRLEN + nla_total_size_64bit(sizeof(u64)) +
 			 nla_total_size(0);
 	struct nlattr *cells;
+	const void *src;
 	int room;
 	u32 n;
 	void *hdr;
@@ -84,7 +119,10 @@ static int kb_export_cells(struct sk_buff *skb, struct netlink_callback *cb,
 		room = skb_tailroom(skb) - nlmsg_total_size(over) - NLA_ALIGNTO;
 		if (room < 64)
 			return -EMSGSIZE;
-		n = min_t(u64, total - *off, min(room, KB_CHUNK_MAX));
+		src = kb_xfer_at(&w->filter, *off, &seg);
+		if (!src)
+			return -ESTALE;
+		n = min_t(u64, min(total - *off, seg), min(room, KB_CHUNK_MAX));
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &kb_family, NLM_F_MULTI,
 				  KBLOOM_CMD_EXPORT);
@@ -95,7 +133,7 @@ static int kb_export_cells(struct sk_buff *skb, struct netlink_callback *cb,
 		cells = nla_reserve(skb, KBLOOM_A_CELLS, n);
 		if (!cells)
 			goto cancel;
-		memcpy(nla_data(cells), (const u8 *)w->filter.mem + *off, n);
+		memcpy(nla_data(cells), src, n);
 		genlmsg_end(skb, hdr);
 		*off += n;
 	}
@@ -107,9 +145,13 @@ cancel:
 
 /*
  * cb->args[0]: 0 before the first message, then 1; [1]: the window ID;
- * [2]: the next cell byte. The window is looked up again on every call,
- * under RCU, so a rotation that drops it is seen (ESTALE) and a table is
- * never read while it is being emptied.
+ * [2]: the next cell byte; [3]: the layout (kb_xfer_layout()) the head
+ * described. The window is looked up again on every call, under RCU, so
+ * a rotation that drops it is seen (ESTALE) and a table is never read
+ * while it is being emptied. A filter that grows is read under its grow
+ * lock, so no slice is made and no OFV replaced (and freed) while cells
+ * are copied; between calls it may grow: the layout is compared on every
+ * call, and a change ends the dump with EAGAIN, never a mixed image.
  */
 int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -118,6 +160,7 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 	struct kb_window *w;
 	struct kb_obj *obj;
 	u64 off = cb->args[2];
+	bool grows;
 	int err;
 
 	if (!a[KBLOOM_A_NAME]) {
@@ -131,19 +174,20 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 		err = -ENOENT;
 		goto out;
 	}
-	if (kb_grows(kb_ring_shape(&obj->ring))) {
-		NL_SET_ERR_MSG(cb->extack,
-			       "EXPORT does not support scalable or dcf filters: they grow, a save holds one table of a fixed shape");
-		err = -EOPNOTSUPP;
-		goto out;
-	}
+	grows = kb_grows(kb_ring_shape(&obj->ring));
+	if (grows)		/* before the ring's lock, as kb_clear() */
+		mutex_lock(&obj->grow_lock);
 	kb_ring_lock(&obj->ring);	/* kb_fill_desc() may sleep */
-	if (!cb->args[0])
+	if (!cb->args[0]) {
 		cb->args[1] = a[KBLOOM_A_WINDOW] ? nla_get_u64(a[KBLOOM_A_WINDOW]) :
 				kb_window_cur(&obj->ring)->id;
+		cb->args[3] = kb_xfer_layout(kb_ring_shape(&obj->ring));
+	}
 	w = kb_window_by_id(obj, cb->args[1]);
 	if (!w) {
 		kb_ring_unlock(&obj->ring);
+		if (grows)
+			mutex_unlock(&obj->grow_lock);
 		if (cb->args[0])
 			NL_SET_ERR_MSG(cb->extack,
 				       "the window was dropped by a rotation during the export");
@@ -157,9 +201,19 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 		err = kb_export_head(skb, cb, obj, w);
 		cb->args[0] = !err;
 	}
+	/* The head and every cell so far describe this layout, or none. */
+	if (!err && kb_xfer_layout(&w->filter) != cb->args[3]) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "the filter grew during the export (a slice was made or the overflow vector widened): export again");
+		err = -EAGAIN;
+	}
 	if (!err)
 		err = kb_export_cells(skb, cb, w, &off);
 	kb_ring_unlock(&obj->ring);
+	if (grows)
+		mutex_unlock(&obj->grow_lock);
+	if (err == -EAGAIN)
+		goto out;
 	cb->args[2] = off;
 	/* A full buffer means more to come, unless not even one fitted. */
 	if (err == -EMSGSIZE && skb->len)
@@ -178,9 +232,10 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 	u32 flags = kb_get_u32(a, KBLOOM_A_FLAGS);
 	struct kb_filter *f;
 	struct kb_obj *obj;
-	u64 off, total;
+	u64 off, total, seg;
 	int err = -EINVAL;
-	u32 len;
+	u32 len, done, n;
+	void *dst;
 
 	if (!KB_REQUIRE(info, KBLOOM_A_NAME))
 		return -EINVAL;
@@ -210,7 +265,7 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	f = &obj->ring.tables[0].filter;
-	total = kb_filter_mem(f);
+	total = kb_xfer_bytes(f);
 	len = a[KBLOOM_A_CELLS] ? nla_len(a[KBLOOM_A_CELLS]) : 0;
 	/* Every check before any byte is written: a refusal changes nothing. */
 	if (len) {
@@ -231,12 +286,16 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 			       "LOADED before every cell byte was imported");
 		goto out;
 	}
-	if (len) {
-		memcpy((u8 *)f->mem + obj->loaded, nla_data(a[KBLOOM_A_CELLS]),
-		       len);
-		obj->loaded += len;
+	/* The stream may run over parts (slices, CBFV and OFV). */
+	for (done = 0; done < len; done += n) {
+		dst = kb_xfer_at(f, obj->loaded, &seg);
+		n = min_t(u64, seg, len - done);
+		memcpy(dst, (const u8 *)nla_data(a[KBLOOM_A_CELLS]) + done, n);
+		obj->loaded += n;
 	}
 	if (flags & KBLOOM_F_LOADED) {
+		if (kb_filter_is_dcf(f))
+			kb_dcf_loaded(f);
 		obj->generation++;
 		kn->dump_gen++;
 		kb_loaded(obj);

@@ -141,13 +141,41 @@ static void kb_obj_rotated(struct kb_ring *r, const struct kb_window *closed,
 	kb_event_rotated(read_pnet(&obj->net), obj, closed, opened);
 }
 
+/* Bytes a load's saved layout takes beyond the shape's; KB_NO_PLAN. */
+static u64 kb_load_mem(const struct kb_create_args *args)
+{
+	if (!args->loader)
+		return 0;
+	if (args->shape.type == KBLOOM_TYPE_SCALABLE)
+		return kb_scalable_load_mem(&args->shape, args->nslices);
+	if (args->shape.type == KBLOOM_TYPE_DCF)
+		return kb_dcf_load_mem(&args->shape, args->ofv_bits);
+	return 0;
+}
+
+/* The saved layout, made before the filter is seen by anyone. */
+static int kb_load_layout(struct kb_obj *obj,
+			  const struct kb_create_args *args)
+{
+	struct kb_filter *f = kb_ring_only(&obj->ring);
+
+	if (!args->loader || !f)
+		return 0;
+	if (kb_filter_is_scalable(f))
+		return kb_scalable_load(f, args->nslices, args->cur,
+					args->slice_keys, args->overflow);
+	if (kb_filter_is_dcf(f))
+		return kb_dcf_load(f, args->ofv_bits, args->overflow);
+	return 0;
+}
+
 int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	      struct netlink_ext_ack *extack)
 {
 	u32 windows = max(args->windows, 1U);
 	u8 hkey[KBLOOM_HASH_KEY_LEN];
 	struct kb_obj *obj;
-	u64 bytes;
+	u64 bytes, extra;
 	int cpu, err, i;
 
 	lockdep_assert_held(&kn->lock);
@@ -183,14 +211,15 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 			       "scalable and dcf filters grow; they take no WINDOWS");
 		return -EINVAL;
 	}
-	if ((args->shape.type == KBLOOM_TYPE_SCALABLE ||
-	     args->shape.type == KBLOOM_TYPE_DCF) && args->loader) {
-		NL_SET_ERR_MSG(extack,
-			       "scalable and dcf filters cannot be loaded (EXPORT does not save them)");
+	/* A saved layout is charged as creating it and growing it were. */
+	extra = kb_load_mem(args);
+	if (extra == KB_NO_PLAN) {
+		NL_SET_ERR_MSG_ATTR(extack, args->layout,
+				    "the saved layout has no place in the filter's plan or passes its 1 GiB of cells");
 		return -EINVAL;
 	}
 
-	bytes = kb_ring_mem_for(&args->shape, windows) +
+	bytes = kb_ring_mem_for(&args->shape, windows) + extra +
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
 	if (!kb_mem_charge(bytes)) {
 		KB_ERR_MSG_FMT(extack, "module memory limit max_memory reached",
@@ -226,6 +255,11 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		NL_SET_ERR_MSG(extack, "cannot allocate filter memory");
 		goto err_stats;
 	}
+	err = kb_load_layout(obj, args);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot allocate the saved layout's memory");
+		goto err_ring;
+	}
 	kb_grow_start(obj);
 
 	strscpy(obj->name, args->name, sizeof(obj->name));
@@ -245,6 +279,8 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	kn->dump_gen++;
 	return 0;
 
+err_ring:
+	kb_ring_free(&obj->ring);
 err_stats:
 	free_percpu(obj->stats);
 err_obj:

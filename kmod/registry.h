@@ -81,6 +81,12 @@ struct kb_create_args {
 	u32 loader;			/* KBLOOM_F_LOAD: the socket's portid */
 	u32 windows;			/* 0 or 1: not time-paged */
 	u64 interval_ms;
+	/* KBLOOM_F_LOAD of a scalable filter or a dcf: the saved layout. */
+	const struct nlattr *layout;	/* SLICE_LIST or OFV_BITS (extack) */
+	u32 nslices, cur;		/* scalable: slices, the current one */
+	u64 slice_keys[KBLOOM_SLICES_MAX];	/* scalable: each one's KEYS */
+	u32 ofv_bits;			/* dcf: OFV_BITS */
+	u64 overflow;			/* scalable OVERFLOW, dcf LOST */
 };
 
 int kb_registry_init(void);

@@ -156,6 +156,12 @@ static int archive_pass(struct archiver *a)
 			     quote(a->name));
 		return -1;
 	}
+	if (d->p.type == KBLOOM_TYPE_SCALABLE || d->p.type == KBLOOM_TYPE_DCF) {
+		errorf("archive: filter '%s' is a %s filter, which grows and has no windows to archive (use 'bloomctl save')",
+		       quote(a->name),
+		       d->p.type == KBLOOM_TYPE_DCF ? "dcf" : "scalable");
+		return -1;
+	}
 	if (!(d->have & KB_HAVE_WINDOWS)) {
 		errorf("archive: filter '%s' is not time-paged (create it with windows W interval DURATION)",
 		       quote(a->name));

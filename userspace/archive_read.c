@@ -31,6 +31,31 @@ void kb_save_engine_shape(const struct kb_save_header *h, struct kb_shape *s)
 	s->bucket_cells = h->shape.bucket_cells;
 	s->fp_bits = h->shape.fp_bits;
 	s->dims = h->shape.dims;
+	if (s->type == KBLOOM_TYPE_SCALABLE) {
+		s->capacity = h->capacity;
+		s->growth = h->shape.growth;
+		s->tighten = h->shape.tighten;
+	}
+}
+
+/* A scalable filter's slice table must be its plan's: the cells of those. */
+static uint64_t scalable_cell_bytes(const struct kb_save_header *h,
+				    const struct kb_shape *s)
+{
+	uint64_t m, cap, bytes = 0;
+	uint32_t i, k;
+
+	if (h->nslices < 1 || h->nslices > KBLOOM_SLICES_MAX ||
+	    h->current >= h->nslices)
+		return UINT64_MAX;
+	for (i = 0; i < h->nslices; i++) {
+		if (!kb_scalable_plan(s, i, &m, &k, &cap) ||
+		    h->slice[i].m != m || h->slice[i].k != k ||
+		    h->slice[i].capacity != cap)
+			return UINT64_MAX;
+		bytes += m / 8;
+	}
+	return bytes;
 }
 
 uint64_t kb_save_engine_cell_bytes(const struct kb_save_header *h, void *arg)
@@ -39,10 +64,14 @@ uint64_t kb_save_engine_cell_bytes(const struct kb_save_header *h, void *arg)
 
 	(void)arg;
 	kb_save_engine_shape(h, &s);
-	/* Growing types: their cells are not f->mem alone. */
-	if (kb_filter_check_shape(&s) != KB_SHAPE_OK ||
-	    s.type == KBLOOM_TYPE_SCALABLE || s.type == KBLOOM_TYPE_DCF)
+	if (kb_filter_check_shape(&s) != KB_SHAPE_OK)
 		return UINT64_MAX;
+	/* Growing types: every slice, or the CBFV and the saved OFV. */
+	if (s.type == KBLOOM_TYPE_SCALABLE)
+		return scalable_cell_bytes(h, &s);
+	if (s.type == KBLOOM_TYPE_DCF)
+		return kb_dcf_load_mem(&s, h->ofv_bits) == KB_NO_PLAN ?
+		       UINT64_MAX : kb_save_layout_cell_bytes(h);
 	return kb_filter_mem_for(&s);
 }
 

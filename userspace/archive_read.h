@@ -24,8 +24,10 @@ void kb_save_engine_shape(const struct kb_save_header *h, struct kb_shape *s);
 
 /*
  * The @expect of kb_save_verify() / kb_save_reader_expect(): the cell
- * bytes the engine needs for @h's shape (kb_filter_mem_for()), or
- * UINT64_MAX when kb_filter_check_shape() refuses the shape. @arg unused.
+ * bytes the engine needs for @h's shape (kb_filter_mem_for(); scalable:
+ * the slices, which must be the plan's; dcf: the CBFV and the saved OFV),
+ * or UINT64_MAX when kb_filter_check_shape() refuses the shape or the
+ * layout. @arg unused.
  */
 uint64_t kb_save_engine_cell_bytes(const struct kb_save_header *h, void *arg);
 

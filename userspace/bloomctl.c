@@ -486,7 +486,11 @@ static const struct command commands[] = {
 		"                 is saved while it takes adds: every key added before\n"
 		"                 the save began is in the file.\n"
 		"  compress zstd  compress the file (a filter at low fill shrinks a lot)\n"
-		"'restore' reads it back. Prints nothing on success.\n",
+		"A scalable filter or a dcf is saved with its layout (every slice; the\n"
+		"overflow vector and its width) as format version 2; if it grows\n"
+		"during the save, the save starts again (a few times at most; with\n"
+		"FILE '-' it fails instead). 'restore' reads it back. Prints nothing\n"
+		"on success.\n",
 	},
 	{
 		"restore", cmd_restore, "create a filter from a save file",
@@ -495,7 +499,9 @@ static const struct command commands[] = {
 		"as when saved or NAME: same type, shape, hash key, dimensions and\n"
 		"cells, so it answers test, count and query exactly as the saved\n"
 		"table did (its counters start at 0). A saved window becomes a filter\n"
-		"without windows holding that window's table. The whole file is\n"
+		"without windows holding that window's table; a scalable filter or a\n"
+		"dcf gets the saved slices or overflow vector back (and its overflow\n"
+		"or lost count), so it also grows on as the original. The whole file is\n"
 		"checked first (CRCs, header, the cell size its shape needs): a bad\n"
 		"file is refused with its name and the byte where it went wrong, and\n"
 		"nothing is created. The filter appears only once every cell is\n"

@@ -2,7 +2,8 @@
 /*
  * restore FILE [as NAME]: a save file back into the kernel as a new,
  * plain filter (a saved window becomes a filter without windows holding
- * that table). The whole file is verified first (CRCs, header, the cell
+ * that table; a scalable filter or dcf comes back with its saved layout:
+ * the same slices, the same overflow vector width). The whole file is verified first (CRCs, header, the cell
  * size the engine computes for its shape), so nothing of a bad file
  * reaches the kernel; then CREATE with FLAGS LOAD (the filter stays
  * hidden and reserved for this socket), IMPORT of the cells in order,
@@ -24,6 +25,38 @@
 
 /* Cells per IMPORT message: well inside one attribute (u16 length). */
 #define RESTORE_CHUNK	(60 * 1024)
+
+static void full(void)
+{
+	errorf("internal error: netlink message full");
+	exit(EXIT_ERROR);
+}
+
+/* A scalable filter's saved slices (its layout, kernel-checked). */
+static void put_slices(struct nl_msg *msg, const struct kb_save_header *h)
+{
+	struct nlattr *list, *one;
+	uint32_t i;
+
+	list = nla_nest_start(msg, KBLOOM_A_SLICE_LIST | NLA_F_NESTED);
+	if (!list)
+		full();
+	for (i = 0; i < h->nslices; i++) {
+		one = nla_nest_start(msg, KBLOOM_SLICE_LIST_A_SLICE |
+				     NLA_F_NESTED);
+		if (!one ||
+		    nla_put_u64(msg, KBLOOM_SLICE_A_BITS, h->slice[i].m) < 0 ||
+		    nla_put_u32(msg, KBLOOM_SLICE_A_HASHES, h->slice[i].k) < 0 ||
+		    nla_put_u64(msg, KBLOOM_SLICE_A_CAPACITY,
+				h->slice[i].capacity) < 0 ||
+		    nla_put_u64(msg, KBLOOM_SLICE_A_KEYS, h->slice[i].keys) < 0 ||
+		    (i == h->current &&
+		     nla_put_flag(msg, KBLOOM_SLICE_A_CURRENT) < 0))
+			full();
+		nla_nest_end(msg, one);
+	}
+	nla_nest_end(msg, list);
+}
 
 static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 				 const struct kb_save_header *h)
@@ -55,6 +88,17 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 		kb_put_u32(msg, KBLOOM_A_SUBTABLES, s->subtables);
 		kb_put_u32(msg, KBLOOM_A_BUCKET_CELLS, s->bucket_cells);
 		kb_put_u32(msg, KBLOOM_A_FP_BITS, s->fp_bits);
+		break;
+	case KBLOOM_TYPE_SCALABLE:
+		kb_put_u32(msg, KBLOOM_A_GROWTH, s->growth);
+		kb_put_u32(msg, KBLOOM_A_TIGHTEN, s->tighten);
+		kb_put_u64(msg, KBLOOM_A_OVERFLOW, h->overflow);
+		put_slices(msg, h);
+		break;
+	case KBLOOM_TYPE_DCF:
+		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, s->cell_bits);
+		kb_put_u32(msg, KBLOOM_A_OFV_BITS, h->ofv_bits);
+		kb_put_u64(msg, KBLOOM_A_LOST, h->overflow);
 		break;
 	case KBLOOM_TYPE_MULTI:
 		nest = nla_nest_start(msg, KBLOOM_A_DIMS | NLA_F_NESTED);
@@ -112,11 +156,12 @@ static FILE *spool_stdin(void)
 static bool header_differs(const struct kb_save_header *a,
 			   const struct kb_save_header *b)
 {
-	uint8_t ra[KB_SAVE_HEADER_LEN], rb[KB_SAVE_HEADER_LEN];
+	uint8_t ra[KB_SAVE_HEADER_MAX], rb[KB_SAVE_HEADER_MAX];
 
 	kb_save_encode_header(a, ra);
 	kb_save_encode_header(b, rb);
-	return memcmp(ra, rb, sizeof(ra)) || a->flags != b->flags;
+	return kb_save_header_len(a) != kb_save_header_len(b) ||
+	       memcmp(ra, rb, kb_save_header_len(a)) || a->flags != b->flags;
 }
 
 /* IMPORT of @len cells at @off, then (or only, with @len 0) LOADED. */

@@ -101,6 +101,28 @@ static int export_head(struct kb_nl *nl, struct nlattr **tb,
 		h->window.end_ns = d->win[0].end;
 		h->window.packets = d->win[0].packets;
 	}
+	/* Version 2: the layout of a scalable filter or a dcf. */
+	if (d->p.type == KBLOOM_TYPE_SCALABLE) {
+		if (!(d->have & KB_HAVE_SLICES) || !d->nslices)
+			return kb_nl_fail(nl, "EXPORT head of a scalable filter without its SLICE_LIST");
+		h->shape.growth = d->p.growth;
+		h->shape.tighten = d->p.tighten;
+		h->nslices = d->nslices;
+		h->overflow = d->overflow;
+		for (i = 0; i < d->nslices; i++) {
+			h->slice[i].m = d->slice[i].m;
+			h->slice[i].k = d->slice[i].k;
+			h->slice[i].capacity = d->slice[i].capacity;
+			h->slice[i].keys = d->slice[i].keys;
+			if (d->slice[i].current)
+				h->current = i;
+		}
+	} else if (d->p.type == KBLOOM_TYPE_DCF) {
+		if (!(d->have & KB_HAVE_OFV))
+			return kb_nl_fail(nl, "EXPORT head of a dcf without OFV_BITS");
+		h->ofv_bits = d->ofv_bits;
+		h->overflow = d->lost;
+	}
 	h->cell_bytes = nla_get_u64(tb[KBLOOM_A_CELL_BYTES]);
 	/* A file only the engine's own shape can read back. */
 	want = kb_save_engine_cell_bytes(h, NULL);
@@ -174,7 +196,8 @@ static int export_close(struct export_state *s)
 	return 0;
 }
 
-int kb_export_save(struct kb_nl *nl, struct kb_export *x)
+/* One EXPORT into the file; kb_export_save() retries it. */
+static int export_once(struct kb_nl *nl, struct kb_export *x)
 {
 	struct export_state s = { .x = x };
 	struct nl_msg *msg;
@@ -227,6 +250,22 @@ int kb_export_save(struct kb_nl *nl, struct kb_export *x)
 	free(s.tmp);
 	free(s.d);
 	return r;
+}
+
+/* Times a growing filter's export is tried (EAGAIN: it grew meanwhile). */
+#define EXPORT_TRIES	5
+
+int kb_export_save(struct kb_nl *nl, struct kb_export *x)
+{
+	int r, i;
+
+	for (i = 0;; i++) {
+		r = export_once(nl, x);
+		/* To a file only: bytes already on stdout cannot be taken back. */
+		if (r != -EAGAIN || x->file_error || !strcmp(x->path, "-") ||
+		    i + 1 >= EXPORT_TRIES)
+			return r;
+	}
 }
 
 static bool parse_save_args(int argc, char **argv, struct kb_export *x)

@@ -34,7 +34,9 @@ struct kb_export {
  * bytes already written to stdout stay written). 0, or a negative errno:
  * when @x->file_error is false, nl->error says why (-ENOENT: no such
  * filter or window; -ESTALE: a rotation dropped the window during the
- * export).
+ * export; -EAGAIN: a scalable filter or dcf kept growing during each of
+ * a few tries, or once when writing to stdout). Scalable filters and
+ * dcfs are written as format version 2, with their layout.
  */
 int kb_export_save(struct kb_nl *nl, struct kb_export *x);
 

@@ -98,21 +98,78 @@ enum {
 	O_WINDOWS = 160, O_RESERVED = 164, O_INTERVAL = 168, O_WIN_ID = 176,
 	O_WIN_START = 184, O_WIN_END = 192, O_WIN_PACKETS = 200,
 	O_DIM_NAMES = 208, O_CELL_BYTES = 336,
+	/* Version 2 */
+	O_GROWTH = 344, O_TIGHTEN = 348, O_OFV_BITS = 352, O_NSLICES = 356,
+	O_CURRENT = 360, O_RESERVED2 = 364, O_OVERFLOW = 368, O_SLICES = 376,
+	/* in a slice entry */
+	OS_M = 0, OS_K = 8, OS_RESERVED = 12, OS_CAPACITY = 16, OS_KEYS = 24,
 };
+
+_Static_assert(O_GROWTH == KB_SAVE_LAYOUT_OFF, "layout");
+_Static_assert(O_SLICES == KB_SAVE_SLICE_OFF, "slice table");
+_Static_assert(O_SLICES + KBLOOM_SLICES_MAX * KB_SAVE_SLICE_LEN ==
+	       KB_SAVE_HEADER_V2_LEN, "v2 header length");
+
+static bool grows(uint32_t type)
+{
+	return type == KBLOOM_TYPE_SCALABLE || type == KBLOOM_TYPE_DCF;
+}
+
+uint32_t kb_save_version_for(const struct kb_save_header *h)
+{
+	return grows(h->shape.type) ? KB_SAVE_VERSION_LAYOUT : KB_SAVE_VERSION;
+}
+
+size_t kb_save_header_len(const struct kb_save_header *h)
+{
+	return grows(h->shape.type) ? KB_SAVE_HEADER_V2_LEN :
+	       KB_SAVE_HEADER_LEN;
+}
+
+/* Bytes of @m counters of @bits packed in 64-bit words. */
+static uint64_t vec_bytes(uint64_t m, uint32_t bits)
+{
+	return (m * bits + 63) / 64 * 8;
+}
+
+uint64_t kb_save_layout_cell_bytes(const struct kb_save_header *h)
+{
+	uint64_t bytes = 0;
+	uint32_t i;
+
+	switch (h->shape.type) {
+	case KBLOOM_TYPE_SCALABLE:
+		if (h->nslices < 1 || h->nslices > KBLOOM_SLICES_MAX)
+			return UINT64_MAX;
+		for (i = 0; i < h->nslices; i++) {
+			if (h->slice[i].m > KBLOOM_BITS_MAX)
+				return UINT64_MAX;
+			bytes += (h->slice[i].m + 63) / 64 * 8;
+		}
+		return bytes;
+	case KBLOOM_TYPE_DCF:
+		if (h->shape.m > KBLOOM_BITS_MAX || h->shape.cell_bits > 8 ||
+		    h->ofv_bits > 32)
+			return UINT64_MAX;
+		return vec_bytes(h->shape.m, h->shape.cell_bits) +
+		       vec_bytes(h->shape.m, h->ofv_bits);
+	}
+	return 0;
+}
 
 _Static_assert(O_DIM_NAMES + KBLOOM_DIMS_MAX * KBLOOM_DIM_NAME_MAX ==
 	       O_CELL_BYTES, "dim names");
 _Static_assert(O_CELL_BYTES + 8 == KB_SAVE_HEADER_LEN, "header length");
 _Static_assert(O_NAME + KBLOOM_NAME_MAX == O_TYPE, "name");
 
-void kb_save_encode_header(const struct kb_save_header *h,
-			   uint8_t out[KB_SAVE_HEADER_LEN])
+void kb_save_encode_header(const struct kb_save_header *h, uint8_t *out)
 {
 	const struct kb_save_shape *s = &h->shape;
+	uint32_t i;
 
-	memset(out, 0, KB_SAVE_HEADER_LEN);
+	memset(out, 0, kb_save_header_len(h));
 	memcpy(out + O_MAGIC, KB_SAVE_MAGIC, 8);
-	put32(out + O_VERSION, KB_SAVE_VERSION);
+	put32(out + O_VERSION, kb_save_version_for(h));
 	put32(out + O_FLAGS, h->flags);
 	memcpy(out + O_NAME, h->name, KBLOOM_NAME_MAX);
 	put32(out + O_TYPE, s->type);
@@ -141,12 +198,28 @@ void kb_save_encode_header(const struct kb_save_header *h,
 	put64(out + O_WIN_PACKETS, h->window.packets);
 	memcpy(out + O_DIM_NAMES, h->dim_names, sizeof(h->dim_names));
 	put64(out + O_CELL_BYTES, h->cell_bytes);
+	if (!grows(s->type))
+		return;
+	put32(out + O_GROWTH, s->growth);
+	put32(out + O_TIGHTEN, s->tighten);
+	put32(out + O_OFV_BITS, h->ofv_bits);
+	put32(out + O_NSLICES, h->nslices);
+	put32(out + O_CURRENT, h->current);
+	put64(out + O_OVERFLOW, h->overflow);
+	for (i = 0; i < KBLOOM_SLICES_MAX; i++) {
+		uint8_t *e = out + O_SLICES + i * KB_SAVE_SLICE_LEN;
+
+		put64(e + OS_M, h->slice[i].m);
+		put32(e + OS_K, h->slice[i].k);
+		put64(e + OS_CAPACITY, h->slice[i].capacity);
+		put64(e + OS_KEYS, h->slice[i].keys);
+	}
 }
 
-void kb_save_decode_header(const uint8_t in[KB_SAVE_HEADER_LEN],
-			   struct kb_save_header *h)
+void kb_save_decode_header(const uint8_t *in, struct kb_save_header *h)
 {
 	struct kb_save_shape *s = &h->shape;
+	uint32_t i;
 
 	memset(h, 0, sizeof(*h));
 	h->version = get32(in + O_VERSION);
@@ -178,6 +251,22 @@ void kb_save_decode_header(const uint8_t in[KB_SAVE_HEADER_LEN],
 	h->window.packets = get64(in + O_WIN_PACKETS);
 	memcpy(h->dim_names, in + O_DIM_NAMES, sizeof(h->dim_names));
 	h->cell_bytes = get64(in + O_CELL_BYTES);
+	if (h->version != KB_SAVE_VERSION_LAYOUT)
+		return;
+	s->growth = get32(in + O_GROWTH);
+	s->tighten = get32(in + O_TIGHTEN);
+	h->ofv_bits = get32(in + O_OFV_BITS);
+	h->nslices = get32(in + O_NSLICES);
+	h->current = get32(in + O_CURRENT);
+	h->overflow = get64(in + O_OVERFLOW);
+	for (i = 0; i < KBLOOM_SLICES_MAX; i++) {
+		const uint8_t *e = in + O_SLICES + i * KB_SAVE_SLICE_LEN;
+
+		h->slice[i].m = get64(e + OS_M);
+		h->slice[i].k = get32(e + OS_K);
+		h->slice[i].capacity = get64(e + OS_CAPACITY);
+		h->slice[i].keys = get64(e + OS_KEYS);
+	}
 }
 
 /* ---- Header checks -------------------------------------------------- */
@@ -245,6 +334,102 @@ static bool all_zero(const void *p, size_t len)
 		    what, (uint32_t)s->field); \
 } while (0)
 
+/* Slice @i of the table: checked alone, and slice 0 against the shape. */
+static int check_slice(const struct kb_save_header *h, uint32_t i, char *err,
+		       size_t errlen)
+{
+	const struct kb_save_slice *sl = &h->slice[i];
+	int off = O_SLICES + i * KB_SAVE_SLICE_LEN;
+
+	if (i >= h->nslices) {
+		if (sl->m || sl->k || sl->capacity || sl->keys)
+			BAD(off, "slice table entry %" PRIu32 " set past the %" PRIu32 " slices",
+			    i, h->nslices);
+		return 0;
+	}
+	if (sl->m < KBLOOM_BITS_MIN || sl->m > KBLOOM_BITS_MAX || sl->m % 64 ||
+	    (!i && sl->m != (h->shape.m + 63) / 64 * 64))
+		BAD(off + OS_M, "slice %" PRIu32 " bits %" PRIu64 " out of range or not the multiple of 64 its place needs",
+		    i, sl->m);
+	if (sl->k < 1 || sl->k > KBLOOM_HASHES_MAX || (!i && sl->k != h->shape.k))
+		BAD(off + OS_K, "slice %" PRIu32 " hashes %" PRIu32 " out of range 1..%d (slice 0: the filter's)",
+		    i, sl->k, KBLOOM_HASHES_MAX);
+	if (!sl->capacity || (!i && sl->capacity != h->capacity))
+		BAD(off + OS_CAPACITY, "slice %" PRIu32 " capacity %" PRIu64 " is 0 or (slice 0) not the filter's",
+		    i, sl->capacity);
+	return 0;
+}
+
+/* The version 2 layout of a scalable filter or a dcf; none for the others. */
+static int check_layout(const struct kb_save_header *h, char *err,
+			size_t errlen)
+{
+	const struct kb_save_shape *s = &h->shape;
+	uint64_t want;
+	uint32_t i;
+
+	if (!grows(s->type)) {
+		if (s->growth || s->tighten || h->ofv_bits || h->nslices ||
+		    h->current || h->overflow)
+			BAD(O_TYPE, "layout (version 2) fields for type %" PRIu32 ", which has none",
+			    s->type);
+		for (i = 0; i < KBLOOM_SLICES_MAX; i++)
+			if (h->slice[i].m || h->slice[i].k ||
+			    h->slice[i].capacity || h->slice[i].keys)
+				BAD(O_TYPE, "a slice table for type %" PRIu32 ", which has none",
+				    s->type);
+		return 0;
+	}
+	if (h->windows)
+		BAD(O_WINDOWS, "windows %" PRIu32 " for a scalable or dcf filter (none)",
+		    h->windows);
+	if (h->window.id)
+		BAD(O_WIN_ID, "window id %" PRIu64 " for a scalable or dcf filter",
+		    h->window.id);
+	if (s->type == KBLOOM_TYPE_DCF) {
+		ZERO(growth, O_GROWTH, "growth");
+		ZERO(tighten, O_TIGHTEN, "tighten");
+		if (h->ofv_bits < 1 || h->ofv_bits > 32 ||
+		    (h->ofv_bits & (h->ofv_bits - 1)))
+			BAD(O_OFV_BITS, "overflow counter bits %" PRIu32 " not 1, 2, 4, 8, 16 or 32",
+			    h->ofv_bits);
+		if (h->nslices)
+			BAD(O_NSLICES, "slices %" PRIu32 " for a dcf (0)",
+			    h->nslices);
+		if (h->current)
+			BAD(O_CURRENT, "current slice %" PRIu32 " for a dcf (0)",
+			    h->current);
+	} else {
+		if (s->growth < KBLOOM_GROWTH_MIN || s->growth > KBLOOM_GROWTH_MAX)
+			BAD(O_GROWTH, "growth %" PRIu32 " out of range %d..%d",
+			    s->growth, KBLOOM_GROWTH_MIN, KBLOOM_GROWTH_MAX);
+		if (s->tighten < KBLOOM_TIGHTEN_MIN ||
+		    s->tighten > KBLOOM_TIGHTEN_MAX)
+			BAD(O_TIGHTEN, "tighten %" PRIu32 " out of range %d..%d",
+			    s->tighten, KBLOOM_TIGHTEN_MIN, KBLOOM_TIGHTEN_MAX);
+		if (!h->capacity || h->capacity > s->m)
+			BAD(O_CAPACITY, "capacity %" PRIu64 " of a scalable filter not 1..bits",
+			    h->capacity);
+		if (h->ofv_bits)
+			BAD(O_OFV_BITS, "overflow counter bits %" PRIu32 " for a scalable filter (0)",
+			    h->ofv_bits);
+		if (h->nslices < 1 || h->nslices > KBLOOM_SLICES_MAX)
+			BAD(O_NSLICES, "slices %" PRIu32 " out of range 1..%d",
+			    h->nslices, KBLOOM_SLICES_MAX);
+		if (h->current >= h->nslices)
+			BAD(O_CURRENT, "current slice %" PRIu32 " of %" PRIu32 " slices",
+			    h->current, h->nslices);
+	}
+	for (i = 0; i < KBLOOM_SLICES_MAX; i++)
+		if (check_slice(h, i, err, errlen))
+			return -1;
+	want = kb_save_layout_cell_bytes(h);
+	if (h->cell_bytes != want)
+		BAD(O_CELL_BYTES, "cell size %" PRIu64 " but the layout needs %" PRIu64,
+		    h->cell_bytes, want);
+	return 0;
+}
+
 int kb_save_check_header(const struct kb_save_header *h, char *err,
 			 size_t errlen)
 {
@@ -259,10 +444,6 @@ int kb_save_check_header(const struct kb_save_header *h, char *err,
 		    KBLOOM_NAME_MAX - 1);
 	if (s->type < 1 || s->type > KBLOOM_TYPE_MAX)
 		BAD(O_TYPE, "unknown filter type %" PRIu32, s->type);
-	/* Their cells are no fixed table (EXPORT refuses them). */
-	if (s->type == KBLOOM_TYPE_SCALABLE || s->type == KBLOOM_TYPE_DCF)
-		BAD(O_TYPE, "filter type %" PRIu32 " (scalable or dcf) has no save format",
-		    s->type);
 	if (s->k < 1 || s->k > KBLOOM_HASHES_MAX)
 		BAD(O_K, "hashes %" PRIu32 " out of range 1..%d", s->k,
 		    KBLOOM_HASHES_MAX);
@@ -274,8 +455,15 @@ int kb_save_check_header(const struct kb_save_header *h, char *err,
 	case KBLOOM_TYPE_PARTITIONED:
 	case KBLOOM_TYPE_BLOCKED:
 	case KBLOOM_TYPE_MULTI:
+	case KBLOOM_TYPE_SCALABLE:
 		if (s->cell_bits > 1)
 			BAD(O_CELL_BITS, "counter bits %" PRIu32 " for a bit filter",
+			    s->cell_bits);
+		break;
+	case KBLOOM_TYPE_DCF:
+		if (s->cell_bits != 2 && s->cell_bits != 4 &&
+		    s->cell_bits != 8)
+			BAD(O_CELL_BITS, "counter bits %" PRIu32 " not 2, 4 or 8",
 			    s->cell_bits);
 		break;
 	case KBLOOM_TYPE_COUNTING:
@@ -366,16 +554,34 @@ int kb_save_check_header(const struct kb_save_header *h, char *err,
 	if (h->cell_bytes % 8 || h->cell_bytes > KBLOOM_MEM_MAX)
 		BAD(O_CELL_BYTES, "cell size %" PRIu64 " not a multiple of 8 up to %llu",
 		    h->cell_bytes, KBLOOM_MEM_MAX);
-	return 0;
+	return check_layout(h, err, errlen);
 }
 
 /* The reserved field is not in the struct: checked on the raw bytes. */
 static int check_raw_header(const uint8_t *raw, struct kb_save_header *h,
 			    char *err, size_t errlen)
 {
+	uint32_t i, v;
+
 	if (get32(raw + O_RESERVED))
 		BAD(O_RESERVED, "reserved field is 0x%" PRIx32 ", not 0",
 		    get32(raw + O_RESERVED));
+	if (h->version != kb_save_version_for(h))
+		BAD(O_TYPE, "filter type %" PRIu32 " is saved as format version %" PRIu32 ", not %" PRIu32,
+		    h->shape.type, kb_save_version_for(h), h->version);
+	if (h->version == KB_SAVE_VERSION_LAYOUT) {
+		if (get32(raw + O_RESERVED2))
+			BAD(O_RESERVED2, "reserved field is 0x%" PRIx32 ", not 0",
+			    get32(raw + O_RESERVED2));
+		for (i = 0; i < KBLOOM_SLICES_MAX; i++) {
+			int off = O_SLICES + i * KB_SAVE_SLICE_LEN + OS_RESERVED;
+
+			v = get32(raw + off);
+			if (v)
+				BAD(off, "reserved field is 0x%" PRIx32 ", not 0",
+				    v);
+		}
+	}
 	return kb_save_check_header(h, err, errlen);
 }
 
@@ -483,7 +689,7 @@ struct kb_save_writer *kb_save_writer_begin(const struct kb_save_header *h,
 					    size_t errlen)
 {
 	struct kb_save_writer *w;
-	uint8_t raw[KB_SAVE_HEADER_LEN];
+	uint8_t raw[KB_SAVE_HEADER_MAX];
 	char why[200];
 
 	if (kb_save_check_header(h, why, sizeof(why))) {
@@ -519,7 +725,7 @@ struct kb_save_writer *kb_save_writer_begin(const struct kb_save_header *h,
 	/* Prefix and header in two steps: only the header is compressed. */
 	if (w_put(w, raw, KB_SAVE_PREFIX_LEN, true) ||
 	    w_put(w, raw + KB_SAVE_PREFIX_LEN,
-		  KB_SAVE_HEADER_LEN - KB_SAVE_PREFIX_LEN, true)) {
+		  kb_save_header_len(h) - KB_SAVE_PREFIX_LEN, true)) {
 		kb_save_writer_free(w);
 		return NULL;
 	}
@@ -586,6 +792,7 @@ struct kb_save_reader {
 	size_t errlen;
 	bool failed, expected, finished;
 	struct kb_save_header h;
+	size_t hlen;		/* header bytes: where the cells start */
 	uint64_t off;		/* logical bytes consumed */
 	uint64_t cells_left;
 	uint32_t crc;
@@ -747,7 +954,7 @@ struct kb_save_reader *kb_save_reader_open(kb_save_read_fn read, void *arg,
 					   size_t errlen)
 {
 	struct kb_save_reader *r = calloc(1, sizeof(*r));
-	uint8_t raw[KB_SAVE_HEADER_LEN];
+	uint8_t raw[KB_SAVE_HEADER_MAX];
 	char why[200];
 	uint32_t v;
 
@@ -776,11 +983,14 @@ struct kb_save_reader *kb_save_reader_open(kb_save_read_fn read, void *arg,
 		goto fail;
 	}
 	v = get32(raw + O_VERSION);
-	if (v != KB_SAVE_VERSION) {
-		say(err, errlen, "savefile %s: unsupported format version %" PRIu32 " at byte %d (this reader knows version %d)",
-		    label, v, O_VERSION, KB_SAVE_VERSION);
+	if (v != KB_SAVE_VERSION && v != KB_SAVE_VERSION_LAYOUT) {
+		say(err, errlen, "savefile %s: unsupported format version %" PRIu32 " at byte %d (this reader knows versions %d and %d)",
+		    label, v, O_VERSION, KB_SAVE_VERSION,
+		    KB_SAVE_VERSION_LAYOUT);
 		goto fail;
 	}
+	r->hlen = v == KB_SAVE_VERSION ? KB_SAVE_HEADER_LEN :
+		  KB_SAVE_HEADER_V2_LEN;
 	v = get32(raw + O_FLAGS);
 	if (v & ~KB_SAVE_F_MASK) {
 		say(err, errlen, "savefile %s: unknown flags 0x%" PRIx32 " at byte %d",
@@ -798,7 +1008,7 @@ struct kb_save_reader *kb_save_reader_open(kb_save_read_fn read, void *arg,
 		}
 	}
 	if (r_need(r, raw + KB_SAVE_PREFIX_LEN,
-		   KB_SAVE_HEADER_LEN - KB_SAVE_PREFIX_LEN, true, "the header"))
+		   r->hlen - KB_SAVE_PREFIX_LEN, true, "the header"))
 		goto fail;
 	kb_save_decode_header(raw, &r->h);
 	if (check_raw_header(raw, &r->h, why, sizeof(why))) {
@@ -821,7 +1031,7 @@ int kb_save_reader_expect(struct kb_save_reader *r, uint64_t cell_bytes)
 {
 	if (r->failed)
 		RFAIL(r, "expect on a failed reader");
-	if (r->off != KB_SAVE_HEADER_LEN)
+	if (r->off != r->hlen)
 		RFAIL(r, "expect after cells were read");
 	if (cell_bytes == UINT64_MAX)
 		RFAIL(r, "unusable filter shape at byte %d: its parameters are not valid together",
@@ -844,7 +1054,7 @@ static int r_cells_ok(struct kb_save_reader *r)
 
 ssize_t kb_save_read_cells(struct kb_save_reader *r, void *buf, size_t len)
 {
-	uint64_t start = r->off - KB_SAVE_HEADER_LEN;
+	uint64_t start = r->off - r->hlen;
 	ssize_t got;
 
 	if (r_cells_ok(r))

@@ -21,7 +21,7 @@
  *    16    32  name: 1..KBLOOM_NAME_MAX-1 bytes of 0x21..0x7e but '/',
  *              then NUL bytes up to the end of the field
  *    48     4  type: enum kbloom_type, 1..KBLOOM_TYPE_MAX but scalable
- *              and dcf, whose cells are not one table of a fixed shape
+ *              and dcf, which grow: they are saved as version 2 (below)
  *    52     4  k: hashes, 1..KBLOOM_HASHES_MAX (1 for dleft)
  *    56     8  m: cells (per dimension for multi),
  *              KBLOOM_BITS_MIN..KBLOOM_BITS_MAX
@@ -73,6 +73,52 @@
  * windows, or one window of a windowed filter (window id != 0), with
  * windows/interval_ms telling how the source ring was made.
  *
+ * Format, version 2: scalable and dcf filters
+ * =============================================
+ * A scalable filter's slices and a dcf's overflow vector are made as the
+ * filter grows, so their file carries the layout too. Version 2 is
+ * version 1 with version = 2 (KB_SAVE_VERSION_LAYOUT) and type scalable
+ * or dcf (version 1 holds every other type, version 2 only these two;
+ * either mismatch is refused), and the cells moved from byte 344 to byte
+ * 1400 (KB_SAVE_HEADER_V2_LEN) to make room for the layout, which the
+ * same CRC covers:
+ *
+ *   off  size  field
+ *     0   344  as version 1 (version 2), with for scalable: cell_bits 0,
+ *              capacity n0 1..m (slice 0's); for dcf: cell_bits 2/4/8
+ *   344     4  growth: scalable s, KBLOOM_GROWTH_MIN..MAX; dcf 0
+ *   348     4  tighten: scalable r in millionths, KBLOOM_TIGHTEN_MIN..MAX;
+ *              dcf 0
+ *   352     4  ofv_bits: dcf y, 1, 2, 4, 8, 16 or 32; scalable 0
+ *   356     4  slices S: scalable 1..KBLOOM_SLICES_MAX; dcf 0
+ *   360     4  current: scalable, the slice taking inserts, < S; dcf 0
+ *   364     4  reserved, 0
+ *   368     8  overflow: scalable OVERFLOW, dcf LOST (the counters)
+ *   376  1024  slice table: KBLOOM_SLICES_MAX entries of 32 bytes; entry
+ *              i < S is slice i (oldest first), entries >= S all 0:
+ *                +0  8  m_i: bits, KBLOOM_BITS_MIN..MAX, a multiple of 64
+ *                        (slice 0: m rounded up to 64)
+ *                +8  4  k_i: hashes, 1..KBLOOM_HASHES_MAX (slice 0: k)
+ *               +12  4  reserved, 0
+ *               +16  8  n_i: capacity, >= 1 (slice 0: capacity)
+ *               +24  8  keys counted in the slice (KBLOOM_SLICE_A_KEYS)
+ *  1400     N  cells
+ * 1400+N   16  trailer, as version 1: cell_bytes, CRC32C of bytes
+ *              0 .. 1400+N-1, "KEND"; nothing may follow
+ *
+ * windows and the window fields are 0 (these types have no windows).
+ * Cells: a scalable filter's are every slice's bits in slice order, slice
+ * i as a bloom filter of m_i bits (m_i / 8 bytes; N = their sum); a
+ * dcf's are its m counters of cell_bits then its overflow vector of m
+ * counters of ofv_bits, each packed from bit 0 of 32-bit little-endian
+ * words and padded to a multiple of 8 bytes (N = both). m_i, k_i and n_i
+ * must be what the scalable plan (uapi/kbloom.h) gives for slice i of
+ * (m, k, capacity, growth, tighten): readers that have the engine
+ * (restore) and the kernel check it; each slice's hashing follows from
+ * its place i, so nothing else is needed to rebuild the filter exactly.
+ * Compression, streaming and refusals are as for version 1, with the
+ * layout part of the header.
+ *
  * Compression (KB_SAVE_F_ZSTD): the file is the 16-byte prefix, then
  * bytes 16 .. 360+N-1 of the logical stream as exactly one zstd frame,
  * then a 4-byte CRC32C of every file byte before it (prefix and frame,
@@ -85,7 +131,7 @@
  * (tests/unit/savefile_test prints the ratios it measures).
  *
  * Readers refuse, naming the problem and the byte offset: bad magic,
- * another version, unknown flags, any header field out of the ranges above,
+ * a version other than 1 or 2, a version that does not match the type, unknown flags, any header field out of the ranges above,
  * a cell size other than the caller expects (checked before the first cell
  * byte is delivered and again against the trailer), truncation anywhere,
  * damaged compressed data, a bad end mark, a CRC mismatch (either), and
@@ -125,12 +171,18 @@
 #include "../kmod/uapi/kbloom.h"
 
 #define KB_SAVE_MAGIC		"KBLOOMF\n"	/* 8 bytes, no NUL */
-#define KB_SAVE_VERSION		1
+#define KB_SAVE_VERSION		1	/* every type but these: */
+#define KB_SAVE_VERSION_LAYOUT	2	/* scalable and dcf */
 #define KB_SAVE_F_ZSTD		0x1u		/* compressed after byte 16 */
 #define KB_SAVE_F_MASK		KB_SAVE_F_ZSTD
 #define KB_SAVE_END_MARK	"KEND"		/* 4 bytes, no NUL */
 #define KB_SAVE_PREFIX_LEN	16		/* never compressed */
-#define KB_SAVE_HEADER_LEN	344		/* offset of the cells */
+#define KB_SAVE_HEADER_LEN	344		/* offset of the cells (v1) */
+#define KB_SAVE_LAYOUT_OFF	344		/* v2: the layout */
+#define KB_SAVE_SLICE_OFF	376		/* v2: the slice table */
+#define KB_SAVE_SLICE_LEN	32		/* v2: one slice entry */
+#define KB_SAVE_HEADER_V2_LEN	1400		/* offset of the cells (v2) */
+#define KB_SAVE_HEADER_MAX	KB_SAVE_HEADER_V2_LEN
 #define KB_SAVE_TRAILER_LEN	16
 #define KB_SAVE_ZSTD_LEVEL	3		/* the writer's zstd level */
 
@@ -146,11 +198,21 @@ struct kb_save_shape {
 	uint32_t bucket_cells;
 	uint32_t fp_bits;
 	uint32_t dims;
+	uint32_t growth;	/* scalable (v2) */
+	uint32_t tighten;	/* scalable (v2) */
+};
+
+/* One slice of a scalable filter (v2 slice table). */
+struct kb_save_slice {
+	uint64_t m;
+	uint32_t k;
+	uint64_t capacity;
+	uint64_t keys;
 };
 
 /* Everything before the cells, decoded (see the table above). */
 struct kb_save_header {
-	uint32_t version;	/* read: the file's; written: always current */
+	uint32_t version;	/* read: the file's; written: by type */
 	uint32_t flags;		/* KB_SAVE_F_*: the writer compresses on ZSTD */
 	char name[KBLOOM_NAME_MAX];
 	struct kb_save_shape shape;
@@ -167,6 +229,12 @@ struct kb_save_header {
 	} window;
 	char dim_names[KBLOOM_DIMS_MAX][KBLOOM_DIM_NAME_MAX];
 	uint64_t cell_bytes;	/* bytes of cells that follow */
+	/* Version 2 only (scalable, dcf): the layout; 0 for the others. */
+	uint32_t ofv_bits;	/* dcf */
+	uint32_t nslices;	/* scalable: S */
+	uint32_t current;	/* scalable */
+	uint64_t overflow;	/* scalable OVERFLOW, dcf LOST */
+	struct kb_save_slice slice[KBLOOM_SLICES_MAX];	/* scalable */
 };
 
 /*
@@ -192,11 +260,23 @@ uint32_t kb_save_crc32c(uint32_t crc, const void *buf, size_t len);
 int kb_save_check_header(const struct kb_save_header *h, char *err,
 			 size_t errlen);
 
-/* Encodes / decodes the KB_SAVE_HEADER_LEN header bytes (no checks). */
-void kb_save_encode_header(const struct kb_save_header *h,
-			   uint8_t out[KB_SAVE_HEADER_LEN]);
-void kb_save_decode_header(const uint8_t in[KB_SAVE_HEADER_LEN],
-			   struct kb_save_header *h);
+/* The version a header of this type is written as: 1, or 2. */
+uint32_t kb_save_version_for(const struct kb_save_header *h);
+/* Its header length: KB_SAVE_HEADER_LEN (v1) or KB_SAVE_HEADER_V2_LEN. */
+size_t kb_save_header_len(const struct kb_save_header *h);
+/*
+ * The cell bytes a v2 layout needs (scalable: the slices' m_i / 8; dcf:
+ * both vectors), UINT64_MAX when the layout is out of range; v1: 0.
+ */
+uint64_t kb_save_layout_cell_bytes(const struct kb_save_header *h);
+
+/*
+ * Encodes the kb_save_header_len(@h) header bytes, with the version the
+ * type needs (no checks); decodes KB_SAVE_HEADER_LEN bytes, or
+ * KB_SAVE_HEADER_V2_LEN when the version field says 2.
+ */
+void kb_save_encode_header(const struct kb_save_header *h, uint8_t *out);
+void kb_save_decode_header(const uint8_t *in, struct kb_save_header *h);
 
 /* ---- Writing ---------------------------------------------------------- */
 

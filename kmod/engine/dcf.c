@@ -489,6 +489,83 @@ void kb_dcf_fail(struct kb_filter *f, u32 why)
 	WRITE_ONCE(f->dcf->grow_error, why);
 }
 
+u64 kb_dcf_load_mem(const struct kb_shape *s, u32 ofv_bits)
+{
+	if (ofv_bits < 1 || ofv_bits > 32 || (ofv_bits & (ofv_bits - 1)) ||
+	    kb_dcf_vec_bytes(s->m, s->cell_bits) +
+	    kb_dcf_vec_bytes(s->m, ofv_bits) > KBLOOM_MEM_MAX)
+		return KB_NO_PLAN;
+	return kb_dcf_vec_bytes(s->m, ofv_bits) -
+	       kb_dcf_vec_bytes(s->m, KB_DCF_OFV_BITS_START);
+}
+
+int kb_dcf_load(struct kb_filter *f, u32 ofv_bits, u64 lost)
+{
+	struct kb_dcf *d = f->dcf;
+	u32 *nv;
+
+	if (kb_dcf_load_mem(&f->s, ofv_bits) == KB_NO_PLAN)
+		return -EINVAL;
+	if (ofv_bits != d->ofv_bits) {
+		nv = kb_zalloc_large(kb_dcf_vec_bytes(f->s.m, ofv_bits));
+		if (!nv)
+			return -ENOMEM;
+		kb_free_large(d->ofv);
+		d->ofv = nv;
+		d->ofv_bits = ofv_bits;
+	}
+	d->lost = lost;
+	return 0;
+}
+
+void kb_dcf_loaded(struct kb_filter *f)
+{
+	struct kb_dcf *d = f->dcf;
+	u32 half = 1U << (d->ofv_bits - 1);
+	u64 i;
+
+	if (d->ofv_bits == 32)
+		return;
+	/* As a carry would have: a counter at half its maximum asks to widen. */
+	for (i = 0; i < f->s.m; i++) {
+		if (kb_vget(d->ofv, d->ofv_bits, i) >= half) {
+			d->want = 1;
+			return;
+		}
+		if (!(i & 0xffff))
+			kb_resched();
+	}
+}
+
+u64 kb_dcf_layout(const struct kb_filter *f)
+{
+	return READ_ONCE(f->dcf->ofv_bits);
+}
+
+void *kb_dcf_xfer(const struct kb_filter *f, u64 off, u64 *len)
+{
+	u64 cbfv = f->nwords * sizeof(unsigned long);
+	u64 ofv = kb_dcf_vec_bytes(f->s.m, f->dcf->ofv_bits);
+
+	if (off < cbfv) {
+		*len = cbfv - off;
+		return (u8 *)f->mem + off;
+	}
+	off -= cbfv;
+	if (off < ofv) {
+		*len = ofv - off;
+		return (u8 *)f->dcf->ofv + off;
+	}
+	*len = 0;
+	return NULL;
+}
+
+u64 kb_dcf_xfer_bytes(const struct kb_filter *f)
+{
+	return f->nwords * sizeof(unsigned long) +
+	       kb_dcf_vec_bytes(f->s.m, READ_ONCE(f->dcf->ofv_bits));
+}
+
 const struct kb_type_ops kb_dcf_ops = {
 	.check = kb_dcf_check,
 	.mem = kb_dcf_mem,

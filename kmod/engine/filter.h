@@ -36,6 +36,9 @@ struct kb_type_ops;
 struct kb_scal;
 struct kb_dcf;
 
+/* kb_scalable_load_mem(), kb_dcf_load_mem(): no such layout. */
+#define KB_NO_PLAN	(~0ULL)
+
 struct kb_filter {
 	struct kb_shape s;
 	const struct kb_type_ops *ops;
@@ -185,6 +188,30 @@ void kb_scalable_fail(struct kb_filter *f, u32 why);
  * The plan's arithmetic, for tools and tests: log2(10^6 / tighten) and
  * log2(10^6 / tighten) / ln 2 in 32.32 fixed point.
  */
+/*
+ * Slice @i of the plan of a scalable shape @s (uapi/kbloom.h): its m_i,
+ * k_i and n_i; false when @s is no valid scalable shape or there is no
+ * slice @i.
+ */
+bool kb_scalable_plan(const struct kb_shape *s, u32 i, u64 *m, u32 *k,
+		      u64 *cap);
+/*
+ * Loading a saved scalable filter (before anyone else sees it): the bytes
+ * slices 1..@nslices-1 take on top of what creating it took (KB_NO_PLAN
+ * when the plan has no such slices or they pass KBLOOM_MEM_MAX), then
+ * make them and set each slice's keys, the current slice and OVERFLOW.
+ */
+u64 kb_scalable_load_mem(const struct kb_shape *s, u32 nslices);
+int kb_scalable_load(struct kb_filter *f, u32 nslices, u32 cur,
+		     const u64 *keys, u64 overflow);
+/* Changes whenever a slice is made or the current one moves on. */
+u64 kb_scalable_layout(const struct kb_filter *f);
+/*
+ * The transfer stream (EXPORT, IMPORT): every slice's cells in slice
+ * order; the part holding byte @off and its length (NULL past the end).
+ */
+void *kb_scalable_xfer(const struct kb_filter *f, u64 off, u64 *len);
+u64 kb_scalable_xfer_bytes(const struct kb_filter *f);
 u64 kb_scalable_log2_inv_q32(u32 tighten);
 u64 kb_scalable_bits_step_q32(u32 tighten);
 
@@ -210,6 +237,23 @@ int kb_dcf_widen(struct kb_filter *f);
 /* Frees the OFV replaced by the last widening; returns its bytes. */
 u64 kb_dcf_retire(struct kb_filter *f);
 void kb_dcf_fail(struct kb_filter *f, u32 why);
+/*
+ * Loading a saved dcf (before anyone else sees it): the bytes an OFV of
+ * @ofv_bits takes beyond the first one's (KB_NO_PLAN: no such width, or
+ * past KBLOOM_MEM_MAX); then that OFV (empty) and LOST; after the cells,
+ * kb_dcf_loaded() asks to widen if a counter is at half its maximum.
+ */
+u64 kb_dcf_load_mem(const struct kb_shape *s, u32 ofv_bits);
+int kb_dcf_load(struct kb_filter *f, u32 ofv_bits, u64 lost);
+void kb_dcf_loaded(struct kb_filter *f);
+/* Changes whenever the OFV is widened (replaced). */
+u64 kb_dcf_layout(const struct kb_filter *f);
+/*
+ * The transfer stream: the CBFV (f->mem) then the OFV, each as 32-bit
+ * words; the part holding byte @off and its length (NULL past the end).
+ */
+void *kb_dcf_xfer(const struct kb_filter *f, u64 off, u64 *len);
+u64 kb_dcf_xfer_bytes(const struct kb_filter *f);
 
 /* Same type, shape and hash key: the condition for merge and estimate. */
 bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b);

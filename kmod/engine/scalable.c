@@ -105,10 +105,9 @@ static u64 kb_scal_mem(const struct kb_shape *s)
 }
 
 /* Slice @i of the plan: its bloom shape and capacity; false: none. */
-static bool kb_scal_plan(const struct kb_filter *f, u32 i,
-			 struct kb_shape *out, u64 *cap)
+static bool kb_scal_plan_q(const struct kb_shape *s, u64 log2_q32,
+			   u64 step_q32, u32 i, struct kb_shape *out, u64 *cap)
 {
-	const struct kb_shape *s = &f->s;
 	u64 n = s->capacity, m = s->m, k;
 	u32 j;
 
@@ -121,9 +120,9 @@ static bool kb_scal_plan(const struct kb_filter *f, u32 i,
 		n *= s->growth;
 	}
 	/* n <= m <= 2^33 and i < 32: i * n fits easily. */
-	m += mul_u64_u64_shr((u64)i * n, f->scal->step_q32, 32);
+	m += mul_u64_u64_shr((u64)i * n, step_q32, 32);
 	m = (m + 63) & ~63ULL;
-	k = s->k + (((u64)i * f->scal->log2_q32 + (1ULL << 31)) >> 32);
+	k = s->k + (((u64)i * log2_q32 + (1ULL << 31)) >> 32);
 	if (m > KBLOOM_BITS_MAX || k > KBLOOM_HASHES_MAX)
 		return false;
 	memset(out, 0, sizeof(*out));
@@ -132,6 +131,42 @@ static bool kb_scal_plan(const struct kb_filter *f, u32 i,
 	out->k = k;
 	*cap = n;
 	return true;
+}
+
+static bool kb_scal_plan(const struct kb_filter *f, u32 i,
+			 struct kb_shape *out, u64 *cap)
+{
+	return kb_scal_plan_q(&f->s, f->scal->log2_q32, f->scal->step_q32, i,
+			      out, cap);
+}
+
+bool kb_scalable_plan(const struct kb_shape *s, u32 i, u64 *m, u32 *k,
+		      u64 *cap)
+{
+	struct kb_shape one;
+
+	if (kb_scal_check(s) != KB_SHAPE_OK ||
+	    !kb_scal_plan_q(s, kb_scalable_log2_inv_q32(s->tighten),
+			    kb_scalable_bits_step_q32(s->tighten), i, &one, cap))
+		return false;
+	*m = one.m;
+	*k = one.k;
+	return true;
+}
+
+u64 kb_scalable_load_mem(const struct kb_shape *s, u32 nslices)
+{
+	u64 m, cap, bytes = kb_scal_mem(s);
+	u32 i, k;
+
+	if (nslices < 1 || nslices > KBLOOM_SLICES_MAX)
+		return KB_NO_PLAN;
+	for (i = 1; i < nslices; i++) {
+		if (!kb_scalable_plan(s, i, &m, &k, &cap))
+			return KB_NO_PLAN;
+		bytes += kb_slice_bytes(m);
+	}
+	return bytes > KBLOOM_MEM_MAX ? KB_NO_PLAN : bytes - kb_scal_mem(s);
 }
 
 /* Pairs with kb_scalable_grow()'s release: a slice seen is made. */
@@ -389,6 +424,62 @@ void kb_scalable_set_kick(struct kb_filter *f, void (*kick)(void *arg),
 {
 	f->scal->kick_arg = arg;
 	WRITE_ONCE(f->scal->kick, kick);
+}
+
+int kb_scalable_load(struct kb_filter *f, u32 nslices, u32 cur,
+		     const u64 *keys, u64 overflow)
+{
+	struct kb_scal *sc = f->scal;
+	u32 i;
+	int err;
+
+	if (cur >= nslices || nslices > KBLOOM_SLICES_MAX)
+		return -EINVAL;
+	while (sc->nslices < nslices) {
+		err = kb_scalable_grow(f);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < nslices; i++)
+		kb_atomic64_set(&sc->slice[i]->keys, keys[i]);
+	kb_atomic64_set(&sc->overflow, overflow);
+	WRITE_ONCE(sc->cur, cur);
+	return 0;
+}
+
+u64 kb_scalable_layout(const struct kb_filter *f)
+{
+	return kb_scal_made(f->scal) << 16 | kb_scal_cur(f->scal);
+}
+
+void *kb_scalable_xfer(const struct kb_filter *f, u64 off, u64 *len)
+{
+	const struct kb_scal *sc = f->scal;
+	u32 i, n = kb_scal_made(sc);
+
+	for (i = 0; i < n; i++) {
+		struct kb_slice *sl = kb_scal_slice(sc, i);
+		u64 bytes = sl->f.nwords * sizeof(unsigned long);
+
+		if (off < bytes) {
+			*len = bytes - off;
+			return (u8 *)sl->f.mem + off;
+		}
+		off -= bytes;
+	}
+	*len = 0;
+	return NULL;
+}
+
+u64 kb_scalable_xfer_bytes(const struct kb_filter *f)
+{
+	const struct kb_scal *sc = f->scal;
+	u32 i, n = kb_scal_made(sc);
+	u64 bytes = 0;
+
+	for (i = 0; i < n; i++)
+		bytes += kb_scal_slice(sc, i)->f.nwords * sizeof(unsigned long);
+	return bytes;
 }
 
 const struct kb_type_ops kb_scalable_ops = {

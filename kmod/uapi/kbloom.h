@@ -151,8 +151,18 @@
  *	that ID; ESTALE when the window is dropped by a rotation during the
  *	export. The current window is exported while it takes inserts: every
  *	key added before the export began is in what it returns.
- *	EOPNOTSUPP for types whose cells are not one table of a fixed shape
- *	(scalable, dcf).
+ *	Types that grow: the cells of a scalable filter are every slice's
+ *	bits, slice 0 first, each slice's BITS / 8 bytes (the head's
+ *	SLICE_LIST gives each slice's BITS, HASHES, CAPACITY, KEYS and which
+ *	is CURRENT, plus OVERFLOW, GROWTH and TIGHTEN: all a load needs, as
+ *	slice i hashes by its place i); those of a dcf are its CBFV then its
+ *	OFV (the head's COUNTER_BITS and OFV_BITS: m counters of each, packed
+ *	in 32-bit little-endian words, each vector padded to 8 bytes), and
+ *	its LOST. The export holds the filter's growth off while it copies,
+ *	and a slice made, the current slice moving on or the OFV widened
+ *	between two messages of the dump ends it with EAGAIN ("the filter
+ *	grew during the export"): never a mixed image; the tool exports
+ *	again.
  *
  * KBLOOM_CMD_CREATE with FLAGS KBLOOM_F_LOAD
  *	Creates the filter empty and reserved for the requesting socket:
@@ -160,7 +170,17 @@
  *	and a dump does not list it, until an IMPORT with KBLOOM_F_LOADED
  *	completes it. If the socket closes before that, the filter is
  *	destroyed: a restore that dies half-way leaves nothing behind. Not
- *	with WINDOWS, nor for the types EXPORT refuses.
+ *	with WINDOWS.
+ *	A scalable filter takes its saved layout: SLICE_LIST (required; 1 to
+ *	KBLOOM_SLICES_MAX nests of BITS, HASHES, CAPACITY, optional KEYS,
+ *	exactly one with CURRENT; FILL is refused), each slice's BITS,
+ *	HASHES and CAPACITY what the plan gives for its place, and optional
+ *	OVERFLOW. A dcf takes optional OFV_BITS (1, 2, 4, 8, 16 or 32;
+ *	default 1) and LOST. Every slice, or the OFV of that width, is made
+ *	and charged to max_memory (as growth is) at the CREATE, empty;
+ *	CELL_BYTES is then what EXPORT gave. In a CREATE of another type or
+ *	without LOAD these attributes are refused; every refusal has an
+ *	extack message naming the attribute, and leaves nothing.
  *
  * KBLOOM_CMD_IMPORT  (doit)
  *	Request: NAME, and OFFSET + CELLS (a chunk of cell memory) and/or
@@ -168,6 +188,9 @@
  *	gap or overlap (EINVAL otherwise); LOADED is refused (EINVAL) until
  *	all CELL_BYTES have arrived, and then makes the filter usable. Only
  *	the socket that created the filter with KBLOOM_F_LOAD may IMPORT.
+ *	OFFSET counts in the stream EXPORT gives (a chunk may span slices,
+ *	or the CBFV and the OFV). A loaded dcf whose OFV holds a counter at
+ *	half its maximum asks to widen, as the carry that put it there did.
  *
  * Attaching to the packet path
  * ----------------------------
@@ -401,8 +424,9 @@ enum kbloom_type {
 	 * 0; slices already made stay (and stay charged) for reuse. MEMORY
 	 * is what is charged now; FILL sums the slices' bits set;
 	 * SLICE_LIST describes each slice. No WINDOWS, no DEL/COUNT, no
-	 * MERGE/ESTIMATE, no EXPORT or LOAD (the save format holds one
-	 * table of a fixed shape).
+	 * MERGE/ESTIMATE. EXPORT gives every slice; a LOAD takes the saved
+	 * slices (SLICE_LIST, OVERFLOW) and rebuilds the filter exactly;
+	 * its growth starts afresh (GROW_ERROR is not saved).
 	 */
 	KBLOOM_TYPE_SCALABLE,
 	/*
@@ -432,8 +456,9 @@ enum kbloom_type {
 	 * is 32) is dropped and counted in LOST: counts may then be low, so
 	 * DEL is refused (EOPNOTSUPP) until CLEAR, and an ADD that lost an
 	 * increment returns ENOSPC (its keys were added). MEMORY is the
-	 * CBFV plus the current OFV. No WINDOWS, MERGE/ESTIMATE, EXPORT or
-	 * LOAD.
+	 * CBFV plus the current OFV. No WINDOWS, MERGE/ESTIMATE. EXPORT
+	 * gives the CBFV then the OFV; a LOAD takes OFV_BITS and LOST and
+	 * rebuilds every count exactly (GROW_ERROR is not saved).
 	 */
 	KBLOOM_TYPE_DCF,
 	__KBLOOM_TYPE_MAX
@@ -581,11 +606,11 @@ enum kbloom_attr {
 	KBLOOM_A_MEM_LIMIT,	/* u64, STATUS: max_memory */
 	KBLOOM_A_GROWTH,	/* u32, scalable: s, GROWTH_MIN..MAX */
 	KBLOOM_A_TIGHTEN,	/* u32, scalable: r in millionths, TIGHTEN_MIN..MAX */
-	KBLOOM_A_OVERFLOW,	/* u64, reply: keys added beyond a full slice */
+	KBLOOM_A_OVERFLOW,	/* u64, reply (and LOAD): keys added beyond a full slice */
 	KBLOOM_A_GROW_ERROR,	/* u32, reply: enum kbloom_grow */
-	KBLOOM_A_SLICE_LIST,	/* nest of KBLOOM_SLICE_LIST_A_SLICE, reply */
-	KBLOOM_A_OFV_BITS,	/* u32, reply: dcf: bits per OFV counter */
-	KBLOOM_A_LOST,		/* u64, reply: dcf: increments dropped */
+	KBLOOM_A_SLICE_LIST,	/* nest of KBLOOM_SLICE_LIST_A_SLICE, reply and LOAD */
+	KBLOOM_A_OFV_BITS,	/* u32, reply (and LOAD): dcf: bits per OFV counter */
+	KBLOOM_A_LOST,		/* u64, reply (and LOAD): dcf: increments dropped */
 	__KBLOOM_A_MAX
 };
 
@@ -637,7 +662,10 @@ enum kbloom_window_attr {
 /* KBLOOM_A_WINDOW_LIST holds one nest per window of this type. */
 #define KBLOOM_WINDOW_LIST_A_WINDOW	1
 
-/* One slice of a scalable filter's KBLOOM_A_SLICE_LIST, oldest first. */
+/*
+ * One slice of a scalable filter's KBLOOM_A_SLICE_LIST, oldest first. In
+ * CREATE with FLAGS LOAD: BITS, HASHES, CAPACITY, KEYS and CURRENT.
+ */
 enum kbloom_slice_attr {
 	KBLOOM_SLICE_A_UNSPEC,
 	KBLOOM_SLICE_A_PAD,
@@ -645,7 +673,7 @@ enum kbloom_slice_attr {
 	KBLOOM_SLICE_A_HASHES,		/* u32: k_i */
 	KBLOOM_SLICE_A_CAPACITY,	/* u64: n_i */
 	KBLOOM_SLICE_A_KEYS,		/* u64: keys counted in it */
-	KBLOOM_SLICE_A_FILL,		/* u64: bits set */
+	KBLOOM_SLICE_A_FILL,		/* u64: bits set (reply only) */
 	KBLOOM_SLICE_A_CURRENT,		/* flag: the slice taking inserts */
 	__KBLOOM_SLICE_A_MAX
 };

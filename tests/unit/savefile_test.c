@@ -1285,7 +1285,7 @@ static const struct mutation mutations[] = {
 #define M(name, off) { #name, mut_##name, off }
 	M(name_empty, 16), M(name_unterminated, 16), M(name_space, 16),
 	M(name_slash, 16), M(name_junk_after_nul, 16), M(type_0, 48),
-	M(type_max, 48), M(type_scalable, 48), M(type_dcf, 48), M(k_0, 52),
+	M(type_max, 48), M(type_scalable, 344), M(type_dcf, 352), M(k_0, 52),
 	M(k_big, 52), M(m_small, 56), M(m_big, 56), M(cell_bits_bloom, 64), M(update_bloom, 68),
 	M(decrement_bloom, 72), M(subtables_bloom, 76), M(bucket_bloom, 80),
 	M(fp_bloom, 84), M(dims_bloom, 88), M(counting_bits, 64),
@@ -1311,9 +1311,10 @@ TEST(bad_header_fields_are_refused)
 
 	for (i = 0; i < ARRAY_SIZE(mutations); i++) {
 		struct kb_save_header h = bloom_header(64, 2, 8);
-		uint8_t file[KB_SAVE_HEADER_LEN + 8 + KB_SAVE_TRAILER_LEN];
+		uint8_t file[KB_SAVE_HEADER_MAX + 8 + KB_SAVE_TRAILER_LEN];
 		struct sink out = { 0 };
 		char at[32];
+		size_t hl;
 
 		ASSERT_EQ(0, kb_save_check_header(&h, err, sizeof(err)));
 		mutations[i].mutate(&h);
@@ -1328,13 +1329,14 @@ TEST(bad_header_fields_are_refused)
 		EXPECT_NE(NULL, strstr(err, "refusing to write"));
 		EXPECT_EQ(0u, out.len);
 
+		/* A scalable or dcf type makes it a version 2 header. */
+		hl = kb_save_header_len(&h);
 		memset(file, 0, sizeof(file));
 		kb_save_encode_header(&h, file);
-		kb_put_le64(file + KB_SAVE_HEADER_LEN + 8, 8);
-		le32(file + KB_SAVE_HEADER_LEN + 16,
-		     kb_save_crc32c(0, file, KB_SAVE_HEADER_LEN + 8));
-		memcpy(file + KB_SAVE_HEADER_LEN + 20, "KEND", 4);
-		EXPECT_EQ(-1, verify_mem(file, sizeof(file)));
+		kb_put_le64(file + hl + 8, 8);
+		le32(file + hl + 16, kb_save_crc32c(0, file, hl + 8));
+		memcpy(file + hl + 20, "KEND", 4);
+		EXPECT_EQ(-1, verify_mem(file, hl + 8 + KB_SAVE_TRAILER_LEN));
 		EXPECT_NE(NULL, strstr(err, at)) {
 			TH_LOG("%s: %s", mutations[i].what, err);
 		}
@@ -1355,9 +1357,9 @@ TEST(bad_prefix_is_refused)
 	EXPECT_STREQ("savefile t.kbf: bad magic at byte 0: not a kbloom save file",
 		     err);
 	memcpy(d, f.p, f.len);
-	d[8] = 2;
+	d[8] = 3;
 	EXPECT_EQ(-1, verify_mem(d, f.len));
-	EXPECT_STREQ("savefile t.kbf: unsupported format version 2 at byte 8 (this reader knows version 1)",
+	EXPECT_STREQ("savefile t.kbf: unsupported format version 3 at byte 8 (this reader knows versions 1 and 2)",
 		     err);
 	memcpy(d, f.p, f.len);
 	d[15] = 0x80;
@@ -1483,6 +1485,356 @@ TEST(compression_ratio_bloom)
 {
 	ratio_at(_metadata, 0.10);
 	ratio_at(_metadata, 0.50);
+}
+
+/* ---- Version 2: scalable and dcf layouts ---------------------------- */
+
+/* A scalable filter of @n slices as the engine's plan makes them. */
+static struct kb_save_header scalable_header(uint32_t n)
+{
+	struct kb_save_header h = bloom_header(100, 3, 0);
+	struct kb_shape s;
+	uint32_t i;
+
+	h.shape.type = KBLOOM_TYPE_SCALABLE;
+	h.shape.growth = 2;
+	h.shape.tighten = 500000;
+	h.capacity = 10;
+	memset(&s, 0, sizeof(s));
+	s.type = KBLOOM_TYPE_SCALABLE;
+	s.m = h.shape.m;
+	s.k = h.shape.k;
+	s.capacity = h.capacity;
+	s.growth = h.shape.growth;
+	s.tighten = h.shape.tighten;
+	h.nslices = n;
+	h.current = n - 1;
+	h.overflow = 0x0123456789abcdefULL;
+	for (i = 0; i < n; i++) {
+		if (!kb_scalable_plan(&s, i, &h.slice[i].m, &h.slice[i].k,
+				      &h.slice[i].capacity))
+			abort();
+		h.slice[i].keys = h.slice[i].capacity - i;
+		h.cell_bytes += h.slice[i].m / 8;
+	}
+	return h;
+}
+
+static struct kb_save_header dcf_header(uint32_t ofv_bits)
+{
+	struct kb_save_header h = bloom_header(1000, 3, 0);
+
+	h.shape.type = KBLOOM_TYPE_DCF;
+	h.shape.cell_bits = 4;
+	h.ofv_bits = ofv_bits;
+	h.overflow = 77;
+	/* 4000 bits of CBFV, 1000 * y bits of OFV, each in 64-bit words */
+	h.cell_bytes = 504 + (1000 * ofv_bits + 63) / 64 * 8;
+	return h;
+}
+
+#define EXPECT_LAYOUT_EQ(a, b) do { \
+	EXPECT_HEADER_EQ(a, b); \
+	EXPECT_EQ((a)->shape.growth, (b)->shape.growth); \
+	EXPECT_EQ((a)->shape.tighten, (b)->shape.tighten); \
+	EXPECT_EQ((a)->ofv_bits, (b)->ofv_bits); \
+	EXPECT_EQ((a)->nslices, (b)->nslices); \
+	EXPECT_EQ((a)->current, (b)->current); \
+	EXPECT_EQ((a)->overflow, (b)->overflow); \
+	for (int i_ = 0; i_ < KBLOOM_SLICES_MAX; i_++) { \
+		EXPECT_EQ((a)->slice[i_].m, (b)->slice[i_].m); \
+		EXPECT_EQ((a)->slice[i_].k, (b)->slice[i_].k); \
+		EXPECT_EQ((a)->slice[i_].capacity, (b)->slice[i_].capacity); \
+		EXPECT_EQ((a)->slice[i_].keys, (b)->slice[i_].keys); \
+	} \
+} while (0)
+
+/* Versions by type; the v2 offsets of savefile.h's table, byte by byte. */
+TEST(v2_header_layout_offsets)
+{
+	struct kb_save_header h = scalable_header(3), back;
+	uint8_t raw[KB_SAVE_HEADER_MAX];
+	struct kb_save_header b = bloom_header(64, 2, 8);
+	uint32_t i;
+
+	ASSERT_EQ(0, kb_save_check_header(&h, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_EQ(1u, kb_save_version_for(&b));
+	EXPECT_EQ((size_t)KB_SAVE_HEADER_LEN, kb_save_header_len(&b));
+	EXPECT_EQ(2u, kb_save_version_for(&h));
+	EXPECT_EQ((size_t)1400, kb_save_header_len(&h));
+	memset(raw, 0xee, sizeof(raw));
+	kb_save_encode_header(&h, raw);
+	EXPECT_EQ(2u, raw[8]);
+	EXPECT_EQ(2u, raw[344]);		/* growth */
+	EXPECT_EQ(500000u, (uint32_t)raw[348] | raw[349] << 8 | raw[350] << 16);
+	EXPECT_EQ(0u, raw[352]);		/* ofv_bits */
+	EXPECT_EQ(3u, raw[356]);		/* slices */
+	EXPECT_EQ(2u, raw[360]);		/* current */
+	EXPECT_EQ(0u, raw[364]);		/* reserved */
+	EXPECT_EQ(0xefu, raw[368]);		/* overflow, little-endian */
+	EXPECT_EQ(0x01u, raw[375]);
+	for (i = 0; i < 3; i++) {
+		const uint8_t *e = raw + 376 + 32 * i;
+
+		EXPECT_EQ(h.slice[i].m, (uint64_t)e[0] | (uint64_t)e[1] << 8 |
+					(uint64_t)e[2] << 16);
+		EXPECT_EQ(h.slice[i].k, e[8]);
+		EXPECT_EQ(0u, e[12]);
+		EXPECT_EQ(h.slice[i].capacity, e[16]);
+		EXPECT_EQ(h.slice[i].keys, e[24]);
+	}
+	for (i = 376 + 3 * 32; i < 1400; i++)
+		EXPECT_EQ(0u, raw[i]);
+	kb_save_decode_header(raw, &back);
+	EXPECT_EQ(2u, back.version);
+	h.version = 2;
+	EXPECT_LAYOUT_EQ(&h, &back);
+
+	h = dcf_header(16);
+	ASSERT_EQ(0, kb_save_check_header(&h, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	kb_save_encode_header(&h, raw);
+	EXPECT_EQ(16u, raw[352]);
+	EXPECT_EQ(77u, raw[368]);
+	kb_save_decode_header(raw, &back);
+	h.version = 2;
+	EXPECT_LAYOUT_EQ(&h, &back);
+}
+
+/* Whole v2 files, plain and compressed, cells in random chunks. */
+TEST(v2_file_round_trip)
+{
+	struct kb_save_header hs[3] = {
+		scalable_header(1), scalable_header(5), dcf_header(32),
+	};
+	struct kb_rng rng;
+	int z, t;
+
+	kb_rng_seed(&rng, 22);
+	for (t = 0; t < 3; t++) {
+		for (z = 0; z < 2; z++) {
+			struct kb_save_header h = hs[t], back;
+			struct sink out = { 0 };
+			uint8_t *cells = malloc(h.cell_bytes);
+			uint8_t *got = malloc(h.cell_bytes);
+
+			kb_rng_bytes(&rng, cells, h.cell_bytes);
+			h.flags = z ? KB_SAVE_F_ZSTD : 0;
+			ASSERT_EQ(0, write_file(&h, cells, 0, &rng, &out)) {
+				TH_LOG("%s", err);
+			}
+			if (!z)
+				EXPECT_EQ(1400 + h.cell_bytes + 16, out.len);
+			ASSERT_EQ(0, read_file(out.p, out.len, 0, 0, &rng, &back,
+					       got, h.cell_bytes)) {
+				TH_LOG("%s", err);
+			}
+			h.version = 2;
+			EXPECT_LAYOUT_EQ(&h, &back);
+			EXPECT_EQ(0, memcmp(cells, got, h.cell_bytes));
+			EXPECT_EQ(0, verify_mem(out.p, out.len));
+			free(out.p);
+			free(cells);
+			free(got);
+		}
+	}
+}
+
+MUT(v2_growth, h->shape.growth = 1)
+MUT(v2_tighten, h->shape.tighten = KBLOOM_TIGHTEN_MAX + 1)
+MUT(v2_capacity0, h->capacity = 0; h->slice[0].capacity = 0)
+MUT(v2_cell_bits, h->shape.cell_bits = 2)
+MUT(v2_ofv_bits, h->ofv_bits = 1)
+MUT(v2_nslices0, h->nslices = 0)
+MUT(v2_nslices_big, h->nslices = KBLOOM_SLICES_MAX + 1)
+MUT(v2_current, h->current = 3)
+MUT(v2_slice0_m, h->slice[0].m += 64; h->cell_bytes += 8)
+MUT(v2_slice1_m_odd, h->slice[1].m += 8; h->cell_bytes += 8)
+MUT(v2_slice1_k0, h->slice[1].k = 0)
+MUT(v2_slice0_k, h->slice[0].k = 4)
+MUT(v2_slice2_cap0, h->slice[2].capacity = 0)
+MUT(v2_slice_past, h->slice[3].keys = 1)
+MUT(v2_cells, h->cell_bytes += 8)
+MUT(v2_windows, h->windows = 2; h->interval_ms = 1000)
+MUT(v2_window_id, h->window.id = 1)
+MUT(v2_dcf_bits, h->shape.type = KBLOOM_TYPE_DCF; h->shape.cell_bits = 16)
+MUT(dcf_ofv3, *h = dcf_header(3))
+MUT(dcf_ofv64, *h = dcf_header(1); h->ofv_bits = 64)
+MUT(dcf_growth, *h = dcf_header(2); h->shape.growth = 2)
+MUT(dcf_slices, *h = dcf_header(2); h->nslices = 1)
+MUT(dcf_current, *h = dcf_header(2); h->current = 1)
+MUT(dcf_slice, *h = dcf_header(2); h->slice[0].m = 64)
+MUT(dcf_cells, *h = dcf_header(2); h->cell_bytes -= 8)
+MUT(bloom_layout, *h = bloom_header(64, 2, 8); h->ofv_bits = 2)
+MUT(bloom_slices, *h = bloom_header(64, 2, 8); h->slice[0].keys = 2)
+
+static const struct mutation v2_mutations[] = {
+#define M(name, off) { #name, mut_##name, off }
+	M(v2_growth, 344), M(v2_tighten, 348), M(v2_capacity0, 96),
+	M(v2_cell_bits, 64), M(v2_ofv_bits, 352), M(v2_nslices0, 356),
+	M(v2_nslices_big, 356), M(v2_current, 360), M(v2_slice0_m, 376),
+	M(v2_slice1_m_odd, 408), M(v2_slice1_k0, 416), M(v2_slice0_k, 384),
+	M(v2_slice2_cap0, 456), M(v2_slice_past, 472), M(v2_cells, 336),
+	M(v2_windows, 160), M(v2_window_id, 176), M(v2_dcf_bits, 64),
+	M(dcf_ofv3, 352), M(dcf_ofv64, 352), M(dcf_growth, 344),
+	M(dcf_slices, 356), M(dcf_current, 360), M(dcf_slice, 376),
+	M(dcf_cells, 336), M(bloom_layout, 48), M(bloom_slices, 48),
+#undef M
+};
+
+/* As bad_header_fields_are_refused, for the layout of version 2. */
+TEST(v2_bad_layout_fields_are_refused)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(v2_mutations); i++) {
+		struct kb_save_header h = scalable_header(3);
+		static uint8_t file[KB_SAVE_HEADER_MAX + 4096];
+		struct sink out = { 0 };
+		size_t hl, n;
+		char at[32];
+
+		ASSERT_EQ(0, kb_save_check_header(&h, err, sizeof(err)));
+		v2_mutations[i].mutate(&h);
+		snprintf(at, sizeof(at), "at byte %d", v2_mutations[i].off);
+		EXPECT_EQ(-1, kb_save_check_header(&h, err, sizeof(err)));
+		EXPECT_NE(NULL, strstr(err, at)) {
+			TH_LOG("%s: %s", v2_mutations[i].what, err);
+		}
+		EXPECT_EQ(NULL, kb_save_writer_begin(&h, sink_write, &out,
+						     "t.kbf", err,
+						     sizeof(err)));
+		EXPECT_EQ(0u, out.len);
+		/* By hand, good CRC: only the field is wrong (v1 has none). */
+		if (h.cell_bytes > 2048 || h.nslices > KBLOOM_SLICES_MAX ||
+		    kb_save_header_len(&h) == KB_SAVE_HEADER_LEN)
+			continue;
+		hl = kb_save_header_len(&h);
+		n = hl + h.cell_bytes;
+		memset(file, 0, sizeof(file));
+		kb_save_encode_header(&h, file);
+		kb_put_le64(file + n, h.cell_bytes);
+		le32(file + n + 8, kb_save_crc32c(0, file, n));
+		memcpy(file + n + 12, "KEND", 4);
+		EXPECT_EQ(-1, verify_mem(file, n + KB_SAVE_TRAILER_LEN));
+		EXPECT_NE(NULL, strstr(err, at)) {
+			TH_LOG("file %s: %s", v2_mutations[i].what, err);
+		}
+		EXPECT_TRUE(clear_error());
+	}
+}
+
+/* A file whose version does not match its type; reserved v2 fields. */
+TEST(v2_version_and_reserved_are_checked)
+{
+	struct kb_save_header h = scalable_header(2);
+	size_t n = 1400 + h.cell_bytes;
+	uint8_t *f = calloc(1, n + KB_SAVE_TRAILER_LEN);
+	uint8_t *g = calloc(1, n + KB_SAVE_TRAILER_LEN);
+	struct kb_save_header b = bloom_header(64, 2, 8);
+	static const int reserved[] = { 364, 376 + 12, 376 + 32 * 31 + 12 };
+	size_t i;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, g);
+#define SEAL(buf, len) do { \
+	kb_put_le64((buf) + (len), h.cell_bytes); \
+	le32((buf) + (len) + 8, kb_save_crc32c(0, (buf), (len))); \
+	memcpy((buf) + (len) + 12, "KEND", 4); \
+} while (0)
+	kb_save_encode_header(&h, f);
+	SEAL(f, n);
+	ASSERT_EQ(0, verify_mem(f, n + KB_SAVE_TRAILER_LEN)) {
+		TH_LOG("%s", err);
+	}
+	/* Scalable in a version 1 file. */
+	memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
+	g[8] = 1;
+	SEAL(g, n);
+	EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
+	EXPECT_STREQ("savefile t.kbf: filter type 8 is saved as format version 2, not 1 at byte 48",
+		     err);
+	/* A bloom filter in a version 2 file. */
+	memset(g, 0, n + KB_SAVE_TRAILER_LEN);
+	kb_save_encode_header(&b, g);
+	g[8] = 2;
+	h.cell_bytes = 8;
+	SEAL(g, 1408);
+	EXPECT_EQ(-1, verify_mem(g, 1408 + KB_SAVE_TRAILER_LEN));
+	EXPECT_STREQ("savefile t.kbf: filter type 1 is saved as format version 1, not 2 at byte 48",
+		     err);
+	h = scalable_header(2);
+	for (i = 0; i < ARRAY_SIZE(reserved); i++) {
+		char at[32];
+
+		memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
+		g[reserved[i]] = 1;
+		SEAL(g, n);
+		snprintf(at, sizeof(at), "not 0 at byte %d", reserved[i]);
+		EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
+		EXPECT_NE(NULL, strstr(err, at)) {
+			TH_LOG("%s", err);
+		}
+	}
+#undef SEAL
+	free(f);
+	free(g);
+}
+
+/* Every byte of a v2 file flipped, every prefix: each refused. */
+TEST(v2_every_byte_flipped_or_cut_is_refused)
+{
+	struct kb_rng rng;
+	int z, t;
+
+	kb_rng_seed(&rng, 23);
+	for (t = 0; t < 2; t++) {
+		for (z = 0; z < 2; z++) {
+			struct kb_save_header h = t ? dcf_header(2) :
+						  scalable_header(2);
+			struct sink f = { 0 };
+			uint8_t *cells = malloc(h.cell_bytes), *d;
+			size_t i, bad = 0;
+			int b;
+
+			kb_rng_bytes(&rng, cells, h.cell_bytes);
+			h.flags = z ? KB_SAVE_F_ZSTD : 0;
+			ASSERT_EQ(0, write_file(&h, cells, 0, &rng, &f));
+			d = malloc(f.len);
+			ASSERT_EQ(0, verify_mem(f.p, f.len));
+			for (i = 0; i < f.len; i++) {
+				for (b = 0; b < 2; b++) {
+					memcpy(d, f.p, f.len);
+					d[i] ^= b ? 0xff : 1 << (i % 8);
+					if (verify_mem(d, f.len) == 0 ||
+					    !clear_error()) {
+						bad++;
+						TH_LOG("t %d z %d byte %zu: %s",
+						       t, z, i, err);
+					}
+				}
+			}
+			for (i = 0; i < f.len; i++) {
+				if (verify_mem(f.p, i) == 0 || !clear_error() ||
+				    !(strstr(err, "truncated") ||
+				      strstr(err, "empty file"))) {
+					bad++;
+					TH_LOG("t %d z %d length %zu: %s", t,
+					       z, i, err);
+				}
+			}
+			EXPECT_EQ(0u, bad);
+			kb_diag("v2 %s file%s of %zu bytes: every flip and cut refused",
+				t ? "dcf" : "scalable", z ? " (zstd)" : "",
+				f.len);
+			free(d);
+			free(cells);
+			free(f.p);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN

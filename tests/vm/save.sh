@@ -7,7 +7,8 @@
 #
 # Every type round-trips (with and without zstd): the restored filter
 # answers test (and count) exactly as the original on the added keys and
-# on 1000 others. A damaged or truncated file is refused, naming it, and no
+# on 1000 others; scalable filters (grown to several slices) and dcfs
+# (counts past their small counters) come back with the same layout. A damaged or truncated file is refused, naming it, and no
 # filter is created. Archived windows restore to filters holding exactly
 # the keys added during that window.
 # KBLOOM_SAVE_BENCH=1 also measures save/restore of a 64 MiB bloom filter.
@@ -144,6 +145,119 @@ check "save of an unknown filter fails, exit 2, no file left" save_unknown
 check "save into a missing directory fails, exit 2, naming it" \
 	expect 2 "bloomctl: *$tmp/no/dir/f.kbf*" $bc save rt-bloom "$tmp/no/dir/f.kbf"
 check "save: bad arguments refused" expect 2 "*compress*" $bc save rt-bloom "$tmp/x.kbf" compress lz4
+
+# ---- scalable and dcf: format version 2, with their layout -------------
+# layout FILTER: the slices or the overflow vector, and their counters,
+# as show -j reports them (slices: bits, hashes, capacity, keys, fill,
+# current).
+layout() {
+	$bc -j show "$1" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+print(d.get('slices'), d.get('overflow'), d.get('ofv_bits'), d.get('lost'),
+      d.get('fill'), d.get('memory'))"
+}
+version_of() {
+	python3 -c "import sys; print(int.from_bytes(open(sys.argv[1], 'rb').read()[8:12], 'little'))" "$1"
+}
+
+scalable_rt() {
+	local z=$1 sfx="" f=sc$1 n
+	[ "$z" = z ] && sfx="compress zstd"
+	# 500 keys at 100 keys for slice 0: slices of 100, 200, 400, ...
+	$bc create "$f" scalable capacity 100 fpr 0.01 || return 1
+	$bc add "$f" -f "$tmp/added" || return 1
+	n=$($bc -j show "$f" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["slices"]))')
+	echo "$n slices"
+	[ "$n" -ge 3 ] || return 1
+	$bc save "$f" "$tmp/$f.kbf" $sfx || return 1
+	[ "$(version_of "$tmp/$f.kbf")" = 2 ] || { echo "not version 2"; return 1; }
+	$bc restore "$tmp/$f.kbf" as "$f-r" || return 1
+	$bc show "$f-r" | sed 's/^/# /' | head -12
+	$bc test "$f-r" -f "$tmp/added" >/dev/null || { echo "an added key is absent"; return 1; }
+	same_answers "$f" "$f-r" "$tmp/added" || return 1
+	same_answers "$f" "$f-r" "$tmp/others" || return 1
+	[ "$(layout "$f")" = "$(layout "$f-r")" ] ||
+		{ layout "$f"; layout "$f-r"; echo "show differs"; return 1; }
+	# and it goes on growing as the original would
+	seq -f 'more-%g' 1 800 | $bc add "$f-r" -f - >/dev/null || return 1
+	seq -f 'more-%g' 1 800 | $bc test "$f-r" -f - >/dev/null
+}
+check "scalable (>= 3 slices): save (version 2), restore: same answers, same slices" scalable_rt ""
+check "scalable: the same with compress zstd" scalable_rt z
+
+dcf_rt() {
+	local z=$1 sfx="" f=dc$1
+	[ "$z" = z ] && sfx="compress zstd"
+	$bc create "$f" dcf capacity 2000 fpr 0.01 counter-bits 4 || return 1
+	$bc add "$f" -f "$tmp/added" || return 1
+	# one key 1000 times: its 4-bit counters overflow, the OFV widens
+	seq 1000 | sed 's/.*/hot/' | $bc add "$f" -f - || return 1
+	head -100 "$tmp/added" | $bc add "$f" -f - || return 1
+	$bc count "$f" hot | sed 's/^/# /'
+	$bc save "$f" "$tmp/$f.kbf" $sfx || return 1
+	[ "$(version_of "$tmp/$f.kbf")" = 2 ] || { echo "not version 2"; return 1; }
+	$bc restore "$tmp/$f.kbf" as "$f-r" || return 1
+	$bc show "$f-r" | sed 's/^/# /' | head -12
+	same_answers "$f" "$f-r" "$tmp/added" count || return 1
+	same_answers "$f" "$f-r" "$tmp/others" count || return 1
+	[ "$($bc count "$f" hot)" = "$($bc count "$f-r" hot)" ] || return 1
+	$bc -j count "$f-r" hot | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+print('# hot:', d)
+c = [k['count'] for k in d['counts']]
+assert 1000 <= c[0] <= 1010, c" || return 1
+	[ "$(layout "$f")" = "$(layout "$f-r")" ] ||
+		{ layout "$f"; layout "$f-r"; echo "show differs"; return 1; }
+	# counts go on exactly: del of hot, both
+	$bc del "$f" hot && $bc del "$f-r" hot &&
+		[ "$($bc count "$f" hot)" = "$($bc count "$f-r" hot)" ]
+}
+check "dcf (counts overflowed 4 bits): save (version 2), restore: every count equal" dcf_rt ""
+check "dcf: the same with compress zstd" dcf_rt z
+
+# A damaged v2 file: bytes of the layout (growth, ofv/slice count, the
+# current slice, a slice's bits, hashes, keys), of the cells and of the
+# trailer, one at a time; and cuts. Each refused, one line naming the
+# file, no filter left.
+bad_v2() {
+	local src=$1 off=$2 how=$3 out rc
+	rm -f "$tmp/bad2.kbf"
+	if [ "$how" = cut ]; then
+		head -c "$off" "$src" > "$tmp/bad2.kbf" || return 1
+	else
+		python3 -c "
+import sys
+p, o = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(p, 'rb').read())
+b[o] ^= 0x10
+open(sys.argv[3], 'wb').write(b)" "$src" "$off" "$tmp/bad2.kbf" || return 1
+	fi
+	out=$($bc restore "$tmp/bad2.kbf" as bad2 2>&1); rc=$?
+	echo "$how $off: exit $rc: $out"
+	[ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+		[[ $out == *"$tmp/bad2.kbf"*byte* ]] &&
+		! $bc show bad2 >/dev/null 2>&1
+}
+damaged_v2() {
+	local f size o
+	for f in "$tmp/sc.kbf" "$tmp/dc.kbf"; do
+		[ -s "$f" ] || { echo "no $f"; return 1; }
+		[ "$(version_of "$f")" = 2 ] || return 1
+		size=$(stat -c %s "$f")
+		for o in 8 48 344 352 356 360 376 384 400 440 1400 $((size / 2)) $((size - 12)) $((size - 1)); do
+			bad_v2 "$f" $o flip || return 1
+		done
+		for o in 16 344 1000 1400 $((size / 2)) $((size - 16)) $((size - 1)); do
+			bad_v2 "$f" $o cut || return 1
+		done
+	done
+}
+check "damaged or truncated version 2 files are refused, no filter left" \
+	list_unchanged damaged_v2
+check "archive of a scalable filter is refused, naming the type" \
+	expect 2 "*scalable filter*no windows*save*" $bc archive sc "$tmp"
 
 # ---- archive ----------------------------------------------------------
 # Under emulation (TCG) one bloomctl run takes ~1 s, as long as a window:

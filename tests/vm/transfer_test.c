@@ -43,6 +43,10 @@ struct image {
 	uint64_t got;		/* bytes of cells received, in order */
 	int heads, chunks;
 	bool out_of_order;
+	struct nlattr *slices;	/* scalable: the head's SLICE_LIST (copy) */
+	uint32_t ofv_bits;	/* dcf: the head's OFV_BITS */
+	uint64_t lost;		/* dcf: LOST */
+	uint64_t memory;	/* the head's MEMORY */
 };
 
 static struct nlattr *msg_attr(struct nlmsghdr *h, uint16_t type)
@@ -72,6 +76,20 @@ static void on_export(struct nlmsghdr *h, void *arg)
 		memcpy(&im->cell_bytes, (char *)a + NLA_HDRLEN, 8);
 		memcpy(im->hkey, (char *)msg_attr(h, KBLOOM_A_HASH_KEY) + NLA_HDRLEN, 16);
 		im->cells = calloc(1, im->cell_bytes);
+		c = msg_attr(h, KBLOOM_A_SLICE_LIST);
+		if (c) {
+			im->slices = malloc(c->nla_len);
+			memcpy(im->slices, c, c->nla_len);
+		}
+		c = msg_attr(h, KBLOOM_A_OFV_BITS);
+		if (c)
+			memcpy(&im->ofv_bits, (char *)c + NLA_HDRLEN, 4);
+		c = msg_attr(h, KBLOOM_A_LOST);
+		if (c)
+			memcpy(&im->lost, (char *)c + NLA_HDRLEN, 8);
+		c = msg_attr(h, KBLOOM_A_MEMORY);
+		if (c)
+			memcpy(&im->memory, (char *)c + NLA_HDRLEN, 8);
 		a = msg_attr(h, KBLOOM_A_WINDOW_LIST);
 		/* list > window nest > ID, the first attribute */
 		memcpy(&im->window, (char *)a + 2 * NLA_HDRLEN + NLA_HDRLEN, 8);
@@ -278,6 +296,374 @@ TEST_F(xfer, export_refusals_named)
 	nlr_put_u64(&self->m, KBLOOM_A_INTERVAL, 1000);
 	EXPECT_EQ(-EINVAL, nlr_send(s, &self->m));
 	EXPECT_STREQ("a filter with WINDOWS cannot be loaded", s->extack);
+}
+
+/* ---- Scalable filters and dcfs: their layout travels with them ------- */
+
+/* The attributes of one nest, by type (up to @max). */
+static void nest_attrs(const struct nlattr *nest, struct nlattr **tb, int max)
+{
+	size_t off = NLA_HDRLEN;
+
+	memset(tb, 0, (max + 1) * sizeof(*tb));
+	while (off + NLA_HDRLEN <= nest->nla_len) {
+		struct nlattr *a = (struct nlattr *)((char *)nest + off);
+
+		if (a->nla_len < NLA_HDRLEN)
+			break;
+		if ((a->nla_type & NLA_TYPE_MASK) <= max)
+			tb[a->nla_type & NLA_TYPE_MASK] = a;
+		off += NLA_ALIGN(a->nla_len);
+	}
+}
+
+/* A slice as SLICE_LIST gives it. */
+struct slice {
+	uint64_t m, cap, keys, fill;
+	uint32_t k;
+	bool cur;
+};
+
+static int slices_of(const struct nlattr *list, struct slice *sl, int max)
+{
+	struct nlattr *tb[KBLOOM_SLICE_A_MAX + 1];
+	size_t off = NLA_HDRLEN;
+	int n = 0;
+
+	while (list && off + NLA_HDRLEN <= list->nla_len && n < max) {
+		struct nlattr *a = (struct nlattr *)((char *)list + off);
+
+		nest_attrs(a, tb, KBLOOM_SLICE_A_MAX);
+		memset(&sl[n], 0, sizeof(sl[n]));
+		if (tb[KBLOOM_SLICE_A_BITS])
+			memcpy(&sl[n].m, (char *)tb[KBLOOM_SLICE_A_BITS] + NLA_HDRLEN, 8);
+		if (tb[KBLOOM_SLICE_A_HASHES])
+			memcpy(&sl[n].k, (char *)tb[KBLOOM_SLICE_A_HASHES] + NLA_HDRLEN, 4);
+		if (tb[KBLOOM_SLICE_A_CAPACITY])
+			memcpy(&sl[n].cap, (char *)tb[KBLOOM_SLICE_A_CAPACITY] + NLA_HDRLEN, 8);
+		if (tb[KBLOOM_SLICE_A_KEYS])
+			memcpy(&sl[n].keys, (char *)tb[KBLOOM_SLICE_A_KEYS] + NLA_HDRLEN, 8);
+		if (tb[KBLOOM_SLICE_A_FILL])
+			memcpy(&sl[n].fill, (char *)tb[KBLOOM_SLICE_A_FILL] + NLA_HDRLEN, 8);
+		sl[n].cur = tb[KBLOOM_SLICE_A_CURRENT];
+		n++;
+		off += NLA_ALIGN(a->nla_len);
+	}
+	return n;
+}
+
+/* A SLICE_LIST for CREATE LOAD: BITS, HASHES, CAPACITY, KEYS, CURRENT. */
+static void put_slices(struct nlr_msg *m, const struct slice *sl, int n)
+{
+	size_t list = nlr_nest_start(m, KBLOOM_A_SLICE_LIST), one;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		one = nlr_nest_start(m, KBLOOM_SLICE_LIST_A_SLICE);
+		nlr_put_u64(m, KBLOOM_SLICE_A_BITS, sl[i].m);
+		nlr_put_u32(m, KBLOOM_SLICE_A_HASHES, sl[i].k);
+		if (sl[i].cap)
+			nlr_put_u64(m, KBLOOM_SLICE_A_CAPACITY, sl[i].cap);
+		nlr_put_u64(m, KBLOOM_SLICE_A_KEYS, sl[i].keys);
+		if (sl[i].cur)
+			nlr_put(m, KBLOOM_SLICE_A_CURRENT, NULL, 0);
+		nlr_nest_end(m, one);
+	}
+	nlr_nest_end(m, list);
+}
+
+static void scalable_msg(struct nlr *s, struct nlr_msg *m, const char *name,
+			 const uint8_t *hkey)
+{
+	create_msg(s, m, name, KBLOOM_TYPE_SCALABLE, 1024, 4);
+	nlr_put_u64(m, KBLOOM_A_CAPACITY, 100);
+	nlr_put_u32(m, KBLOOM_A_GROWTH, 2);
+	nlr_put_u32(m, KBLOOM_A_TIGHTEN, 500000);
+	if (hkey) {
+		nlr_put(m, KBLOOM_A_HASH_KEY, hkey, 16);
+		nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
+	}
+}
+
+TEST_F(xfer, scalable_round_trip_keeps_slices_and_answers)
+{
+	struct slice a[KBLOOM_SLICES_MAX], b[KBLOOM_SLICES_MAX];
+	uint8_t ta[256], tb[256];
+	struct nlr *s = &self->s;
+	uint64_t mem;
+	struct image im;
+	int na, nb, i;
+
+	scalable_msg(s, &self->m, "sorig", NULL);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	/* 1000 keys: slices of 100, 200, 400, 800 keys */
+	ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_ADD, "sorig", 0, 1000));
+	ASSERT_EQ(0, export(s, &self->m, "sorig", 0, &im));
+	EXPECT_EQ(1, im.heads);
+	EXPECT_FALSE(im.out_of_order);
+	EXPECT_EQ(im.cell_bytes, im.got);
+	ASSERT_NE(NULL, im.slices);
+	na = slices_of(im.slices, a, KBLOOM_SLICES_MAX);
+	ASSERT_LE(3, na);
+	for (i = 0, mem = 0; i < na; i++)
+		mem += a[i].m / 8;
+	EXPECT_EQ(mem, im.cell_bytes);	/* every slice, in order */
+
+	scalable_msg(s, &self->m, "scopy", im.hkey);
+	put_slices(&self->m, a, na);
+	ASSERT_EQ(0, nlr_send(s, &self->m)) {
+		TH_LOG("%s", s->extack);
+	}
+	ASSERT_EQ(0, import_all(s, &self->m, "scopy", &im, 20000));
+	ASSERT_EQ(0, test_bitmap(s, &self->m, "scopy", 0, 1000, tb));
+	for (i = 0; i < 125; i++)
+		EXPECT_EQ(0xff, tb[i]);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, test_bitmap(s, &self->m, "sorig", i * 100000, 2000, ta));
+		ASSERT_EQ(0, test_bitmap(s, &self->m, "scopy", i * 100000, 2000, tb));
+		EXPECT_EQ(0, memcmp(ta, tb, 250));
+	}
+	/*
+	 * The slices the export saw (the original may have made one more
+	 * since, ahead of need), charged as much as the original was then.
+	 */
+	ASSERT_EQ(0, get(s, &self->m, "scopy"));
+	nb = slices_of(nlr_reply_attr(s, KBLOOM_A_SLICE_LIST), b, KBLOOM_SLICES_MAX);
+	EXPECT_EQ(im.memory, reply_u64(s, KBLOOM_A_MEMORY));
+	ASSERT_EQ(na, nb);
+	for (i = 0; i < na; i++) {
+		EXPECT_EQ(a[i].m, b[i].m);
+		EXPECT_EQ(a[i].k, b[i].k);
+		EXPECT_EQ(a[i].cap, b[i].cap);
+		EXPECT_EQ(a[i].keys, b[i].keys);
+		EXPECT_EQ(a[i].fill, b[i].fill);
+		EXPECT_EQ(a[i].cur, b[i].cur);
+	}
+	free(im.slices);
+	free(im.cells);
+}
+
+/* COUNT of keys base..base+n-1 into @out. */
+static int counts(struct nlr *s, struct nlr_msg *m, const char *name,
+		  int base, int n, uint32_t *out)
+{
+	struct nlattr *a;
+	int err = keys_cmd(s, m, KBLOOM_CMD_COUNT, name, base, n);
+
+	if (err)
+		return err;
+	a = nlr_reply_attr(s, KBLOOM_A_COUNTS);
+	if (!a || a->nla_len - NLA_HDRLEN != 4 * n)
+		return -ENODATA;
+	memcpy(out, (char *)a + NLA_HDRLEN, 4 * n);
+	return 0;
+}
+
+TEST_F(xfer, dcf_round_trip_keeps_every_count)
+{
+	static uint32_t ca[1000], cb[1000];
+	struct nlr *s = &self->s;
+	struct image im;
+	int i;
+
+	create_msg(s, &self->m, "dorig", KBLOOM_TYPE_DCF, 8192, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_COUNTER_BITS, 4);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_ADD, "dorig", 0, 500));
+	/* key-7 1000 times: its counters overflow 4 bits, the OFV widens */
+	for (i = 0; i < 999; i++)
+		ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_ADD, "dorig", 7, 1));
+	ASSERT_EQ(0, export(s, &self->m, "dorig", 0, &im));
+	EXPECT_EQ(im.cell_bytes, im.got);
+	EXPECT_LE(8, im.ofv_bits);	/* 1000 / 16 = 62 carries: 8 bits */
+	EXPECT_EQ(0, im.lost);
+	/* the CBFV (8192 x 4 bits) then the OFV */
+	EXPECT_EQ(4096 + 8192 * im.ofv_bits / 8, im.cell_bytes);
+
+	create_msg(s, &self->m, "dcopy", KBLOOM_TYPE_DCF, 8192, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_COUNTER_BITS, 4);
+	nlr_put(&self->m, KBLOOM_A_HASH_KEY, im.hkey, 16);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
+	nlr_put_u32(&self->m, KBLOOM_A_OFV_BITS, im.ofv_bits);
+	nlr_put_u64(&self->m, KBLOOM_A_LOST, im.lost);
+	ASSERT_EQ(0, nlr_send(s, &self->m)) {
+		TH_LOG("%s", s->extack);
+	}
+	ASSERT_EQ(0, import_all(s, &self->m, "dcopy", &im, 3000));
+	/* Others, then the added keys (left in ca, cb) */
+	for (i = 1; i >= 0; i--) {
+		ASSERT_EQ(0, counts(s, &self->m, "dorig", i * 100000, 1000, ca));
+		ASSERT_EQ(0, counts(s, &self->m, "dcopy", i * 100000, 1000, cb));
+		EXPECT_EQ(0, memcmp(ca, cb, sizeof(ca)));
+	}
+	EXPECT_LE(1000, cb[7]);
+	EXPECT_GE(1003, cb[7]);
+	ASSERT_EQ(0, get(s, &self->m, "dcopy"));
+	EXPECT_EQ(im.memory, reply_u64(s, KBLOOM_A_MEMORY));
+	EXPECT_EQ(im.ofv_bits, reply_u32(s, KBLOOM_A_OFV_BITS));
+	/* It keeps counting exactly, and deletes. */
+	ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_ADD, "dcopy", 7, 1));
+	ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_DEL, "dcopy", 7, 1));
+	ASSERT_EQ(0, counts(s, &self->m, "dcopy", 7, 1, cb));
+	EXPECT_EQ(ca[7], cb[0]);
+	free(im.cells);
+}
+
+/* One bad CREATE LOAD: refused with @msg, and no filter left behind. */
+static void refused(struct __test_metadata *_metadata, struct nlr *s,
+		    struct nlr_msg *m, const char *name, const char *msg)
+{
+	EXPECT_EQ(-EINVAL, nlr_send(s, m));
+	EXPECT_STREQ(msg, s->extack);
+	EXPECT_EQ(-ENOENT, get(s, m, name));
+}
+
+TEST_F(xfer, load_with_bad_layout_refused_with_extack)
+{
+	struct slice a[KBLOOM_SLICES_MAX], bad[KBLOOM_SLICES_MAX];
+	uint8_t hkey[16] = { 3 };
+	struct nlr *s = &self->s;
+	struct image im;
+	int n;
+
+	/* A real layout to spoil. */
+	scalable_msg(s, &self->m, "lorig", NULL);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_ADD, "lorig", 0, 400));
+	ASSERT_EQ(0, export(s, &self->m, "lorig", 0, &im));
+	n = slices_of(im.slices, a, KBLOOM_SLICES_MAX);
+	ASSERT_LE(2, n);
+
+	scalable_msg(s, &self->m, "l", hkey);
+	refused(_metadata, s, &self->m, "l",
+		"missing attribute SLICE_LIST (a scalable filter's slices, to load it)");
+
+	memcpy(bad, a, sizeof(a));
+	bad[1].m += 64;
+	scalable_msg(s, &self->m, "l", hkey);
+	put_slices(&self->m, bad, n);
+	refused(_metadata, s, &self->m, "l",
+		"slice BITS differ from the plan's m_i for its place (uapi/kbloom.h)");
+
+	memcpy(bad, a, sizeof(a));
+	bad[1].k++;
+	scalable_msg(s, &self->m, "l", hkey);
+	put_slices(&self->m, bad, n);
+	refused(_metadata, s, &self->m, "l",
+		"slice HASHES differ from the plan's k_i for its place");
+
+	memcpy(bad, a, sizeof(a));
+	bad[0].cap = 0;
+	scalable_msg(s, &self->m, "l", hkey);
+	put_slices(&self->m, bad, n);
+	refused(_metadata, s, &self->m, "l",
+		"a SLICE_LIST slice needs BITS, HASHES and CAPACITY");
+
+	memcpy(bad, a, sizeof(a));
+	bad[0].cur = bad[1].cur = true;
+	scalable_msg(s, &self->m, "l", hkey);
+	put_slices(&self->m, bad, n);
+	refused(_metadata, s, &self->m, "l",
+		"more than one slice of SLICE_LIST is CURRENT");
+
+	memcpy(bad, a, sizeof(a));
+	for (int i = 0; i < n; i++)
+		bad[i].cur = false;
+	scalable_msg(s, &self->m, "l", hkey);
+	put_slices(&self->m, bad, n);
+	refused(_metadata, s, &self->m, "l",
+		"SLICE_LIST needs its slices, one of them CURRENT");
+
+	/* A layout for the wrong type, or without LOAD. */
+	create_msg(s, &self->m, "l", KBLOOM_TYPE_BLOOM, 1024, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
+	nlr_put_u32(&self->m, KBLOOM_A_OFV_BITS, 2);
+	refused(_metadata, s, &self->m, "l",
+		"SLICE_LIST and OVERFLOW (scalable), OFV_BITS and LOST (dcf) are only for CREATE with FLAGS LOAD of that type");
+	scalable_msg(s, &self->m, "l", NULL);
+	put_slices(&self->m, a, n);
+	refused(_metadata, s, &self->m, "l",
+		"SLICE_LIST and OVERFLOW (scalable), OFV_BITS and LOST (dcf) are only for CREATE with FLAGS LOAD of that type");
+
+	create_msg(s, &self->m, "l", KBLOOM_TYPE_DCF, 1024, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_COUNTER_BITS, 4);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
+	nlr_put_u32(&self->m, KBLOOM_A_OFV_BITS, 3);
+	refused(_metadata, s, &self->m, "l", "OFV_BITS must be 1, 2, 4, 8, 16 or 32");
+	create_msg(s, &self->m, "l", KBLOOM_TYPE_DCF, 1024, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_COUNTER_BITS, 4);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
+	nlr_put_u32(&self->m, KBLOOM_A_OFV_BITS, 64);
+	EXPECT_EQ(-ERANGE, nlr_send(s, &self->m));	/* the policy's range */
+	EXPECT_EQ(-ENOENT, get(s, &self->m, "l"));
+	free(im.slices);
+	free(im.cells);
+}
+
+/*
+ * A dcf whose OFV is widened while its export is under way: the kernel
+ * ends the dump with EAGAIN (never a mixed image), and exporting again
+ * gives the new layout whole.
+ */
+TEST_F(xfer, export_of_a_growing_filter_is_refused_not_mixed)
+{
+	static uint8_t rx[1 << 16];
+	struct nlr *s = &self->s, other;
+	struct nlr_msg *m2 = calloc(1, sizeof(*m2));
+	int i, err = 0, msgs = 0, done = 0;
+	struct image im;
+
+	ASSERT_NE(NULL, m2);
+	/* 2^21 counters of 4 bits: 1 MiB of CBFV, many dump calls */
+	create_msg(s, &self->m, "grow", KBLOOM_TYPE_DCF, 1 << 21, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_COUNTER_BITS, 4);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	for (i = 0; i < 15; i++)	/* 15: no carry yet */
+		ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_ADD, "grow", 7, 1));
+	ASSERT_EQ(0, get(s, &self->m, "grow"));
+	ASSERT_EQ(1, reply_u32(s, KBLOOM_A_OFV_BITS));
+
+	nlr_init(s, &self->m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
+	nlr_put_str(&self->m, KBLOOM_A_NAME, "grow");
+	ASSERT_EQ((ssize_t)self->m.len, send(s->fd, self->m.buf, self->m.len, 0));
+	/* The first part of the dump, then the filter grows. */
+	ASSERT_LT(0, recv(s->fd, rx, sizeof(rx), 0));
+	ASSERT_EQ(0, nlr_open(&other));
+	for (i = 0; i < 2; i++)		/* a carry, then the widening */
+		ASSERT_EQ(0, keys_cmd(&other, m2, KBLOOM_CMD_ADD, "grow", 7, 1));
+	ASSERT_EQ(0, get(&other, m2, "grow"));
+	EXPECT_EQ(2, reply_u32(&other, KBLOOM_A_OFV_BITS));
+	close(other.fd);
+	while (!done) {
+		ssize_t n = recv(s->fd, rx, sizeof(rx), 0);
+		struct nlmsghdr *h;
+
+		ASSERT_LT(0, n);
+		for (h = (struct nlmsghdr *)rx; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				err = *(int *)NLMSG_DATA(h);
+				nlr_parse_done_extack(s, h);
+				done = 1;
+			} else if (h->nlmsg_type == NLMSG_ERROR) {
+				err = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				done = 1;
+			} else {
+				msgs++;
+			}
+		}
+	}
+	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_STREQ("the filter grew during the export (a slice was made or the overflow vector widened): export again",
+		     s->extack);
+	TH_LOG("%d messages after the growth, then EAGAIN", msgs);
+
+	/* Again: whole, in the new layout. */
+	ASSERT_EQ(0, export(s, &self->m, "grow", 0, &im));
+	EXPECT_EQ(2, im.ofv_bits);
+	EXPECT_EQ(im.cell_bytes, im.got);
+	EXPECT_EQ((1 << 21) / 2 + (1 << 21) / 4, im.cell_bytes);
+	free(im.cells);
+	free(m2);
 }
 
 TEST_HARNESS_MAIN
