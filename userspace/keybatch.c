@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,10 +119,144 @@ static int count_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 	return 0;
 }
 
+/*
+ * The pipeline: the caller's batch builds messages; a full one is moved
+ * (with its labels) into sb, which the sender thread sends with the
+ * plain keybatch_flush() while the caller builds the next. One message is
+ * in flight at a time, so answers stay in order; after a failure nothing
+ * more is sent and sb keeps the failed message for keybatch_perror().
+ */
+struct kb_pipe {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct keybatch sb;	/* the message in flight; sb.pipe is NULL */
+	bool busy;		/* sb holds a message to send */
+	bool stop, joined;
+	int err;		/* sb's flush failed */
+};
+
+static void *sender(void *arg)
+{
+	struct kb_pipe *p = arg;
+	int r;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->busy && !p->stop)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (!p->busy)
+			break;
+		pthread_mutex_unlock(&p->lock);
+		r = keybatch_flush(&p->sb);
+		pthread_mutex_lock(&p->lock);
+		p->err = r;
+		p->busy = false;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+void keybatch_pipeline(struct keybatch *b)
+{
+	struct kb_pipe *p = calloc(1, sizeof(*p));
+
+	if (!p || b->reply)
+		goto out;
+	p->sb = *b;
+	p->sb.msg = NULL;
+	p->sb.labels = NULL;
+	p->sb.label_off = NULL;
+	p->sb.labels_cap = p->sb.label_off_cap = 0;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	if (pthread_create(&p->thread, NULL, sender, p)) {
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
+		goto out;
+	}
+	b->pipe = p;
+	return;
+out:
+	free(p);	/* stays synchronous */
+}
+
+/* Waits until nothing is in flight; the sender's error, if any. */
+static int pipe_idle(struct kb_pipe *p)
+{
+	int r;
+
+	pthread_mutex_lock(&p->lock);
+	while (p->busy)
+		pthread_cond_wait(&p->cond, &p->lock);
+	r = p->err;
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+#define SWAP(a, b) do { typeof(a) t_ = (a); (a) = (b); (b) = t_; } while (0)
+
+/* Hands b's message to the sender; b gets sb's emptied buffers back. */
+static int pipe_send(struct keybatch *b)
+{
+	struct kb_pipe *p = b->pipe;
+	struct keybatch *sb = &p->sb;
+	int r = pipe_idle(p);
+
+	if (r)
+		return r;
+	SWAP(b->msg, sb->msg);		/* sb->msg was NULL: sent and freed */
+	SWAP(b->nest, sb->nest);
+	SWAP(b->nkeys, sb->nkeys);
+	SWAP(b->labels, sb->labels);
+	SWAP(b->labels_len, sb->labels_len);
+	SWAP(b->labels_cap, sb->labels_cap);
+	SWAP(b->label_off, sb->label_off);
+	SWAP(b->label_off_cap, sb->label_off_cap);
+	pthread_mutex_lock(&p->lock);
+	p->busy = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+int keybatch_wait(struct keybatch *b)
+{
+	struct kb_pipe *p = b->pipe;
+
+	if (!p)
+		return 0;
+	if (!p->joined) {
+		pipe_idle(p);
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		pthread_join(p->thread, NULL);
+		p->joined = true;
+		b->sent = p->sb.sent;
+		b->over = p->sb.over;
+		b->over_err = p->sb.over_err;
+	}
+	return p->err;
+}
+
+/* The plain flush, or the hand-off to the sender. */
+static int send_full(struct keybatch *b)
+{
+	return b->pipe ? pipe_send(b) : keybatch_flush(b);
+}
+
 int keybatch_flush(struct keybatch *b)
 {
 	uint32_t nkeys = b->nkeys;
 	int r;
+
+	if (b->pipe) {
+		r = b->msg && nkeys ? pipe_send(b) : 0;
+		return keybatch_wait(b) ?: r;
+	}
 
 	if (!b->msg)
 		return 0;
@@ -174,7 +309,7 @@ static int make_room(struct keybatch *b, size_t size)
 
 	if (b->msg && b->nkeys &&
 	    nlmsg_hdr(b->msg)->nlmsg_len + size > KB_MSG_SIZE_KEYS) {
-		r = keybatch_flush(b);
+		r = send_full(b);
 		if (r)
 			return r;
 	}
@@ -263,6 +398,13 @@ int keybatch_add_tuple(struct keybatch *b, const struct kp_tuple *t,
 
 void keybatch_free(struct keybatch *b)
 {
+	if (b->pipe) {
+		keybatch_wait(b);
+		keybatch_free(&b->pipe->sb);
+		pthread_cond_destroy(&b->pipe->cond);
+		pthread_mutex_destroy(&b->pipe->lock);
+		free(b->pipe);
+	}
 	if (b->msg)
 		nlmsg_free(b->msg);
 	free(b->labels);
@@ -273,6 +415,10 @@ void keybatch_free(struct keybatch *b)
 void keybatch_perror(const struct keybatch *b, const char *verb)
 {
 	struct kb_nl_error *e = &b->nl->error;
+
+	/* The sender's failed message, with the labels of its keys. */
+	if (b->pipe && b->pipe->err)
+		b = &b->pipe->sb;
 	const char *prep = b->cmd == KBLOOM_CMD_ADD ? "to" :
 			   b->cmd == KBLOOM_CMD_DEL ? "from" : "in";
 	char earlier[96] = "";

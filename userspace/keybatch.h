@@ -3,10 +3,11 @@
  * Batches of keys for KBLOOM_CMD_ADD, TEST, DEL and COUNT: each message
  * carries NAME and a KBLOOM_A_KEYS nest with as many KBLOOM_KEYS_A_KEY (or,
  * for a multi filter, KBLOOM_KEYS_A_TUPLE nests whose attribute types are
- * the 1-based dimension numbers) as fit in KB_MSG_SIZE_KEYS bytes; a full
- * message is sent and answered before the next one is started, so every
+ * the 1-based dimension numbers) as fit in KB_MSG_SIZE_KEYS bytes. Every
  * key is sent exactly once and test results and counts come back in the
- * order the keys were given.
+ * order the keys were given. A full message is sent and answered before
+ * the next one is started, or, after keybatch_pipeline(), sent by a thread
+ * of its own while the caller builds the next: one message in flight.
  */
 #ifndef BLOOMCTL_KEYBATCH_H
 #define BLOOMCTL_KEYBATCH_H
@@ -57,6 +58,8 @@ struct keybatch {
 	size_t labels_len, labels_cap;
 	size_t *label_off;	/* nkeys + 1 offsets into labels */
 	size_t label_off_cap;
+
+	struct kb_pipe *pipe;	/* keybatch_pipeline(): the sender thread */
 };
 
 void keybatch_init(struct keybatch *b, struct kb_nl *nl, uint8_t cmd,
@@ -67,8 +70,25 @@ int keybatch_add(struct keybatch *b, const uint8_t *key, size_t len,
 /* The same for a tuple of a multi filter (at least one dimension). */
 int keybatch_add_tuple(struct keybatch *b, const struct kp_tuple *t,
 		       const char *label, size_t label_len);
-/* Sends what is pending. */
+/*
+ * From now on full messages are handed to a sender thread (which then
+ * calls the result function) while the caller parses and builds the next
+ * one: parsing overlaps the kernel's work, which is what a bulk load from
+ * a file waits on. Not for a batch with a reply hook. If no thread can be
+ * started the batch stays as it was.
+ */
+void keybatch_pipeline(struct keybatch *b);
+/*
+ * Sends what is pending and, pipelined, waits for the last answer and
+ * ends the thread.
+ */
 int keybatch_flush(struct keybatch *b);
+/*
+ * Pipelined: waits for the message in flight (nothing pending is sent)
+ * and ends the thread; 0 or that message's error, for keybatch_perror().
+ * Returns 0 at once when not pipelined.
+ */
+int keybatch_wait(struct keybatch *b);
 void keybatch_free(struct keybatch *b);
 
 /*

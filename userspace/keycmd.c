@@ -88,6 +88,8 @@ int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 
 	keybatch_init(b, &kc->nl, kc->cmd, kc->name, fn, arg);
 	kc->batch_init = true;
+	if (keysrc_is_file(src))
+		keybatch_pipeline(b);
 	while ((r = keysrc_next(src)) > 0) {
 		if (multi)
 			r = keybatch_add_tuple(b, &src->tuple, src->text,
@@ -100,8 +102,12 @@ int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 			return -1;
 		}
 	}
-	if (r < 0)
-		return -1;	/* printed; earlier batches were sent */
+	if (r < 0) {
+		/* printed; earlier batches were sent, or failed: say so */
+		if (keybatch_wait(b))
+			keybatch_perror(b, verb_of(kc->cmd));
+		return -1;
+	}
 	if (keybatch_flush(b)) {
 		keybatch_perror(b, verb_of(kc->cmd));
 		return -1;
