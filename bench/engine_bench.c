@@ -322,6 +322,9 @@ static const char *shape_error_name(enum kb_shape_error e)
 	case KB_SHAPE_BAD_BUCKET_CELLS: return "bad bucket cells";
 	case KB_SHAPE_BAD_FP_BITS: return "bad fingerprint bits";
 	case KB_SHAPE_BAD_DIMS: return "bad dims";
+	case KB_SHAPE_BAD_CAPACITY: return "bad capacity";
+	case KB_SHAPE_BAD_GROWTH: return "bad growth";
+	case KB_SHAPE_BAD_TIGHTEN: return "bad tighten";
 	case KB_SHAPE_TOO_BIG: return "too big";
 	case KB_SHAPE_EXTRA_PARAM: return "parameter not taken by the type";
 	}
