@@ -5,10 +5,15 @@
  * allocation of this task fail, for N = 1, 2, ... until the request runs
  * to its end without meeting the fault:
  *
- *   test --CREATE (windows) | CREATE LOAD + IMPORT + LOADED | ATTACH |
- *         ADD 500 keys | QUERY | EXPORT--> kbloom.ko, N-th allocation fails
+ *   test --CREATE (windows) | CREATE LOAD + IMPORT + LOADED (bloom,
+ *         scalable of 3-4 slices, dcf with a 4-bit OFV) | ATTACH |
+ *         ADD 500 keys | QUERY | EXPORT | a scalable grown to 3 slices |
+ *         a dcf's OFV widened 1 -> 8 bits
+ *                                --> kbloom.ko, N-th allocation fails
  *   each failure: an error, no half-made filter (what is listed answers
- *   GET and TEST), and after the run kmemleak finds nothing (vm-init).
+ *   GET and TEST), every byte charged given back once it is destroyed,
+ *   the run without a fault succeeds, and after the run kmemleak finds
+ *   nothing (vm-init).
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -63,13 +68,61 @@ static long long mem_netns(struct nlr *s, struct nlr_msg *m)
 	return reply_u64(s, KBLOOM_A_MEM_NETNS);
 }
 
-enum op { OP_CREATE, OP_RESTORE, OP_ATTACH, OP_ADD, OP_QUERY, OP_EXPORT };
+enum op {
+	OP_CREATE, OP_RESTORE, OP_RESTORE_SCALABLE, OP_RESTORE_DCF, OP_ATTACH,
+	OP_ADD, OP_QUERY, OP_EXPORT, OP_GROW_SCALABLE, OP_WIDEN_DCF,
+};
+
+static bool is_restore(enum op op)
+{
+	return op == OP_RESTORE || op == OP_RESTORE_SCALABLE ||
+	       op == OP_RESTORE_DCF;
+}
+
+/* The layout of "sbase", a scalable filter of 700 keys (setup). */
+static struct slice base_slices[KBLOOM_SLICES_MAX];
+static int base_nslices;
+
+static void scalable_create_msg(struct nlr *s, struct nlr_msg *m,
+				const char *name, uint64_t bits, uint32_t k)
+{
+	create_msg(s, m, name, KBLOOM_TYPE_SCALABLE, bits, k);
+	nlr_put_u64(m, KBLOOM_A_CAPACITY, 100);
+	nlr_put_u32(m, KBLOOM_A_GROWTH, 2);
+	nlr_put_u32(m, KBLOOM_A_TIGHTEN, 500000);
+}
+
+/* IMPORT of @total zero bytes into "f" in 4 KiB chunks, then LOADED. */
+static int import_zeros(struct nlr *s, struct nlr_msg *m, uint64_t total)
+{
+	static uint8_t cells[4096];
+	uint64_t off;
+	int err;
+
+	for (off = 0; off < total; off += sizeof(cells)) {
+		uint64_t n = total - off < sizeof(cells) ? total - off :
+			     sizeof(cells);
+
+		nlr_init(s, m, s->family, KBLOOM_CMD_IMPORT, 0);
+		nlr_put_str(m, KBLOOM_A_NAME, "f");
+		nlr_put_u64(m, KBLOOM_A_OFFSET, off);
+		nlr_put(m, KBLOOM_A_CELLS, cells, n);
+		if (off + n == total)
+			nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_LOADED);
+		err = nlr_send(s, m);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 static int run_op(struct nlr *s, struct nlr_msg *m, enum op op)
 {
 	static uint8_t cells[4096];
 	uint8_t hkey[16] = { 3 };
-	int err;
+	uint64_t total = 0;
+	size_t nest;
+	int err, i;
 
 	switch (op) {
 	case OP_CREATE:
@@ -90,6 +143,54 @@ static int run_op(struct nlr *s, struct nlr_msg *m, enum op op)
 		nlr_put_u64(m, KBLOOM_A_OFFSET, 0);
 		nlr_put(m, KBLOOM_A_CELLS, cells, sizeof(cells));
 		nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_LOADED);
+		return nlr_send(s, m);
+	case OP_RESTORE_SCALABLE:
+		scalable_create_msg(s, m, "f", base_slices[0].m,
+				    base_slices[0].k);
+		nlr_put(m, KBLOOM_A_HASH_KEY, hkey, 16);
+		nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
+		put_slices(m, base_slices, base_nslices);
+		err = nlr_send(s, m);
+		if (err)
+			return err;
+		/* each slice's bits as 64-bit words, oldest first */
+		for (i = 0; i < base_nslices; i++)
+			total += (base_slices[i].m + 63) / 64 * 8;
+		return import_zeros(s, m, total);
+	case OP_RESTORE_DCF:
+		create_msg(s, m, "f", KBLOOM_TYPE_DCF, 8192, 3);
+		nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 4);
+		nlr_put_u32(m, KBLOOM_A_OFV_BITS, 4);
+		nlr_put(m, KBLOOM_A_HASH_KEY, hkey, 16);
+		nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
+		err = nlr_send(s, m);
+		if (err)
+			return err;
+		/* 8192 4-bit counters, then the OFV's 8192 of 4 bits */
+		return import_zeros(s, m, 8192 * 4 / 8 * 2);
+	case OP_GROW_SCALABLE:
+		scalable_create_msg(s, m, "f", 1024, 4);
+		err = nlr_send(s, m);
+		if (err)
+			return err;
+		/* slices of 100, 200 and 400 keys (and one made ahead) */
+		return keys_cmd(s, m, KBLOOM_CMD_ADD, "f", 0, 700);
+	case OP_WIDEN_DCF:
+		create_msg(s, m, "f", KBLOOM_TYPE_DCF, 8192, 3);
+		nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 2);
+		err = nlr_send(s, m);
+		if (err)
+			return err;
+		/*
+		 * One ADD of 100 copies of a key (widening is made between
+		 * its keys): 25 wraps of a 2-bit counter, OFV 1 -> 8 bits.
+		 */
+		nlr_init(s, m, s->family, KBLOOM_CMD_ADD, 0);
+		nlr_put_str(m, KBLOOM_A_NAME, "f");
+		nest = nlr_nest_start(m, KBLOOM_A_KEYS);
+		for (i = 0; i < 100; i++)
+			nlr_put(m, KBLOOM_KEYS_A_KEY, "key-0", 5);
+		nlr_nest_end(m, nest);
 		return nlr_send(s, m);
 	case OP_ATTACH:
 		nlr_init(s, m, s->family, KBLOOM_CMD_ATTACH, 0);
@@ -128,7 +229,19 @@ FIXTURE_SETUP(fs)
 	ASSERT_EQ(0, debugfs_set("/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N"));
 	ASSERT_EQ(0, debugfs_set("/sys/kernel/debug/fail_page_alloc/min-order", "0"));
 	ASSERT_EQ(0, nlr_open(&self->s));
+	/* what an earlier variant's failed setup may have left */
+	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_ALL);
+	nlr_send(&self->s, &self->m);
 	ASSERT_EQ(0, create(&self->s, &self->m, "base", 1 << 16, 4));
+	scalable_create_msg(&self->s, &self->m, "sbase", 1024, 4);
+	ASSERT_EQ(0, nlr_send(&self->s, &self->m));
+	ASSERT_EQ(0, keys_cmd(&self->s, &self->m, KBLOOM_CMD_ADD, "sbase", 0, 700));
+	ASSERT_EQ(0, get(&self->s, &self->m, "sbase"));
+	base_nslices = slices_of(nlr_reply_attr(&self->s, KBLOOM_A_SLICE_LIST),
+				 base_slices, KBLOOM_SLICES_MAX);
+	/* 100 + 200 + 400 keys, and maybe a fourth slice made ahead */
+	ASSERT_LE(3, base_nslices);
 }
 
 FIXTURE_TEARDOWN(fs)
@@ -151,6 +264,10 @@ FIXTURE_VARIANT_ADD(fs, attach) { .op = OP_ATTACH };
 FIXTURE_VARIANT_ADD(fs, add) { .op = OP_ADD };
 FIXTURE_VARIANT_ADD(fs, query) { .op = OP_QUERY };
 FIXTURE_VARIANT_ADD(fs, export) { .op = OP_EXPORT };
+FIXTURE_VARIANT_ADD(fs, restore_scalable) { .op = OP_RESTORE_SCALABLE };
+FIXTURE_VARIANT_ADD(fs, restore_dcf) { .op = OP_RESTORE_DCF };
+FIXTURE_VARIANT_ADD(fs, grow_scalable) { .op = OP_GROW_SCALABLE };
+FIXTURE_VARIANT_ADD(fs, widen_dcf) { .op = OP_WIDEN_DCF };
 
 TEST_F(fs, each_allocation_failure_is_clean)
 {
@@ -168,7 +285,9 @@ TEST_F(fs, each_allocation_failure_is_clean)
 		err = run_op(s, &self->m, variant->op);
 		if (fail_nth_get() > 0) {
 			fail_nth_set(0);
-			break;		/* ran to the end without the fault */
+			/* ran to the end without the fault: it must work */
+			EXPECT_EQ(0, err);
+			break;
 		}
 		fail_nth_set(0);
 		injected++;
@@ -185,27 +304,28 @@ TEST_F(fs, each_allocation_failure_is_clean)
 		}
 		EXPECT_EQ(0, get(s, &self->m, "base"));
 		/*
-		 * A refused create gave back every byte it charged. (A restore
-		 * whose IMPORT failed leaves its loading filter to its
-		 * socket, which frees it on close: checked after the loop.)
+		 * An attach that happened though its answer was lost (asked
+		 * of the GET just made, before any other request).
 		 */
-		if (variant->op != OP_RESTORE) {
-			EXPECT_EQ(charged, mem_netns(s, &self->m)) {
-				TH_LOG("allocation %d failed: %lld bytes charged, %lld before",
-				       n, mem_netns(s, &self->m), charged);
-			}
-		}
-		/* An attach that happened though its answer was lost. */
 		if (variant->op == OP_ATTACH && nlr_reply_attr(s, KBLOOM_A_ATTACH)) {
 			nlr_init(s, &self->m, s->family, KBLOOM_CMD_DETACH, 0);
 			nlr_put_str(&self->m, KBLOOM_A_NAME, "base");
 			EXPECT_EQ(0, nlr_send(s, &self->m));
 		}
-	}
-	if (variant->op == OP_RESTORE) {
-		close(s->fd);
-		ASSERT_EQ(0, nlr_open(s));
-		EXPECT_EQ(charged, mem_netns(s, &self->m));
+		/*
+		 * A restore whose IMPORT failed leaves its loading filter to
+		 * its socket, which frees it on close: else the next CREATE
+		 * LOAD of "f" would only meet EEXIST.
+		 */
+		if (is_restore(variant->op)) {
+			close(s->fd);
+			ASSERT_EQ(0, nlr_open(s));
+		}
+		/* A refused request gave back every byte it charged. */
+		EXPECT_EQ(charged, mem_netns(s, &self->m)) {
+			TH_LOG("allocation %d failed: %lld bytes charged, %lld before",
+			       n, mem_netns(s, &self->m), charged);
+		}
 	}
 	TH_LOG("%d allocation failures injected, %d requests refused", injected,
 	       refused);

@@ -328,4 +328,78 @@ static inline int dump_count(struct nlr *s, struct nlr_msg *m)
 	return err ? err : s->nreplies;
 }
 
+/* ---- Scalable filters: SLICE_LIST, as GET gives it and LOAD takes it */
+
+/* The attributes of one nest, by type (up to @max). */
+static inline void nest_attrs(const struct nlattr *nest, struct nlattr **tb, int max)
+{
+	size_t off = NLA_HDRLEN;
+
+	memset(tb, 0, (max + 1) * sizeof(*tb));
+	while (off + NLA_HDRLEN <= nest->nla_len) {
+		struct nlattr *a = (struct nlattr *)((char *)nest + off);
+
+		if (a->nla_len < NLA_HDRLEN)
+			break;
+		if ((a->nla_type & NLA_TYPE_MASK) <= max)
+			tb[a->nla_type & NLA_TYPE_MASK] = a;
+		off += NLA_ALIGN(a->nla_len);
+	}
+}
+
+/* A slice as SLICE_LIST gives it. */
+struct slice {
+	uint64_t m, cap, keys, fill;
+	uint32_t k;
+	bool cur;
+};
+
+static inline int slices_of(const struct nlattr *list, struct slice *sl, int max)
+{
+	struct nlattr *tb[KBLOOM_SLICE_A_MAX + 1];
+	size_t off = NLA_HDRLEN;
+	int n = 0;
+
+	while (list && off + NLA_HDRLEN <= list->nla_len && n < max) {
+		struct nlattr *a = (struct nlattr *)((char *)list + off);
+
+		nest_attrs(a, tb, KBLOOM_SLICE_A_MAX);
+		memset(&sl[n], 0, sizeof(sl[n]));
+		if (tb[KBLOOM_SLICE_A_BITS])
+			memcpy(&sl[n].m, (char *)tb[KBLOOM_SLICE_A_BITS] + NLA_HDRLEN, 8);
+		if (tb[KBLOOM_SLICE_A_HASHES])
+			memcpy(&sl[n].k, (char *)tb[KBLOOM_SLICE_A_HASHES] + NLA_HDRLEN, 4);
+		if (tb[KBLOOM_SLICE_A_CAPACITY])
+			memcpy(&sl[n].cap, (char *)tb[KBLOOM_SLICE_A_CAPACITY] + NLA_HDRLEN, 8);
+		if (tb[KBLOOM_SLICE_A_KEYS])
+			memcpy(&sl[n].keys, (char *)tb[KBLOOM_SLICE_A_KEYS] + NLA_HDRLEN, 8);
+		if (tb[KBLOOM_SLICE_A_FILL])
+			memcpy(&sl[n].fill, (char *)tb[KBLOOM_SLICE_A_FILL] + NLA_HDRLEN, 8);
+		sl[n].cur = tb[KBLOOM_SLICE_A_CURRENT];
+		n++;
+		off += NLA_ALIGN(a->nla_len);
+	}
+	return n;
+}
+
+/* A SLICE_LIST for CREATE LOAD: BITS, HASHES, CAPACITY, KEYS, CURRENT. */
+static inline void put_slices(struct nlr_msg *m, const struct slice *sl, int n)
+{
+	size_t list = nlr_nest_start(m, KBLOOM_A_SLICE_LIST), one;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		one = nlr_nest_start(m, KBLOOM_SLICE_LIST_A_SLICE);
+		nlr_put_u64(m, KBLOOM_SLICE_A_BITS, sl[i].m);
+		nlr_put_u32(m, KBLOOM_SLICE_A_HASHES, sl[i].k);
+		if (sl[i].cap)
+			nlr_put_u64(m, KBLOOM_SLICE_A_CAPACITY, sl[i].cap);
+		nlr_put_u64(m, KBLOOM_SLICE_A_KEYS, sl[i].keys);
+		if (sl[i].cur)
+			nlr_put(m, KBLOOM_SLICE_A_CURRENT, NULL, 0);
+		nlr_nest_end(m, one);
+	}
+	nlr_nest_end(m, list);
+}
+
 #endif /* KBLOOM_TEST_NLRAW_H */
