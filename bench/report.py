@@ -108,6 +108,12 @@ def main():
         blocked = spread(ratios(pps, "blocked", "none"))[0] if "blocked" in pps else 0
         vsbpf = spread(ratios(pps, "blocked", "bpf-bloom"))[0] if "bpf-bloom" in pps else 0
         w("")
+        if "hook-only" in pps and "blocked" in pps:
+            own = spread(ratios(pps, "blocked", "hook-only"))[0]
+            floor = spread(ratios(pps, "hook-only", "none"))[0]
+            w(f"The netfilter hook call alone (`hook-only`) keeps {floor:.0%} of the "
+              f"unattached rate; `blocked` keeps {own:.0%} of `hook-only`'s: the "
+              f"digest and the add beyond the call.\n")
         w(f"Targets: attached `blocked` keeps ≥ 90% of the unattached rate: "
           f"{blocked:.0%} ({'met' if blocked >= 0.9 else 'not met'}); kbloom's attached rate "
           f"≥ the BPF map's: blocked/bpf-bloom {vsbpf:.2f}× "
