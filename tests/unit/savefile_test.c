@@ -1301,6 +1301,27 @@ static const struct mutation mutations[] = {
 };
 
 /*
+ * A bad header @h: kb_save_check_header() refuses it naming @at ("at byte
+ * N"), and the writer refuses to start, writing nothing.
+ */
+static void refused_by_check_and_writer(struct __test_metadata *_metadata,
+					const struct kb_save_header *h,
+					const char *at, const char *what)
+{
+	struct sink out = { 0 };
+
+	EXPECT_EQ(-1, kb_save_check_header(h, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, at)) {
+		TH_LOG("%s: %s", what, err);
+	}
+	EXPECT_EQ(NULL, kb_save_writer_begin(h, sink_write, &out, "t.kbf",
+					     err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "refusing to write"));
+	EXPECT_EQ(0u, out.len);
+	free(out.p);
+}
+
+/*
  * Each bad header: refused by the writer, and (written by hand with a
  * correct CRC, so only the field is wrong) by the reader, naming the
  * field's offset.
@@ -1312,22 +1333,14 @@ TEST(bad_header_fields_are_refused)
 	for (i = 0; i < ARRAY_SIZE(mutations); i++) {
 		struct kb_save_header h = bloom_header(64, 2, 8);
 		uint8_t file[KB_SAVE_HEADER_MAX + 8 + KB_SAVE_TRAILER_LEN];
-		struct sink out = { 0 };
 		char at[32];
 		size_t hl;
 
 		ASSERT_EQ(0, kb_save_check_header(&h, err, sizeof(err)));
 		mutations[i].mutate(&h);
 		snprintf(at, sizeof(at), "at byte %d", mutations[i].off);
-		EXPECT_EQ(-1, kb_save_check_header(&h, err, sizeof(err)));
-		EXPECT_NE(NULL, strstr(err, at)) {
-			TH_LOG("%s: %s", mutations[i].what, err);
-		}
-		EXPECT_EQ(NULL, kb_save_writer_begin(&h, sink_write, &out,
-						     "t.kbf", err,
-						     sizeof(err)));
-		EXPECT_NE(NULL, strstr(err, "refusing to write"));
-		EXPECT_EQ(0u, out.len);
+		refused_by_check_and_writer(_metadata, &h, at,
+					    mutations[i].what);
 
 		/* A scalable or dcf type makes it a version 2 header. */
 		hl = kb_save_header_len(&h);
@@ -1693,21 +1706,14 @@ TEST(v2_bad_layout_fields_are_refused)
 	for (i = 0; i < ARRAY_SIZE(v2_mutations); i++) {
 		struct kb_save_header h = scalable_header(3);
 		static uint8_t file[KB_SAVE_HEADER_MAX + 4096];
-		struct sink out = { 0 };
 		size_t hl, n;
 		char at[32];
 
 		ASSERT_EQ(0, kb_save_check_header(&h, err, sizeof(err)));
 		v2_mutations[i].mutate(&h);
 		snprintf(at, sizeof(at), "at byte %d", v2_mutations[i].off);
-		EXPECT_EQ(-1, kb_save_check_header(&h, err, sizeof(err)));
-		EXPECT_NE(NULL, strstr(err, at)) {
-			TH_LOG("%s: %s", v2_mutations[i].what, err);
-		}
-		EXPECT_EQ(NULL, kb_save_writer_begin(&h, sink_write, &out,
-						     "t.kbf", err,
-						     sizeof(err)));
-		EXPECT_EQ(0u, out.len);
+		refused_by_check_and_writer(_metadata, &h, at,
+					    v2_mutations[i].what);
 		/* By hand, good CRC: only the field is wrong (v1 has none). */
 		if (h.cell_bytes > 2048 || h.nslices > KBLOOM_SLICES_MAX ||
 		    kb_save_header_len(&h) == KB_SAVE_HEADER_LEN)
