@@ -34,6 +34,7 @@ test-build: deps
 	$(MAKE) -C tests/unit
 	$(MAKE) -C tests/fuzz
 	$(MAKE) -C tests/vm
+	$(MAKE) -C bench
 
 check: test-build
 	tests/run
