@@ -93,39 +93,60 @@ void kb_grow_stop(struct kb_obj *obj)
 	mutex_destroy(&obj->grow_lock);
 }
 
+/* @bytes more (negative: fewer) charged to @obj and its namespace. */
+static void kb_grow_account(struct kb_obj *obj, s64 bytes)
+{
+	WRITE_ONCE(obj->charged, obj->charged + bytes);
+	atomic64_add(bytes, &obj->kn->mem_used);
+}
+
+/*
+ * Charges @bytes to max_memory and has @make allocate them in the
+ * creator's memcg: KBLOOM_GROW_OK with the bytes accounted, or why not
+ * (nothing charged then).
+ */
+static u32 kb_grow_make(struct kb_obj *obj, struct kb_filter *f, u64 bytes,
+			int (*make)(struct kb_filter *f))
+{
+	struct mem_cgroup *old;
+	int err;
+
+	if (!kb_mem_charge(bytes))
+		return KBLOOM_GROW_MEMORY_LIMIT;
+	old = set_active_memcg(obj->memcg);
+	err = make(f);
+	set_active_memcg(old);
+	if (err) {
+		kb_mem_uncharge(bytes);
+		return KBLOOM_GROW_NOMEM;
+	}
+	kb_grow_account(obj, bytes);
+	return KBLOOM_GROW_OK;
+}
+
 /* A dcf's OFV, twice as wide; the old one goes after a grace period. */
 static u32 kb_grow_dcf(struct kb_obj *obj, struct kb_filter *f)
 {
-	struct mem_cgroup *old;
 	u64 bytes = 0, freed;
 	u32 why;
 
 	why = kb_dcf_next(f, &bytes);
 	obj->grow_want = bytes;
-	if (!why && !kb_mem_charge(bytes))
-		why = KBLOOM_GROW_MEMORY_LIMIT;
+	if (!why)
+		why = kb_grow_make(obj, f, bytes, kb_dcf_widen);
 	if (why)
 		return why;
-	old = set_active_memcg(obj->memcg);
-	if (kb_dcf_widen(f)) {
-		set_active_memcg(old);
-		kb_mem_uncharge(bytes);
-		return KBLOOM_GROW_NOMEM;
-	}
-	set_active_memcg(old);
 	/* Readers of the old vector run under RCU. */
 	synchronize_rcu();
 	freed = kb_dcf_retire(f);
 	kb_mem_uncharge(freed);
-	WRITE_ONCE(obj->charged, obj->charged + bytes - freed);
-	atomic64_add(bytes - freed, &obj->kn->mem_used);
+	kb_grow_account(obj, -(s64)freed);
 	return KBLOOM_GROW_OK;
 }
 
 u32 kb_grow(struct kb_obj *obj)
 {
 	struct kb_filter *f = kb_ring_only(&obj->ring);
-	struct mem_cgroup *old;
 	struct kb_shape s;
 	u64 bytes = 0;
 	u32 why;
@@ -143,19 +164,8 @@ u32 kb_grow(struct kb_obj *obj)
 		goto out;
 	why = kb_scalable_next(f, &s, &bytes);
 	obj->grow_want = bytes;
-	if (!why && !kb_mem_charge(bytes))
-		why = KBLOOM_GROW_MEMORY_LIMIT;
-	if (!why) {
-		old = set_active_memcg(obj->memcg);
-		if (kb_scalable_grow(f)) {
-			kb_mem_uncharge(bytes);
-			why = KBLOOM_GROW_NOMEM;
-		} else {
-			WRITE_ONCE(obj->charged, obj->charged + bytes);
-			atomic64_add(bytes, &obj->kn->mem_used);
-		}
-		set_active_memcg(old);
-	}
+	if (!why)
+		why = kb_grow_make(obj, f, bytes, kb_scalable_grow);
 	if (why)
 		kb_scalable_fail(f, why);
 out:

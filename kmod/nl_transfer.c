@@ -25,40 +25,6 @@ static void kb_put_le64(u8 *p, u64 v)
 	memcpy(p, &le, sizeof(le));
 }
 
-/*
- * The transfer stream of a table (uapi/kbloom.h, EXPORT): its cell memory;
- * a scalable filter's slices one after another; a dcf's CBFV then OFV.
- */
-static u64 kb_xfer_bytes(const struct kb_filter *f)
-{
-	if (kb_filter_is_scalable(f))
-		return kb_scalable_xfer_bytes(f);
-	if (kb_filter_is_dcf(f))
-		return kb_dcf_xfer_bytes(f);
-	return kb_filter_mem(f);
-}
-
-/* The contiguous part of the stream from byte @off, @len bytes of it. */
-static void *kb_xfer_at(const struct kb_filter *f, u64 off, u64 *len)
-{
-	if (kb_filter_is_scalable(f))
-		return kb_scalable_xfer(f, off, len);
-	if (kb_filter_is_dcf(f))
-		return kb_dcf_xfer(f, off, len);
-	*len = kb_filter_mem(f) - off;
-	return (u8 *)f->mem + off;
-}
-
-/* Changes when the stream's layout does: a slice made, an OFV widened. */
-static unsigned long kb_xfer_layout(const struct kb_filter *f)
-{
-	if (kb_filter_is_scalable(f))
-		return kb_scalable_layout(f);
-	if (kb_filter_is_dcf(f))
-		return kb_dcf_layout(f);
-	return 0;
-}
-
 /* The window of @obj with ID @id, or NULL; under RCU. */
 static struct kb_window *kb_window_by_id(struct kb_obj *obj, u64 id)
 {
@@ -89,7 +55,7 @@ static int kb_export_head(struct sk_buff *skb, struct netlink_callback *cb,
 	kb_put_le64(hkey + 8, f->hkey.key[1]);
 	err = kb_fill_desc(skb, obj) ||
 	      nla_put(skb, KBLOOM_A_HASH_KEY, sizeof(hkey), hkey) ||
-	      nla_put_u64_64bit(skb, KBLOOM_A_CELL_BYTES, kb_xfer_bytes(f),
+	      nla_put_u64_64bit(skb, KBLOOM_A_CELL_BYTES, kb_filter_xfer_bytes(f),
 				KBLOOM_A_PAD);
 	memzero_explicit(hkey, sizeof(hkey));
 	list = err ? NULL : nla_nest_start(skb, KBLOOM_A_WINDOW_LIST);
@@ -106,7 +72,7 @@ static int kb_export_head(struct sk_buff *skb, struct netlink_callback *cb,
 static int kb_export_cells(struct sk_buff *skb, struct netlink_callback *cb,
 			   const struct kb_window *w, u64 *off)
 {
-	u64 total = kb_xfer_bytes(&w->filter), seg;
+	u64 total = kb_filter_xfer_bytes(&w->filter), seg;
 	const int over = GENL_HDRLEN + nla_total_size_64bit(sizeof(u64)) +
 			 nla_total_size(0);
 	struct nlattr *cells;
@@ -119,7 +85,7 @@ static int kb_export_cells(struct sk_buff *skb, struct netlink_callback *cb,
 		room = skb_tailroom(skb) - nlmsg_total_size(over) - NLA_ALIGNTO;
 		if (room < 64)
 			return -EMSGSIZE;
-		src = kb_xfer_at(&w->filter, *off, &seg);
+		src = kb_filter_xfer(&w->filter, *off, &seg);
 		if (!src)
 			return -ESTALE;
 		n = min_t(u64, min(total - *off, seg), min(room, KB_CHUNK_MAX));
@@ -145,7 +111,7 @@ cancel:
 
 /*
  * cb->args[0]: 0 before the first message, then 1; [1]: the window ID;
- * [2]: the next cell byte; [3]: the layout (kb_xfer_layout()) the head
+ * [2]: the next cell byte; [3]: the layout (kb_filter_layout()) the head
  * described. The window is looked up again on every call, under RCU, so
  * a rotation that drops it is seen (ESTALE) and a table is never read
  * while it is being emptied. A filter that grows is read under its grow
@@ -181,7 +147,7 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 	if (!cb->args[0]) {
 		cb->args[1] = a[KBLOOM_A_WINDOW] ? nla_get_u64(a[KBLOOM_A_WINDOW]) :
 				kb_window_cur(&obj->ring)->id;
-		cb->args[3] = kb_xfer_layout(kb_ring_shape(&obj->ring));
+		cb->args[3] = kb_filter_layout(kb_ring_shape(&obj->ring));
 	}
 	w = kb_window_by_id(obj, cb->args[1]);
 	if (!w) {
@@ -202,7 +168,7 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 		cb->args[0] = !err;
 	}
 	/* The head and every cell so far describe this layout, or none. */
-	if (!err && kb_xfer_layout(&w->filter) != cb->args[3]) {
+	if (!err && kb_filter_layout(&w->filter) != cb->args[3]) {
 		NL_SET_ERR_MSG(cb->extack,
 			       "the filter grew during the export (a slice was made or the overflow vector widened): export again");
 		err = -EAGAIN;
@@ -265,7 +231,7 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	f = &obj->ring.tables[0].filter;
-	total = kb_xfer_bytes(f);
+	total = kb_filter_xfer_bytes(f);
 	len = a[KBLOOM_A_CELLS] ? nla_len(a[KBLOOM_A_CELLS]) : 0;
 	/* Every check before any byte is written: a refusal changes nothing. */
 	if (len) {
@@ -288,7 +254,7 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* The stream may run over parts (slices, CBFV and OFV). */
 	for (done = 0; done < len; done += n) {
-		dst = kb_xfer_at(f, obj->loaded, &seg);
+		dst = kb_filter_xfer(f, obj->loaded, &seg);
 		n = min_t(u64, seg, len - done);
 		memcpy(dst, (const u8 *)nla_data(a[KBLOOM_A_CELLS]) + done, n);
 		obj->loaded += n;

@@ -174,7 +174,7 @@ static const char *params_text(const struct calc_row *row)
 		snprintf(buf, sizeof(buf),
 			 "counter-bits %u + overflow vector of 1 bit per cell, doubled as counts grow (counting counter-bits 16: %llu bytes)",
 			 p->counter_bits,
-			 (unsigned long long)((p->m * 16 + 63) / 64 * 8));
+			 (unsigned long long)sizing_vec_bytes(p->m, 16));
 		break;
 	case KBLOOM_TYPE_SCALABLE:
 		snprintf(buf, sizeof(buf),
@@ -302,7 +302,7 @@ static void print_json(const struct calc_req *q, const struct calc_row *rows,
 			json_key(&j, "ofv_bits");
 			json_u64(&j, KB_DCF_OFV_BITS_START);
 			json_key(&j, "counting16_bytes");
-			json_u64(&j, (p->m * 16 + 63) / 64 * 8);
+			json_u64(&j, sizing_vec_bytes(p->m, 16));
 			break;
 		case KBLOOM_TYPE_SCALABLE:
 			json_key(&j, "growth");

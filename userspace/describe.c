@@ -654,14 +654,8 @@ static void print_scalable(const struct kb_desc *d);
 /* A dcf's cells now: the CBFV and the OFV, each in whole words. */
 static uint64_t dcf_cell_bytes(const struct kb_desc *d)
 {
-	return (d->p.m * d->p.counter_bits + 63) / 64 * 8 +
-	       (d->p.m * d->ofv_bits + 63) / 64 * 8;
-}
-
-/* What a counting filter of 16-bit counters of the same m takes. */
-static uint64_t counting16_bytes(const struct kb_params *p)
-{
-	return (p->m * 16 + 63) / 64 * 8;
+	return sizing_vec_bytes(d->p.m, d->p.counter_bits) +
+	       sizing_vec_bytes(d->p.m, d->ofv_bits);
 }
 
 void kb_desc_print_full(const struct kb_desc *d)
@@ -812,8 +806,8 @@ static void print_full(const struct kb_desc *d)
 	if (d->have & KB_HAVE_OFV) {
 		printf("  memory of the cells: %llu bytes; counting counter-bits 16: %llu bytes (%.2f of it)\n",
 		       (unsigned long long)dcf_cell_bytes(d),
-		       (unsigned long long)counting16_bytes(p),
-		       (double)dcf_cell_bytes(d) / counting16_bytes(p));
+		       (unsigned long long)sizing_vec_bytes(p->m, 16),
+		       (double)dcf_cell_bytes(d) / sizing_vec_bytes(p->m, 16));
 		printf("  increments lost: %llu%s\n", (unsigned long long)d->lost,
 		       d->lost ? " (counts may be low; del refused until clear)" : "");
 		printf("  overflow vector growth: %s\n",
@@ -1123,7 +1117,7 @@ void kb_desc_json(struct json *j, const struct kb_desc *d)
 		json_key(j, "cell_bytes");
 		json_u64(j, dcf_cell_bytes(d));
 		json_key(j, "counting16_bytes");
-		json_u64(j, counting16_bytes(p));
+		json_u64(j, sizing_vec_bytes(p->m, 16));
 	}
 	if (d->have & KB_HAVE_SLICES) {
 		json_scalable(j, d);

@@ -293,12 +293,6 @@ int keybatch_flush(struct keybatch *b)
 	return 0;
 }
 
-static void full(void)
-{
-	errorf("internal error: netlink message full");
-	exit(EXIT_ERROR);
-}
-
 /*
  * Makes room for a key of @size bytes on the wire (attribute header
  * included), sending the batch first when it would not fit.
@@ -385,12 +379,12 @@ int keybatch_add_tuple(struct keybatch *b, const struct kp_tuple *t,
 		return r;
 	nest = nla_nest_start(b->msg, KBLOOM_KEYS_A_TUPLE | NLA_F_NESTED);
 	if (!nest)
-		full();
+		kb_nl_full();
 	/* Attribute type = the 1-based dimension number. */
 	for (d = 0; d < KBLOOM_DIMS_MAX; d++)
 		if ((t->mask & (1U << d)) &&
 		    nla_put(b->msg, d + 1, t->len[d], t->val[d]) < 0)
-			full();
+			kb_nl_full();
 	nla_nest_end(b->msg, nest);
 	add_label(b, label, label_len);
 	return 0;

@@ -13,11 +13,6 @@ static const unsigned char hex_tab[256] = {
 	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-static int hexval(unsigned char c)
-{
-	return (int)hex_tab[c] - 1;
-}
-
 /* Finds the first character of s[0..len) that is not a hex digit. */
 static enum kp_error hex_check(const char *s, size_t len, size_t base,
 			       size_t *bad)
@@ -34,18 +29,9 @@ static enum kp_error hex_check(const char *s, size_t len, size_t base,
 	return KP_OK;
 }
 
-/* len valid hex digits, len even, into len / 2 bytes. */
-static void hex_decode(const char *s, size_t len, uint8_t *out)
-{
-	size_t i;
-
-	for (i = 0; i < len / 2; i++)
-		out[i] = hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]);
-}
-
 /*
- * hex_decode() of len (even) digits that may not all be hex: false, with
- * some of out written, at the first that is not.
+ * len (even) hex digits into len / 2 bytes: false, with some of out
+ * written, at the first byte that is not a hex digit.
  */
 static bool hex_decode_checked(const char *s, size_t len, uint8_t *out)
 {
@@ -80,15 +66,11 @@ enum kp_error key_parse(const char *s, size_t len, uint8_t *out,
 			*outlen = ndig / 2;
 			return KP_OK;
 		}
+		/* Not: say why, in that order. */
 		if (hex_check(s + 2, ndig, 2, bad))
 			return KP_HEX_DIGIT;
-		if (ndig > 2 * (size_t)KBLOOM_KEY_MAX)
-			return KP_TOO_LONG;
-		if (ndig % 2)
-			return KP_HEX_ODD;
-		hex_decode(s + 2, ndig, out);
-		*outlen = ndig / 2;
-		return KP_OK;
+		return ndig > 2 * (size_t)KBLOOM_KEY_MAX ? KP_TOO_LONG :
+							   KP_HEX_ODD;
 	}
 	if (!len)
 		return KP_EMPTY;
@@ -111,7 +93,7 @@ enum kp_error hex32_parse(const char *s, uint8_t out[KBLOOM_HASH_KEY_LEN],
 		return KP_HEX_DIGIT;
 	if (len != 2 * KBLOOM_HASH_KEY_LEN)
 		return KP_HEX32_LEN;
-	hex_decode(s + base, len, out);
+	hex_decode_checked(s + base, len, out);	/* checked above */
 	return KP_OK;
 }
 

@@ -256,7 +256,7 @@ struct nl_msg *kb_nl_msg(struct kb_nl *nl, uint8_t cmd, int flags,
 	return msg;
 }
 
-static void full(void)
+void kb_nl_full(void)
 {
 	errorf("internal error: netlink message full");
 	exit(EXIT_ERROR);
@@ -265,25 +265,25 @@ static void full(void)
 void kb_put_name(struct nl_msg *msg, const char *name)
 {
 	if (nla_put_string(msg, KBLOOM_A_NAME, name) < 0)
-		full();
+		kb_nl_full();
 }
 
 void kb_put_u32(struct nl_msg *msg, int type, uint32_t v)
 {
 	if (nla_put_u32(msg, type, v) < 0)
-		full();
+		kb_nl_full();
 }
 
 void kb_put_u64(struct nl_msg *msg, int type, uint64_t v)
 {
 	if (nla_put_u64(msg, type, v) < 0)
-		full();
+		kb_nl_full();
 }
 
 void kb_put(struct nl_msg *msg, int type, const void *data, size_t len)
 {
 	if (nla_put(msg, type, len, data) < 0)
-		full();
+		kb_nl_full();
 }
 
 /* State of one request while its replies are read. */

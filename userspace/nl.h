@@ -45,6 +45,9 @@ struct kb_nl {
 int kb_nl_open(struct kb_nl *nl, const char *netns);
 void kb_nl_close(struct kb_nl *nl);
 
+/* "internal error: netlink message full", and exit 2. */
+void kb_nl_full(void) __attribute__((noreturn));
+
 /* A request of @cmd with room for @size bytes (0: a page); exits on OOM. */
 struct nl_msg *kb_nl_msg(struct kb_nl *nl, uint8_t cmd, int flags,
 			 size_t size);

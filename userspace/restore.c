@@ -3,8 +3,9 @@
  * restore FILE [as NAME]: a save file back into the kernel as a new,
  * plain filter (a saved window becomes a filter without windows holding
  * that table; a scalable filter or dcf comes back with its saved layout:
- * the same slices, the same overflow vector width). The whole file is verified first (CRCs, header, the cell
- * size the engine computes for its shape), so nothing of a bad file
+ * the same slices, the same overflow vector width). The whole file is
+ * verified first (CRCs, header, the cell size the engine computes for
+ * its shape), so nothing of a bad file
  * reaches the kernel; then CREATE with FLAGS LOAD (the filter stays
  * hidden and reserved for this socket), IMPORT of the cells in order,
  * and IMPORT FLAGS LOADED once the file has been read again to its
@@ -26,12 +27,6 @@
 /* Cells per IMPORT message: well inside one attribute (u16 length). */
 #define RESTORE_CHUNK	(60 * 1024)
 
-static void full(void)
-{
-	errorf("internal error: netlink message full");
-	exit(EXIT_ERROR);
-}
-
 /* A scalable filter's saved slices (its layout, kernel-checked). */
 static void put_slices(struct nl_msg *msg, const struct kb_save_header *h)
 {
@@ -40,7 +35,7 @@ static void put_slices(struct nl_msg *msg, const struct kb_save_header *h)
 
 	list = nla_nest_start(msg, KBLOOM_A_SLICE_LIST | NLA_F_NESTED);
 	if (!list)
-		full();
+		kb_nl_full();
 	for (i = 0; i < h->nslices; i++) {
 		one = nla_nest_start(msg, KBLOOM_SLICE_LIST_A_SLICE |
 				     NLA_F_NESTED);
@@ -52,7 +47,7 @@ static void put_slices(struct nl_msg *msg, const struct kb_save_header *h)
 		    nla_put_u64(msg, KBLOOM_SLICE_A_KEYS, h->slice[i].keys) < 0 ||
 		    (i == h->current &&
 		     nla_put_flag(msg, KBLOOM_SLICE_A_CURRENT) < 0))
-			full();
+			kb_nl_full();
 		nla_nest_end(msg, one);
 	}
 	nla_nest_end(msg, list);

@@ -13,6 +13,7 @@
 #include <zstd.h>
 
 #include "savefile.h"
+#include "sizing.h"
 
 #define CHUNK		65536	/* raw read size and push chunk size */
 
@@ -126,12 +127,6 @@ size_t kb_save_header_len(const struct kb_save_header *h)
 	       KB_SAVE_HEADER_LEN;
 }
 
-/* Bytes of @m counters of @bits packed in 64-bit words. */
-static uint64_t vec_bytes(uint64_t m, uint32_t bits)
-{
-	return (m * bits + 63) / 64 * 8;
-}
-
 uint64_t kb_save_layout_cell_bytes(const struct kb_save_header *h)
 {
 	uint64_t bytes = 0;
@@ -144,15 +139,15 @@ uint64_t kb_save_layout_cell_bytes(const struct kb_save_header *h)
 		for (i = 0; i < h->nslices; i++) {
 			if (h->slice[i].m > KBLOOM_BITS_MAX)
 				return UINT64_MAX;
-			bytes += (h->slice[i].m + 63) / 64 * 8;
+			bytes += sizing_vec_bytes(h->slice[i].m, 1);
 		}
 		return bytes;
 	case KBLOOM_TYPE_DCF:
 		if (h->shape.m > KBLOOM_BITS_MAX || h->shape.cell_bits > 8 ||
 		    h->ofv_bits > 32)
 			return UINT64_MAX;
-		return vec_bytes(h->shape.m, h->shape.cell_bits) +
-		       vec_bytes(h->shape.m, h->ofv_bits);
+		return sizing_vec_bytes(h->shape.m, h->shape.cell_bits) +
+		       sizing_vec_bytes(h->shape.m, h->ofv_bits);
 	}
 	return 0;
 }

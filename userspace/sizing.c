@@ -625,9 +625,9 @@ uint64_t kb_params_bytes(const struct kb_params *p)
 
 	/* Two vectors, each in whole words. */
 	if (p->type == KBLOOM_TYPE_DCF)
-		return (p->m * p->counter_bits + 63) / 64 * 8 +
-		       (p->m * KB_DCF_OFV_BITS_START + 63) / 64 * 8;
-	return (bits + 63) / 64 * 8 * dims;
+		return sizing_vec_bytes(p->m, p->counter_bits) +
+		       sizing_vec_bytes(p->m, KB_DCF_OFV_BITS_START);
+	return sizing_vec_bytes(bits, 1) * dims;
 }
 
 /* P for a stable point with half the cells zero: rate about 2^-k. */

@@ -96,6 +96,15 @@
 
 #include "../kmod/uapi/kbloom.h"
 
+/*
+ * Bytes of @m cells of @bits each in whole 64-bit words, as the engine
+ * lays out every cell array.
+ */
+static inline uint64_t sizing_vec_bytes(uint64_t m, uint32_t bits)
+{
+	return (m * bits + 63) / 64 * 8;
+}
+
 /* Type parameters' defaults (create and calc). */
 #define KB_COUNTING_BITS_DEFAULT	4
 #define KB_STABLE_BITS_DEFAULT		1

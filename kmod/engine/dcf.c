@@ -156,28 +156,24 @@ u64 kb_dcf_cell(const struct kb_filter *f, u64 i)
 	return (u64)o << x | c;
 }
 
-/* A carry into the OFV, under the lock; false when it had to be dropped. */
-static bool kb_dcf_carry(struct kb_dcf *d, u64 i, bool *kick)
+/*
+ * A carry into OFV counter @o of cell @i, under the lock; the caller saw
+ * it below its maximum (no one else writes the OFV).
+ */
+static void kb_dcf_carry(struct kb_dcf *d, u64 i, u32 o, bool *kick)
 {
-	u32 o = kb_vget(d->ofv, d->ofv_bits, i);
-
-	if (o == kb_vmax(d->ofv_bits)) {
-		d->lost++;
-		return false;
-	}
 	kb_vset(d->ofv, d->ofv_bits, i, o + 1);
 	if (o + 1 >= 1U << (d->ofv_bits - 1) && !d->want && d->ofv_bits < 32) {
 		WRITE_ONCE(d->want, 1);
 		*kick = true;
 	}
-	return true;
 }
 
 /* One more in cell @i; true when the cell was 0 before. */
 static bool kb_dcf_inc(struct kb_filter *f, u64 i, bool *kick)
 {
 	struct kb_dcf *d = f->dcf;
-	u32 x = f->s.cell_bits, max = kb_vmax(x), sh, v, cur;
+	u32 x = f->s.cell_bits, max = kb_vmax(x), sh, v, o, cur;
 	u32 *w = kb_vat((u32 *)f->mem, x, i, &sh);
 	unsigned long flags = 0;
 	u32 old = READ_ONCE(*w);
@@ -199,13 +195,14 @@ static bool kb_dcf_inc(struct kb_filter *f, u64 i, bool *kick)
 		if (v < max) {
 			cur = kb_cmpxchg32(w, old, old + (1U << sh));
 		} else {
-			if (kb_vget(d->ofv, d->ofv_bits, i) == kb_vmax(d->ofv_bits)) {
+			o = kb_vget(d->ofv, d->ofv_bits, i);
+			if (o == kb_vmax(d->ofv_bits)) {
 				d->lost++;
 				break;
 			}
 			cur = kb_cmpxchg32(w, old, old & ~(max << sh));
 			if (cur == old) {
-				kb_dcf_carry(d, i, kick);
+				kb_dcf_carry(d, i, o, kick);
 				break;
 			}
 		}
@@ -363,22 +360,6 @@ static void kb_dcf_fill(const struct kb_filter *f, struct kb_fill *out)
 	out->nonzero += extra;
 }
 
-/* Zeroes @bytes (whole longs) in chunks, rescheduling between them. */
-static void kb_dcf_zero(void *p, u64 bytes)
-{
-	u64 w, nw = bytes / sizeof(unsigned long);
-	unsigned long *l = p;
-
-	for (w = 0; w < nw; w += KB_CHUNK_WORDS) {
-		u64 n = nw - w;
-
-		if (n > KB_CHUNK_WORDS)
-			n = KB_CHUNK_WORDS;
-		memset(&l[w], 0, n * sizeof(unsigned long));
-		kb_resched();
-	}
-}
-
 /*
  * Owner only, and not while widening (the caller excludes it). The cells
  * are emptied without the lock, in chunks: an add racing the clear may
@@ -390,8 +371,10 @@ static void kb_dcf_clear(struct kb_filter *f)
 	struct kb_dcf *d = f->dcf;
 	unsigned long flags = 0;
 
-	kb_dcf_zero(f->mem, f->nwords * sizeof(unsigned long));
-	kb_dcf_zero(d->ofv, kb_dcf_vec_bytes(f->s.m, d->ofv_bits));
+	kb_zero_words(f->mem, f->nwords);
+	kb_zero_words((unsigned long *)d->ofv,
+		      kb_dcf_vec_bytes(f->s.m, d->ofv_bits) /
+		      sizeof(unsigned long));
 	kb_write_seqlock(&d->lock, flags);
 	d->lost = 0;
 	WRITE_ONCE(d->want, 0);
@@ -537,12 +520,14 @@ void kb_dcf_loaded(struct kb_filter *f)
 	}
 }
 
-u64 kb_dcf_layout(const struct kb_filter *f)
+/* Changes whenever the OFV is widened (replaced). */
+static u64 kb_dcf_layout(const struct kb_filter *f)
 {
 	return READ_ONCE(f->dcf->ofv_bits);
 }
 
-void *kb_dcf_xfer(const struct kb_filter *f, u64 off, u64 *len)
+/* The transfer stream: the CBFV (f->mem) then the OFV. */
+static void *kb_dcf_xfer(const struct kb_filter *f, u64 off, u64 *len)
 {
 	u64 cbfv = f->nwords * sizeof(unsigned long);
 	u64 ofv = kb_dcf_vec_bytes(f->s.m, f->dcf->ofv_bits);
@@ -560,7 +545,7 @@ void *kb_dcf_xfer(const struct kb_filter *f, u64 off, u64 *len)
 	return NULL;
 }
 
-u64 kb_dcf_xfer_bytes(const struct kb_filter *f)
+static u64 kb_dcf_xfer_bytes(const struct kb_filter *f)
 {
 	return f->nwords * sizeof(unsigned long) +
 	       kb_dcf_vec_bytes(f->s.m, READ_ONCE(f->dcf->ofv_bits));
@@ -579,4 +564,7 @@ const struct kb_type_ops kb_dcf_ops = {
 	.release = kb_dcf_release,
 	.clear = kb_dcf_clear,
 	.mem_now = kb_dcf_mem_now,
+	.xfer = kb_dcf_xfer,
+	.xfer_bytes = kb_dcf_xfer_bytes,
+	.layout = kb_dcf_layout,
 };

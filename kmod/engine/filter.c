@@ -263,20 +263,47 @@ bool kb_filter_test_tuple(const struct kb_filter *f, const struct kb_tuple *t)
 
 void kb_filter_clear(struct kb_filter *f)
 {
-	u64 w;
-
 	if (f->ops->clear) {
 		f->ops->clear(f);
 		return;
 	}
-	for (w = 0; w < f->nwords; w += KB_CHUNK_WORDS) {
-		u64 n = f->nwords - w;
+	kb_zero_words(f->mem, f->nwords);
+}
+
+void kb_zero_words(unsigned long *p, u64 nwords)
+{
+	u64 w;
+
+	for (w = 0; w < nwords; w += KB_CHUNK_WORDS) {
+		u64 n = nwords - w;
 
 		if (n > KB_CHUNK_WORDS)
 			n = KB_CHUNK_WORDS;
-		memset(&f->mem[w], 0, n * sizeof(unsigned long));
+		memset(&p[w], 0, n * sizeof(unsigned long));
 		kb_resched();
 	}
+}
+
+u64 kb_filter_xfer_bytes(const struct kb_filter *f)
+{
+	return f->ops->xfer_bytes ? f->ops->xfer_bytes(f) : kb_filter_mem(f);
+}
+
+void *kb_filter_xfer(const struct kb_filter *f, u64 off, u64 *len)
+{
+	if (f->ops->xfer)
+		return f->ops->xfer(f, off, len);
+	if (off >= kb_filter_mem(f)) {
+		*len = 0;
+		return NULL;
+	}
+	*len = kb_filter_mem(f) - off;
+	return (u8 *)f->mem + off;
+}
+
+u64 kb_filter_layout(const struct kb_filter *f)
+{
+	return f->ops->layout ? f->ops->layout(f) : 0;
 }
 
 /* Multi filters' dimensions are contiguous: the bloom helpers see them all. */

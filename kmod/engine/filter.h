@@ -185,10 +185,6 @@ int kb_scalable_grow(struct kb_filter *f);
 /* Stops growth for @why (enum kbloom_grow); CLEAR restarts it. */
 void kb_scalable_fail(struct kb_filter *f, u32 why);
 /*
- * The plan's arithmetic, for tools and tests: log2(10^6 / tighten) and
- * log2(10^6 / tighten) / ln 2 in 32.32 fixed point.
- */
-/*
  * Slice @i of the plan of a scalable shape @s (uapi/kbloom.h): its m_i,
  * k_i and n_i; false when @s is no valid scalable shape or there is no
  * slice @i.
@@ -204,14 +200,10 @@ bool kb_scalable_plan(const struct kb_shape *s, u32 i, u64 *m, u32 *k,
 u64 kb_scalable_load_mem(const struct kb_shape *s, u32 nslices);
 int kb_scalable_load(struct kb_filter *f, u32 nslices, u32 cur,
 		     const u64 *keys, u64 overflow);
-/* Changes whenever a slice is made or the current one moves on. */
-u64 kb_scalable_layout(const struct kb_filter *f);
 /*
- * The transfer stream (EXPORT, IMPORT): every slice's cells in slice
- * order; the part holding byte @off and its length (NULL past the end).
+ * The plan's arithmetic, for tools and tests: log2(10^6 / tighten) and
+ * log2(10^6 / tighten) / ln 2 in 32.32 fixed point.
  */
-void *kb_scalable_xfer(const struct kb_filter *f, u64 off, u64 *len);
-u64 kb_scalable_xfer_bytes(const struct kb_filter *f);
 u64 kb_scalable_log2_inv_q32(u32 tighten);
 u64 kb_scalable_bits_step_q32(u32 tighten);
 
@@ -246,14 +238,17 @@ void kb_dcf_fail(struct kb_filter *f, u32 why);
 u64 kb_dcf_load_mem(const struct kb_shape *s, u32 ofv_bits);
 int kb_dcf_load(struct kb_filter *f, u32 ofv_bits, u64 lost);
 void kb_dcf_loaded(struct kb_filter *f);
-/* Changes whenever the OFV is widened (replaced). */
-u64 kb_dcf_layout(const struct kb_filter *f);
+
 /*
- * The transfer stream: the CBFV (f->mem) then the OFV, each as 32-bit
- * words; the part holding byte @off and its length (NULL past the end).
+ * The transfer stream of a table (EXPORT, IMPORT; uapi/kbloom.h): its
+ * cell memory; a scalable filter's slices one after another; a dcf's
+ * CBFV then OFV. Its bytes; the contiguous part holding byte @off and
+ * its length (NULL past the end); and a value that changes whenever the
+ * stream's layout does (a slice made, an OFV widened; 0 for the others).
  */
-void *kb_dcf_xfer(const struct kb_filter *f, u64 off, u64 *len);
-u64 kb_dcf_xfer_bytes(const struct kb_filter *f);
+u64 kb_filter_xfer_bytes(const struct kb_filter *f);
+void *kb_filter_xfer(const struct kb_filter *f, u64 off, u64 *len);
+u64 kb_filter_layout(const struct kb_filter *f);
 
 /* Same type, shape and hash key: the condition for merge and estimate. */
 bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b);

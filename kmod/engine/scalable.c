@@ -169,10 +169,9 @@ u64 kb_scalable_load_mem(const struct kb_shape *s, u32 nslices)
 	return bytes > KBLOOM_MEM_MAX ? KB_NO_PLAN : bytes - kb_scal_mem(s);
 }
 
-/* Pairs with kb_scalable_grow()'s release: a slice seen is made. */
 static inline struct kb_slice *kb_scal_slice(const struct kb_scal *sc, u32 i)
 {
-	/* Pairs with the release of the slice pointer. */
+	/* Pairs with kb_scalable_grow()'s release: a slice seen is made. */
 	return smp_load_acquire(&sc->slice[i]);
 }
 
@@ -447,12 +446,14 @@ int kb_scalable_load(struct kb_filter *f, u32 nslices, u32 cur,
 	return 0;
 }
 
-u64 kb_scalable_layout(const struct kb_filter *f)
+/* Changes whenever a slice is made or the current one moves on. */
+static u64 kb_scal_layout(const struct kb_filter *f)
 {
 	return kb_scal_made(f->scal) << 16 | kb_scal_cur(f->scal);
 }
 
-void *kb_scalable_xfer(const struct kb_filter *f, u64 off, u64 *len)
+/* The transfer stream: every slice's cells in slice order. */
+static void *kb_scal_xfer(const struct kb_filter *f, u64 off, u64 *len)
 {
 	const struct kb_scal *sc = f->scal;
 	u32 i, n = kb_scal_made(sc);
@@ -471,7 +472,7 @@ void *kb_scalable_xfer(const struct kb_filter *f, u64 off, u64 *len)
 	return NULL;
 }
 
-u64 kb_scalable_xfer_bytes(const struct kb_filter *f)
+static u64 kb_scal_xfer_bytes(const struct kb_filter *f)
 {
 	const struct kb_scal *sc = f->scal;
 	u32 i, n = kb_scal_made(sc);
@@ -492,4 +493,7 @@ const struct kb_type_ops kb_scalable_ops = {
 	.release = kb_scal_release,
 	.clear = kb_scal_clear,
 	.mem_now = kb_scal_mem_now,
+	.xfer = kb_scal_xfer,
+	.xfer_bytes = kb_scal_xfer_bytes,
+	.layout = kb_scal_layout,
 };

@@ -35,6 +35,10 @@ struct kb_type_ops {
 	void (*release)(struct kb_filter *f);
 	void (*clear)(struct kb_filter *f);
 	u64 (*mem_now)(const struct kb_filter *f);
+	/* ... and whose transfer stream is more than f->mem (filter.h). */
+	void *(*xfer)(const struct kb_filter *f, u64 off, u64 *len);
+	u64 (*xfer_bytes)(const struct kb_filter *f);
+	u64 (*layout)(const struct kb_filter *f);
 };
 
 extern const struct kb_type_ops kb_bloom_ops;
@@ -45,6 +49,9 @@ extern const struct kb_type_ops kb_dleft_ops;
 extern const struct kb_type_ops kb_stable_ops;
 extern const struct kb_type_ops kb_scalable_ops;
 extern const struct kb_type_ops kb_dcf_ops;
+
+/* Zeroes @nwords words in chunks, rescheduling between them (filter.c). */
+void kb_zero_words(unsigned long *p, u64 nwords);
 
 /* Shared by the bit-array types (bits.c). */
 void kb_bits_fill(const struct kb_filter *f, struct kb_fill *out);
