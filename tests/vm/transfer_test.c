@@ -109,20 +109,30 @@ static void on_export(struct nlmsghdr *h, void *arg)
 	im->chunks++;
 }
 
+/*
+ * EXPORT into @im. A scalable filter's growth work may still make a slice
+ * after the ADD that asked for it returned: the dump then ends with
+ * EAGAIN, and a client exports again (as bloomctl save does).
+ */
 static int export(struct nlr *s, struct nlr_msg *m, const char *name,
 		  uint64_t window, struct image *im)
 {
-	int err;
+	int err, tries = 0;
 
 	memset(im, 0, sizeof(*im));
-	nlr_init(s, m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
-	nlr_put_str(m, KBLOOM_A_NAME, name);
-	if (window)
-		nlr_put_u64(m, KBLOOM_A_WINDOW, window);
-	s->each = on_export;
-	s->each_arg = im;
-	err = nlr_send(s, m);
-	s->each = NULL;
+	do {
+		free(im->cells);	/* of an attempt that met EAGAIN */
+		free(im->slices);
+		memset(im, 0, sizeof(*im));
+		nlr_init(s, m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
+		nlr_put_str(m, KBLOOM_A_NAME, name);
+		if (window)
+			nlr_put_u64(m, KBLOOM_A_WINDOW, window);
+		s->each = on_export;
+		s->each_arg = im;
+		err = nlr_send(s, m);
+		s->each = NULL;
+	} while (err == -EAGAIN && ++tries < 5);
 	return err;
 }
 
