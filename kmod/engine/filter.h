@@ -169,7 +169,11 @@ u32 kb_scalable_grow_error(const struct kb_filter *f);	/* enum kbloom_grow */
  */
 void kb_scalable_set_kick(struct kb_filter *f, void (*kick)(void *arg),
 			  void *arg);
-/* No next slice made and growth not stopped. */
+/*
+ * The current slice holds half its capacity or more, no next slice is
+ * made and growth is not stopped: a kick that went stale (its slice was
+ * made and filled meanwhile) then asks for nothing.
+ */
 bool kb_scalable_wants_slice(const struct kb_filter *f);
 /* The current slice is full, no next one is made, growth not stopped. */
 bool kb_scalable_full(const struct kb_filter *f);

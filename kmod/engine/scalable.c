@@ -293,21 +293,32 @@ static inline bool kb_scal_in(const struct kb_scal *sc, u32 i,
 	return kb_filter_test_hash(&kb_scal_slice(sc, i)->f, &hi);
 }
 
+/* Keys in the current slice when no next slice is made, else 0. */
+static u64 kb_scal_last_keys(const struct kb_scal *sc,
+			     const struct kb_slice **out)
+{
+	u32 c = READ_ONCE(sc->cur);
+
+	if (READ_ONCE(sc->grow_error) || kb_scal_made(sc) != c + 1)
+		return 0;
+	*out = kb_scal_slice(sc, c);
+	return kb_atomic64_read(&(*out)->keys);
+}
+
 bool kb_scalable_wants_slice(const struct kb_filter *f)
 {
-	const struct kb_scal *sc = f->scal;
+	const struct kb_slice *sl;
+	u64 n = kb_scal_last_keys(f->scal, &sl);
 
-	return !READ_ONCE(sc->grow_error) &&
-	       kb_scal_made(sc) == READ_ONCE(sc->cur) + 1;
+	return n && n >= (sl->capacity + 1) / 2;
 }
 
 bool kb_scalable_full(const struct kb_filter *f)
 {
-	const struct kb_scal *sc = f->scal;
-	const struct kb_slice *sl = kb_scal_slice(sc, READ_ONCE(sc->cur));
+	const struct kb_slice *sl;
+	u64 n = kb_scal_last_keys(f->scal, &sl);
 
-	return kb_scalable_wants_slice(f) &&
-	       (u64)kb_atomic64_read(&sl->keys) >= sl->capacity;
+	return n && n >= sl->capacity;
 }
 
 static bool kb_scal_add(struct kb_filter *f, const struct kb_hash *h)

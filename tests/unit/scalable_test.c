@@ -342,6 +342,49 @@ TEST(growth_overflow_and_stop)
 }
 
 /*
+ * A kick queued while slice 0 was full and alone may run after the slice
+ * it asked for was made and took its first key (an ADD over netlink makes
+ * it at once). No slice is wanted until the current one is half full, so
+ * that stale kick makes nothing ahead of the plan.
+ */
+TEST(stale_kick_makes_no_slice_ahead)
+{
+	const u64 n0 = 1000;
+	struct kb_shape s = sshape(9600, 7, n0, 2, 900000);
+	struct kb_slice_info si;
+	struct kb_filter f;
+	u64 i, fresh = 0;
+	u8 key[9];
+
+	ASSERT_EQ(0, kb_filter_init(&f, &s, hkey));
+	for (i = 0; fresh < n0; i++) {
+		key_of(key, 1, i);
+		fresh += kb_filter_add(&f, key, sizeof(key));
+	}
+	EXPECT_TRUE(kb_scalable_full(&f));
+	grow_now(&f);
+	for (fresh = 0; !fresh; i++) {
+		key_of(key, 1, i);
+		fresh = kb_filter_add(&f, key, sizeof(key));
+	}
+	EXPECT_EQ(2, active(&f));
+	EXPECT_FALSE(kb_scalable_wants_slice(&f));
+	/* Half of slice 1 (capacity 2 n0): now the next one is due. */
+	kb_scalable_slice(&f, 1, &si);
+	for (fresh = 1; fresh < si.capacity / 2 - 1; i++) {
+		key_of(key, 1, i);
+		fresh += kb_filter_add(&f, key, sizeof(key));
+	}
+	EXPECT_FALSE(kb_scalable_wants_slice(&f));
+	for (; fresh < si.capacity / 2; i++) {
+		key_of(key, 1, i);
+		fresh += kb_filter_add(&f, key, sizeof(key));
+	}
+	EXPECT_TRUE(kb_scalable_wants_slice(&f));
+	kb_filter_free(&f);
+}
+
+/*
  * Slices needed for N fresh keys: the smallest j with
  * n0 (s^j - 1) / (s - 1) >= N, i.e. about log_s(N (s-1)/n0 + 1): the
  * number of bloom tests an absent key costs.
