@@ -72,7 +72,8 @@ u32 kb_digest_skb(const struct sk_buff *skb, u32 mode, struct kb_digest *out)
 	return p ? kb_digest(p, cap, mode, out) : KBLOOM_SKIP_SHORT;
 }
 
-static void kb_record(struct kb_attach *att, const struct kb_digest *d)
+static __always_inline void kb_record(struct kb_attach *att,
+				      const struct kb_digest *d)
 {
 	struct kb_window *w = kb_window_cur(&att->obj->ring);
 
@@ -86,7 +87,10 @@ static void kb_record(struct kb_attach *att, const struct kb_digest *d)
 		}
 		kb_filter_add_tuple(&w->filter, &t);
 	} else {
-		kb_filter_add(&w->filter, d->key, d->len);
+		struct kb_hash h;
+
+		kb_hash_key(&w->filter.hkey, d->key, d->len, &h);
+		kb_filter_add_hash(&w->filter, &h);
 	}
 	kb_window_count(w, 1);
 	this_cpu_inc(att->stats->digested);
@@ -121,8 +125,9 @@ static unsigned int kb_hook(void *priv, struct sk_buff *skb,
 			    const struct nf_hook_state *state)
 {
 	struct kb_attach *att = priv;
-	u8 buf[KB_DIGEST_SPAN];
-	struct kb_digest d;
+	/* Filled before use: no zeroing per packet (INIT_STACK_ALL_ZERO). */
+	u8 buf[KB_DIGEST_SPAN] __uninitialized;
+	struct kb_digest d __uninitialized;
 	u32 cap, len, why;
 	const u8 *p;
 
@@ -141,7 +146,7 @@ static unsigned int kb_hook(void *priv, struct sk_buff *skb,
 	} else if (skb_is_gso(skb)) {
 		why = kb_record_gso(att, skb, p, cap, len);
 	} else {
-		why = kb_digest(p, cap, att->digest, &d);
+		why = kb_digest_packet(p, cap, att->digest, &d);
 		if (!why)
 			kb_record(att, &d);
 	}

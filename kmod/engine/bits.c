@@ -23,7 +23,7 @@ static u64 kb_bloom_mem(const struct kb_shape *s)
 	return BITS_TO_LONGS(s->m) * sizeof(unsigned long);
 }
 
-static bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h)
+bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h)
 {
 	struct kb_probe p;
 	bool fresh = false;

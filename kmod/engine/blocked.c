@@ -58,7 +58,7 @@ static inline u32 kb_blocked_y(const struct kb_hash *h)
 	return ((u32)(h->h2 >> 9) | 1) % KB_BLOCK_BITS;
 }
 
-static bool kb_blocked_add(struct kb_filter *f, const struct kb_hash *h)
+bool kb_blocked_add(struct kb_filter *f, const struct kb_hash *h)
 {
 	unsigned long *line = kb_blocked_line(f, h);
 	unsigned long mask[KB_BLOCK_WORDS];

@@ -21,6 +21,7 @@
 #include <linux/atomic.h>
 #include <linux/prefetch.h>
 #include <linux/seqlock.h>
+#include <linux/indirect_call_wrapper.h>
 
 /* Filter memory is charged to the caller's memcg. */
 static inline void *kb_zalloc_large(size_t size)

@@ -202,7 +202,7 @@ static bool kb_counting_add_min(struct kb_filter *f, const struct kb_hash *h)
 	}
 }
 
-static bool kb_counting_add(struct kb_filter *f, const struct kb_hash *h)
+bool kb_counting_add(struct kb_filter *f, const struct kb_hash *h)
 {
 	u32 max = kb_ctr_max(f);
 	struct kb_probe p;

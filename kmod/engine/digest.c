@@ -152,8 +152,8 @@ static u32 kb_ipv6_walk(const u8 *pkt, u32 avail, struct kb_l3 *l3)
  * Checks the network header and fills @l3. @total, when not 0, replaces the
  * length in the header (GSO packets). @walk: find the IPv6 upper protocol.
  */
-static u32 kb_parse(const u8 *pkt, u32 caplen, u32 total, bool walk,
-		    struct kb_l3 *l3)
+static __always_inline u32 kb_parse(const u8 *pkt, u32 caplen, u32 total,
+				    bool walk, struct kb_l3 *l3)
 {
 	u32 avail = kb_min_u32(caplen, KB_DIGEST_SPAN);
 
@@ -259,12 +259,18 @@ static const u8 *kb_dst(const u8 *pkt, const struct kb_l3 *l3)
 
 u32 kb_digest(const u8 *pkt, u32 caplen, u32 mode, struct kb_digest *out)
 {
+	memset(out, 0, sizeof(*out));
+	return kb_digest_packet(pkt, caplen, mode, out);
+}
+
+u32 kb_digest_packet(const u8 *pkt, u32 caplen, u32 mode,
+		     struct kb_digest *out)
+{
 	bool walk = mode == KBLOOM_DIGEST_FLOW || mode == KBLOOM_DIGEST_MULTI;
 	u32 alen, skip;
 	struct kb_l3 l3;
 	u8 ports[4];
 
-	memset(out, 0, sizeof(*out));
 	if (mode == KBLOOM_DIGEST_UNSPEC || mode > KBLOOM_DIGEST_MAX)
 		return KBLOOM_SKIP_MALFORMED;
 	skip = kb_parse(pkt, caplen, 0, walk, &l3);

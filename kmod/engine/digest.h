@@ -40,6 +40,14 @@ struct kb_digest {
  * corner cases the uapi formats leave open.
  */
 u32 kb_digest(const u8 *pkt, u32 caplen, u32 mode, struct kb_digest *out);
+/*
+ * The same for the packet path, without zeroing @out first: on
+ * KBLOOM_SKIP_NONE only @out->len, @out->key[0, len) and (MULTI) the
+ * dimensions are written, which is all a recorder reads; on a skip @out
+ * holds nothing useful.
+ */
+u32 kb_digest_packet(const u8 *pkt, u32 caplen, u32 mode,
+		     struct kb_digest *out);
 
 /*
  * Digest of segment @seg (0-based) of a TCP GSO packet: what the segment

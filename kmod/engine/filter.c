@@ -131,7 +131,8 @@ bool kb_filter_is_multi(const struct kb_filter *f)
 
 bool kb_filter_add_hash(struct kb_filter *f, const struct kb_hash *h)
 {
-	return f->ops->add(f, h);
+	return INDIRECT_CALL_3(f->ops->add, kb_blocked_add, kb_bloom_add,
+			       kb_counting_add, f, h);
 }
 
 bool kb_filter_test_hash(const struct kb_filter *f, const struct kb_hash *h)

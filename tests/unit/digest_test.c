@@ -1118,6 +1118,32 @@ TEST(gso_not_tcp)
 
 /* ---- robustness ---- */
 
+/* @len random bytes, mostly a plausible IPv4 or IPv6 header. */
+static void random_packet(struct kb_rng *r, u8 *buf, u32 len)
+{
+	kb_rng_bytes(r, buf, len);
+	if (len >= 8 && kb_rng_below(r, 4)) {
+		bool v6 = kb_rng_below(r, 2);
+
+		buf[0] = v6 ? 0x60 | (buf[0] & 0xf) :
+			 0x45 + kb_rng_below(r, 3);
+		if (v6) {
+			static const u8 nh[] = { 0, 6, 17, 43, 44,
+						 51, 58, 60 };
+
+			buf[4] = 0;
+			buf[5] = kb_rng_below(r, 200);
+			buf[6] = nh[kb_rng_below(r, sizeof(nh))];
+		} else {
+			buf[2] = 0;
+			buf[3] = kb_rng_below(r, 200);
+			buf[6] &= kb_rng_below(r, 2) ? 0x40 : 0xff;
+			buf[7] &= kb_rng_below(r, 2) ? 0 : 0xff;
+			buf[9] = kb_rng_below(r, 2) ? 6 : 17;
+		}
+	}
+}
+
 /*
  * Random packets (mostly plausible IPv4/IPv6 headers) at random capture
  * lengths: no read past caplen (ASan), digests within bounds, and a digest
@@ -1134,27 +1160,7 @@ TEST(random_packets)
 		u32 len = kb_rng_below(&r, sizeof(buf) + 1);
 		u32 cut = kb_rng_below(&r, len + 1);
 
-		kb_rng_bytes(&r, buf, len);
-		if (len >= 8 && kb_rng_below(&r, 4)) {
-			bool v6 = kb_rng_below(&r, 2);
-
-			buf[0] = v6 ? 0x60 | (buf[0] & 0xf) :
-				 0x45 + kb_rng_below(&r, 3);
-			if (v6) {
-				static const u8 nh[] = { 0, 6, 17, 43, 44,
-							 51, 58, 60 };
-
-				buf[4] = 0;
-				buf[5] = kb_rng_below(&r, 200);
-				buf[6] = nh[kb_rng_below(&r, sizeof(nh))];
-			} else {
-				buf[2] = 0;
-				buf[3] = kb_rng_below(&r, 200);
-				buf[6] &= kb_rng_below(&r, 2) ? 0x40 : 0xff;
-				buf[7] &= kb_rng_below(&r, 2) ? 0 : 0xff;
-				buf[9] = kb_rng_below(&r, 2) ? 6 : 17;
-			}
-		}
+		random_packet(&r, buf, len);
 		for (i = 0; i < ARRAY_SIZE(all_modes); i++) {
 			struct kb_digest a, b;
 			u32 ra = digest(buf, cut, all_modes[i], &a);
@@ -1186,6 +1192,51 @@ TEST(random_packets)
 			ASSERT_LE(rr, KBLOOM_SKIP_MAX);
 			ASSERT_LE(d.len, KB_DIGEST_LEN_MAX);
 		}
+	}
+}
+
+/*
+ * The packet path's digest writes no more than it promises and needs no
+ * zeroed output: into a struct full of junk it gives kb_digest()'s result,
+ * length, key bytes and (MULTI) dimensions.
+ */
+TEST(packet_digest_needs_no_zeroed_output)
+{
+	static u8 buf[256];
+	struct kb_rng r;
+	u32 iter, i, compared[ARRAY_SIZE(all_modes)] = { 0 };
+
+	kb_rng_seed(&r, 7);
+	for (iter = 0; iter < 20000; iter++) {
+		u32 len = kb_rng_below(&r, sizeof(buf) + 1);
+
+		random_packet(&r, buf, len);
+		for (i = 0; i < ARRAY_SIZE(all_modes); i++) {
+			struct kb_digest want, got;
+			u32 rw = kb_digest(buf, len, all_modes[i], &want);
+			u32 rg;
+
+			memset(&got, 0xa5, sizeof(got));
+			rg = kb_digest_packet(buf, len, all_modes[i], &got);
+			ASSERT_EQ(rw, rg);
+			if (rg)
+				continue;
+			compared[i]++;
+			ASSERT_EQ(want.len, got.len);
+			ASSERT_EQ(0, memcmp(want.key, got.key, got.len));
+			if (all_modes[i] == MULTI) {
+				ASSERT_EQ(0, memcmp(want.dim_off, got.dim_off,
+						    sizeof(got.dim_off)));
+				ASSERT_EQ(0, memcmp(want.dim_len, got.dim_len,
+						    sizeof(got.dim_len)));
+			}
+		}
+	}
+	/* Every mode digested a good share of them. */
+	for (i = 0; i < ARRAY_SIZE(all_modes); i++) {
+		kb_diag("mode %u: %u digests compared", all_modes[i],
+			compared[i]);
+		ASSERT_LT(2000, compared[i]);
 	}
 }
 

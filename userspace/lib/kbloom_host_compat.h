@@ -24,6 +24,15 @@ typedef uint64_t u64;
 #define BITS_TO_LONGS(nr)	(((nr) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
+/* The kernel's direct-call shortcut (linux/indirect_call_wrapper.h). */
+#define INDIRECT_CALL_1(f, f1, ...)					\
+	(likely((f) == (f1)) ? (f1)(__VA_ARGS__) : (f)(__VA_ARGS__))
+#define INDIRECT_CALL_2(f, f2, f1, ...)					\
+	(likely((f) == (f2)) ? (f2)(__VA_ARGS__) :			\
+	 INDIRECT_CALL_1(f, f1, __VA_ARGS__))
+#define INDIRECT_CALL_3(f, f3, f2, f1, ...)				\
+	(likely((f) == (f3)) ? (f3)(__VA_ARGS__) :			\
+	 INDIRECT_CALL_2(f, f2, f1, __VA_ARGS__))
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
