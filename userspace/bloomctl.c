@@ -230,7 +230,7 @@ static const struct command commands[] = {
 		"counter at its maximum stays there), or its d-left cell's count. A key\n"
 		"that is certainly absent is an error naming it (exit 2), and its\n"
 		"message changes nothing: the kernel puts back the keys of that message\n"
-		"deleted before it. Keys go in messages of up to 32 KiB (thousands of\n"
+		"deleted before it. Keys go in messages of up to 60 KiB (thousands of\n"
 		"short keys); when a later message fails, the keys of the earlier ones\n"
 		"stay deleted and the error says how many. With -f, reads one key a\n"
 		"line from FILE ('-' for standard input), as add. Delete only keys that\n"

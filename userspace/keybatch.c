@@ -23,6 +23,7 @@ void keybatch_init(struct keybatch *b, struct kb_nl *nl, uint8_t cmd,
 static void batch_start(struct keybatch *b)
 {
 	b->msg = kb_nl_msg(b->nl, b->cmd, 0, KB_MSG_SIZE_KEYS);
+	b->hdr = nlmsg_hdr(b->msg);
 	kb_put_name(b->msg, b->name);
 	b->nest = nla_nest_start(b->msg, KBLOOM_A_KEYS | NLA_F_NESTED);
 	if (!b->nest) {
@@ -207,6 +208,7 @@ static int pipe_send(struct keybatch *b)
 	if (r)
 		return r;
 	SWAP(b->msg, sb->msg);		/* sb->msg was NULL: sent and freed */
+	SWAP(b->hdr, sb->hdr);
 	SWAP(b->nest, sb->nest);
 	SWAP(b->nkeys, sb->nkeys);
 	SWAP(b->labels, sb->labels);
@@ -302,7 +304,7 @@ static int make_room(struct keybatch *b, size_t size)
 	int r;
 
 	if (b->msg && b->nkeys &&
-	    nlmsg_hdr(b->msg)->nlmsg_len + size > KB_MSG_SIZE_KEYS) {
+	    b->hdr->nlmsg_len + size > KB_MSG_SIZE_KEYS) {
 		r = send_full(b);
 		if (r)
 			return r;
@@ -335,19 +337,20 @@ static void add_label(struct keybatch *b, const char *label, size_t label_len)
  * it (nlmsg_len is the tail) without its per-call cost, which was a sixth
  * of a bulk load. make_room() has checked that it fits.
  */
-static void put_key(struct nl_msg *msg, const uint8_t *key, size_t len)
+static void put_key(struct nlmsghdr *h, const uint8_t *key, size_t len)
 {
-	struct nlmsghdr *h = nlmsg_hdr(msg);
 	size_t total = NLA_ALIGN(NLA_HDRLEN + len);
 	char *tail = (char *)h + NLMSG_ALIGN(h->nlmsg_len);
 	struct nlattr a = {
 		.nla_len = NLA_HDRLEN + len,
 		.nla_type = KBLOOM_KEYS_A_KEY,
 	};
+	uint32_t zero = 0;
 
+	/* The padding (0-3 bytes) zeroed first; the key then overwrites. */
+	memcpy(tail + total - sizeof(zero), &zero, sizeof(zero));
 	memcpy(tail, &a, sizeof(a));
 	memcpy(tail + NLA_HDRLEN, key, len);
-	memset(tail + NLA_HDRLEN + len, 0, total - NLA_HDRLEN - len);
 	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + total;
 }
 
@@ -358,7 +361,7 @@ int keybatch_add(struct keybatch *b, const uint8_t *key, size_t len,
 
 	if (r)
 		return r;
-	put_key(b->msg, key, len);
+	put_key(b->hdr, key, len);
 	add_label(b, label, label_len);
 	return 0;
 }

@@ -42,6 +42,7 @@ struct keybatch {
 	kb_reply_fn reply;
 
 	struct nl_msg *msg;	/* message being filled, or NULL */
+	struct nlmsghdr *hdr;	/* msg's header (its buffer never moves) */
 	struct nlattr *nest;
 	uint32_t nkeys;		/* keys in msg */
 	uint64_t sent;		/* keys sent and answered so far */

@@ -205,7 +205,7 @@ int kb_nl_open(struct kb_nl *nl, const char *netns)
 	fd = nl_socket_get_fd(nl->sk);
 	/* Best effort: an old kernel just gives no extack text. */
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	/* Errors need not echo our (up to 32 KiB) request back. */
+	/* Errors need not echo our (up to 60 KiB) request back. */
 	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	nl_socket_set_buffer_size(nl->sk, KB_SOCK_BUF, KB_SOCK_BUF);
 	nl_socket_enable_msg_peek(nl->sk);

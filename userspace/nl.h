@@ -17,8 +17,11 @@
 
 #include "../kmod/uapi/kbloom.h"
 
-/* Requests carrying keys stay below this many bytes (nlmsg_alloc_size). */
-#define KB_MSG_SIZE_KEYS	(32 * 1024)
+/*
+ * Requests carrying keys stay below this many bytes (nlmsg_alloc_size):
+ * KEYS is one attribute, and an attribute's length is 16 bits.
+ */
+#define KB_MSG_SIZE_KEYS	(60 * 1024)
 /* A dump interrupted by a concurrent change is retried this many times. */
 #define KB_DUMP_TRIES		5
 

@@ -124,11 +124,6 @@ bool kb_filter_can_count(const struct kb_filter *f)
 	return f->ops->count;
 }
 
-bool kb_filter_is_multi(const struct kb_filter *f)
-{
-	return f->s.type == KBLOOM_TYPE_MULTI;
-}
-
 bool kb_filter_add_hash(struct kb_filter *f, const struct kb_hash *h)
 {
 	return INDIRECT_CALL_3(f->ops->add, kb_blocked_add, kb_bloom_add,

@@ -101,7 +101,11 @@ void kb_filter_free(struct kb_filter *f);
 /* Type capabilities. */
 bool kb_filter_can_delete(const struct kb_filter *f);
 bool kb_filter_can_count(const struct kb_filter *f);
-bool kb_filter_is_multi(const struct kb_filter *f);
+/* Inline: asked once per key of every request. */
+static inline bool kb_filter_is_multi(const struct kb_filter *f)
+{
+	return f->s.type == KBLOOM_TYPE_MULTI;
+}
 
 /*
  * Single keys (every type but multi). add returns true when the key was

@@ -369,4 +369,45 @@ TEST(tuple_value_lengths)
 	free(s);
 }
 
+/*
+ * Every byte value at every position of a 26-digit key (three 8-digit
+ * words of the fast decoder and a 2-digit tail): hex digits in either
+ * case decode to their value, anything else is refused and named.
+ */
+TEST(hex_every_byte_everywhere)
+{
+	static const char base[] = "0x0123456789abcdefABCDEF0011";
+	size_t outlen, bad, pos, n = strlen(base);
+	uint8_t out[KBLOOM_KEY_MAX], want[KBLOOM_KEY_MAX];
+	char s[sizeof(base)];
+	unsigned int c, i, v;
+
+	for (pos = 2; pos < n; pos++) {
+		for (c = 0; c < 256; c++) {
+			bool hex = (c >= '0' && c <= '9') ||
+				   (c >= 'a' && c <= 'f') ||
+				   (c >= 'A' && c <= 'F');
+
+			memcpy(s, base, sizeof(base));
+			s[pos] = (char)c;
+			bad = 0;
+			if (!hex) {
+				ASSERT_EQ(KP_HEX_DIGIT,
+					  key_parse(s, n, out, &outlen, &bad));
+				ASSERT_EQ(pos, bad);
+				continue;
+			}
+			ASSERT_EQ(KP_OK, key_parse(s, n, out, &outlen, &bad));
+			ASSERT_EQ((n - 2) / 2, outlen);
+			for (i = 0; i < outlen; i++) {
+				char pair[3] = { s[2 + 2 * i], s[3 + 2 * i] };
+
+				ASSERT_EQ(1, sscanf(pair, "%2x", &v));
+				want[i] = (uint8_t)v;
+			}
+			ASSERT_EQ(0, memcmp(want, out, outlen));
+		}
+	}
+}
+
 TEST_HARNESS_MAIN
