@@ -236,11 +236,11 @@ print(int(total * 1000))' $T/trace)
 	[ "${kns:-0}" -gt 0 ] || die "no kb_add_keys time traced"
 	row load in-kernel "$1" $((KEYS * 1000000000 / kns))
 }
-for ((r = 1; r <= rounds; r++)); do
-	bulk "$r"
-done
+# One round: in a 5-round run the 4th stalled once after its add -f (both
+# vCPUs busy for minutes; 6 rounds alone did not), so no more than before.
+bulk 1
 $bc test load -f "$tmp/keys" >/dev/null || die "a bulk-loaded key is absent"
-ok 0 "bulk load: $ONEKEYS keys one process each, $KEYS by add -f ($rounds round(s)), in-kernel time traced; all present"
+ok 0 "bulk load: $ONEKEYS keys one process each, $KEYS by add -f, in-kernel time traced; all present"
 
 # ---- 4.: lookups, batched over netlink vs BPF_PROG_TEST_RUN
 t0=$(now)
