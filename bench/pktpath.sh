@@ -211,20 +211,20 @@ head -n "$ONEKEYS" "$tmp/keys" | while read -r key; do $bc add load "$key" || ex
 t1=$(now)
 row load per-process 1 $((ONEKEYS * 1000000000 / (t1 - t0)))
 T=/sys/kernel/tracing
-# bulk ROUND: add -f of every key, timed whole, and the kernel's share
-bulk() {
-	$bc clear load || die "clear load"
-	echo 0 >$T/tracing_on; echo nop >$T/current_tracer; : >$T/trace
-	echo kb_add_keys >$T/set_ftrace_filter || die "ftrace filter kb_add_keys"
-	echo function_graph >$T/current_tracer; echo 1 >$T/tracing_on
-	t0=$(now)
-	$bc add load -f "$tmp/keys" || die "bloomctl add -f"
-	t1=$(now)
-	echo 0 >$T/tracing_on
-	row load batch "$1" $((KEYS * 1000000000 / (t1 - t0)))
-	# function_graph: "CPU) [!#] DURATION us | kb_add_keys [kbloom]();" (or
-	# "} /* kb_add_keys [kbloom] */" closing a call with children)
-	kns=$(python3 -S -c '
+# One round (a 5-round run once stalled in its 4th, after its add -f:
+# both vCPUs busy for minutes; 6 rounds alone did not).
+$bc clear load || die "clear load"
+echo 0 >$T/tracing_on; echo nop >$T/current_tracer; : >$T/trace
+echo kb_add_keys >$T/set_ftrace_filter || die "ftrace filter kb_add_keys"
+echo function_graph >$T/current_tracer; echo 1 >$T/tracing_on
+t0=$(now)
+$bc add load -f "$tmp/keys" || die "bloomctl add -f"
+t1=$(now)
+echo 0 >$T/tracing_on
+row load batch 1 $((KEYS * 1000000000 / (t1 - t0)))
+# function_graph: "CPU) [!#] DURATION us | kb_add_keys [kbloom]();" (or
+# "} /* kb_add_keys [kbloom] */" closing a call with children)
+kns=$(python3 -S -c '
 import re, sys
 total = 0.0
 for line in open(sys.argv[1]):
@@ -232,13 +232,9 @@ for line in open(sys.argv[1]):
     if m:
         total += float(m.group(1))
 print(int(total * 1000))' $T/trace)
-	echo nop >$T/current_tracer; echo >$T/set_ftrace_filter
-	[ "${kns:-0}" -gt 0 ] || die "no kb_add_keys time traced"
-	row load in-kernel "$1" $((KEYS * 1000000000 / kns))
-}
-# One round: in a 5-round run the 4th stalled once after its add -f (both
-# vCPUs busy for minutes; 6 rounds alone did not), so no more than before.
-bulk 1
+echo nop >$T/current_tracer; echo >$T/set_ftrace_filter
+[ "${kns:-0}" -gt 0 ] || die "no kb_add_keys time traced"
+row load in-kernel 1 $((KEYS * 1000000000 / kns))
 $bc test load -f "$tmp/keys" >/dev/null || die "a bulk-loaded key is absent"
 ok 0 "bulk load: $ONEKEYS keys one process each, $KEYS by add -f, in-kernel time traced; all present"
 

@@ -87,10 +87,7 @@ static __always_inline void kb_record(struct kb_attach *att,
 		}
 		kb_filter_add_tuple(&w->filter, &t);
 	} else {
-		struct kb_hash h;
-
-		kb_hash_key(&w->filter.hkey, d->key, d->len, &h);
-		kb_filter_add_hash(&w->filter, &h);
+		kb_filter_add(&w->filter, d->key, d->len);
 	}
 	kb_window_count(w, 1);
 	this_cpu_inc(att->stats->digested);

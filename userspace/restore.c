@@ -5,11 +5,10 @@
  * that table; a scalable filter or dcf comes back with its saved layout:
  * the same slices, the same overflow vector width). The whole file is
  * verified first (CRCs, header, the cell size the engine computes for
- * its shape), so nothing of a bad file
- * reaches the kernel; then CREATE with FLAGS LOAD (the filter stays
- * hidden and reserved for this socket), IMPORT of the cells in order,
- * and IMPORT FLAGS LOADED once the file has been read again to its
- * verified end.
+ * its shape), so nothing of a bad file reaches the kernel; then CREATE
+ * with FLAGS LOAD (the filter stays hidden and reserved for this socket),
+ * IMPORT of the cells in order, and IMPORT FLAGS LOADED once the file
+ * has been read again to its verified end.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -124,10 +124,19 @@ bool kb_filter_can_count(const struct kb_filter *f)
 	return f->ops->count;
 }
 
-bool kb_filter_add_hash(struct kb_filter *f, const struct kb_hash *h)
+/*
+ * Every add goes through here: the types the packet path records into are
+ * called directly, an indirect call pays a retpoline per key.
+ */
+static __always_inline bool kb_add(struct kb_filter *f, const struct kb_hash *h)
 {
 	return INDIRECT_CALL_3(f->ops->add, kb_blocked_add, kb_bloom_add,
 			       kb_counting_add, f, h);
+}
+
+bool kb_filter_add_hash(struct kb_filter *f, const struct kb_hash *h)
+{
+	return kb_add(f, h);
 }
 
 bool kb_filter_test_hash(const struct kb_filter *f, const struct kb_hash *h)
@@ -167,7 +176,7 @@ void kb_filter_add_many(struct kb_filter *f, const struct kb_hash *h, u32 n)
 		kb_prefetch_key(f, h, i, n);
 	for (i = 0; i < n; i++) {
 		kb_prefetch_key(f, h, i + KB_PREFETCH_AHEAD, n);
-		f->ops->add(f, &h[i]);
+		kb_add(f, &h[i]);
 	}
 }
 
@@ -189,7 +198,7 @@ bool kb_filter_add(struct kb_filter *f, const void *key, size_t len)
 	struct kb_hash h;
 
 	kb_hash_key(&f->hkey, key, len, &h);
-	return kb_filter_add_hash(f, &h);
+	return kb_add(f, &h);
 }
 
 bool kb_filter_test(const struct kb_filter *f, const void *key, size_t len)

@@ -50,10 +50,7 @@ extern const struct kb_type_ops kb_stable_ops;
 extern const struct kb_type_ops kb_scalable_ops;
 extern const struct kb_type_ops kb_dcf_ops;
 
-/*
- * The adds of the types the packet path records into, called directly
- * (filter.c): an indirect call through ops pays a retpoline per packet.
- */
+/* The adds filter.c calls directly (kb_add). */
 bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h);
 bool kb_blocked_add(struct kb_filter *f, const struct kb_hash *h);
 bool kb_counting_add(struct kb_filter *f, const struct kb_hash *h);
