@@ -6,19 +6,17 @@
  * mod 512. y is odd, so the k <= 32 probes of a key are distinct.
  *
  * One cache miss per add or test, and no branch on the bits: a test checks
- * all k probes without an early exit; an add builds one mask per word of
- * the line and writes (atomically) only the words that still miss some of
- * their bits.
+ * all k probes without an early exit; an add (blocked.h) builds one mask
+ * per word of the line and writes (atomically) only the words that still
+ * miss some of their bits.
  *
  * The false positive rate is not that of a plain filter of m bits: blocks
  * receive Binomial(n, 1/nblocks) keys, and the crowded ones dominate.
  *
  * Fill counts, merges and union counts are those of every bit array.
  */
+#include "blocked.h"
 #include "types.h"
-
-#define KB_BLOCK_BITS	512
-#define KB_BLOCK_WORDS	(KB_BLOCK_BITS / BITS_PER_LONG)
 
 static enum kb_shape_error kb_blocked_check(const struct kb_shape *s)
 {
@@ -40,57 +38,10 @@ static void kb_blocked_setup(struct kb_filter *f)
 	f->nblocks = f->s.m / KB_BLOCK_BITS;
 }
 
-/* The key's line: block h1 * nblocks >> 64 (cache-line aligned memory). */
-static inline unsigned long *kb_blocked_line(const struct kb_filter *f,
-					     const struct kb_hash *h)
+/* The ops' entry; kb_filter_add*() inline __kb_blocked_add() instead. */
+static bool kb_blocked_add(struct kb_filter *f, const struct kb_hash *h)
 {
-	return f->mem + kb_reduce(h->h1, f->nblocks) * KB_BLOCK_WORDS;
-}
-
-/* First probe and (odd) step inside the line. */
-static inline u32 kb_blocked_x(const struct kb_hash *h)
-{
-	return h->h2 % KB_BLOCK_BITS;
-}
-
-static inline u32 kb_blocked_y(const struct kb_hash *h)
-{
-	return ((u32)(h->h2 >> 9) | 1) % KB_BLOCK_BITS;
-}
-
-bool kb_blocked_add(struct kb_filter *f, const struct kb_hash *h)
-{
-	unsigned long *line = kb_blocked_line(f, h);
-	unsigned long mask[KB_BLOCK_WORDS];
-	u32 x = kb_blocked_x(h), y = kb_blocked_y(h), i, w;
-	bool fresh = false;
-
-#if KB_BLOCK_WORDS == 8
-	/* Plain stores: compilers turn a zeroing loop into a slow rep stos. */
-	mask[0] = 0;
-	mask[1] = 0;
-	mask[2] = 0;
-	mask[3] = 0;
-	mask[4] = 0;
-	mask[5] = 0;
-	mask[6] = 0;
-	mask[7] = 0;
-#else
-	for (w = 0; w < KB_BLOCK_WORDS; w++)
-		mask[w] = 0;
-#endif
-	for (i = 0; i < f->s.k; i++) {
-		mask[x / BITS_PER_LONG] |= 1UL << (x % BITS_PER_LONG);
-		x = (x + y) % KB_BLOCK_BITS;
-	}
-	for (w = 0; w < KB_BLOCK_WORDS; w++) {
-		/* Read first: a word already complete costs no locked write. */
-		if (mask[w] & ~READ_ONCE(line[w])) {
-			atomic_long_or(mask[w], (atomic_long_t *)&line[w]);
-			fresh = true;
-		}
-	}
-	return fresh;
+	return __kb_blocked_add(f, h);
 }
 
 /*

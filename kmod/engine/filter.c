@@ -4,6 +4,7 @@
  * filter types (types.h), plus the multi-attribute filter, which is DIMS
  * bloom sub-filters side by side in one allocation.
  */
+#include "blocked.h"
 #include "types.h"
 
 #ifndef __KERNEL__
@@ -125,13 +126,15 @@ bool kb_filter_can_count(const struct kb_filter *f)
 }
 
 /*
- * Every add goes through here: the types the packet path records into are
- * called directly, an indirect call pays a retpoline per key.
+ * Every add goes through here. The types the packet path records into go
+ * without an indirect call (a retpoline per key), blocked without a call.
  */
 static __always_inline bool kb_add(struct kb_filter *f, const struct kb_hash *h)
 {
-	return INDIRECT_CALL_3(f->ops->add, kb_blocked_add, kb_bloom_add,
-			       kb_counting_add, f, h);
+	if (likely(f->ops == &kb_blocked_ops))
+		return __kb_blocked_add(f, h);
+	return INDIRECT_CALL_2(f->ops->add, kb_bloom_add, kb_counting_add, f,
+			       h);
 }
 
 bool kb_filter_add_hash(struct kb_filter *f, const struct kb_hash *h)

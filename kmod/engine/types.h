@@ -50,9 +50,8 @@ extern const struct kb_type_ops kb_stable_ops;
 extern const struct kb_type_ops kb_scalable_ops;
 extern const struct kb_type_ops kb_dcf_ops;
 
-/* The adds filter.c calls directly (kb_add). */
+/* The adds filter.c calls directly (kb_add); blocked's is inline. */
 bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h);
-bool kb_blocked_add(struct kb_filter *f, const struct kb_hash *h);
 bool kb_counting_add(struct kb_filter *f, const struct kb_hash *h);
 
 /* Zeroes @nwords words in chunks, rescheduling between them (filter.c). */

@@ -217,6 +217,55 @@ TEST(probes_in_one_line)
 }
 
 /*
+ * An add writes the probes a key still misses and nothing else, and says
+ * so: with all of its probes but one set, it sets exactly that one and
+ * returns true, whichever word of the line the missing one is in; with all
+ * set it returns false and changes nothing.
+ */
+TEST(add_sets_only_missing_probes)
+{
+	static const u32 ks[] = { 1, 2, 7, 8, 9, 32 };
+	u64 pos[KBLOOM_HASHES_MAX], key, other[8];
+	struct kb_filter f;
+	struct kb_hash h;
+	size_t ki;
+	u32 i, j;
+
+	for (ki = 0; ki < ARRAY_SIZE(ks); ki++) {
+		u32 k = ks[ki];
+
+		ASSERT_EQ(0, binit(&f, 512 * 64, k, key_a));
+		for (key = 0; key < 50; key++) {
+			kb_hash_key(&f.hkey, &key, sizeof(key), &h);
+			for (i = 0; i < k; i++)
+				pos[i] = ref_pos(h.h1, f.s.m, i);
+			for (i = 0; i <= k; i++) {
+				u64 line = pos[0] / 512;
+
+				/* The line's other bits set, so none is taken for a probe. */
+				kb_filter_clear(&f);
+				memset(&f.mem[line * 8], 0xff, 64);
+				for (j = 0; j < k; j++)
+					if (j == i)
+						f.mem[pos[j] / 64] &= ~(1UL << (pos[j] % 64));
+				memcpy(other, &f.mem[line * 8], sizeof(other));
+				EXPECT_EQ(i < k, kb_filter_add(&f, &key, sizeof(key))) {
+					TH_LOG("k=%u key %llu probe %u missing", k,
+					       (unsigned long long)key, i);
+				}
+				if (i < k)
+					other[pos[i] / 64 % 8] |= 1UL << (pos[i] % 64);
+				ASSERT_EQ(0, memcmp(other, &f.mem[line * 8],
+						    sizeof(other)));
+				ASSERT_EQ(512, fill_of(&f));
+			}
+		}
+		kb_filter_free(&f);
+	}
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
  * The engine's bit array equals a bitmap built from the ABI definition
  * for many keys and shapes: what bloomctl needs to compute positions
  * offline.

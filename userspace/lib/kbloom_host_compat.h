@@ -92,6 +92,12 @@ static inline unsigned long hweight_long(unsigned long w)
 	return __builtin_popcountl(w);
 }
 
+/* The lowest set bit of a nonzero word. */
+static inline unsigned long __ffs(unsigned long w)
+{
+	return __builtin_ctzl(w);
+}
+
 /*
  * Compare-and-exchange on a 32-bit cell word; returns the value found.
  * Fully ordered, as the kernel's cmpxchg() is.
