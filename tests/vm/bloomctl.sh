@@ -72,11 +72,12 @@ fi
 # -f FILE is pipelined: a thread sends each full message (about 5100 keys
 # of 12 bytes on the wire here) while the next is parsed. Answers must still come back one a
 # key, in the file's order, and an error in a later message must name its
-# key and stop what follows.
+# key and stop what follows. Their filters have a fixed hash key, so a
+# false positive or a collision is the same in every run.
+fixed_key=000102030405060708090a0b0c0d0e0f
 ordered_answers() {
 	local i
-	# A fixed hash key: the exact counts below never meet a collision.
-	$bc create cnt counting bits 1048576 hashes 3 counter-bits 8 key 000102030405060708090a0b0c0d0e0f &&
+	$bc create cnt counting bits 1048576 hashes 3 counter-bits 8 key $fixed_key &&
 	seq -f 'ord-%g' 1 18000 > "$tmp/ord" &&
 	for i in 1 2 3; do $bc add cnt -f "$tmp/ord" || return 1; done &&
 	$bc test cnt -f "$tmp/ord" | head -n 18000 | sed 's/ present$//' | cmp - "$tmp/ord" &&
@@ -102,9 +103,8 @@ check "del -f: a refused key in a later message is named; earlier messages stay 
 bad_line_later() {
 	local rc=0
 	# 'after' absent must mean not added: at 18000 keys in 2^22 bits, k 3,
-	# a false positive has p = 2e-6 (65536 bits gave 0.1), and the fixed
-	# hash key makes the answer the same in every run.
-	$bc create late bloom bits 4194304 hashes 3 key 000102030405060708090a0b0c0d0e0f &&
+	# a false positive has p = 2e-6 (65536 bits gave 0.1).
+	$bc create late bloom bits 4194304 hashes 3 key $fixed_key &&
 	(cat "$tmp/ord"; echo 0xZZ; echo after) > "$tmp/late" &&
 	expect 2 "bloomctl: invalid key at *late:18001 '0xZZ': 'Z' is not a hex digit" \
 		$bc add late -f "$tmp/late" &&
