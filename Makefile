@@ -14,7 +14,7 @@ VM_KDIR := /lib/modules/$(KVER)/build
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) $(VM_KDIR))
 
 KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h kmod/engine/*.c kmod/engine/*.h)) \
-	kmod/uapi/kbloom.h
+	kmod/uapi/kbloom.h bench/kadd/addbench.c
 
 all: kmod userspace
 

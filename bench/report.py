@@ -146,8 +146,8 @@ def main():
             w(f"| {cfg} | {fmt_rate(v)} | {fmt_ratio(per) if per else '–'} | "
               f"{fmt_ratio(ink) if ink else '–'} |")
         w("\n`per-process`: one `bloomctl add NAME KEY` per key; `batch`: `bloomctl add")
-        w("NAME -f FILE`; `in-kernel`: the same keys over the time the kernel spent in")
-        w("`kb_add_keys` (hashing and setting bits), from ftrace's function_graph.")
+        w("NAME -f FILE`; `in-kernel`: the same keys hashed and added inside the kernel,")
+        w("32 at a time as the ADD handler does, by `bench/kadd/kb_addbench.ko`.")
         w("Targets: batch ≥ 10× per-process, and within 3× of in-kernel.\n")
 
     look = rows.get("lookup", {})
