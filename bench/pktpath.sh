@@ -149,6 +149,12 @@ recorded() {
 	esac
 }
 
+# pktgen draws each packet's random source address and port with
+# get_random_u32(), which until the kernel's random pool is initialised
+# takes a slow path: a third of the rate here, until the first process to
+# call getrandom() (python3, in round 1) had the kernel make the pool
+# ready. A blocking read of /dev/random does that now.
+head -c 1 /dev/random >/dev/null || die "cannot read /dev/random"
 # A first run warms caches and the allocator; it is not counted.
 pg pgctrl start
 pgdev 0 kbp1 "$PKTS"
