@@ -112,12 +112,14 @@ cancel:
 /*
  * cb->args[0]: 0 before the first message, then 1; [1]: the window ID;
  * [2]: the next cell byte; [3]: the layout (kb_filter_layout()) the head
- * described. The window is looked up again on every call, under RCU, so
- * a rotation that drops it is seen (ESTALE) and a table is never read
- * while it is being emptied. A filter that grows is read under its grow
- * lock, so no slice is made and no OFV replaced (and freed) while cells
- * are copied; between calls it may grow: the layout is compared on every
- * call, and a change ends the dump with EAGAIN, never a mixed image.
+ * described; [4] and [5]: the filter's serial and generation then. The
+ * window is looked up again on every call, under RCU, so a rotation that
+ * drops it is seen (ESTALE) and a table is never read while it is being
+ * emptied. A filter that grows is read under its grow lock, so no slice
+ * is made and no OFV replaced (and freed) while cells are copied; between
+ * calls it may grow, be cleared or merged into, or be destroyed and made
+ * again under its name: layout, generation and serial are compared on
+ * every call, and a change ends the dump with EAGAIN, never a mixed image.
  */
 int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -138,6 +140,16 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 	if (!obj || kb_loading(obj)) {
 		NL_SET_ERR_MSG(cb->extack, "no filter of that name in this namespace");
 		err = -ENOENT;
+		goto out;
+	}
+	if (!cb->args[0]) {
+		cb->args[4] = obj->serial;
+		cb->args[5] = obj->generation;
+	} else if (obj->serial != cb->args[4] ||
+		   obj->generation != cb->args[5]) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "the filter was cleared, merged into or made anew during the export: export again");
+		err = -EAGAIN;
 		goto out;
 	}
 	grows = kb_grows(kb_ring_shape(&obj->ring));

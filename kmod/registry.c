@@ -269,6 +269,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	obj->capacity = args->capacity;
 	obj->loader = args->loader;
 	obj->generation = 1;
+	obj->serial = ++kn->serials;
 	write_pnet(&obj->net, args->net);
 	obj->ring.rotated = kb_obj_rotated;
 	list_add_tail_rcu(&obj->node, &kn->filters);

@@ -40,6 +40,9 @@ struct kb_obj {
 	char name[KBLOOM_NAME_MAX];
 	u64 capacity;			/* as given at create, for show */
 	u64 generation;			/* under kb_net.lock */
+	u64 serial;			/* this filter, never a later one of
+					 * its name (kb_net.serials)
+					 */
 	u64 charged;			/* bytes charged to the memory limit;
 					 * grows under grow_lock (scalable)
 					 */
@@ -63,6 +66,7 @@ struct kb_net {
 	struct list_head filters;
 	unsigned int nfilters;
 	unsigned int dump_gen;		/* bumped on create/destroy */
+	u64 serials;			/* filters ever created here */
 	atomic64_t mem_used;		/* bytes charged by this netns */
 };
 

@@ -150,7 +150,11 @@
  *	x86-64 kernels kbloom is built for). ENOENT when no retained window has
  *	that ID; ESTALE when the window is dropped by a rotation during the
  *	export. The current window is exported while it takes inserts: every
- *	key added before the export began is in what it returns.
+ *	key added before the export began is in what it returns. A CLEAR, a
+ *	MERGE into the filter, or the filter destroyed and created again
+ *	under its name between two messages of the dump ends it with EAGAIN
+ *	("the filter was cleared, merged into or made anew during the
+ *	export"): the cells so far belong to another image.
  *	Types that grow: the cells of a scalable filter are every slice's
  *	bits, slice 0 first, each slice's BITS / 8 bytes (the head's
  *	SLICE_LIST gives each slice's BITS, HASHES, CAPACITY, KEYS and which
@@ -568,7 +572,7 @@ enum kbloom_attr {
 	KBLOOM_A_RESULT,	/* binary, reply: presence bitmap */
 	KBLOOM_A_MEMORY,	/* u64, reply: bytes of kernel memory */
 	KBLOOM_A_FILL,		/* u64, reply: cells set */
-	KBLOOM_A_GENERATION,	/* u64, reply: bumped on create/clear */
+	KBLOOM_A_GENERATION,	/* u64, reply: 1, +1 per CLEAR, MERGE into, IMPORT */
 	KBLOOM_A_STATS,		/* nest of KBLOOM_STATS_A_*, reply */
 	KBLOOM_A_COUNTER_BITS,	/* u32, counting: 4/8/16; stable: 1/2/4/8; dcf 2/4/8 */
 	KBLOOM_A_UPDATE,	/* u32, enum kbloom_update (counting) */

@@ -539,16 +539,74 @@ TEST_F(xfer, load_with_bad_layout_refused_with_extack)
 }
 
 /*
+ * An export begun and left after its first message, so the filter can be
+ * changed between two calls of the dump; export_rest() then reads to the
+ * end: the dump's error (0: it ended whole), and in *@msgs the messages
+ * that came before it.
+ */
+static int export_begin(struct nlr *s, struct nlr_msg *m, const char *name)
+{
+	static uint8_t rx[1 << 16];
+
+	nlr_init(s, m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	if (send(s->fd, m->buf, m->len, 0) != (ssize_t)m->len)
+		return -errno;
+	return recv(s->fd, rx, sizeof(rx), 0) > 0 ? 0 : -EIO;
+}
+
+static int export_rest(struct nlr *s, int *msgs)
+{
+	static uint8_t rx[1 << 16];
+
+	*msgs = 0;
+	s->extack[0] = 0;
+	for (;;) {
+		ssize_t n = recv(s->fd, rx, sizeof(rx), 0);
+		struct nlmsghdr *h;
+
+		if (n <= 0)
+			return -EIO;
+		for (h = (struct nlmsghdr *)rx; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				nlr_parse_done_extack(s, h);
+				return *(int *)NLMSG_DATA(h);
+			}
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			(*msgs)++;
+		}
+	}
+}
+
+/* Bytes of an image's cells that are not zero. */
+static uint64_t nonzero(const struct image *im)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < im->got; i++)
+		n += im->cells[i] != 0;
+	return n;
+}
+
+static int name_cmd(struct nlr *s, struct nlr_msg *m, uint8_t cmd,
+		    const char *name)
+{
+	nlr_init(s, m, s->family, cmd, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	return nlr_send(s, m);
+}
+
+/*
  * A dcf whose OFV is widened while its export is under way: the kernel
  * ends the dump with EAGAIN (never a mixed image), and exporting again
  * gives the new layout whole.
  */
 TEST_F(xfer, export_of_a_growing_filter_is_refused_not_mixed)
 {
-	static uint8_t rx[1 << 16];
 	struct nlr *s = &self->s, other;
 	struct nlr_msg *m2 = calloc(1, sizeof(*m2));
-	int i, err = 0, msgs = 0, done = 0;
+	int i, msgs;
 	struct image im;
 
 	ASSERT_NE(NULL, m2);
@@ -561,36 +619,15 @@ TEST_F(xfer, export_of_a_growing_filter_is_refused_not_mixed)
 	ASSERT_EQ(0, get(s, &self->m, "grow"));
 	ASSERT_EQ(1, reply_u32(s, KBLOOM_A_OFV_BITS));
 
-	nlr_init(s, &self->m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
-	nlr_put_str(&self->m, KBLOOM_A_NAME, "grow");
-	ASSERT_EQ((ssize_t)self->m.len, send(s->fd, self->m.buf, self->m.len, 0));
 	/* The first part of the dump, then the filter grows. */
-	ASSERT_LT(0, recv(s->fd, rx, sizeof(rx), 0));
+	ASSERT_EQ(0, export_begin(s, &self->m, "grow"));
 	ASSERT_EQ(0, nlr_open(&other));
 	for (i = 0; i < 2; i++)		/* a carry, then the widening */
 		ASSERT_EQ(0, keys_cmd(&other, m2, KBLOOM_CMD_ADD, "grow", 7, 1));
 	ASSERT_EQ(0, get(&other, m2, "grow"));
 	EXPECT_EQ(2, reply_u32(&other, KBLOOM_A_OFV_BITS));
 	close(other.fd);
-	while (!done) {
-		ssize_t n = recv(s->fd, rx, sizeof(rx), 0);
-		struct nlmsghdr *h;
-
-		ASSERT_LT(0, n);
-		for (h = (struct nlmsghdr *)rx; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_DONE) {
-				err = *(int *)NLMSG_DATA(h);
-				nlr_parse_done_extack(s, h);
-				done = 1;
-			} else if (h->nlmsg_type == NLMSG_ERROR) {
-				err = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-				done = 1;
-			} else {
-				msgs++;
-			}
-		}
-	}
-	EXPECT_EQ(-EAGAIN, err);
+	EXPECT_EQ(-EAGAIN, export_rest(s, &msgs));
 	EXPECT_STREQ("the filter grew during the export (a slice was made or the overflow vector widened): export again",
 		     s->extack);
 	TH_LOG("%d messages after the growth, then EAGAIN", msgs);
@@ -601,6 +638,105 @@ TEST_F(xfer, export_of_a_growing_filter_is_refused_not_mixed)
 	EXPECT_EQ(im.cell_bytes, im.got);
 	EXPECT_EQ((1 << 21) / 2 + (1 << 21) / 4, im.cell_bytes);
 	free(im.cells);
+	free(m2);
+}
+
+static const uint8_t fixed_hkey[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+
+/* A bloom filter of 2^24 bits and k 3 with the hash key fixed_hkey. */
+static int create_big(struct nlr *s, struct nlr_msg *m, const char *name)
+{
+	create_msg(s, m, name, KBLOOM_TYPE_BLOOM, 1 << 24, 3);
+	nlr_put(m, KBLOOM_A_HASH_KEY, fixed_hkey, sizeof(fixed_hkey));
+	return nlr_send(s, m);
+}
+
+/* create_big() (2 MiB: many dump calls), 1000 keys, its export begun. */
+static void big_export_begun(struct __test_metadata *_metadata, struct nlr *s,
+			     struct nlr_msg *m, const char *name)
+{
+	ASSERT_EQ(0, create_big(s, m, name));
+	ASSERT_EQ(0, keys_cmd(s, m, KBLOOM_CMD_ADD, name, 0, 1000));
+	ASSERT_EQ(0, export_begin(s, m, name));
+}
+
+/* The rest of that export refused; exported again: whole, and empty. */
+static void refused_then_whole_and_empty(struct __test_metadata *_metadata,
+					 struct nlr *s, struct nlr_msg *m,
+					 const char *name)
+{
+	struct image im;
+	int msgs;
+
+	EXPECT_EQ(-EAGAIN, export_rest(s, &msgs));
+	EXPECT_STREQ("the filter was cleared, merged into or made anew during the export: export again",
+		     s->extack);
+	ASSERT_EQ(0, export(s, m, name, 0, &im));
+	EXPECT_EQ(1 << 21, im.cell_bytes);
+	EXPECT_EQ(im.cell_bytes, im.got);
+	EXPECT_EQ(0, nonzero(&im));
+	free(im.cells);
+}
+
+/*
+ * A filter cleared while its export is under way: the cells sent so far
+ * are the image before the clear, so the dump ends with EAGAIN.
+ */
+TEST_F(xfer, export_of_a_cleared_filter_is_refused_not_mixed)
+{
+	struct nlr_msg *m2 = calloc(1, sizeof(*m2));
+	struct nlr other;
+
+	ASSERT_NE(NULL, m2);
+	big_export_begun(_metadata, &self->s, &self->m, "clr");
+	ASSERT_EQ(0, nlr_open(&other));
+	ASSERT_EQ(0, name_cmd(&other, m2, KBLOOM_CMD_CLEAR, "clr"));
+	close(other.fd);
+	refused_then_whole_and_empty(_metadata, &self->s, &self->m, "clr");
+	free(m2);
+}
+
+/*
+ * An empty filter AND-merged into one whose export is under way (bits
+ * taken away: the cells so far hold bits the filter no longer has): the
+ * dump ends with EAGAIN.
+ */
+TEST_F(xfer, export_of_a_filter_merged_into_is_refused_not_mixed)
+{
+	struct nlr_msg *m2 = calloc(1, sizeof(*m2));
+	struct nlr other;
+
+	ASSERT_NE(NULL, m2);
+	ASSERT_EQ(0, nlr_open(&other));
+	ASSERT_EQ(0, create_big(&other, m2, "empty"));
+	big_export_begun(_metadata, &self->s, &self->m, "mrg");
+	nlr_init(&other, m2, other.family, KBLOOM_CMD_MERGE, 0);
+	nlr_put_str(m2, KBLOOM_A_NAME, "mrg");
+	nlr_put_str(m2, KBLOOM_A_SRC, "empty");
+	nlr_put_u32(m2, KBLOOM_A_MERGE_OP, KBLOOM_MERGE_AND);
+	ASSERT_EQ(0, nlr_send(&other, m2));
+	close(other.fd);
+	refused_then_whole_and_empty(_metadata, &self->s, &self->m, "mrg");
+	free(m2);
+}
+
+/*
+ * A filter destroyed and created again under its name, same shape and
+ * hash key, while its export is under way: the rest of the cells would be
+ * another filter's, so the dump ends with EAGAIN.
+ */
+TEST_F(xfer, export_of_a_filter_made_anew_is_refused_not_mixed)
+{
+	struct nlr_msg *m2 = calloc(1, sizeof(*m2));
+	struct nlr other;
+
+	ASSERT_NE(NULL, m2);
+	big_export_begun(_metadata, &self->s, &self->m, "anew");
+	ASSERT_EQ(0, nlr_open(&other));
+	ASSERT_EQ(0, name_cmd(&other, m2, KBLOOM_CMD_DESTROY, "anew"));
+	ASSERT_EQ(0, create_big(&other, m2, "anew"));
+	close(other.fd);
+	refused_then_whole_and_empty(_metadata, &self->s, &self->m, "anew");
 	free(m2);
 }
 
