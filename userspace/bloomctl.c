@@ -488,7 +488,8 @@ static const struct command commands[] = {
 		"                 the save began is in the file.\n"
 		"  compress zstd  compress the file (a filter at low fill shrinks a lot)\n"
 		"A scalable filter or a dcf is saved with its layout (every slice; the\n"
-		"overflow vector and its width) as format version 2; if it grows\n"
+		"overflow vector and its width) as format version 2. If the filter\n"
+		"grows, is cleared or merged into, or is destroyed and made again\n"
 		"during the save, the save starts again (a few times at most; with\n"
 		"FILE '-' it fails instead). 'restore' reads it back. Prints nothing\n"
 		"on success.\n",
