@@ -54,8 +54,9 @@
 
 /*
  * A formatted extack message where the kernel has NL_SET_ERR_MSG_FMT (6.12;
- * it came in 6.2); 6.1 keeps only static messages, so it gets @fixed and
- * the tool fetches the figures (KBLOOM_CMD_STATUS) itself.
+ * it came in 6.2), cut at 80 bytes: @fmt must fit with its figures. 6.1
+ * keeps only static messages, so it gets @fixed (KBLOOM_CMD_STATUS reports
+ * the figures).
  */
 #ifdef NL_SET_ERR_MSG_FMT
 #define KB_ERR_MSG_FMT(extack, fixed, fmt, args...) \

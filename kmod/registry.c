@@ -223,10 +223,9 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
 	if (!kb_mem_charge(bytes)) {
 		KB_ERR_MSG_FMT(extack, "module memory limit max_memory reached",
-			       "filter needs %llu bytes; %lld of max_memory %lu are in use (%lld by this namespace)",
+			       "filter needs %llu B; %lld of max_memory %lu in use",
 			       bytes, (s64)atomic64_read(&kb_mem_used),
-			       READ_ONCE(max_memory),
-			       (s64)atomic64_read(&kn->mem_used));
+			       READ_ONCE(max_memory));
 		return -ENOMEM;
 	}
 	atomic64_add(bytes, &kn->mem_used);
