@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "describe.h"
 #include "keyparse.h"
+#include "limits.h"
 #include "sizing.h"
 #include "timefmt.h"
 #include "typeopts.h"
@@ -315,8 +316,10 @@ int cmd_create(int argc, char **argv)
 			 capacity, windows, interval_ms);
 	r = kb_nl_request(&nl, msg, NULL, NULL);
 	nlmsg_free(msg);
-	if (r)
+	if (r) {
+		kb_nl_limit_figures(&nl);
 		kb_nl_perror(&nl, "unable to create filter '%s'", quote(name));
+	}
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;
 }

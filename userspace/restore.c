@@ -20,6 +20,7 @@
 
 #include "archive_read.h"
 #include "commands.h"
+#include "limits.h"
 #include "savefile.h"
 #include "util.h"
 
@@ -262,6 +263,7 @@ int cmd_restore(int argc, char **argv)
 		nlmsg_free(msg);
 	}
 	if (r) {
+		kb_nl_limit_figures(&nl);
 		kb_nl_perror(&nl, "unable to restore filter '%s' from '%s'",
 			     quote(name), quote(path));
 		goto out;

@@ -136,7 +136,9 @@
  *	parameter max_memory, settable at runtime in
  *	/sys/module/kbloom/parameters/) and MAX_FILTERS (max_filters, per
  *	netns). A CREATE past either limit fails (ENOMEM, ENOSPC) with an
- *	extack message giving the limit and what is in use.
+ *	extack message naming the limit; 6.2+ kernels format what is in use
+ *	into it (6.1 has static messages only: bloomctl adds STATUS's
+ *	figures).
  *
  * Moving contents in and out (save, restore, archive)
  * ----------------------------------------------------

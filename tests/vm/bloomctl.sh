@@ -176,6 +176,36 @@ unpriv() {
 }
 check "an unprivileged user is refused every command" unpriv
 
+# A create past a module limit: exit 2, nothing made, and the figures
+# named (6.2+ kernels format them in; on 6.1 bloomctl adds them from
+# STATUS). The limits are set for the check, then put back.
+params=/sys/module/kbloom/parameters
+over_memory() {
+	local old rc=0
+	old=$(cat $params/max_memory)
+	echo 4096 >$params/max_memory
+	expect 2 "*unable to create filter 'overmem'*of max_memory 4096 in use*" \
+		$bc create overmem bloom bits 65536 hashes 4 || rc=1
+	echo "$old" >$params/max_memory
+	! $bc show overmem 2>/dev/null && return $rc
+}
+check "create past max_memory: refused with what is in use and the limit" over_memory
+over_filters() {
+	local old rc=0
+	old=$(cat $params/max_filters)
+	echo 1 >$params/max_filters
+	# the kernel's words, then bloomctl's figures (6.1) or the kernel's (6.2+)
+	expect 2 "*unable to create filter 'g'*max_filters*" \
+		$bc -n kb-t1 create g bloom bits 4096 hashes 2 &&
+	expect 2 "*max_filters filters already: 1 of max_filters 1)" \
+		$bc -n kb-t1 create g bloom bits 4096 hashes 2 ||
+	expect 2 "*namespace holds 1 filters, the limit max_filters)" \
+		$bc -n kb-t1 create g bloom bits 4096 hashes 2 || rc=1
+	echo "$old" >$params/max_filters
+	! $bc -n kb-t1 show g 2>/dev/null && return $rc
+}
+check "create past max_filters: refused with the count and the limit" over_filters
+
 check "destroy one" bash -c "$bc destroy sized && ! $bc show sized 2>/dev/null"
 check "destroy all" bash -c "$bc destroy all && [ -z \"\$($bc list)\" ]"
 
