@@ -14,7 +14,7 @@
 #include "commands.h"
 #include "describe.h"
 #include "keyparse.h"
-#include "limits.h"
+#include "limit_figures.h"
 #include "sizing.h"
 #include "timefmt.h"
 #include "typeopts.h"

@@ -20,7 +20,7 @@
 
 #include "archive_read.h"
 #include "commands.h"
-#include "limits.h"
+#include "limit_figures.h"
 #include "savefile.h"
 #include "util.h"
 

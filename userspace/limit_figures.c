@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "limits.h"
+#include "limit_figures.h"
 
 /* The kernel's static messages (kmod/registry.c). */
 #define MSG_MEMORY	"module memory limit max_memory reached"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
-#ifndef KBLOOM_LIMITS_H
-#define KBLOOM_LIMITS_H
+#ifndef KBLOOM_LIMIT_FIGURES_H
+#define KBLOOM_LIMIT_FIGURES_H
 
 #include "nl.h"
 
