@@ -78,9 +78,7 @@ static void kb_add_all(struct kb_filter *f, const u8 *key)
 		if (n == KB_BATCH) {
 			kb_filter_add_many(f, h, n);
 			n = 0;
-			/* a message of keys is this size; let others run */
-			if (!(i & 1023))
-				cond_resched();
+			cond_resched();	/* a million keys take a while */
 		}
 	}
 	kb_filter_add_many(f, h, n);
