@@ -539,20 +539,29 @@ TEST_F(xfer, load_with_bad_layout_refused_with_extack)
 }
 
 /*
- * An export begun and left after its first message, so the filter can be
- * changed between two calls of the dump; export_rest() then reads to the
- * end: the dump's error (0: it ended whole), and in *@msgs the messages
- * that came before it.
+ * An export begun and left after its first read, so the filter can be
+ * changed between two calls of the dump: 0, or -EIO when the dump already
+ * ended (or failed) there. export_rest() then reads to the end: the
+ * dump's error (0: it ended whole), and in *@msgs the messages that came
+ * before it.
  */
 static int export_begin(struct nlr *s, struct nlr_msg *m, const char *name)
 {
 	static uint8_t rx[1 << 16];
+	struct nlmsghdr *h;
+	ssize_t n;
 
 	nlr_init(s, m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
 	nlr_put_str(m, KBLOOM_A_NAME, name);
 	if (send(s->fd, m->buf, m->len, 0) != (ssize_t)m->len)
 		return -errno;
-	return recv(s->fd, rx, sizeof(rx), 0) > 0 ? 0 : -EIO;
+	n = recv(s->fd, rx, sizeof(rx), 0);
+	if (n <= 0)
+		return -EIO;
+	for (h = (struct nlmsghdr *)rx; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n))
+		if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+			return -EIO;
+	return 0;
 }
 
 static int export_rest(struct nlr *s, int *msgs)
