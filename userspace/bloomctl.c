@@ -217,9 +217,8 @@ static const struct command commands[] = {
 		"NAME -f FILE\n",
 		"Adds each KEY to filter NAME. With -f, reads one key a line from FILE\n"
 		"('-' for standard input); a trailing \\r is dropped, an empty line is an\n"
-		"error. Keys are sent in batches; when an error stops a file midway,\n"
-		"the keys of the batches already sent stay added. Prints nothing on\n"
-		"success.\n",
+		"error. A bad line stops the file there, naming it: every key before\n"
+		"it is added, none after. Prints nothing on success.\n",
 	},
 	{
 		"del", cmd_del, "delete keys from a counting or dleft filter",

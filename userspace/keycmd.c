@@ -103,8 +103,12 @@ int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 		}
 	}
 	if (r < 0) {
-		/* printed; earlier batches were sent, or failed: say so */
-		if (keybatch_wait(b))
+		/*
+		 * Printed. The keys before the bad line are sent too, so a
+		 * file stops at one place: every key before it done, none
+		 * after (or the failed message's error says which was not).
+		 */
+		if (keybatch_flush(b))
 			keybatch_perror(b, verb_of(kc->cmd));
 		return -1;
 	}
