@@ -187,7 +187,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		return -EEXIST;
 	}
 	if (kn->nfilters >= READ_ONCE(max_filters)) {
-		KB_ERR_MSG_FMT(extack, "namespace holds max_filters filters already",
+		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_FILTERS,
 			       "namespace holds %u filters, the limit max_filters",
 			       kn->nfilters);
 		return -ENOSPC;
@@ -222,7 +222,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	bytes = kb_ring_mem_for(&args->shape, windows) + extra +
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
 	if (!kb_mem_charge(bytes)) {
-		KB_ERR_MSG_FMT(extack, "module memory limit max_memory reached",
+		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
 			       "filter needs %llu B; %lld of max_memory %lu in use",
 			       bytes, (s64)atomic64_read(&kb_mem_used),
 			       READ_ONCE(max_memory));

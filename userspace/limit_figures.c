@@ -10,10 +10,6 @@
 
 #include "limit_figures.h"
 
-/* The kernel's static messages (kmod/registry.c). */
-#define MSG_MEMORY	"module memory limit max_memory reached"
-#define MSG_FILTERS	"namespace holds max_filters filters already"
-
 struct status {
 	uint64_t mem_all, mem_limit, mem_netns;
 	uint32_t nfilters, max_filters;
@@ -41,13 +37,13 @@ static int status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 void kb_nl_limit_figures(struct kb_nl *nl)
 {
 	struct kb_nl_error refused = nl->error;
-	bool memory = !strcmp(refused.kmsg, MSG_MEMORY);
+	bool memory = !strcmp(refused.kmsg, KBLOOM_MSG_MAX_MEMORY);
 	struct status st = { 0 };
 	struct nl_msg *msg;
 	size_t n;
 	int r;
 
-	if (!memory && strcmp(refused.kmsg, MSG_FILTERS))
+	if (!memory && strcmp(refused.kmsg, KBLOOM_MSG_MAX_FILTERS))
 		return;
 	msg = kb_nl_msg(nl, KBLOOM_CMD_STATUS, 0, 0);
 	r = kb_nl_request(nl, msg, status_reply, &st);

@@ -137,8 +137,8 @@
  *	/sys/module/kbloom/parameters/) and MAX_FILTERS (max_filters, per
  *	netns). A CREATE past either limit fails (ENOMEM, ENOSPC) with an
  *	extack message naming the limit; 6.2+ kernels format what is in use
- *	into it (6.1 has static messages only: bloomctl adds STATUS's
- *	figures).
+ *	into it (6.1 gives only KBLOOM_MSG_MAX_MEMORY or KBLOOM_MSG_MAX_FILTERS:
+ *	bloomctl adds STATUS's figures).
  *
  * Moving contents in and out (save, restore, archive)
  * ----------------------------------------------------
@@ -306,6 +306,13 @@
 #define KBLOOM_TIGHTEN_MIN	10000	/* scalable: r = 0.01, in millionths */
 #define KBLOOM_TIGHTEN_MAX	990000	/* r = 0.99 */
 #define KBLOOM_SLICES_MAX	32	/* scalable: slices at most */
+
+/*
+ * The extack texts of a CREATE refused at a limit where the kernel has no
+ * formatted messages (6.1; see KBLOOM_CMD_STATUS): a tool may match them.
+ */
+#define KBLOOM_MSG_MAX_MEMORY	"module memory limit max_memory reached"
+#define KBLOOM_MSG_MAX_FILTERS	"namespace holds max_filters filters already"
 
 enum kbloom_cmd {
 	KBLOOM_CMD_UNSPEC,

@@ -117,7 +117,7 @@ TEST_F(lim, memory_limit_refuses_with_figures_and_changes_nothing)
 	 * 6.12 formats the figures in, whole (its formatted messages hold 80
 	 * bytes); 6.1 has only static messages.
 	 */
-	if (strcmp(s->extack, "module memory limit max_memory reached")) {
+	if (strcmp(s->extack, KBLOOM_MSG_MAX_MEMORY)) {
 		unsigned long long need = 0;
 		char want[128];
 

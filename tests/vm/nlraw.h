@@ -155,8 +155,11 @@ static inline void nlr_parse_done_extack(struct nlr *s, struct nlmsghdr *h)
 	}
 }
 
-/* Sends @m, reads to the ACK or error (or NLMSG_DONE); 0 or -errno. */
-static inline int nlr_send(struct nlr *s, struct nlr_msg *m)
+/*
+ * Reads the replies to the request sent last, to its ACK or error (or
+ * NLMSG_DONE); 0 or -errno. nreplies counts the others.
+ */
+static inline int nlr_recv(struct nlr *s)
 {
 	static uint8_t rx[1 << 18];
 	int done = 0, err = 0;
@@ -166,8 +169,6 @@ static inline int nlr_send(struct nlr *s, struct nlr_msg *m)
 	s->reply_len = 0;
 	s->nreplies = 0;
 	s->dump_intr = false;
-	if (send(s->fd, m->buf, m->len, 0) != (ssize_t)m->len)
-		return -errno;
 	while (!done) {
 		ssize_t n = recv(s->fd, rx, sizeof(rx), 0);
 		struct nlmsghdr *h;
@@ -202,6 +203,15 @@ static inline int nlr_send(struct nlr *s, struct nlr_msg *m)
 		}
 	}
 	return err;
+}
+
+/* Sends @m, reads to the ACK or error (or NLMSG_DONE); 0 or -errno. */
+static inline int nlr_send(struct nlr *s, struct nlr_msg *m)
+{
+	s->extack[0] = 0;
+	if (send(s->fd, m->buf, m->len, 0) != (ssize_t)m->len)
+		return -errno;
+	return nlr_recv(s);
 }
 
 /* Finds attribute @type at the top level of the last reply. */

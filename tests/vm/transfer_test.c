@@ -541,9 +541,8 @@ TEST_F(xfer, load_with_bad_layout_refused_with_extack)
 /*
  * An export begun and left after its first read, so the filter can be
  * changed between two calls of the dump: 0, or -EIO when the dump already
- * ended (or failed) there. export_rest() then reads to the end: the
- * dump's error (0: it ended whole), and in *@msgs the messages that came
- * before it.
+ * ended (or failed) there. nlr_recv() then reads to the end: the dump's
+ * error (0: it ended whole), with nreplies the messages before it.
  */
 static int export_begin(struct nlr *s, struct nlr_msg *m, const char *name)
 {
@@ -562,30 +561,6 @@ static int export_begin(struct nlr *s, struct nlr_msg *m, const char *name)
 		if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
 			return -EIO;
 	return 0;
-}
-
-static int export_rest(struct nlr *s, int *msgs)
-{
-	static uint8_t rx[1 << 16];
-
-	*msgs = 0;
-	s->extack[0] = 0;
-	for (;;) {
-		ssize_t n = recv(s->fd, rx, sizeof(rx), 0);
-		struct nlmsghdr *h;
-
-		if (n <= 0)
-			return -EIO;
-		for (h = (struct nlmsghdr *)rx; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_DONE) {
-				nlr_parse_done_extack(s, h);
-				return *(int *)NLMSG_DATA(h);
-			}
-			if (h->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-			(*msgs)++;
-		}
-	}
 }
 
 /* Bytes of an image's cells that are not zero. */
@@ -615,8 +590,8 @@ TEST_F(xfer, export_of_a_growing_filter_is_refused_not_mixed)
 {
 	struct nlr *s = &self->s, other;
 	struct nlr_msg *m2 = calloc(1, sizeof(*m2));
-	int i, msgs;
 	struct image im;
+	int i;
 
 	ASSERT_NE(NULL, m2);
 	/* 2^21 counters of 4 bits: 1 MiB of CBFV, many dump calls */
@@ -636,10 +611,10 @@ TEST_F(xfer, export_of_a_growing_filter_is_refused_not_mixed)
 	ASSERT_EQ(0, get(&other, m2, "grow"));
 	EXPECT_EQ(2, reply_u32(&other, KBLOOM_A_OFV_BITS));
 	close(other.fd);
-	EXPECT_EQ(-EAGAIN, export_rest(s, &msgs));
+	EXPECT_EQ(-EAGAIN, nlr_recv(s));
 	EXPECT_STREQ("the filter grew during the export (a slice was made or the overflow vector widened): export again",
 		     s->extack);
-	TH_LOG("%d messages after the growth, then EAGAIN", msgs);
+	TH_LOG("%d messages after the growth, then EAGAIN", s->nreplies);
 
 	/* Again: whole, in the new layout. */
 	ASSERT_EQ(0, export(s, &self->m, "grow", 0, &im));
@@ -675,9 +650,8 @@ static void refused_then_whole_and_empty(struct __test_metadata *_metadata,
 					 const char *name)
 {
 	struct image im;
-	int msgs;
 
-	EXPECT_EQ(-EAGAIN, export_rest(s, &msgs));
+	EXPECT_EQ(-EAGAIN, nlr_recv(s));
 	EXPECT_STREQ("the filter was cleared, merged into or made anew during the export: export again",
 		     s->extack);
 	ASSERT_EQ(0, export(s, m, name, 0, &im));
