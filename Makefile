@@ -4,6 +4,8 @@
 #   make demo     install dependencies, build, run the demo in the test VM
 #   make bench    the engine beside libbloom, the packet path in the VM beside
 #                 the BPF Bloom map: bench/results.md, bench/*.png (~25 min)
+#   make ablate   where the packet path's cost is: kbloom.ko without one step
+#                 at a time, in the VM: bench/ablate/results.md (~10 min)
 #   make style    checkpatch --strict on the kernel sources
 #   make clean
 
@@ -50,6 +52,11 @@ bench: deps
 	$(MAKE) -C kmod KDIR=$(VM_KDIR)
 	$(MAKE) -C userspace
 	$(MAKE) -C bench run
+
+# The packet path's cost, step by step (bench/ablate/variants.py).
+ablate: deps
+	$(MAKE) -C userspace
+	$(MAKE) -C bench/ablate run
 
 style:
 	perl $$(scripts/ksrc)/scripts/checkpatch.pl --no-tree --strict --terse \
@@ -180,4 +187,4 @@ endif
 
 .PHONY: kmod-6.12 check-6.12 dkms-source dkms-install dkms-remove install
 
-.PHONY: all kmod userspace deps test-build check demo bench style clean
+.PHONY: all kmod userspace deps test-build check demo bench ablate style clean

@@ -37,6 +37,7 @@ cd "$(dirname "$0")/.." || exit 2
 bc=$PWD/userspace/bloomctl
 bpf=$PWD/bench/pktpath/spie_bpf
 addbench=$PWD/bench/build/kadd/kb_addbench.ko
+. bench/pktgen.sh
 
 quick=0 rounds=5 out=/dev/null
 while (($#)); do
@@ -57,7 +58,6 @@ else
 	PKTS=300000 KEYS=1000000 ONEKEYS=500
 fi
 CONFIGS=(none hook-only bloom blocked counting flow-counting bpf-bloom)
-PG=/proc/net/pktgen
 tmp=$(mktemp -d)
 
 tap_n=0 tap_fail=0
@@ -71,9 +71,7 @@ die() { echo "pktpath.sh: $*" >&2; echo "not ok $((tap_n + 1)) - $*"; exit 1; }
 cleanup() {
 	$bc destroy all >/dev/null 2>&1
 	"$bpf" detach kbp1,kbp3 2>/dev/null
-	ip link del kbp0 2>/dev/null
-	ip link del kbp2 2>/dev/null
-	ip route del blackhole 198.19.0.0/16 2>/dev/null
+	bench_net_del
 	rmmod kb_addbench 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -83,37 +81,8 @@ echo "TAP version 13"
 [ -x "$bpf" ] || die "bench/pktpath/spie_bpf is not built (make -C bench/pktpath)"
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf || die "cannot mount bpffs"
 [ -f "$addbench" ] || die "bench/build/kadd/kb_addbench.ko is not built (make -C bench/kadd)"
-modprobe pktgen || die "modprobe pktgen"
+bench_net 2
 modprobe sch_ingress 2>/dev/null; modprobe cls_bpf 2>/dev/null
-
-# Two veth pairs; packets are injected into kbp1 and kbp3.
-for p in 0:1 2:3; do
-	a=kbp${p%:*} b=kbp${p#*:}
-	ip link add $a type veth peer name $b || die "veth $a"
-	# no IPv6 (router solicitations would be digested too)
-	sysctl -qw net.ipv6.conf.$a.disable_ipv6=1 net.ipv6.conf.$b.disable_ipv6=1
-	ip link set $a up && ip link set $b up
-done
-ip addr add 198.18.0.2/24 dev kbp1
-ip addr add 198.18.1.2/24 dev kbp3
-ip route add blackhole 198.19.0.0/16 || die "blackhole route"
-
-pg() { echo "$2" >"$PG/$1" || die "pktgen: '$2' > $1"; }
-# pgdev THREAD DEV COUNT: device DEV on pktgen thread THREAD.
-pgdev() {
-	pg "kpktgend_$1" rem_device_all
-	pg "kpktgend_$1" "add_device $2"
-	local f
-	for f in "count $3" "pkt_size 64" "clone_skb 0" "burst 1" \
-		"xmit_mode netif_receive" "dst 198.19.0.1" \
-		"dst_mac $(cat /sys/class/net/"$2"/address)" \
-		"src_min 10.0.0.1" "src_max 10.0.255.254" "flag IPSRC_RND" \
-		"udp_src_min 1024" "udp_src_max 65000" "flag UDPSRC_RND" \
-		"udp_dst_min 9" "udp_dst_max 9"; do
-		pg "$2" "$f"
-	done
-}
-pps() { sed -n 's/.* \([0-9][0-9]*\)pps.*/\1/p' "$PG/$1"; }
 pgdev 0 kbp1 "$PKTS"
 pg kpktgend_1 rem_device_all
 
@@ -149,12 +118,7 @@ recorded() {
 	esac
 }
 
-# pktgen draws each packet's random source address and port with
-# get_random_u32(), which until the kernel's random pool is initialised
-# takes a slow path: a third of the rate here, until the first process to
-# call getrandom() (python3, in round 1) had the kernel make the pool
-# ready. A blocking read of /dev/random does that now.
-head -c 1 /dev/random >/dev/null || die "cannot read /dev/random"
+bench_crng
 # A first run warms caches and the allocator; it is not counted.
 pg pgctrl start
 pgdev 0 kbp1 "$PKTS"

@@ -8,8 +8,10 @@
 # no false negatives (the stable filter's are by design: skipped); then
 # `bench/pktpath.sh --quick` in the test VM: every packet-path
 # configuration (kbloom and the BPF Bloom map) ran and recorded every
-# packet, bulk load and lookups ran. It checks that the pipeline works, not
-# the figures: `make bench` measures.
+# packet, bulk load and lookups ran; then `bench/ablate/quick.sh`: every
+# variant of the ablation builds and runs one short round. It checks that
+# the pipeline works, not the figures: `make bench` and `make ablate`
+# measure.
 cd "$(dirname "$0")/.." || exit 1
 if ! out=$(make -s -C bench 2>&1); then
 	echo "TAP version 13"
@@ -20,4 +22,5 @@ if ! out=$(make -s -C bench 2>&1); then
 fi
 bench/engine_bench --quick || rc=1
 scripts/vm --timeout 900 sh -c 'insmod kmod/kbloom.ko && bench/pktpath.sh --quick' || rc=1
+bench/ablate/quick.sh || rc=1
 exit ${rc:-0}
