@@ -102,17 +102,15 @@ def report(log):
     print("| variant | leaves out | blocked / none, median [min–max] "
           "| vs BASE, paired median | rounds faster than BASE |")
     print("|---|---|---:|---:|---:|")
-    med = {}
     for var in VARIANTS:
         if var not in ratios:
             continue
         v = ratios[var]
-        med[var] = statistics.median(v.values())
         paired = [v[r] / base[r] for r in v if r in base]
         cells = ("–", "–") if var == "BASE" else (
             f"{statistics.median(paired):.3f}",
             f"{sum(p > 1 for p in paired)} of {len(paired)}")
-        print(f"| {var} | {VARIANTS[var][0]} | {med[var]:.3f} "
+        print(f"| {var} | {VARIANTS[var][0]} | {statistics.median(v.values()):.3f} "
               f"[{min(v.values()):.3f}–{max(v.values()):.3f}] | {cells[0]} "
               f"| {cells[1]} |")
     print()

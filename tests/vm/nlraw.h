@@ -321,11 +321,18 @@ static inline uint64_t reply_u64(struct nlr *s, uint16_t type)
 	return v;
 }
 
-static inline int get(struct nlr *s, struct nlr_msg *m, const char *name)
+/* Sends @cmd with only the NAME of a filter (GET, CLEAR, DESTROY, ...). */
+static inline int name_cmd(struct nlr *s, struct nlr_msg *m, uint8_t cmd,
+			   const char *name)
 {
-	nlr_init(s, m, s->family, KBLOOM_CMD_GET, 0);
+	nlr_init(s, m, s->family, cmd, 0);
 	nlr_put_str(m, KBLOOM_A_NAME, name);
 	return nlr_send(s, m);
+}
+
+static inline int get(struct nlr *s, struct nlr_msg *m, const char *name)
+{
+	return name_cmd(s, m, KBLOOM_CMD_GET, name);
 }
 
 /* Number of filters a full dump of this netns returns. */

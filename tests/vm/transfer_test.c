@@ -573,14 +573,6 @@ static uint64_t nonzero(const struct image *im)
 	return n;
 }
 
-static int name_cmd(struct nlr *s, struct nlr_msg *m, uint8_t cmd,
-		    const char *name)
-{
-	nlr_init(s, m, s->family, cmd, 0);
-	nlr_put_str(m, KBLOOM_A_NAME, name);
-	return nlr_send(s, m);
-}
-
 /*
  * A dcf whose OFV is widened while its export is under way: the kernel
  * ends the dump with EAGAIN (never a mixed image), and exporting again
