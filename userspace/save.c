@@ -2,8 +2,8 @@
 /*
  * save NAME FILE [window ID] [compress zstd]: one table of a filter into a
  * save file (savefile.h), streamed from the EXPORT dump as it arrives.
- * The file appears under its name only once complete (FILE.tmp, then
- * rename); a failed save leaves nothing behind.
+ * The file appears under its name only once complete (a new FILE.XXXXXX
+ * of mode 0600, then rename); a failed save leaves nothing behind.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +26,7 @@ struct export_state {
 	struct kb_desc *d;
 	FILE *f;
 	char *tmp;		/* the temp file's path; NULL for stdout */
+	bool tmp_made;		/* ... and it was created (is ours to unlink) */
 	struct kb_save_writer *w;
 	uint64_t got;		/* cell bytes received, in order */
 };
@@ -131,11 +132,16 @@ static int export_head(struct kb_nl *nl, struct nlattr **tb,
 				  h->cell_bytes, want);
 
 	if (s->tmp) {
-		fd = open(s->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0666);
+		/*
+		 * The file holds the filter's hash key: mode 0600, and a new
+		 * file under a name nobody could guess to plant a link at
+		 * (mkostemp: O_CREAT | O_EXCL, random suffix).
+		 */
+		fd = mkostemp(s->tmp, O_CLOEXEC);
 		if (fd < 0)
 			return file_fail(s, "unable to create '%s': %s",
 					 s->tmp);
+		s->tmp_made = true;
 		s->f = fdopen(fd, "wb");
 		if (!s->f) {
 			close(fd);
@@ -213,7 +219,7 @@ static int export_once(struct kb_nl *nl, struct kb_export *x)
 	}
 	if (!strcmp(x->path, "-")) {
 		s.f = stdout;
-	} else if (asprintf(&s.tmp, "%s.tmp", x->path) < 0) {
+	} else if (asprintf(&s.tmp, "%s.XXXXXX", x->path) < 0) {
 		errorf("out of memory");
 		exit(EXIT_ERROR);
 	}
@@ -244,8 +250,8 @@ static int export_once(struct kb_nl *nl, struct kb_export *x)
 			  x->path);
 		r = -EIO;
 	}
-	if (r && s.tmp)
-		unlink(s.tmp);	/* nothing, or a half file: gone either way */
+	if (r && s.tmp_made)
+		unlink(s.tmp);	/* a half file, or a whole one not renamed */
 	kb_save_writer_free(s.w);
 	free(s.tmp);
 	free(s.d);

@@ -10,7 +10,9 @@
 # on 1000 others; scalable filters (grown to several slices) and dcfs
 # (counts past their small counters) come back with the same layout. A damaged or truncated file is refused, naming it, and no
 # filter is created. Archived windows restore to filters holding exactly
-# the keys added during that window.
+# the keys added during that window. Save and archive files (they hold the
+# hash key) are mode 0600 whatever the umask, and a link planted where the
+# save writes is not followed.
 # KBLOOM_SAVE_BENCH=1 also measures save/restore of a 64 MiB bloom filter.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -139,9 +141,32 @@ check "restore into an existing name is refused" \
 save_unknown() {
 	local rc
 	$bc save nosuch "$tmp/nosuch.kbf"; rc=$?
-	[ $rc -eq 2 ] && [ ! -e "$tmp/nosuch.kbf" ] && [ ! -e "$tmp/nosuch.kbf.tmp" ]
+	[ $rc -eq 2 ] && ! ls "$tmp" | grep '^nosuch\.kbf'
 }
 check "save of an unknown filter fails, exit 2, no file left" save_unknown
+
+# ---- a save file holds the hash key: private, and no link followed ------
+file_mode() {
+	local m
+	(umask 000 && $bc save rt-bloom "$tmp/mode.kbf") || return 1
+	m=$(stat -c %a "$tmp/mode.kbf")
+	echo "mode $m; $(ls "$tmp" | grep '^mode\.kbf')"
+	[ "$m" = 600 ] && [ "$(ls "$tmp" | grep '^mode\.kbf')" = mode.kbf ]
+}
+check "save with umask 000: the file is mode 0600, no temp file left" file_mode
+planted() {
+	# Links to a victim file where the save will write: at the temp
+	# name bloomctl used to take (FILE.tmp) and at FILE itself.
+	echo victim >"$tmp/victim"
+	ln -s "$tmp/victim" "$tmp/planted.kbf.tmp"
+	ln -s "$tmp/victim" "$tmp/planted.kbf"
+	$bc save rt-bloom "$tmp/planted.kbf" || return 1
+	echo "victim now: $(head -c 20 "$tmp/victim" | od -c | head -1)"
+	echo victim | cmp -s - "$tmp/victim" && [ ! -L "$tmp/planted.kbf" ] &&
+		[ -f "$tmp/planted.kbf" ] && [ -L "$tmp/planted.kbf.tmp" ] &&
+		$bc restore "$tmp/planted.kbf" as planted && $bc destroy planted
+}
+check "save follows no link planted at FILE or FILE.tmp: the link's target is untouched" planted
 check "save into a missing directory fails, exit 2, naming it" \
 	expect 2 "bloomctl: *$tmp/no/dir/f.kbf*" $bc save rt-bloom "$tmp/no/dir/f.kbf"
 check "save: bad arguments refused" expect 2 "*compress*" $bc save rt-bloom "$tmp/x.kbf" compress lz4
@@ -284,8 +309,9 @@ archive_once() {
 	[ $rc -eq 0 ] || { echo "follower exit $rc"; return 1; }
 	n=$(ls "$O" | grep -c '^ar\.[0-9]\{10\}\.kbf$')
 	[ "$n" -ge 1 ] || { echo "once wrote $n files"; return 1; }
-	! ls "$O" "$F" | grep -q '\.tmp$' || { echo "failed at line $LINENO"; return 1; }
+	! ls "$O" "$F" | grep -v '^$\|:$\|\.kbf$' || { echo "a file not .kbf left"; return 1; }
 	for f in "$O"/*.kbf; do
+		[ "$(stat -c %a "$f")" = 600 ] || { echo "$f: mode $(stat -c %a "$f")"; return 1; }
 		# the same window, but for the filter's counters (bytes 120..151,
 		# taken at each export) and so the CRC (the trailer's bytes 8..11)
 		python3 -c "
@@ -354,7 +380,7 @@ archive_follow() {
 	[ $rc -eq 0 ] || { echo "exit $rc"; return 1; }
 	n=$(ls "$d" | grep -c '^af\.[0-9]\{10\}\.kbf$')
 	[ "$n" -ge 4 ] || { echo "only $n windows"; return 1; }
-	! ls "$d" | grep -q '\.tmp$'
+	! ls "$d" | grep -v '\.kbf$'
 }
 check "archive (following): windows as they close, SIGTERM exits 0" archive_follow
 check "archive of a filter without windows is refused" \
