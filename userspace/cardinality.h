@@ -2,13 +2,15 @@
 /*
  * How many keys a filter holds, from its fill X (cells set or non-zero,
  * KBLOOM_A_FILL), and the union and intersection of two filters of the
- * same shape and hash key (seed 004 §3.3, Swamidass & Baldi). Floating
- * point, pure functions: unit-tested on the host (estimate_test).
+ * same shape and hash key (Swamidass & Baldi, "Mathematical Correction
+ * for Fingerprint Similarity Measures to Improve Chemical Retrieval",
+ * J. Chem. Inf. Model. 47(3), 2007). Floating point, pure functions:
+ * unit-tested on the host (estimate_test).
  *
  * Each estimate inverts the expected fill after n distinct keys:
  *   bloom, counting,  E[X] = m (1 - e^{-kn/m})   n* = -(m/k) ln(1 - X/m)
  *   dcf
- *                     (seed 004 eq 3.14; counting: X = non-zero counters,
+ *                     (Swamidass & Baldi; counting: X = non-zero counters,
  *                     which are the bits a bloom filter of the same keys
  *                     would set; deleted keys are gone from it)
  *   partitioned       E[X] = m (1 - (1 - k/m)^n): each key sets one bit in
@@ -21,9 +23,10 @@
  *                     (averaged; at most the number of tuples)
  *   dleft             one cell per distinct key: n* = X
  *   stable            none: cells decay, the fill does not count keys
- * n* is +infinity when X = m (saturated). Union and intersection (eqs
- * 3.15-3.18): n(A), n(B) and n(A u B) from X_A, X_B and X_{A u B} (cells
- * set in either, KBLOOM_A_UNION_FILL), n(A n B) = n(A) + n(B) - n(A u B).
+ * n* is +infinity when X = m (saturated). Union and intersection
+ * (Swamidass & Baldi): n(A), n(B) and n(A u B) from X_A, X_B and
+ * X_{A u B} (cells set in either, KBLOOM_A_UNION_FILL),
+ * n(A n B) = n(A) + n(B) - n(A u B).
  *
  * The false positive rate now, from the fill: (X/m)^k for bloom,
  * counting and stable (a query is positive when its k cells are

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Filter sizing and false positive rates, per filter type (DESIGN §2,
- * seed 004 §3, seed 001), floating point, pure functions: unit-tested on
- * the host (sizing_test, calc_test).
+ * Filter sizing and false positive rates, per filter type (sources in
+ * docs/design.md, "Filter types"), floating point, pure functions:
+ * unit-tested on the host (sizing_test, calc_test).
  *
- * Bloom (seed 004 eqs 3.5, 3.11). For capacity n and target rate p:
+ * Bloom (Bloom, CACM 13(7), 1970; the optimum k as derived in Broder and
+ * Mitzenmacher, Internet Mathematics 1(4), 2004). For capacity n and
+ * target rate p:
  *	m = ceil(-n ln p / (ln 2)^2), rounded up to a multiple of 64,
  *	    at least KBLOOM_BITS_MIN
  *	k = max(1, round(ln 2 * m / n)), at most KBLOOM_HASHES_MAX
@@ -41,7 +43,8 @@
  * P(count >= j) <= C(nk, j) m^-j <= (e n k / (m j))^j):
  *	m * (e k n / (m 2^c))^(2^c),
  * which at the optimal k = ln 2 * m/n is m (e ln 2 / 2^c)^(2^c), 1.37e-15 m
- * for 4-bit counters (seed 001).
+ * for 4-bit counters (Fan, Cao, Almeida, Broder, "Summary Cache",
+ * IEEE/ACM ToN 8(3), 2000).
  *
  * d-left: d subtables of B = m/(d c) buckets of c cells, each cell an
  * f-bit fingerprint and an 8-bit counter (4 bytes). n distinct keys fill n

@@ -12,7 +12,7 @@
 
 #define PROG_NAME "bloomctl"
 
-/* Exit codes (DESIGN §5). */
+/* Exit codes (bloomctl(8), EXIT STATUS). */
 #define EXIT_OK		0
 #define EXIT_NEGATIVE	1	/* test: some key absent */
 #define EXIT_ERROR	2

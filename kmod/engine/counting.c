@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The counting Bloom filter (seed 001): m saturating counters of 4, 8 or
- * 16 bits, probed exactly as the plain Bloom filter. A key's count is the
- * minimum of its k counters (spectral min-selection); with conservative
- * update ("minimal increase") an add raises only the counters that hold
- * that minimum.
+ * The counting Bloom filter (Fan, Cao, Almeida, Broder, "Summary Cache: A
+ * Scalable Wide-Area Web Cache Sharing Protocol", IEEE/ACM ToN 8(3), 2000):
+ * m saturating counters of 4, 8 or 16 bits, probed exactly as the plain
+ * Bloom filter. A key's count is the minimum of its k counters (min
+ * selection); with conservative update ("minimal increase") an add raises
+ * only the counters that hold that minimum (both from Cohen and Matias,
+ * "Spectral Bloom Filters", SIGMOD 2003).
  *
  * Counters are packed into 32-bit words, 32 / cell_bits to a word, so a
  * counter never straddles two words: counter i is bits

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The dynamic count filter (Aguilar-Saborit, Trancoso, Muntes-Mulero,
- * Larriba-Pey, "Dynamic Count Filters", SIGMOD Record 35(1), 2006; seed
- * 001): a counting Bloom filter of small fixed counters (the CBFV, x bits
- * each, in f->mem, packed as counting.c packs its counters) plus an
+ * Larriba-Pey, "Dynamic Count Filters", SIGMOD Record 35(1), 2006): a
+ * counting Bloom filter of small fixed counters (the CBFV, x bits each,
+ * in f->mem, packed as counting.c packs its counters) plus an
  * overflow vector (the OFV, y bits per cell, 32 / y to a 32-bit word)
  * that counts how often each CBFV counter wrapped. Cell i holds
  * OFV[i] * 2^x + CBFV[i]: exact counts of any size, with wide counters

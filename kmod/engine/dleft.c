@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The d-left counting filter (seed 001; Bonomi, Mitzenmacher, Panigrahy,
+ * The d-left counting filter (Bonomi, Mitzenmacher, Panigrahy,
  * Singh, Varghese, "An Improved Construction for Counting Bloom Filters",
  * ESA 2006): d subtables of B = m / (d * c) buckets of c cells. A cell is
  * one 32-bit word: an 8-bit counter in bits 24..31 and a fingerprint of

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The partitioned Bloom filter (seeds 002, 003): the m bits are k slices of
- * m/k bits and probe i always lands in slice i, so the probes of one key
- * never collide with each other. Probe i is i * (m/k) + x_i, with x_i the
+ * The partitioned Bloom filter (Broder and Mitzenmacher, "Network
+ * Applications of Bloom Filters: A Survey", Internet Mathematics 1(4),
+ * 2004): the m bits are k slices of m/k bits and probe i always lands in
+ * slice i, so the probes of one key never collide with each other.
+ * Probe i is i * (m/k) + x_i, with x_i the
  * enhanced double hashing walk of uapi/kbloom.h taken over m/k instead of
  * m. Exact false positive rate: (1 - (1 - k/m)^n)^k.
  *

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The scalable Bloom filter (Almeida, Baquero, Preguica, Hutchison,
- * "Scalable Bloom Filters", Information Processing Letters 101(6), 2007;
- * seed 004 lists it): a list of plain bloom "slices", slice i of capacity
- * n0 s^i at a false positive rate about P0 r^i, so the compound rate
+ * "Scalable Bloom Filters", Information Processing Letters 101(6), 2007):
+ * a list of plain bloom "slices", slice i of capacity n0 s^i at a false
+ * positive rate about P0 r^i, so the compound rate
  * 1 - prod(1 - P0 r^i) stays below P0 / (1 - r) however many keys come.
  * The plan (m_i, k_i, n_i) and the per-slice hashing are specified in
  * uapi/kbloom.h; this file is their reference.

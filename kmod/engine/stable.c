@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The stable Bloom filter (Deng & Rafiei, "Approximately Detecting
- * Duplicates for Streaming Data using Stable Bloom Filters", SIGMOD 2006;
- * seed 004 names it): m cells of 1, 2, 4 or 8 bits, Max = 2^bits - 1.
- * Each add first decrements P cells (DECREMENT), then sets the key's k
+ * Duplicates for Streaming Data using Stable Bloom Filters", SIGMOD 2006):
+ * m cells of 1, 2, 4 or 8 bits, Max = 2^bits - 1. Each add first
+ * decrements P cells (DECREMENT), then sets the key's k
  * cells (probed as bloom) to Max; a key tests present when its k cells
  * are all non-zero. Old keys fade, so the filter never fills up: the
  * fraction of zero cells tends to the stable point

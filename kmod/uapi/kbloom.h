@@ -444,8 +444,9 @@ enum kbloom_type {
 	KBLOOM_TYPE_SCALABLE,
 	/*
 	 * Dynamic count filter (Aguilar-Saborit, Trancoso, Muntes-Mulero,
-	 * Larriba-Pey, SIGMOD Record 2006; seed 001): probes as bloom; cell
-	 * i's count is OFV[i] * 2^x + CBFV[i], where the CBFV holds m
+	 * Larriba-Pey, "Dynamic Count Filters", SIGMOD Record 35(1), 2006):
+	 * probes as bloom; cell i's count is OFV[i] * 2^x + CBFV[i], where
+	 * the CBFV holds m
 	 * counters of COUNTER_BITS x (2, 4 or 8) bits and the overflow
 	 * vector OFV m counters of OFV_BITS y bits, y = 1 at first and
 	 * doubled (2, 4, ..., 32) as counts grow. Counts are exact (no
