@@ -2,6 +2,7 @@
 /*
  * The topology file of 'bloomctl trace': see topology.h and docs/trace.md.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -98,6 +99,35 @@ static bool valid_netns(const char *s)
 {
 	return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..") &&
 	       strlen(s) < 256;
+}
+
+/*
+ * An ssh destination [USER@]HOST as kbloom takes it: USER of letters,
+ * digits, '.', '_', '-'; HOST a name, an IPv4 or an IPv6 address (with a
+ * %zone): letters, digits, '.', '-', ':', '%', '_'; neither part empty
+ * nor starting with '-' (so never an option), and nothing else: no
+ * ssh:// URI, no spaces or shell or ssh-config syntax.
+ */
+static bool valid_ssh_part(const char *s, size_t len, const char *more)
+{
+	size_t i;
+
+	if (!len || s[0] == '-' || s[0] == '.')
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr(more, s[i]))
+			return false;
+	return true;
+}
+
+static bool valid_ssh_dest(const char *s)
+{
+	const char *at = strchr(s, '@');
+	const char *host = at ? at + 1 : s;
+
+	if (strlen(s) > 255 || (at && !valid_ssh_part(s, at - s, "._-")))
+		return false;
+	return valid_ssh_part(host, strlen(host), ".-:%_");
 }
 
 static char *dup_or_null(const char *s)
@@ -214,10 +244,8 @@ static int parse_router(struct parser *p, char **w, int n)
 			return oom(p);
 		break;
 	case KB_TOPO_SSH:
-		/* Never an option to ssh: no leading '-'. */
-		if (where[0] == '-' || where[0] == '@' ||
-		    where[strlen(where) - 1] == '@')
-			return fail(p, "router %s: invalid ssh destination '%s' ([USER@]HOST)",
+		if (!valid_ssh_dest(where))
+			return fail(p, "router %s: invalid ssh destination '%s' ([USER@]HOST: letters, digits and . _ - in USER; . - : %% _ in HOST)",
 				    w[1], shown(where));
 		if (val[K_NETNS] && !valid_netns(val[K_NETNS]))
 			return fail(p, "router %s: invalid network namespace '%s'",

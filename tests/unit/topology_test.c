@@ -62,6 +62,7 @@ TEST(every_statement)
 		"router r4 archive /abs/arch filter spie\n"
 		"router r5 ssh root@10.0.0.2 filter spie netns rr5 port 2222 identity keys/id config /etc/ssh.conf bloomctl /opt/bloomctl\n"
 		"router r6 ssh host filter spie\n"
+		"router r0 ssh ops.team_1@fe80::1%eth0 filter spie\n"
 		"link r1 r2\n"
 		"link r2 r3\n"
 		"  link r3 r4\n"
@@ -74,7 +75,7 @@ TEST(every_statement)
 	const struct kb_topo_router *r;
 
 	ASSERT_EQ(0, parse(text, &t, err)) TH_LOG("%s", err);
-	ASSERT_EQ(7, t.n);
+	ASSERT_EQ(8, t.n);
 	EXPECT_EQ(6, t.nlinks);
 
 	r = &t.r[kb_topo_find(&t, "r1")];
@@ -102,6 +103,9 @@ TEST(every_statement)
 	EXPECT_STREQ("dir/keys/id", r->identity);
 	EXPECT_STREQ("/etc/ssh.conf", r->config);
 	EXPECT_STREQ("/opt/bloomctl", r->bloomctl);
+
+	r = &t.r[kb_topo_find(&t, "r0")];
+	EXPECT_STREQ("ops.team_1@fe80::1%eth0", r->host);
 
 	r = &t.r[kb_topo_find(&t, "r6")];
 	EXPECT_STREQ("bloomctl", r->bloomctl);	/* the remote PATH's */
@@ -180,6 +184,17 @@ TEST(errors_name_file_and_line)
 			    "dir/topo.txt:1: router r1: invalid ssh destination '-oProxyCommand=x'"));
 	EXPECT_TRUE(refused("router r1 ssh root@ filter f\n",
 			    "dir/topo.txt:1: router r1: invalid ssh destination"));
+	/* Only [USER@]HOST: no URI, no second '@', no shell or config syntax. */
+	EXPECT_TRUE(refused("router r1 ssh ssh://root@h filter f\n",
+			    "dir/topo.txt:1: router r1: invalid ssh destination 'ssh://root@h' ([USER@]HOST"));
+	EXPECT_TRUE(refused("router r1 ssh a@b@c filter f\n",
+			    "dir/topo.txt:1: router r1: invalid ssh destination 'a@b@c'"));
+	EXPECT_TRUE(refused("router r1 ssh h;reboot filter f\n",
+			    "dir/topo.txt:1: router r1: invalid ssh destination 'h;reboot'"));
+	EXPECT_TRUE(refused("router r1 ssh root@-oProxyCommand=x filter f\n",
+			    "dir/topo.txt:1: router r1: invalid ssh destination 'root@-oProxyCommand=x'"));
+	EXPECT_TRUE(refused("router r1 ssh -l@h filter f\n",
+			    "dir/topo.txt:1: router r1: invalid ssh destination '-l@h'"));
 	EXPECT_TRUE(refused("router r1 ssh h filter f port 0\n",
 			    "dir/topo.txt:1: router r1: invalid port '0'"));
 	EXPECT_TRUE(refused("router r1 ssh h filter f port 65536\n",
