@@ -170,19 +170,23 @@ bool kb_require(struct genl_info *info, const int *types, int n)
 	return true;
 }
 
-/* Names are printable, without spaces, so they round-trip through a shell. */
+/*
+ * Names are printable ASCII without spaces or '/', so they round-trip
+ * through a shell and into file names. (Not isgraph(): the kernel's
+ * ctype takes 0xA1-0xFF as Latin-1 letters.)
+ */
 static bool kb_name_ok(const struct nlattr *attr, struct netlink_ext_ack *extack)
 {
-	const char *s = nla_data(attr);
+	const u8 *s = nla_data(attr);
 
 	if (!*s) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "filter name is empty");
 		return false;
 	}
 	for (; *s; s++) {
-		if (!isgraph(*s) || *s == '/') {
+		if (*s <= ' ' || *s > '~' || *s == '/') {
 			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "filter name has a space, '/' or non-printable byte");
+					    "filter name has a space, '/' or a byte that is not printable ASCII");
 			return false;
 		}
 	}
@@ -915,11 +919,24 @@ static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * Who may use the family: CAP_NET_ADMIN in the initial user namespace
+ * (GENL_ADMIN_PERM), or, with userns_admin=1, CAP_NET_ADMIN in the user
+ * namespace owning the network namespace (GENL_UNS_ADMIN_PERM: the root of
+ * a container, in the container's namespaces). Off by default: memory is
+ * limited globally (max_memory), not per namespace, so a container's root
+ * could take the pool from everyone else. Read at load time only, so the
+ * rule never changes under an open socket.
+ */
+static bool userns_admin;
+module_param(userns_admin, bool, 0444);
+MODULE_PARM_DESC(userns_admin,
+		 "Let CAP_NET_ADMIN in a netns's owning user namespace (container roots) use kbloom there; default: only in the initial user namespace");
+
 #define KB_OP(_cmd, _doit, _dumpit) {				\
 	.cmd = (_cmd),						\
 	.doit = (_doit),					\
 	.dumpit = (_dumpit),					\
-	.flags = GENL_UNS_ADMIN_PERM,				\
 }
 
 /* Every op inherits the family's strict policy (resv_start_op is 0). */
@@ -928,7 +945,8 @@ static const struct genl_multicast_group kb_mcgrps[] = {
 			      .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
-static const struct genl_ops kb_ops[] = {
+/* Their permission flag is set at init, from userns_admin. */
+static struct genl_ops kb_ops[] __ro_after_init = {
 	KB_OP(KBLOOM_CMD_CREATE, kb_cmd_create, NULL),
 	KB_OP(KBLOOM_CMD_DESTROY, kb_cmd_destroy, NULL),
 	KB_OP(KBLOOM_CMD_GET, kb_cmd_get, kb_dump_get),
@@ -964,6 +982,11 @@ struct genl_family kb_family __ro_after_init = {
 
 int kb_netlink_init(void)
 {
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kb_ops); i++)
+		kb_ops[i].flags = userns_admin ? GENL_UNS_ADMIN_PERM :
+				  GENL_ADMIN_PERM;
 	return genl_register_family(&kb_family);
 }
 

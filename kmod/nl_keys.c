@@ -199,21 +199,36 @@ static void kb_count_keys(const struct kb_filter *f, const struct nlattr *keys,
 }
 
 /*
- * ADD on a scalable or dcf filter runs under the namespace lock, in
- * process context, so growth that is due (a full slice, a half-full OFV
- * counter) is made right here (kb_grow) before the next key instead of
- * overflowing. Each add runs under RCU: a dcf's replaced OFV is freed
- * after a grace period. ENOSPC when the filter cannot grow and a key
- * overflowed (scalable: added beyond a full slice; dcf: an increment
- * dropped); the keys are in all the same.
+ * Filters whose ADD takes the locked path below: scalable and dcf grow
+ * there, and a stable filter's add decrements up to KBLOOM_DECREMENT_MAX
+ * cells per key, so a message of thousands of keys must yield the CPU
+ * between them (none of these types has windows).
  */
-static int kb_add_growing(struct kb_net *kn, struct genl_info *info)
+static bool kb_add_locked_path(const struct kb_filter *f)
+{
+	return kb_grows(f) || f->s.type == KBLOOM_TYPE_STABLE;
+}
+
+/*
+ * ADD on a scalable, dcf or stable filter runs under the namespace lock,
+ * in process context, so growth that is due (a full slice, a half-full
+ * OFV counter) is made right here (kb_grow) before the next key instead
+ * of overflowing, and the CPU is offered to others after every key. Each
+ * add runs under RCU: a dcf's replaced OFV is freed after a grace period.
+ * ENOSPC when the filter cannot grow and a key overflowed (scalable:
+ * added beyond a full slice; dcf: an increment dropped); the keys are in
+ * all the same. Returns 1, having done nothing, when the name now holds a
+ * filter of another kind (destroyed and made again since kb_cmd_add
+ * looked): the caller looks again.
+ */
+static int kb_add_locked(struct kb_net *kn, struct genl_info *info)
 {
 	struct nlattr *keys = info->attrs[KBLOOM_A_KEYS], *attr;
 	struct kb_stats delta = {};
 	struct kb_filter *f;
 	struct kb_obj *obj;
 	int n, rem, err = 0;
+	bool grows;
 	u64 over;
 
 	mutex_lock(&kn->lock);
@@ -223,23 +238,29 @@ static int kb_add_growing(struct kb_net *kn, struct genl_info *info)
 		goto out;
 	}
 	f = kb_ring_only(&obj->ring);
+	if (!f || !kb_add_locked_path(f)) {
+		err = 1;
+		goto out;
+	}
 	n = kb_check_keys(f, info, true);
 	if (n < 0) {
 		err = n;
 		goto out;
 	}
-	over = kb_grow_overflow(f);
+	grows = kb_grows(f);
+	over = grows ? kb_grow_overflow(f) : 0;
 	nla_for_each_nested(attr, keys, rem) {
-		if (kb_grow_due(f))
+		if (grows && kb_grow_due(f))
 			kb_grow(obj);
 		rcu_read_lock();
 		kb_filter_add(f, nla_data(attr), nla_len(attr));
 		rcu_read_unlock();
+		cond_resched();
 	}
 	kb_window_count(&obj->ring.tables[0], n);
 	delta.inserts = n;
 	kb_stats_add(obj, &delta);
-	if (kb_grow_overflow(f) != over) {
+	if (grows && kb_grow_overflow(f) != over) {
 		kb_grow_explain(obj, info->extack);
 		err = -ENOSPC;
 	}
@@ -256,11 +277,12 @@ int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *attr;
 	struct kb_obj *obj;
 	struct kb_key key;
-	int n, rem;
+	int n, rem, err;
 
 	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
 		return -EINVAL;
 
+again:
 	rcu_read_lock();
 	obj = kb_find(kn, info);
 	if (!obj) {
@@ -268,9 +290,12 @@ int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	w = kb_window_cur(&obj->ring);
-	if (kb_grows(&w->filter)) {
+	if (kb_add_locked_path(&w->filter)) {
 		rcu_read_unlock();
-		return kb_add_growing(kn, info);
+		err = kb_add_locked(kn, info);
+		if (err > 0)
+			goto again;
+		return err;
 	}
 	n = kb_check_keys(&w->filter, info, true);
 	if (n < 0) {

@@ -197,6 +197,12 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		NL_SET_ERR_MSG(extack, "WINDOWS and INTERVAL go together");
 		return -EINVAL;
 	}
+	if (windows > 1 && args->interval_ms < KBLOOM_USERNS_INTERVAL_MIN &&
+	    args->net->user_ns != &init_user_ns) {
+		NL_SET_ERR_MSG(extack,
+			       "in a netns of a user namespace, INTERVAL is 1000 ms or more");
+		return -EINVAL;
+	}
 	if (windows > 1 && args->loader) {
 		NL_SET_ERR_MSG(extack, "a filter with WINDOWS cannot be loaded");
 		return -EINVAL;

@@ -585,7 +585,11 @@ void kb_nl_perror(const struct kb_nl *nl, const char *fmt, ...)
 			      "%smissing attribute %s", n ? "; " : "",
 			      kb_attr_name(e->miss_type));
 
-	errorf("%s: %s%s%s%s", what,
+	errorf("%s: %s%s%s%s%s", what,
 	       e->why[0] ? e->why : strerror(e->err ? e->err : EIO),
-	       kernel[0] ? " (kernel: " : "", kernel, kernel[0] ? ")" : "");
+	       kernel[0] ? " (kernel: " : "", kernel, kernel[0] ? ")" : "",
+	       /* the kernel says nothing of why: the rule, in one line */
+	       e->err == EPERM && !e->why[0] && !kernel[0] ?
+	       " (kbloom needs CAP_NET_ADMIN in the initial user namespace, or in the netns's own when loaded with userns_admin=1)" :
+	       "");
 }

@@ -23,10 +23,16 @@
 #include <linux/seqlock.h>
 #include <linux/indirect_call_wrapper.h>
 
-/* Filter memory is charged to the caller's memcg. */
+/*
+ * Filter memory is charged to the caller's memcg, and may fail: a request
+ * larger than the memcg or the machine can give is refused with ENOMEM
+ * instead of calling the OOM killer (__GFP_RETRY_MAYFAIL, as the BPF
+ * map's large allocations).
+ */
 static inline void *kb_zalloc_large(size_t size)
 {
-	return kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	return kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			__GFP_NOWARN);
 }
 
 static inline void kb_free_large(void *p)

@@ -10,15 +10,17 @@
  * Generic netlink family KBLOOM_GENL_NAME, version KBLOOM_GENL_VERSION.
  * The family is network-namespace aware: every filter lives in the netns of
  * the socket that created it and is invisible from any other netns.
- * Every command requires CAP_NET_ADMIN in the user namespace owning the
- * socket's network namespace (GENL_UNS_ADMIN_PERM), reads included: filter
- * names and sizes are configuration, contents are data.
+ * Every command requires CAP_NET_ADMIN in the initial user namespace
+ * (GENL_ADMIN_PERM), reads included: filter names and sizes are
+ * configuration, contents are data. Loaded with userns_admin=1, CAP_NET_ADMIN
+ * in the user namespace owning the socket's network namespace suffices
+ * (GENL_UNS_ADMIN_PERM: a container's root, in its own namespaces).
  *
  * Every attribute is validated strictly by a policy: unknown attributes,
  * wrong lengths and out-of-range values are refused with an extended ACK
  * message naming the offending attribute. A refused request changes nothing.
  * Nests must carry NLA_F_NESTED. Filter names are 1..KBLOOM_NAME_MAX-1
- * printable bytes without spaces or '/'. A request gets one reply (or only
+ * printable ASCII bytes (0x21-0x7E) other than '/'. A request gets one reply (or only
  * the ACK); replies carry the request's command number, GET's dumps
  * KBLOOM_CMD_GET. CAPACITY 0 means "not given".
  *
@@ -110,6 +112,9 @@
  * ring of W tables of the same shape and hash key. The newest ("current")
  * window takes every insert; every INTERVAL ms the current window closes,
  * a new one opens and, once W windows are retained, the oldest is dropped.
+ * In a netns that the initial user namespace does not own (a container's,
+ * see userns_admin), INTERVAL is at least KBLOOM_USERNS_INTERVAL_MIN: its
+ * rotations run in kernel workers charged to nobody.
  * The table that replaces it was emptied off the packet path beforehand and
  * is swapped in under RCU, so no insert waits for a clear and none lands in
  * a table being cleared. Windows are numbered by a sequence ID (1 for the
@@ -298,6 +303,7 @@
 #define KBLOOM_DIM_NAME_MAX	16	/* bytes including the trailing NUL */
 #define KBLOOM_WINDOWS_MAX	256	/* windows of a time-paged filter */
 #define KBLOOM_INTERVAL_MIN	10ULL	/* ms: shortest window */
+#define KBLOOM_USERNS_INTERVAL_MIN 1000ULL /* ms: ... in a container's netns */
 #define KBLOOM_INTERVAL_MAX	(366ULL * 86400 * 1000)	/* ms: longest window */
 #define KBLOOM_PACKET_MAX	65531	/* bytes of a PACKET: what an attribute holds */
 #define KBLOOM_IFNAME_MAX	16	/* IFNAMSIZ */

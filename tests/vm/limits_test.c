@@ -6,9 +6,15 @@
  *   test --STATUS--> filters and bytes of this netns, of all, the limits
  *   test --CREATE past a limit--> ENOMEM / ENOSPC, a message, nothing made
  *   child in a new netns --CREATE--> counted there and in MEM_ALL only
+ *   child in a 48 MiB memory cgroup --CREATE 64 MiB--> ENOMEM, nobody killed
+ *   a long ADD (stable filter, P 65536) on CPU 0 --> a 1 ms sleeper there runs
  */
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "nlraw.h"
@@ -29,18 +35,39 @@ static unsigned long long param_get(const char *name)
 	return strtoull(buf, NULL, 10);
 }
 
-static int param_set(const char *name, unsigned long long v)
+static int write_str(const char *path, const char *v)
 {
-	char path[128];
-	FILE *f;
+	FILE *f = fopen(path, "w");
 	int err;
 
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	err = fprintf(f, "%llu\n", v) < 0;
+	err = fputs(v, f) < 0;
 	return fclose(f) || err ? -EIO : 0;
+}
+
+static int param_set(const char *name, unsigned long long v)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	snprintf(buf, sizeof(buf), "%llu\n", v);
+	return write_str(path, buf);
+}
+
+/* "KEY N" of a flat-keyed cgroup file such as memory.events; -1 if none. */
+static long long cg_key(const char *path, const char *key)
+{
+	char k[64];
+	long long v, found = -1;
+	FILE *f = fopen(path, "r");
+
+	while (f && fscanf(f, "%63s %lld", k, &v) == 2)
+		if (!strcmp(k, key))
+			found = v;
+	if (f)
+		fclose(f);
+	return found;
 }
 
 static int status(struct nlr *s, struct nlr_msg *m)
@@ -236,6 +263,122 @@ TEST_F(lim, scalable_filter_stops_growing_at_max_memory)
 	ASSERT_EQ(0, get(s, m, "sc"));
 	EXPECT_EQ(KBLOOM_GROW_OK, reply_u32(s, KBLOOM_A_GROW_ERROR));
 	EXPECT_EQ(0, reply_u64(s, KBLOOM_A_OVERFLOW));
+}
+
+/*
+ * Filter memory is charged to the caller's memory cgroup, and a cgroup too
+ * small for a request refuses it: ENOMEM, nothing made, and the OOM
+ * killer not called (it killed processes before the large allocations
+ * were allowed to fail, as the BPF map's are).
+ *
+ *   /sys/fs/cgroup/kbloom-limits-PID    memory.max 48 MiB
+ *     child --CREATE bloom of 64 MiB--> ENOMEM; exits by itself
+ *   memory.events: oom_kill 0
+ */
+TEST_F(lim, memcg_smaller_than_the_request_refuses_and_kills_nobody)
+{
+	char cg[64], path[128], pid_s[32];
+	int pipefd[2], st, err = 1;
+	pid_t pid;
+
+	snprintf(cg, sizeof(cg), "/sys/fs/cgroup/kbloom-limits-%d", getpid());
+	ASSERT_EQ(0, write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	snprintf(path, sizeof(path), "%s/memory.max", cg);
+	ASSERT_EQ(0, write_str(path, "48M"));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct nlr c;
+		struct nlr_msg *m = calloc(1, sizeof(*m));
+
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+		snprintf(pid_s, sizeof(pid_s), "%d", getpid());
+		if (!m || write_str(path, pid_s) || nlr_open(&c))
+			_exit(1);
+		err = create(&c, m, "over-memcg", 1ULL << 29, 3);
+		if (write(pipefd[1], &err, sizeof(err)) != sizeof(err))
+			_exit(2);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	EXPECT_EQ(sizeof(err), read(pipefd[0], &err, sizeof(err)));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st)) TH_LOG("the child was killed by signal %d",
+					  WTERMSIG(st));
+	EXPECT_EQ(-ENOMEM, err);
+	snprintf(path, sizeof(path), "%s/memory.events", cg);
+	EXPECT_EQ(0, cg_key(path, "oom_kill"));
+	EXPECT_EQ(-ENOENT, get(&self->s, &self->m, "over-memcg"));
+	EXPECT_EQ(0, rmdir(cg));
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/*
+ * A long ADD yields the CPU between keys. A stable filter decrements
+ * KBLOOM_DECREMENT_MAX cells per key, so one message of 4000 keys (as
+ * many as its KEYS nest holds) keeps the kernel busy for seconds in the
+ * emulated VM; a process on the same CPU that sleeps a millisecond at a
+ * time must still get the CPU meanwhile (it waited for the whole ADD
+ * before).
+ *
+ *   CPU 0:  test  --ADD 4000 keys--> stable filter "slow" (P 65536, 4 bits)
+ *           probe: poll(1 ms) in a loop, the longest gap between wakeups
+ */
+TEST_F(lim, a_long_stable_add_yields_the_cpu)
+{
+	struct nlr *s = &self->s;
+	struct nlr_msg *m = &self->m;
+	int stop[2], res[2], st;
+	double t0, took, gap = -1;
+	cpu_set_t cpu0;
+	pid_t pid;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	create_msg(s, m, "slow", KBLOOM_TYPE_STABLE, 1 << 20, 3);
+	nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 4);
+	nlr_put_u32(m, KBLOOM_A_DECREMENT, KBLOOM_DECREMENT_MAX);
+	ASSERT_EQ(0, nlr_send(s, m));
+	ASSERT_EQ(0, pipe(stop));
+	ASSERT_EQ(0, pipe(res));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct pollfd p = { .fd = stop[0], .events = POLLIN };
+		double last = now_ms(), max = 0, t;
+
+		close(stop[1]);
+		while (poll(&p, 1, 1) == 0) {
+			t = now_ms();
+			if (t - last > max)
+				max = t - last;
+			last = t;
+		}
+		_exit(write(res[1], &max, sizeof(max)) != sizeof(max));
+	}
+	close(stop[0]);
+	usleep(200000);
+	t0 = now_ms();
+	ASSERT_EQ(0, keys_cmd(s, m, KBLOOM_CMD_ADD, "slow", 0, 4000));
+	took = now_ms() - t0;
+	close(stop[1]);
+	EXPECT_EQ(sizeof(gap), read(res[0], &gap, sizeof(gap)));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	TH_LOG("ADD of 4000 keys took %.0f ms; the sleeper waited %.1f ms at most",
+	       took, gap);
+	/* Only a long ADD says anything. */
+	ASSERT_LT(200, took);
+	EXPECT_GT(took / 4, gap);
 }
 
 TEST_HARNESS_MAIN

@@ -206,7 +206,7 @@ FIXTURE_VARIANT(bad_create) {
 enum {
 	BAD_BITS_U32, BAD_BITS_SMALL, BAD_BITS_BIG, BAD_HASHES_0, BAD_HASHES_33,
 	BAD_TYPE_0, BAD_TYPE_99, BAD_NAME_LONG, BAD_NAME_NO_NUL, BAD_NAME_EMPTY,
-	BAD_NAME_SPACE, BAD_HASH_KEY_15, BAD_UNKNOWN_ATTR, BAD_REPLY_ATTR,
+	BAD_NAME_SPACE, BAD_NAME_LATIN1, BAD_HASH_KEY_15, BAD_UNKNOWN_ATTR, BAD_REPLY_ATTR,
 	BAD_FLAGS, BAD_KEYS_NOT_NESTED, BAD_TRUNCATED_ATTR,
 };
 
@@ -223,6 +223,8 @@ BAD(name_too_long, BAD_NAME_LONG, EINVAL);
 BAD(name_without_nul, BAD_NAME_NO_NUL, EINVAL);
 BAD(name_empty, BAD_NAME_EMPTY, EINVAL);
 BAD(name_with_space, BAD_NAME_SPACE, EINVAL);
+/* the kernel's isgraph() takes 0xA1-0xFF as Latin-1 letters: not names */
+BAD(name_with_byte_0xff, BAD_NAME_LATIN1, EINVAL);
 BAD(hash_key_15_bytes, BAD_HASH_KEY_15, ERANGE);
 BAD(unknown_attribute, BAD_UNKNOWN_ATTR, EINVAL);
 BAD(reply_only_attribute, BAD_REPLY_ATTR, EINVAL);
@@ -276,6 +278,8 @@ TEST_F(bad_create, refused_and_nothing_created)
 		name = "";
 	if (w == BAD_NAME_SPACE)
 		name = "a b";
+	if (w == BAD_NAME_LATIN1)
+		name = "caf\xe9-\xff";
 
 	nlr_init(s, m, s->family, KBLOOM_CMD_CREATE, 0);
 	if (w == BAD_NAME_NO_NUL)
