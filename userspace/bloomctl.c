@@ -218,7 +218,10 @@ static const struct command commands[] = {
 		"Adds each KEY to filter NAME. With -f, reads one key a line from FILE\n"
 		"('-' for standard input); a trailing \\r is dropped, an empty line is an\n"
 		"error. A bad line stops the file there, naming it: every key before\n"
-		"it is added, none after. Prints nothing on success.\n",
+		"it is added, none after. Prints nothing on success.\n"
+		"A KEY starting with '-' on the command line is refused as a mistyped\n"
+		"option (exit 2, nothing sent) unless the keys follow '--'; or give it\n"
+		"in hex (0x2d...). The same holds for del, test and count.\n",
 	},
 	{
 		"del", cmd_del, "delete keys from a counting or dleft filter",

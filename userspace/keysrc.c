@@ -39,8 +39,25 @@ int keysrc_init(struct keysrc *s, int argc, char **argv, const char **name)
 		s->path = argv[3];
 		return 0;
 	}
-	if (argc > 2 && !strcmp(argv[2], "--"))
+	if (argc > 2 && !strcmp(argv[2], "--")) {
 		i++;
+	} else {
+		/*
+		 * A mistyped option (--file, -F) must not become a key: a
+		 * bloom filter cannot take it back. Keys that start with
+		 * '-' come after '--', or in hex.
+		 */
+		int j;
+
+		for (j = i; j < argc; j++) {
+			if (argv[j][0] != '-')
+				continue;
+			usage_errorf(argv[0],
+				     "'%s' looks like an option, not a key (keys starting with '-' go after '--', or in hex: 0x%02x...)",
+				     quote(argv[j]), '-');
+			return -1;
+		}
+	}
 	if (i >= argc) {
 		usage_errorf(argv[0], "no keys given");
 		return -1;

@@ -19,14 +19,17 @@
 
 #include "keysrc.h"
 
+static char usage_msg[512];
+
 /* bloomctl.c's; keysrc only calls it for a malformed command line. */
 void usage_errorf(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(usage_msg, sizeof(usage_msg), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "%s: %s\n", cmd, usage_msg);
 }
 
 /* Opens @path (or "-") as `add f -f PATH` would. */
@@ -205,6 +208,47 @@ TEST(a_pipe_streams_line_by_line)
 	close(saved);
 	close(go[1]);
 	waitpid(pid, NULL, 0);
+}
+
+/* keysrc_init() on the words of @line (up to 8); 0 or -1. */
+static int init_words(struct keysrc *s, char *line)
+{
+	char *argv[9] = { 0 }, *save = NULL;
+	const char *name;
+	int argc = 0;
+
+	for (char *w = strtok_r(line, " ", &save); w && argc < 8;
+	     w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	usage_msg[0] = 0;
+	return keysrc_init(s, argc, argv, &name);
+}
+
+/*
+ * A mistyped option never becomes a key (a filter cannot take it back):
+ * a word starting with '-' among the keys is refused, naming it, unless
+ * the keys follow "--".
+ */
+TEST(an_option_typo_is_not_a_key)
+{
+	struct keysrc s;
+	char l1[] = "add seen --file keys.txt", l2[] = "add seen keys.txt -F",
+	     l3[] = "add seen a - b", l4[] = "add seen -- --file -F",
+	     l5[] = "test seen 0x2d2d66696c65 plain";
+
+	EXPECT_EQ(-1, init_words(&s, l1));
+	EXPECT_STREQ("'--file' looks like an option, not a key (keys starting with '-' go after '--', or in hex: 0x2d...)",
+		     usage_msg);
+	EXPECT_EQ(-1, init_words(&s, l2));
+	EXPECT_NE(NULL, strstr(usage_msg, "'-F' looks like an option"));
+	EXPECT_EQ(-1, init_words(&s, l3));
+	EXPECT_NE(NULL, strstr(usage_msg, "'-' looks like an option"));
+	ASSERT_EQ(0, init_words(&s, l4));
+	ASSERT_EQ(2, s.nkeys);
+	EXPECT_STREQ("--file", s.keys[0]);
+	EXPECT_STREQ("-F", s.keys[1]);
+	ASSERT_EQ(0, init_words(&s, l5));
+	EXPECT_EQ(2, s.nkeys);
 }
 
 TEST_HARNESS_MAIN

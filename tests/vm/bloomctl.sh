@@ -116,6 +116,21 @@ bad_line_later() {
 check "add -f: a bad line is named; every key before it is added, none after" \
 	bad_line_later
 
+# A mistyped option is refused, not added: nothing reaches the filter.
+option_typo() {
+	local before
+	before=$($bc -j show f | python3 -c 'import json,sys; print(json.load(sys.stdin)["inserts"])') &&
+	expect 2 "bloomctl: add: '--file' looks like an option, not a key*" \
+		$bc add f --file keys.txt &&
+	expect 2 "bloomctl: test: '-F' looks like an option*" $bc test f keys.txt -F &&
+	expect 2 "bloomctl: del: '--file' looks like an option*" $bc del f --file x &&
+	expect 2 "bloomctl: count: '--file' looks like an option*" $bc count f --file x &&
+	[ "$($bc -j show f | python3 -c 'import json,sys; print(json.load(sys.stdin)["inserts"])')" = "$before" ] &&
+	expect 1 "--file absent" $bc test f -- --file
+}
+check "add/test/del/count: a word like an option among the keys is refused, nothing added" \
+	option_typo
+
 stdin_keys() {
 	printf 'x1\nx2\r\nx3\n' | $bc add f -f - && $bc test f x1 x2 x3
 }
@@ -166,7 +181,7 @@ check "-n with an unknown netns is an error naming it" \
 	expect 2 "*nosuchns*" $bc -n nosuchns list
 
 unpriv() {
-	expect 2 "*Operation not permitted*" \
+	expect 2 "*Operation not permitted (kbloom needs CAP_NET_ADMIN in the initial user namespace*" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		$bc test f beta &&
 	expect 2 "*Operation not permitted*" \
