@@ -13,14 +13,18 @@
  * grow lock it charges the next slice to max_memory and allocates it
  * with GFP_KERNEL_ACCOUNT inside the memory cgroup of the process that
  * created the filter (set_active_memcg), then the engine publishes it.
- * A slice that cannot be had stops growth for good (until CLEAR); the
- * engine then keeps adding into the last slice and counts the overflow.
+ * While a slice cannot be had the engine keeps adding into the last slice
+ * and counts the overflow. A refusal that may pass (max_memory reached,
+ * an allocation failed) is tried again by itself, after 1, 2, 4 ... 64 s,
+ * so a filter grows on once memory is freed; the others (the shape's or
+ * the filter's limits) stop growth until CLEAR.
  *
  * Lifetime: kicks come only from adders, which run under RCU or the
  * namespace lock; the filter is freed after it is unlinked and a grace
  * period has passed, and kb_grow_stop() then cancels the work item, so
- * no work runs on a freed filter. kb_grow() never takes the namespace
- * lock (destroy holds it while it waits for the work item).
+ * no work runs on a freed filter (the retry after the kick's work: only
+ * kb_grow() queues it, and it requeues only itself). kb_grow() never takes
+ * the namespace lock (destroy holds it while it waits for the work items).
  */
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
@@ -65,10 +69,39 @@ static void kb_grow_work(struct work_struct *work)
 	kb_grow(container_of(work, struct kb_obj, grow_work));
 }
 
+/* Refusals that more memory later may lift. */
+static bool kb_grow_may_pass(u32 why)
+{
+	return why == KBLOOM_GROW_MEMORY_LIMIT || why == KBLOOM_GROW_NOMEM;
+}
+
+#define KB_GROW_RETRY_MAX_SHIFT	6	/* back-off: at most 64 s */
+
+static u32 kb_grow_locked(struct kb_obj *obj, struct kb_filter *f);
+
+static void kb_grow_retry_work(struct work_struct *work)
+{
+	struct kb_obj *obj = container_of(to_delayed_work(work), struct kb_obj,
+					  grow_retry);
+	struct kb_filter *f = kb_ring_only(&obj->ring);
+
+	mutex_lock(&obj->grow_lock);
+	/* CLEAR may have lifted it meanwhile. */
+	if (kb_grow_may_pass(kb_grow_error(f))) {
+		if (kb_filter_is_scalable(f))
+			kb_scalable_fail(f, KBLOOM_GROW_OK);
+		else
+			kb_dcf_fail(f, KBLOOM_GROW_OK);
+		kb_grow_locked(obj, f);
+	}
+	mutex_unlock(&obj->grow_lock);
+}
+
 void kb_grow_init(struct kb_obj *obj)
 {
 	mutex_init(&obj->grow_lock);
 	INIT_WORK(&obj->grow_work, kb_grow_work);
+	INIT_DELAYED_WORK(&obj->grow_retry, kb_grow_retry_work);
 }
 
 void kb_grow_start(struct kb_obj *obj)
@@ -87,7 +120,9 @@ void kb_grow_start(struct kb_obj *obj)
 
 void kb_grow_stop(struct kb_obj *obj)
 {
+	/* The kick's work first: it may queue the retry, never the reverse. */
 	cancel_work_sync(&obj->grow_work);
+	cancel_delayed_work_sync(&obj->grow_retry);
 	mem_cgroup_put(obj->memcg);
 	obj->memcg = NULL;
 	mutex_destroy(&obj->grow_lock);
@@ -144,14 +179,21 @@ static u32 kb_grow_dcf(struct kb_obj *obj, struct kb_filter *f)
 	return KBLOOM_GROW_OK;
 }
 
-u32 kb_grow(struct kb_obj *obj)
+void kb_grow_settle(struct kb_obj *obj)
 {
-	struct kb_filter *f = kb_ring_only(&obj->ring);
+	if (kb_grow_due(kb_ring_only(&obj->ring)))
+		kb_grow(obj);
+	flush_work(&obj->grow_work);
+}
+
+/* kb_grow() under the grow lock; queues the retry of a refusal that may pass. */
+static u32 kb_grow_locked(struct kb_obj *obj, struct kb_filter *f)
+{
 	struct kb_shape s;
 	u64 bytes = 0;
 	u32 why;
 
-	mutex_lock(&obj->grow_lock);
+	lockdep_assert_held(&obj->grow_lock);
 	if (kb_filter_is_dcf(f)) {
 		if (kb_dcf_wants_widen(f)) {
 			why = kb_grow_dcf(obj, f);
@@ -170,6 +212,23 @@ u32 kb_grow(struct kb_obj *obj)
 		kb_scalable_fail(f, why);
 out:
 	why = kb_grow_error(f);
+	if (!kb_grow_may_pass(why)) {
+		obj->grow_retries = 0;
+	} else if (!delayed_work_pending(&obj->grow_retry)) {
+		queue_delayed_work(system_unbound_wq, &obj->grow_retry,
+				   HZ << min_t(unsigned int, obj->grow_retries,
+					       KB_GROW_RETRY_MAX_SHIFT));
+		obj->grow_retries++;
+	}
+	return why;
+}
+
+u32 kb_grow(struct kb_obj *obj)
+{
+	u32 why;
+
+	mutex_lock(&obj->grow_lock);
+	why = kb_grow_locked(obj, kb_ring_only(&obj->ring));
 	mutex_unlock(&obj->grow_lock);
 	return why;
 }

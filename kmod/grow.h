@@ -34,6 +34,12 @@ void kb_grow_stop(struct kb_obj *obj);
  * enum kbloom_grow afterwards.
  */
 u32 kb_grow(struct kb_obj *obj);
+/*
+ * Waits until the growth the adds so far asked for is made (a work item
+ * kicked by the last key may still be making it): an ADD over netlink
+ * returns with its filter's memory and layout settled.
+ */
+void kb_grow_settle(struct kb_obj *obj);
 /* Why the filter cannot grow, in @extack; namespace lock held. */
 void kb_grow_explain(struct kb_obj *obj, struct netlink_ext_ack *extack);
 

@@ -436,6 +436,7 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 		args.interval_ms = nla_get_u64(a[KBLOOM_A_INTERVAL]);
 
 	args.net = genl_info_net(info);
+	args.global_figures = netlink_capable(skb, CAP_NET_ADMIN);
 	mutex_lock(&kn->lock);
 	err = kb_create(kn, &args, info->extack);
 	mutex_unlock(&kn->lock);
@@ -893,9 +894,11 @@ err_free:
 	return err;
 }
 
+/* MEM_ALL, the bytes of every namespace, only to the initial one's admin. */
 static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kb_net *kn = kb_net(genl_info_net(info));
+	bool all = netlink_capable(skb, CAP_NET_ADMIN);
 	struct kb_usage u;
 	struct sk_buff *msg;
 	void *hdr;
@@ -910,7 +913,8 @@ static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr || nla_put_u32(msg, KBLOOM_A_NFILTERS, u.nfilters) ||
 	    nla_put_u32(msg, KBLOOM_A_MAX_FILTERS, u.max_filters) ||
 	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_NETNS, u.mem_netns, KBLOOM_A_PAD) ||
-	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_ALL, u.mem_all, KBLOOM_A_PAD) ||
+	    (all &&
+	     nla_put_u64_64bit(msg, KBLOOM_A_MEM_ALL, u.mem_all, KBLOOM_A_PAD)) ||
 	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_LIMIT, u.mem_limit, KBLOOM_A_PAD)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;

@@ -257,6 +257,8 @@ static int kb_add_locked(struct kb_net *kn, struct genl_info *info)
 		rcu_read_unlock();
 		cond_resched();
 	}
+	if (grows)
+		kb_grow_settle(obj);
 	kb_window_count(&obj->ring.tables[0], n);
 	delta.inserts = n;
 	kb_stats_add(obj, &delta);

@@ -228,10 +228,16 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	bytes = kb_ring_mem_for(&args->shape, windows) + extra +
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
 	if (!kb_mem_charge(bytes)) {
-		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
-			       "filter needs %llu B; %lld of max_memory %lu in use",
-			       bytes, (s64)atomic64_read(&kb_mem_used),
-			       READ_ONCE(max_memory));
+		/* What other namespaces hold is for the initial one's admin. */
+		if (args->global_figures)
+			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
+				       "filter needs %llu B; %lld of max_memory %lu in use",
+				       bytes, (s64)atomic64_read(&kb_mem_used),
+				       READ_ONCE(max_memory));
+		else
+			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
+				       "filter needs %llu B; over max_memory %lu with other namespaces",
+				       bytes, READ_ONCE(max_memory));
 		return -ENOMEM;
 	}
 	atomic64_add(bytes, &kn->mem_used);

@@ -57,6 +57,8 @@ struct kb_obj {
 	/* Scalable filters' growth (grow.c). */
 	struct mutex grow_lock;		/* making slices, against clear */
 	struct work_struct grow_work;
+	struct delayed_work grow_retry;	/* after a refusal that may pass */
+	unsigned int grow_retries;	/* in a row, for the back-off */
 	struct mem_cgroup *memcg;	/* charged for the slices made */
 	u64 grow_want;			/* bytes the last slice asked for */
 };
@@ -85,6 +87,8 @@ struct kb_create_args {
 	u32 loader;			/* KBLOOM_F_LOAD: the socket's portid */
 	u32 windows;			/* 0 or 1: not time-paged */
 	u64 interval_ms;
+	/* The caller may see figures of all namespaces (init-ns admin). */
+	bool global_figures;
 	/* KBLOOM_F_LOAD of a scalable filter or a dcf: the saved layout. */
 	const struct nlattr *layout;	/* SLICE_LIST or OFV_BITS (extack) */
 	u32 nslices, cur;		/* scalable: slices, the current one */

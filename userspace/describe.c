@@ -105,13 +105,13 @@ const char *kb_grow_text(uint32_t why)
 	case KBLOOM_GROW_OK:
 		return "grows as keys arrive";
 	case KBLOOM_GROW_MEMORY_LIMIT:
-		return "stopped: the next slice would pass the module's max_memory";
+		return "waiting: the next slice would pass the module's max_memory (tried again by itself)";
 	case KBLOOM_GROW_FILTER_LIMIT:
 		return "stopped: the slices would pass 1 GiB of cells";
 	case KBLOOM_GROW_SHAPE_LIMIT:
 		return "stopped: the next slice would pass 32 slices, 2^33 bits or 32 hashes";
 	case KBLOOM_GROW_NOMEM:
-		return "stopped: allocating the next slice failed";
+		return "waiting: allocating the next slice failed (tried again by itself)";
 	}
 	return "stopped (reason unknown to this tool)";
 }

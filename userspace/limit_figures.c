@@ -13,6 +13,7 @@
 struct status {
 	uint64_t mem_all, mem_limit, mem_netns;
 	uint32_t nfilters, max_filters;
+	bool all;
 	int replies;
 };
 
@@ -22,11 +23,13 @@ static int status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 
 	if (st->replies++)
 		return kb_nl_fail(nl, "more than one status reply");
-	if (!tb[KBLOOM_A_MEM_ALL] || !tb[KBLOOM_A_MEM_LIMIT] ||
-	    !tb[KBLOOM_A_MEM_NETNS] || !tb[KBLOOM_A_NFILTERS] ||
-	    !tb[KBLOOM_A_MAX_FILTERS])
+	if (!tb[KBLOOM_A_MEM_LIMIT] || !tb[KBLOOM_A_MEM_NETNS] ||
+	    !tb[KBLOOM_A_NFILTERS] || !tb[KBLOOM_A_MAX_FILTERS])
 		return kb_nl_fail(nl, "status reply without its figures");
-	st->mem_all = nla_get_u64(tb[KBLOOM_A_MEM_ALL]);
+	/* Only an admin of the initial namespace is told all namespaces'. */
+	st->all = tb[KBLOOM_A_MEM_ALL] != NULL;
+	if (st->all)
+		st->mem_all = nla_get_u64(tb[KBLOOM_A_MEM_ALL]);
 	st->mem_limit = nla_get_u64(tb[KBLOOM_A_MEM_LIMIT]);
 	st->mem_netns = nla_get_u64(tb[KBLOOM_A_MEM_NETNS]);
 	st->nfilters = nla_get_u32(tb[KBLOOM_A_NFILTERS]);
@@ -52,7 +55,11 @@ void kb_nl_limit_figures(struct kb_nl *nl)
 	if (r || !st.replies)
 		return;
 	n = strlen(refused.kmsg);
-	if (memory)
+	if (memory && !st.all)
+		snprintf(nl->error.kmsg + n, sizeof(nl->error.kmsg) - n,
+			 ": max_memory %" PRIu64 " with the other namespaces, %"
+			 PRIu64 " B by this namespace", st.mem_limit, st.mem_netns);
+	else if (memory)
 		snprintf(nl->error.kmsg + n, sizeof(nl->error.kmsg) - n,
 			 ": %" PRIu64 " B of max_memory %" PRIu64
 			 " in use, %" PRIu64 " B by this namespace",

@@ -137,7 +137,9 @@
  *
  * KBLOOM_CMD_STATUS  (doit)
  *	No attribute. Reply: NFILTERS and MEM_NETNS (filters and bytes of
- *	this netns), MEM_ALL (bytes of every netns), MEM_LIMIT (the module
+ *	this netns), MEM_ALL (bytes of every netns; only to callers with
+ *	CAP_NET_ADMIN in the initial user namespace, as is the in-use
+ *	figure of a refused CREATE's message), MEM_LIMIT (the module
  *	parameter max_memory, settable at runtime in
  *	/sys/module/kbloom/parameters/) and MAX_FILTERS (max_filters, per
  *	netns). A CREATE past either limit fails (ENOMEM, ENOSPC) with an
@@ -434,9 +436,12 @@ enum kbloom_type {
 	 * grow. When a slice cannot be had (GROW_ERROR, enum
 	 * kbloom_grow: max_memory, the filter's KBLOOM_MEM_MAX bytes,
 	 * KBLOOM_SLICES_MAX slices or a slice past KBLOOM_BITS_MAX /
-	 * KBLOOM_HASHES_MAX, or the allocation failed) growth stops for good
-	 * (until CLEAR): keys keep going into the last slice as OVERFLOW,
-	 * TEST and the rest keep working, and an ADD that put any key beyond
+	 * KBLOOM_HASHES_MAX, or the allocation failed) keys keep going into
+	 * the last slice as OVERFLOW. Growth stops until CLEAR, except after
+	 * GROW_MEMORY_LIMIT and GROW_NOMEM, which the module tries again by
+	 * itself 1, 2, 4 ... 64 s later (the same for a dcf's OFV), so the
+	 * filter grows on once memory is there. Meanwhile TEST and the
+	 * rest keep working, and an ADD that put any key beyond
 	 * a full slice returns ENOSPC with the reason (its keys were all
 	 * added: the one case where an error does not mean "nothing
 	 * changed"). CLEAR empties every slice and starts again from slice

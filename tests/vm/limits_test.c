@@ -210,7 +210,8 @@ TEST_F(lim, each_namespace_accounted_apart)
 /*
  * A scalable filter at max_memory: ADD says ENOSPC naming the limit, its
  * keys are added all the same (into the last slice, as OVERFLOW), every
- * key still tests present, GET says why growth stopped; CLEAR restarts.
+ * key still tests present, GET says why growth waits; with the memory
+ * back it grows on by itself (no CLEAR), and an ADD succeeds again.
  */
 TEST_F(lim, scalable_filter_stops_growing_at_max_memory)
 {
@@ -256,6 +257,18 @@ TEST_F(lim, scalable_filter_stops_growing_at_max_memory)
 	EXPECT_LT(0, reply_u64(s, KBLOOM_A_OVERFLOW));
 	ASSERT_EQ(0, status(s, m));
 	EXPECT_GE(used + 64 * 1024, reply_u64(s, KBLOOM_A_MEM_ALL));
+
+	/* Memory back: it grows on by itself (1 s, 2 s, ... later). */
+	ASSERT_EQ(0, param_set("max_memory", self->max_memory));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, get(s, m, "sc"));
+		if (reply_u32(s, KBLOOM_A_GROW_ERROR) == KBLOOM_GROW_OK)
+			break;
+		usleep(100000);
+	}
+	TH_LOG("growth resumed after %d ms", i * 100);
+	EXPECT_EQ(KBLOOM_GROW_OK, reply_u32(s, KBLOOM_A_GROW_ERROR));
+	EXPECT_EQ(0, keys_cmd(s, m, KBLOOM_CMD_ADD, "sc", i + 200000, 1000));
 
 	nlr_init(s, m, s->family, KBLOOM_CMD_CLEAR, 0);
 	nlr_put_str(m, KBLOOM_A_NAME, "sc");

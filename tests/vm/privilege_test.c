@@ -9,7 +9,8 @@
  *        a socket of the init netns --any command--> EPERM
  *        its own new netns --every command--> EPERM (userns_admin=0, the
  *             default); with the module loaded userns_admin=1:
- *             --CREATE/ADD/ATTACH--> allowed there, only its filter seen
+ *             --CREATE/ADD/ATTACH--> allowed there, only its filter seen,
+ *             STATUS without MEM_ALL (the bytes of all namespaces)
  *   GET never carries the hash key; EXPORT (admin only) does.
  */
 #include <fcntl.h>
@@ -172,6 +173,11 @@ static int userns_root_inside(struct nlr *unused)
 	nlr_put_str(&m, KBLOOM_A_NAME, "slow");
 	if (nlr_send(&s, &m))
 		return 10;
+	/* Its own namespace's figures; not what all namespaces hold. */
+	nlr_init(&s, &m, s.family, KBLOOM_CMD_STATUS, 0);
+	if (nlr_send(&s, &m) || !nlr_reply_attr(&s, KBLOOM_A_MEM_NETNS) ||
+	    nlr_reply_attr(&s, KBLOOM_A_MEM_ALL))
+		return 11;
 	if (create(&s, &m, "mine", 4096, 3) ||
 	    keys_cmd(&s, &m, KBLOOM_CMD_ADD, "mine", 0, 10) ||
 	    keys_cmd(&s, &m, KBLOOM_CMD_TEST, "mine", 0, 10) ||
