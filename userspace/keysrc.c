@@ -47,14 +47,14 @@ int keysrc_init(struct keysrc *s, int argc, char **argv, const char **name)
 		 * bloom filter cannot take it back. Keys that start with
 		 * '-' come after '--', or in hex.
 		 */
-		int j;
+		int j = i;
 
-		for (j = i; j < argc; j++) {
-			if (argv[j][0] != '-')
-				continue;
+		while (j < argc && argv[j][0] != '-')
+			j++;
+		if (j < argc) {
 			usage_errorf(argv[0],
-				     "'%s' looks like an option, not a key (keys starting with '-' go after '--', or in hex: 0x%02x...)",
-				     quote(argv[j]), '-');
+				     "'%s' looks like an option, not a key (keys starting with '-' go after '--', or in hex: 0x2d...)",
+				     quote(argv[j]));
 			return -1;
 		}
 	}

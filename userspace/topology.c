@@ -2,7 +2,6 @@
 /*
  * The topology file of 'bloomctl trace': see topology.h and docs/trace.md.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -65,21 +64,26 @@ static const char *shown(const char *w)
 	return b;
 }
 
-static bool valid_name(const char *s)
+/* The @len bytes at @s are ASCII letters, digits or bytes of @more. */
+static bool ascii_of(const char *s, size_t len, const char *more)
 {
-	size_t n = strlen(s), i;
+	size_t i;
 
-	if (!n || n > NAME_MAX_LEN)
-		return false;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < len; i++) {
 		char c = s[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-		      c == '-'))
+		      (c >= '0' && c <= '9') || (c && strchr(more, c))))
 			return false;
 	}
 	return true;
+}
+
+static bool valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= NAME_MAX_LEN && ascii_of(s, n, "_.-");
 }
 
 /* A filter name as the kernel takes it: printable, no space or '/'. */
@@ -110,14 +114,7 @@ static bool valid_netns(const char *s)
  */
 static bool valid_ssh_part(const char *s, size_t len, const char *more)
 {
-	size_t i;
-
-	if (!len || s[0] == '-' || s[0] == '.')
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr(more, s[i]))
-			return false;
-	return true;
+	return len && s[0] != '-' && s[0] != '.' && ascii_of(s, len, more);
 }
 
 static bool valid_ssh_dest(const char *s)

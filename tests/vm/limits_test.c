@@ -76,6 +76,35 @@ static int status(struct nlr *s, struct nlr_msg *m)
 	return nlr_send(s, m);
 }
 
+/*
+ * Runs @fn(@io) in a child process, which may unshare or change its cgroup
+ * freely, and copies back the @len bytes of @io it leaves (only when @fn
+ * returned 0: its exit status). Returns the child's wait status, -1 if it
+ * could not be run.
+ */
+static int in_child(int (*fn)(void *io), void *io, size_t len)
+{
+	int pipefd[2], st = -1;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int r = fn(io);
+
+		if (!r && write(pipefd[1], io, len) != (ssize_t)len)
+			r = 2;
+		_exit(r);
+	}
+	close(pipefd[1]);
+	if (pid > 0 && (read(pipefd[0], io, len) < 0 ||
+			waitpid(pid, &st, 0) != pid))
+		st = -1;
+	close(pipefd[0]);
+	return st;
+}
+
 FIXTURE(lim) {
 	struct nlr s;
 	struct nlr_msg m;
@@ -173,34 +202,31 @@ TEST_F(lim, filter_limit_refuses_the_next_create)
 	EXPECT_EQ(2, dump_count(s, &self->m));
 }
 
+/* In a new netns: one filter of 1 Mbit; its MEM_NETNS in *@io. */
+static int create_elsewhere(void *io)
+{
+	struct nlr c;
+	struct nlr_msg *m = calloc(1, sizeof(*m));
+	uint64_t *v = io;
+
+	if (!m || unshare(CLONE_NEWNET) || nlr_open(&c) ||
+	    create(&c, m, "there", 1 << 20, 4) || status(&c, m))
+		return 1;
+	if (reply_u32(&c, KBLOOM_A_NFILTERS) == 1)
+		*v = reply_u64(&c, KBLOOM_A_MEM_NETNS);
+	return 0;
+}
+
 TEST_F(lim, each_namespace_accounted_apart)
 {
 	struct nlr *s = &self->s;
-	int pipefd[2], status_;
 	uint64_t child_mem = 0;
-	pid_t pid;
+	int st;
 
 	ASSERT_EQ(0, create(s, &self->m, "here", 1 << 16, 4));
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		struct nlr c;
-		struct nlr_msg *m = calloc(1, sizeof(*m));
-		uint64_t v = 0;
-
-		if (unshare(CLONE_NEWNET) || nlr_open(&c) ||
-		    create(&c, m, "there", 1 << 20, 4) || status(&c, m))
-			_exit(1);
-		if (reply_u32(&c, KBLOOM_A_NFILTERS) == 1)
-			v = reply_u64(&c, KBLOOM_A_MEM_NETNS);
-		if (write(pipefd[1], &v, sizeof(v)) != sizeof(v))
-			_exit(2);
-		_exit(0);
-	}
-	ASSERT_EQ(sizeof(child_mem), read(pipefd[0], &child_mem, sizeof(child_mem)));
-	ASSERT_EQ(pid, waitpid(pid, &status_, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status_));
+	st = in_child(create_elsewhere, &child_mem, sizeof(child_mem));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
 	EXPECT_LT(1 << 17, child_mem);
 	ASSERT_EQ(0, status(s, &self->m));
 	EXPECT_EQ(1, reply_u32(s, KBLOOM_A_NFILTERS));
@@ -288,39 +314,43 @@ TEST_F(lim, scalable_filter_stops_growing_at_max_memory)
  *     child --CREATE bloom of 64 MiB--> ENOMEM; exits by itself
  *   memory.events: oom_kill 0
  */
+struct memcg_create {
+	char cg[64];	/* the cgroup to join */
+	int err;	/* CREATE's answer there */
+};
+
+static int create_in_memcg(void *io)
+{
+	struct memcg_create *mc = io;
+	struct nlr_msg *m = calloc(1, sizeof(*m));
+	char path[128], pid_s[32];
+	struct nlr c;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", mc->cg);
+	snprintf(pid_s, sizeof(pid_s), "%d", getpid());
+	if (!m || write_str(path, pid_s) || nlr_open(&c))
+		return 1;
+	mc->err = create(&c, m, "over-memcg", 1ULL << 29, 3);
+	return 0;
+}
+
 TEST_F(lim, memcg_smaller_than_the_request_refuses_and_kills_nobody)
 {
-	char cg[64], path[128], pid_s[32];
-	int pipefd[2], st, err = 1;
-	pid_t pid;
+	struct memcg_create mc = { .err = 1 };
+	char *cg = mc.cg, path[128];
+	int st;
 
-	snprintf(cg, sizeof(cg), "/sys/fs/cgroup/kbloom-limits-%d", getpid());
+	snprintf(cg, sizeof(mc.cg), "/sys/fs/cgroup/kbloom-limits-%d", getpid());
 	ASSERT_EQ(0, write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory"));
 	ASSERT_EQ(0, mkdir(cg, 0755));
 	snprintf(path, sizeof(path), "%s/memory.max", cg);
 	ASSERT_EQ(0, write_str(path, "48M"));
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		struct nlr c;
-		struct nlr_msg *m = calloc(1, sizeof(*m));
-
-		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-		snprintf(pid_s, sizeof(pid_s), "%d", getpid());
-		if (!m || write_str(path, pid_s) || nlr_open(&c))
-			_exit(1);
-		err = create(&c, m, "over-memcg", 1ULL << 29, 3);
-		if (write(pipefd[1], &err, sizeof(err)) != sizeof(err))
-			_exit(2);
-		_exit(0);
-	}
-	close(pipefd[1]);
-	EXPECT_EQ(sizeof(err), read(pipefd[0], &err, sizeof(err)));
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	st = in_child(create_in_memcg, &mc, sizeof(mc));
+	ASSERT_NE(-1, st);
 	EXPECT_TRUE(WIFEXITED(st)) TH_LOG("the child was killed by signal %d",
 					  WTERMSIG(st));
-	EXPECT_EQ(-ENOMEM, err);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(-ENOMEM, mc.err);
 	snprintf(path, sizeof(path), "%s/memory.events", cg);
 	EXPECT_EQ(0, cg_key(path, "oom_kill"));
 	EXPECT_EQ(-ENOENT, get(&self->s, &self->m, "over-memcg"));
