@@ -15,6 +15,7 @@
 #include "events.h"
 #include "grow.h"
 #include "kcompat.h"
+#include "owner.h"
 #include "registry.h"
 
 static unsigned long max_memory;
@@ -45,19 +46,31 @@ struct kb_obj *kb_lookup(struct kb_net *kn, const char *name)
 	return NULL;
 }
 
-bool kb_mem_charge(u64 bytes)
+enum kb_limit kb_mem_charge(struct kb_net *kn, u64 bytes)
 {
 	u64 limit = READ_ONCE(max_memory);
+	enum kb_limit why;
 
-	if (atomic64_add_return(bytes, &kb_mem_used) > limit) {
+	if ((u64)atomic64_add_return(bytes, &kb_mem_used) > limit) {
 		atomic64_sub(bytes, &kb_mem_used);
-		return false;
+		return KB_LIMIT_MODULE;
 	}
-	return true;
+	if (kn->owner) {
+		why = kb_owner_charge(kn->owner, bytes, limit);
+		if (why) {
+			atomic64_sub(bytes, &kb_mem_used);
+			return why;
+		}
+	}
+	atomic64_add(bytes, &kn->mem_used);
+	return KB_LIMIT_NONE;
 }
 
-void kb_mem_uncharge(u64 bytes)
+void kb_mem_uncharge(struct kb_net *kn, u64 bytes)
 {
+	atomic64_sub(bytes, &kn->mem_used);
+	if (kn->owner)
+		kb_owner_uncharge(kn->owner, bytes);
 	atomic64_sub(bytes, &kb_mem_used);
 }
 
@@ -68,8 +81,7 @@ static void kb_obj_free(struct kb_obj *obj)
 	kb_ring_stop(&obj->ring);
 	kb_ring_free(&obj->ring);
 	free_percpu(obj->stats);
-	atomic64_sub(obj->charged, &obj->kn->mem_used);
-	kb_mem_uncharge(obj->charged);
+	kb_mem_uncharge(obj->kn, obj->charged);
 	kfree(obj);
 }
 
@@ -169,12 +181,47 @@ static int kb_load_layout(struct kb_obj *obj,
 	return 0;
 }
 
+/* Names the limit that refused @bytes (@why), with what figures @args may see. */
+static void kb_refuse_memory(struct kb_net *kn, const struct kb_create_args *args,
+			     u64 bytes, enum kb_limit why,
+			     struct netlink_ext_ack *extack)
+{
+	u64 limit = READ_ONCE(max_memory);
+	struct kb_owner_usage u;
+
+	switch (why) {
+	case KB_LIMIT_USERNS:
+		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_USERNS_MEMORY,
+			       "filter needs %llu B; past userns_memory_percent, %llu B",
+			       bytes, kb_userns_limit(limit));
+		break;
+	case KB_LIMIT_OWNER:
+		kb_owner_usage(kn->owner, limit, &u);
+		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_USER_MEMORY,
+			       "filter needs %llu B; user_memory_percent: %llu of %llu B used",
+			       bytes, u.mem, u.mem_limit);
+		break;
+	default:
+		/* What other namespaces hold is for the initial one's admin. */
+		if (args->global_figures)
+			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
+				       "filter needs %llu B; %lld of max_memory %llu in use",
+				       bytes, (s64)atomic64_read(&kb_mem_used),
+				       limit);
+		else
+			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
+				       "filter needs %llu B; over max_memory %llu with other namespaces",
+				       bytes, limit);
+	}
+}
+
 int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	      struct netlink_ext_ack *extack)
 {
 	u32 windows = max(args->windows, 1U);
 	u8 hkey[KBLOOM_HASH_KEY_LEN];
 	struct kb_obj *obj;
+	enum kb_limit why;
 	u64 bytes, extra;
 	int cpu, err, i;
 
@@ -227,20 +274,21 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 
 	bytes = kb_ring_mem_for(&args->shape, windows) + extra +
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
-	if (!kb_mem_charge(bytes)) {
-		/* What other namespaces hold is for the initial one's admin. */
-		if (args->global_figures)
-			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
-				       "filter needs %llu B; %lld of max_memory %lu in use",
-				       bytes, (s64)atomic64_read(&kb_mem_used),
-				       READ_ONCE(max_memory));
-		else
-			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
-				       "filter needs %llu B; over max_memory %lu with other namespaces",
-				       bytes, READ_ONCE(max_memory));
-		return -ENOMEM;
+	if (kn->owner && kb_owner_add_filter(kn->owner)) {
+		struct kb_owner_usage u;
+
+		kb_owner_usage(kn->owner, READ_ONCE(max_memory), &u);
+		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_USER_FILTERS,
+			       "this user's namespaces hold %u filters, the limit user_max_filters",
+			       u.nfilters);
+		return -ENOSPC;
 	}
-	atomic64_add(bytes, &kn->mem_used);
+	why = kb_mem_charge(kn, bytes);
+	if (why) {
+		kb_refuse_memory(kn, args, bytes, why, extack);
+		err = -ENOMEM;
+		goto err_filter;
+	}
 
 	err = -ENOMEM;
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
@@ -299,8 +347,10 @@ err_obj:
 	kb_grow_stop(obj);
 	kfree(obj);
 err_uncharge:
-	atomic64_sub(bytes, &kn->mem_used);
-	kb_mem_uncharge(bytes);
+	kb_mem_uncharge(kn, bytes);
+err_filter:
+	if (kn->owner)
+		kb_owner_del_filters(kn->owner, 1);
 	return err;
 }
 
@@ -314,6 +364,8 @@ void kb_destroy(struct kb_net *kn, struct kb_obj *obj)
 	kb_detach(obj);
 	list_del_rcu(&obj->node);
 	kn->nfilters--;
+	if (kn->owner)
+		kb_owner_del_filters(kn->owner, 1);
 	kn->dump_gen++;
 	/* Adds and tests run under RCU without a reference. */
 	synchronize_rcu();
@@ -330,6 +382,8 @@ static void kb_unlink_all(struct kb_net *kn, struct list_head *dead)
 		list_del_rcu(&obj->node);
 		list_add_tail(&obj->node, dead);
 	}
+	if (kn->owner)
+		kb_owner_del_filters(kn->owner, kn->nfilters);
 	kn->nfilters = 0;
 	kn->dump_gen++;
 }
@@ -378,6 +432,9 @@ void kb_usage(const struct kb_net *kn, struct kb_usage *u)
 	u->mem_netns = atomic64_read(&kn->mem_used);
 	u->mem_all = atomic64_read(&kb_mem_used);
 	u->mem_limit = READ_ONCE(max_memory);
+	u->owned = !!kn->owner;
+	if (u->owned)
+		kb_owner_usage(kn->owner, u->mem_limit, &u->owner);
 }
 
 void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta)
@@ -448,6 +505,9 @@ static int __net_init kb_net_init(struct net *net)
 {
 	struct kb_net *kn = kb_net(net);
 
+	kn->owner = kb_owner_get(net->user_ns);
+	if (IS_ERR(kn->owner))
+		return PTR_ERR(kn->owner);
 	mutex_init(&kn->lock);
 	INIT_LIST_HEAD(&kn->filters);
 	atomic64_set(&kn->mem_used, 0);
@@ -468,10 +528,13 @@ static void __net_exit kb_net_exit_batch(struct list_head *net_list)
 		mutex_unlock(&kn->lock);
 		mutex_destroy(&kn->lock);
 	}
-	if (list_empty(&dead))
-		return;
-	synchronize_rcu();
-	kb_free_list(&dead);
+	if (!list_empty(&dead)) {
+		synchronize_rcu();
+		kb_free_list(&dead);
+	}
+	/* After the filters: freeing them uncharges their owner. */
+	list_for_each_entry(net, net_list, exit_list)
+		kb_owner_put(kb_net(net)->owner);
 }
 
 static struct pernet_operations kb_net_ops = {

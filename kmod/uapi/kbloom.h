@@ -142,10 +142,17 @@
  *	figure of a refused CREATE's message), MEM_LIMIT (the module
  *	parameter max_memory, settable at runtime in
  *	/sys/module/kbloom/parameters/) and MAX_FILTERS (max_filters, per
- *	netns). A CREATE past either limit fails (ENOMEM, ENOSPC) with an
+ *	netns). In a netns of a user namespace other than the initial one,
+ *	also the figures of its owner (the user who made the top user
+ *	namespace above it, who may make any number of namespaces):
+ *	USER_FILTERS and MEM_USER (filters and bytes over all the owner's
+ *	namespaces), USER_MAX_FILTERS (user_max_filters) and MEM_USER_LIMIT
+ *	(user_memory_percent of max_memory). All owners together may use
+ *	userns_memory_percent of max_memory, so the initial namespace keeps
+ *	the rest. A CREATE past any limit fails (ENOMEM, ENOSPC) with an
  *	extack message naming the limit; 6.2+ kernels format what is in use
- *	into it (6.1 gives only KBLOOM_MSG_MAX_MEMORY or KBLOOM_MSG_MAX_FILTERS:
- *	bloomctl adds STATUS's figures).
+ *	into it (6.1 gives only the KBLOOM_MSG_* text of the limit: bloomctl
+ *	adds STATUS's figures). Growth (scalable, dcf) is charged likewise.
  *
  * Moving contents in and out (save, restore, archive)
  * ----------------------------------------------------
@@ -321,6 +328,10 @@
  */
 #define KBLOOM_MSG_MAX_MEMORY	"module memory limit max_memory reached"
 #define KBLOOM_MSG_MAX_FILTERS	"namespace holds max_filters filters already"
+#define KBLOOM_MSG_USERNS_MEMORY \
+	"user namespaces' memory limit userns_memory_percent reached"
+#define KBLOOM_MSG_USER_MEMORY	"this user's memory limit user_memory_percent reached"
+#define KBLOOM_MSG_USER_FILTERS	"this user's namespaces hold user_max_filters filters already"
 
 enum kbloom_cmd {
 	KBLOOM_CMD_UNSPEC,
@@ -560,7 +571,9 @@ enum kbloom_skip {
 /* Why a scalable filter (or a dcf's OFV) stopped growing (GROW_ERROR). */
 enum kbloom_grow {
 	KBLOOM_GROW_OK,			/* it grows as keys arrive */
-	KBLOOM_GROW_MEMORY_LIMIT,	/* max_memory would be passed */
+	KBLOOM_GROW_MEMORY_LIMIT,	/* max_memory, or a user namespace
+					 * owner's share, would be passed
+					 */
 	KBLOOM_GROW_FILTER_LIMIT,	/* KBLOOM_MEM_MAX bytes in the filter */
 	KBLOOM_GROW_SHAPE_LIMIT,	/* KBLOOM_SLICES_MAX, BITS or HASHES;
 					 * dcf: OFV counters of 32 bits
@@ -636,6 +649,10 @@ enum kbloom_attr {
 	KBLOOM_A_SLICE_LIST,	/* nest of KBLOOM_SLICE_LIST_A_SLICE, reply and LOAD */
 	KBLOOM_A_OFV_BITS,	/* u32, reply (and LOAD): dcf: bits per OFV counter */
 	KBLOOM_A_LOST,		/* u64, reply (and LOAD): dcf: increments dropped */
+	KBLOOM_A_USER_FILTERS,	/* u32, STATUS: filters of the netns's owner */
+	KBLOOM_A_USER_MAX_FILTERS, /* u32, STATUS: user_max_filters */
+	KBLOOM_A_MEM_USER,	/* u64, STATUS: bytes used by the owner */
+	KBLOOM_A_MEM_USER_LIMIT, /* u64, STATUS: the owner's share */
 	__KBLOOM_A_MAX
 };
 
