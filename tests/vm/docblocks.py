@@ -131,11 +131,14 @@ def matches(want, got):
 
 
 def show(lines, most=8):
-    """Prints up to @most lines indented (the TAP report keeps 20)."""
-    for x in lines[:most]:
+    """Prints @lines indented, the first and last 4 of more than @most
+    (the TAP report keeps 20 lines)."""
+    if len(lines) <= most:
+        part = lines
+    else:
+        part = lines[:4] + ["(%d lines)" % (len(lines) - 8)] + lines[-4:]
+    for x in part:
         print("    " + x)
-    if len(lines) > most:
-        print("    (%d more lines)" % (len(lines) - most))
 
 
 def check(spec, resdir):
