@@ -13,7 +13,9 @@
 # module: 'modprobe kbloom [PARAM=V...]' (and the kernel's own request for
 # net-pf-16-proto-16-family-kbloom, through /proc/sys/kernel/modprobe)
 # insmods $KBLOOM_KO with the parameters given and those of "options
-# kbloom" lines in /etc/modprobe.d, 'modprobe -r kbloom' rmmods it; any
+# kbloom" lines in /etc/modprobe.d (the kernel's request runs outside the
+# block's mount namespace: it sees the machine's /etc/modprobe.d, not the
+# block's), 'modprobe -r kbloom' rmmods it; any
 # other module goes to the real modprobe. Afterwards the module is loaded
 # again with its defaults, for the suites that follow.
 set -uo pipefail
