@@ -568,8 +568,8 @@ static const struct command commands[] = {
 	},
 	{
 		"trace", cmd_trace, "trace a packet upstream through routers",
-		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION]\n"
-		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION]\n",
+		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]]\n"
+		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]]\n",
 		"Hash-based IP traceback (SPIE): finds the routers a packet passed\n"
 		"through, even with a forged source, from the digest tables ('attach\n"
 		"... digest spie' on time-paged filters) of the routers listed in the\n"
@@ -589,6 +589,11 @@ static const struct command commands[] = {
 		"  at TIME         when the victim saw it (default: its capture time;\n"
 		"                  now for packet HEX); TIME as for 'query'\n"
 		"  slack DURATION  how long before 'at' a hop may have seen it (2s)\n"
+		"  victim PREFIX,...  the victim's addresses (ADDR or ADDR/LEN, IPv4 or\n"
+		"                  IPv6): packets from them are left out, as the victim\n"
+		"                  sent them; so are those a capture records as outgoing\n"
+		"                  (Linux cooked captures: tcpdump -i any). Capture with\n"
+		"                  'tcpdump -Q in' to record only what the victim received\n"
 		"Breadth first from ROUTER, each step asks every router next to the\n"
 		"path (and not yet asked) about all its pending packets at once; a\n"
 		"router joins the path when one of its windows overlapping [at - slack,\n"
@@ -600,8 +605,10 @@ static const struct command commands[] = {
 		"older than ROUTER's oldest window is 'not traceable', not absent.\n"
 		"With -j, a JSON object per packet (an array for several): see\n"
 		"docs/trace.md. $KBLOOM_SSH names the ssh program (default ssh).\n"
-		"Exit status: 0 every packet traced to at least ROUTER, 1 some packet\n"
-		"absent there, not traceable or without a digest, 2 error.\n",
+		"Left-out packets are listed ('left out (sent by the victim: ...)') and\n"
+		"counted, never traced. Exit status: 0 every packet not left out traced\n"
+		"to at least ROUTER, 1 some packet absent there, not traceable or\n"
+		"without a digest, or none left to trace, 2 error.\n",
 	},
 	{
 		"batch", cmd_batch, "run commands from a file, one a line",
