@@ -221,6 +221,84 @@ over_filters() {
 }
 check "create past max_filters: refused with the count and the limit" over_filters
 
+# query and time: a filter holds what happened from the start of its oldest
+# window (its creation while window 1 is kept) to now. A range outside that
+# is "not recorded", one beginning before it absent only in part: never a
+# bare "absent" (which is certain). @PKT is added (its spie digest), PKT2
+# never is.
+PKT=4500001c00010000401166ce0a0000010a00000213890fa000080000
+PKT2=4500001c00010000401166c60a0000090a000002138a0fa000080000
+future() { date -d '+1 hour' +%Y-%m-%dT%H:%M:%S; }
+qt_setup() {
+	$bc create qt bloom bits 65536 hashes 4 &&
+	$bc add qt "$($bc digest packet $PKT)" && sleep 2
+}
+check "query time ranges: a filter without windows, one key added" qt_setup
+check "query until before the filter existed: not recorded, exit 1" \
+	expect 1 "1 UDP 10.0.0.1:5001 > 10.0.0.2:4000: not recorded (before the oldest window, 20*)
+1 packets: 0 present, 0 absent, 1 not recorded, 0 skipped" \
+	$bc query qt packet $PKT until -1h
+check "query since after now: not recorded (after now), exit 1" \
+	expect 1 "*: not recorded (after now)
+1 packets: 0 present, 0 absent, 1 not recorded, 0 skipped" \
+	$bc query qt packet $PKT since "$(future)"
+check "query since before the filter existed: a packet never added is absent only in part" \
+	expect 1 "*: absent from the oldest window on (20*), not recorded before
+1 packets: 0 present, 0 absent, 1 not recorded, 0 skipped" \
+	$bc query qt packet $PKT2 since -1h
+check "query since before the filter existed: an added packet is present (exit 0)" \
+	expect 0 "*: window 1 (*)
+1 packets: 1 present, 0 absent, 0 not recorded, 0 skipped" \
+	$bc query qt packet $PKT since -1h until now
+check "query of a range the filter covers: a packet never added is absent (certain)" \
+	expect 1 "*: absent
+1 packets: 0 present, 1 absent, 0 not recorded, 0 skipped" \
+	$bc query qt packet $PKT2 since -1s
+check "query without since/until: absent for what the filter holds" \
+	expect 1 "*: absent
+1 packets: 0 present, 1 absent, 0 not recorded, 0 skipped" \
+	$bc query qt packet $PKT2
+query_time_json() {
+	local start
+	# window 1, created with the filter, as query lists it
+	start=$($bc -j query qt packet $PKT | json '["windows"][0]["start_ns"]') &&
+	$bc -j query qt packet $PKT until -1h >"$tmp/q1.json"
+	[ $? -eq 1 ] && $bc -j query qt packet $PKT2 since -1h >"$tmp/q2.json"
+	[ $? -eq 1 ] && $bc -j query qt packet $PKT2 >"$tmp/q3.json"
+	[ $? -eq 1 ] && python3 - "$tmp" "$start" <<'PY'
+import json, sys
+d = [json.load(open("%s/q%d.json" % (sys.argv[1], i))) for i in (1, 2, 3)]
+for x in d:
+    print(x["oldest_ns"], x["packets"][0]["status"],
+          x["absent"], x["not_recorded"])
+    assert x["oldest_ns"] == int(sys.argv[2]), x["oldest_ns"]
+    assert x["packets"][0]["present"] is False
+assert d[0]["packets"][0]["status"] == "not recorded"
+assert (d[0]["absent"], d[0]["not_recorded"]) == (0, 1)
+assert d[1]["packets"][0]["status"] == "absent in part"
+assert (d[1]["absent"], d[1]["not_recorded"]) == (0, 1)
+assert d[2]["packets"][0]["status"] == "absent"
+assert (d[2]["absent"], d[2]["not_recorded"]) == (1, 0)
+PY
+}
+check "query -j: status not recorded / absent in part / absent, oldest, counts" \
+	query_time_json
+# A time-paged filter whose first window has been dropped: 2 windows of 1 s,
+# 3.5 s on. Since 1 h ago is partly before its oldest window.
+query_dropped() {
+	local old
+	$bc create qw bloom bits 65536 hashes 4 windows 2 interval 1s &&
+	$bc add qw "$($bc digest packet $PKT)" && sleep 3.5 &&
+	old=$($bc -j show qw | json '["window_list"][-1]["id"]') &&
+	echo "oldest window kept: $old" && [ "$old" -gt 1 ] &&
+	expect 1 "*: absent from the oldest window on (20*), not recorded before*" \
+		$bc query qw packet $PKT since -1h &&
+	expect 1 "*: not recorded (before the oldest window, 20*)*" \
+		$bc query qw packet $PKT until -3s
+}
+check "query on a time-paged filter after its first window dropped: not recorded, not absent" \
+	query_dropped
+
 check "destroy one" bash -c "$bc destroy sized && ! $bc show sized 2>/dev/null"
 check "destroy all" bash -c "$bc destroy all && [ -z \"\$($bc list)\" ]"
 
