@@ -327,8 +327,8 @@ static const struct command commands[] = {
 	},
 	{
 		"calc", cmd_calc, "size filters offline, with exact rates",
-		"capacity N fpr P [type TYPE] [OPTION...]\n"
-		"bits M hashes K capacity N [type TYPE] [OPTION...]\n",
+		"capacity N fpr P [type TYPE] [windows W interval D] [OPTION...]\n"
+		"bits M hashes K capacity N [type TYPE] [windows W interval D] [OPTION...]\n",
 		"Computes, sending nothing, the shape that 'create' gives each filter\n"
 		"type (or TYPE alone) for N keys at false positive rate P; or, for the\n"
 		"given m and k (m rounded up to each type's multiple; dleft takes\n"
@@ -340,7 +340,15 @@ static const struct command commands[] = {
 		"  type m k bytes bits/key fpr bound parameters\n"
 		"bytes: the kernel memory of the cells; bits/key: m * cell bits (* dims)\n"
 		"/ N; fpr: the type's false positive rate with N keys; bound:\n"
-		"log2(1/fpr). The rates:\n"
+		"log2(1/fpr). With windows W interval D (as for 'create'), the memory\n"
+		"of the time-paged filter too: a 'total' column after bytes, W + 1\n"
+		"times bytes (the module keeps the W windows and a spare table, emptied\n"
+		"for the next rotation), and with TYPE a last line\n"
+		"  memory: TOTAL bytes (MiB) of cells in W+1 tables\n"
+		"The module charges a little more than the cells ('show' counts it):\n"
+		"each table's window record and per-CPU packet counter, the window\n"
+		"lists and the filter object (with 2 CPUs, 920 B plus 196 B per\n"
+		"table). stable, scalable and dcf take no windows. The rates:\n"
 		"  bloom, counting  (1 - e^(-kN/m))^k; multi the same, per dimension\n"
 		"  partitioned      (1 - (1 - k/m)^N)^k\n"
 		"  blocked          sum over j of P(j keys in the query's block) *\n"
@@ -374,7 +382,9 @@ static const struct command commands[] = {
 		"A type that cannot be sized so shows why instead (with TYPE: an\n"
 		"error). With -j, one JSON object:\n"
 		"  {\"capacity\",\"fpr\",\"bound_bits_per_key\" (or \"bits\",\"hashes\"),\n"
-		"   \"types\":[{\"type\",\"bits\",\"hashes\",\"bytes\",\"bits_per_key\",\"fpr\",\n"
+		"   with windows \"windows\",\"interval_ms\",\"tables\",\n"
+		"   \"types\":[{\"type\",\"bits\",\"hashes\",\"bytes\",\"total_bytes\" (with\n"
+		"   windows),\"bits_per_key\",\"fpr\",\n"
 		"   \"bound_bits_per_key\"; counting: \"counter_bits\",\"update\",\n"
 		"   \"overflow_bound\",\"overflow_log10\"; stable: \"counter_bits\",\n"
 		"   \"decrement\",\"stable_zero_fraction\"; dleft: \"subtables\",\n"

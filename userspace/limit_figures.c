@@ -69,3 +69,15 @@ void kb_nl_limit_figures(struct kb_nl *nl)
 			 ": %" PRIu32 " of max_filters %" PRIu32,
 			 st.nfilters, st.max_filters);
 }
+
+void kb_nl_need_figure(struct kb_nl *nl, uint64_t cells)
+{
+	char *kmsg = nl->error.kmsg;
+	size_t n = strlen(kmsg);
+
+	if (strncmp(kmsg, KBLOOM_MSG_MAX_MEMORY, strlen(KBLOOM_MSG_MAX_MEMORY)) &&
+	    strcmp(kmsg, KBLOOM_MSG_NOMEM))
+		return;
+	snprintf(kmsg + n, sizeof(nl->error.kmsg) - n,
+		 "; its cells need %" PRIu64 " B", cells);
+}

@@ -143,9 +143,12 @@
  *	parameter max_memory, settable at runtime in
  *	/sys/module/kbloom/parameters/) and MAX_FILTERS (max_filters, per
  *	netns). A CREATE past either limit fails (ENOMEM, ENOSPC) with an
- *	extack message naming the limit; 6.2+ kernels format what is in use
- *	into it (6.1 gives only KBLOOM_MSG_MAX_MEMORY or KBLOOM_MSG_MAX_FILTERS:
- *	bloomctl adds STATUS's figures).
+ *	extack message naming the limit; 6.2+ kernels format the bytes the
+ *	filter needs and what is in use into it (6.1 gives only
+ *	KBLOOM_MSG_MAX_MEMORY or KBLOOM_MSG_MAX_FILTERS: bloomctl adds
+ *	STATUS's figures). A CREATE whose memory the memory cgroup refuses
+ *	fails with ENOMEM and, on 6.2+, "cannot allocate filter memory:
+ *	filter needs N B" (6.1: KBLOOM_MSG_NOMEM alone).
  *
  * Moving contents in and out (save, restore, archive)
  * ----------------------------------------------------
@@ -321,6 +324,8 @@
  */
 #define KBLOOM_MSG_MAX_MEMORY	"module memory limit max_memory reached"
 #define KBLOOM_MSG_MAX_FILTERS	"namespace holds max_filters filters already"
+/* ... and one refused by the memory cgroup (or with no memory free) */
+#define KBLOOM_MSG_NOMEM	"cannot allocate filter memory"
 
 enum kbloom_cmd {
 	KBLOOM_CMD_UNSPEC,

@@ -201,10 +201,73 @@ over_memory() {
 	echo 4096 >$params/max_memory
 	expect 2 "*unable to create filter 'overmem'*of max_memory 4096 in use*" \
 		$bc create overmem bloom bits 65536 hashes 4 || rc=1
+	# and the bytes it needs: 6.2+ kernels say them (cells and
+	# bookkeeping); on 6.1 bloomctl adds its cells, 65536 bits
+	expect 2 "*filter needs [0-9]* B; *" \
+		$bc create overmem bloom bits 65536 hashes 4 ||
+		expect 2 "*; its cells need 8192 B)" \
+			$bc create overmem bloom bits 65536 hashes 4 || rc=1
+	# time-paged: 4 windows and the spare, 5 tables of 8192 B
+	expect 2 "*filter needs [0-9]* B; *" \
+		$bc create overmem bloom bits 65536 hashes 4 windows 4 interval 1h ||
+		expect 2 "*; its cells need 40960 B)" \
+			$bc create overmem bloom bits 65536 hashes 4 windows 4 interval 1h ||
+		rc=1
 	echo "$old" >$params/max_memory
 	! $bc show overmem 2>/dev/null && return $rc
 }
-check "create past max_memory: refused with what is in use and the limit" over_memory
+check "create past max_memory: refused with what it needs, what is in use and the limit" over_memory
+# A create the memory cgroup refuses (48 MiB for 64 MiB of cells) names
+# what it needs, and nothing is made.
+over_memcg() {
+	local cg=/sys/fs/cgroup/kbloom-bc-$$ rc=0
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control && mkdir $cg &&
+		echo 48M >$cg/memory.max || return 1
+	expect 2 "*unable to create filter 'overcg'*cannot allocate filter memory*" \
+		bash -c "echo \$\$ >$cg/cgroup.procs && exec $bc create overcg bloom bits 536870912 hashes 3" &&
+	{ expect 2 "*cannot allocate filter memory: filter needs 671[0-9][0-9][0-9][0-9][0-9] B)" \
+		bash -c "echo \$\$ >$cg/cgroup.procs && exec $bc create overcg bloom bits 536870912 hashes 3" ||
+	  expect 2 "*cannot allocate filter memory; its cells need 67108864 B)" \
+		bash -c "echo \$\$ >$cg/cgroup.procs && exec $bc create overcg bloom bits 536870912 hashes 3"; } ||
+		rc=1
+	rmdir $cg
+	! $bc show overcg 2>/dev/null && return $rc
+}
+check "create refused by the memory cgroup: names the bytes the filter needs" over_memcg
+# calc's memory of a time-paged filter is what the module allocates for its
+# cells: show's memory adds only the bookkeeping (window records, per-CPU
+# counters, the filter object: 920 B + 196 B per table with 2 CPUs).
+calc_vs_show() {
+	local calc1 calc5 mem1 mem5
+	$bc create cw1 bloom bits 1048576 hashes 4 &&
+	$bc create cw5 bloom bits 1048576 hashes 4 windows 4 interval 1h || return 1
+	calc1=$($bc -j calc bits 1048576 hashes 4 capacity 1000 type bloom |
+		json '["types"][0]["bytes"]') &&
+	calc5=$($bc -j calc bits 1048576 hashes 4 capacity 1000 type bloom \
+		windows 4 interval 1h | json '["types"][0]["total_bytes"]') &&
+	mem1=$($bc -j show cw1 | json '["memory"]') &&
+	mem5=$($bc -j show cw5 | json '["memory"]') || return 1
+	echo "calc: $calc1 / $calc5 B of cells; show: $mem1 / $mem5 B;" \
+		"bookkeeping $((mem1 - calc1)) / $((mem5 - calc5)) B"
+	$bc destroy cw1 && $bc destroy cw5 &&
+	[ "$calc1" -eq 131072 ] && [ "$calc5" -eq $((5 * 131072)) ] &&
+	[ $((mem1 - calc1)) -ge 0 ] && [ $((mem1 - calc1)) -lt 8192 ] &&
+	[ $((mem5 - calc5)) -ge 0 ] && [ $((mem5 - calc5)) -lt 8192 ]
+}
+check "calc windows W: W + 1 tables, what show's memory holds but for a few KiB of bookkeeping" \
+	calc_vs_show
+check "calc with windows: text total column and the memory line" \
+	expect 0 "*windows 60 of 1m: 61 tables (the windows and a spare); total = 61 x bytes
+type * total *
+bloom         19170176 13    2396272    146172592 *
+memory: 146172592 bytes (139.4 MiB) of cells in 61 tables" \
+	$bc calc capacity 1000000 fpr 0.0001 type bloom windows 60 interval 1m
+check "calc: windows without interval is a usage error" \
+	expect 2 "bloomctl: calc: 'windows' needs 'interval DURATION'*" \
+	$bc calc capacity 1000 fpr 0.01 windows 4
+check "calc: a scalable filter takes no windows (exit 2)" \
+	expect 2 "bloomctl: unable to size a scalable filter: takes no windows (it grows)" \
+	$bc calc capacity 1000 fpr 0.01 type scalable windows 4 interval 1m
 over_filters() {
 	local old rc=0
 	old=$(cat $params/max_filters)
