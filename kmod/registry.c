@@ -85,6 +85,14 @@ static void kb_obj_free(struct kb_obj *obj)
 	kfree(obj);
 }
 
+/* An allocation refused by the memory cgroup (or none free): what was asked. */
+static void kb_nomem_msg(struct netlink_ext_ack *extack, u64 bytes)
+{
+	KB_ERR_MSG_FMT(extack, KBLOOM_MSG_NOMEM,
+		       "cannot allocate filter memory: filter needs %llu B",
+		       bytes);
+}
+
 /* True (with the reason in @extack) when the engine refuses the shape. */
 static bool kb_shape_refused(const struct kb_shape *s,
 			     struct netlink_ext_ack *extack)
@@ -292,14 +300,18 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 
 	err = -ENOMEM;
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
-	if (!obj)
+	if (!obj) {
+		kb_nomem_msg(extack, bytes);
 		goto err_uncharge;
+	}
 	obj->charged = bytes;
 	obj->kn = kn;
 	kb_grow_init(obj);
 	obj->stats = alloc_percpu_gfp(struct kb_pcpu_stats, GFP_KERNEL_ACCOUNT);
-	if (!obj->stats)
+	if (!obj->stats) {
+		kb_nomem_msg(extack, bytes);
 		goto err_obj;
+	}
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(obj->stats, cpu)->syncp);
 
@@ -311,7 +323,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 			   args->interval_ms);
 	memzero_explicit(hkey, sizeof(hkey));
 	if (err) {
-		NL_SET_ERR_MSG(extack, "cannot allocate filter memory");
+		kb_nomem_msg(extack, bytes);
 		goto err_stats;
 	}
 	err = kb_load_layout(obj, args);

@@ -122,3 +122,21 @@ void kb_nl_limit_figures(struct kb_nl *nl)
 		break;
 	}
 }
+
+void kb_nl_need_figure(struct kb_nl *nl, uint64_t cells)
+{
+	static const char *const memory[] = {
+		KBLOOM_MSG_MAX_MEMORY, KBLOOM_MSG_USERNS_MEMORY,
+		KBLOOM_MSG_USER_MEMORY,
+	};
+	char *kmsg = nl->error.kmsg;
+	size_t n = strlen(kmsg), i;
+
+	for (i = 0; i < sizeof(memory) / sizeof(memory[0]); i++)
+		if (!strncmp(kmsg, memory[i], strlen(memory[i])))
+			break;
+	if (i == sizeof(memory) / sizeof(memory[0]) && strcmp(kmsg, KBLOOM_MSG_NOMEM))
+		return;
+	snprintf(kmsg + n, sizeof(nl->error.kmsg) - n,
+		 "; its cells need %" PRIu64 " B", cells);
+}

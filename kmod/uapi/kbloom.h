@@ -150,9 +150,13 @@
  *	(user_memory_percent of max_memory). All owners together may use
  *	userns_memory_percent of max_memory, so the initial namespace keeps
  *	the rest. A CREATE past any limit fails (ENOMEM, ENOSPC) with an
- *	extack message naming the limit; 6.2+ kernels format what is in use
- *	into it (6.1 gives only the KBLOOM_MSG_* text of the limit: bloomctl
- *	adds STATUS's figures). Growth (scalable, dcf) is charged likewise.
+ *	extack message naming the limit; 6.2+ kernels format the bytes the
+ *	filter needs and what is in use into it (6.1 gives only the
+ *	KBLOOM_MSG_* text of the limit: bloomctl adds STATUS's figures).
+ *	Growth (scalable, dcf) is charged likewise. A CREATE whose memory the
+ *	memory cgroup refuses fails with ENOMEM and, on 6.2+, "cannot
+ *	allocate filter memory: filter needs N B" (6.1: KBLOOM_MSG_NOMEM
+ *	alone).
  *
  * Moving contents in and out (save, restore, archive)
  * ----------------------------------------------------
@@ -332,6 +336,8 @@
 	"user namespaces' memory limit userns_memory_percent reached"
 #define KBLOOM_MSG_USER_MEMORY	"this user's memory limit user_memory_percent reached"
 #define KBLOOM_MSG_USER_FILTERS	"this user's namespaces hold user_max_filters filters already"
+/* ... and one refused by the memory cgroup (or with no memory free) */
+#define KBLOOM_MSG_NOMEM	"cannot allocate filter memory"
 
 enum kbloom_cmd {
 	KBLOOM_CMD_UNSPEC,

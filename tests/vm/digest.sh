@@ -205,7 +205,7 @@ capture_kinds() {
 check "the capture holds IPv4 options and IPv4 and IPv6 fragments" capture_kinds
 
 check "query pcap: every captured packet is found at r1 (exit 0)" \
-	expect 0 "*$N packets: $N present, 0 absent, 0 skipped" \
+	expect 0 "*$N packets: $N present, 0 absent, 0 not recorded, 0 skipped" \
 	r1bc query spie pcap "$tmp/mix.pcap"
 
 query_json() {
@@ -414,7 +414,7 @@ check "since/until: only windows overlapping the range count (local, @, -1h, now
 
 retention() {
 	sleep 16
-	expect 1 "*6 packets: 0 present, 6 absent, 0 skipped" \
+	expect 1 "*6 packets: 0 present, 6 absent, 0 not recorded, 0 skipped" \
 		r1bc query win pcap "$tmp/a.pcap" &&
 	r1bc -j show win | json 'len(d["window_list"])' | grep -qx 8
 }
