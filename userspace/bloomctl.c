@@ -144,7 +144,12 @@ static const struct command commands[] = {
 		"                               (default 2)\n"
 		"    tighten R                  r, slice rate factor, 0.01 to 0.99\n"
 		"                               (default 0.9)\n"
-		"Prints nothing on success.\n",
+		"An existing NAME is refused. With the global option --exist\n"
+		"('bloomctl --exist create ...', as ipset -exist), a filter NAME made\n"
+		"with these very parameters (type, shape, capacity, dims, windows,\n"
+		"interval and, when given, key) is success and nothing changes, so a\n"
+		"setup script may run again; one that differs is still refused,\n"
+		"naming the first difference. Prints nothing on success.\n",
 	},
 	{
 		"destroy", cmd_destroy, "destroy a filter, or all filters",
@@ -413,9 +418,11 @@ static const struct command commands[] = {
 		"its wire segments. Packets without a digest are counted by reason:\n"
 		"short, malformed, fragment (later fragments, flow and multi only) and\n"
 		"gso (other GSO packets). A filter has one attachment at most; it goes\n"
-		"with the filter (destroy) or its namespace. 'show' prints it with its\n"
-		"counters; 'bloomctl digest' prints a packet's digest. Prints nothing\n"
-		"on success.\n",
+		"with the filter (destroy) or its namespace; with the global option\n"
+		"--exist the very attachment asked for (hook, dev, family, digest),\n"
+		"made already, is success, and one that differs is refused naming it.\n"
+		"'show' prints it with its counters; 'bloomctl digest' prints a\n"
+		"packet's digest. Prints nothing on success.\n",
 	},
 	{
 		"detach", cmd_detach, "stop recording packet digests",
@@ -705,7 +712,7 @@ static void main_help(FILE *f)
 {
 	size_t i;
 
-	fputs("Usage: bloomctl [-j|--json] [-n|--netns NAME] COMMAND [ARGS]\n"
+	fputs("Usage: bloomctl [-j|--json] [-n|--netns NAME] [-e|--exist] COMMAND [ARGS]\n"
 	      "\n"
 	      "Manages kbloom filters (Bloom filters in kernel memory) over\n"
 	      "generic netlink.\n"
@@ -714,6 +721,10 @@ static void main_help(FILE *f)
 	      "  -j, --json          print JSON (list, show, test, count, estimate,\n"
 	      "                      calc, query, digest, archive, trace, monitor)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
+	      "  -e, --exist         create and attach succeed when the very filter or\n"
+	      "                      attachment asked for exists already (a setup\n"
+	      "                      script may run again); one that differs is still\n"
+	      "                      an error naming the difference\n"
 	      "  -h, --help          print this help\n"
 	      "\n"
 	      "Commands:\n", f);
@@ -763,7 +774,8 @@ void usage_errorf(const char *cmd, const char *fmt, ...)
 
 void unexpected_argument(const char *cmd, const char *arg)
 {
-	static const char *const globals[] = { "-j", "--json", "-n", "--netns" };
+	static const char *const globals[] = { "-j", "--json", "-n", "--netns",
+					       "-e", "--exist" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(globals); i++) {
@@ -828,19 +840,24 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "netns", required_argument, NULL, 'n' },
+		{ "exist", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct command *c;
 	int opt, ret;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jn:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:jen:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			opts.json = true;
 			break;
 		case 'n':
 			opts.netns = optarg;
+			break;
+		case 'e':
+			opts.exist = true;
 			break;
 		case 'h':
 			main_help(stdout);
@@ -862,6 +879,14 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (!argc) {
 		main_help(stderr);
+		return EXIT_ERROR;
+	}
+	/* --exist only where something is made: never a silent no-op. */
+	c = find_command(argv[0]);
+	if (opts.exist && c && c->fn != cmd_create && c->fn != cmd_attach &&
+	    c->fn != cmd_batch) {
+		errorf("option --exist applies to create, attach and batch, not to '%s'",
+		       quote(argv[0]));
 		return EXIT_ERROR;
 	}
 	ret = run_command(argc, argv);
