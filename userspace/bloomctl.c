@@ -486,7 +486,8 @@ static const struct command commands[] = {
 	},
 	{
 		"save", cmd_save, "save a filter's contents to a file",
-		"NAME FILE [window ID] [compress zstd]\n",
+		"NAME FILE [window ID] [compress zstd]\n"
+		"all DIR [compress zstd]\n",
 		"Writes filter NAME (its shape, hash key, counters and cells) to\n"
 		"FILE in the kbloom save file format (versioned, little-endian,\n"
 		"CRC32C-checked; see userspace/savefile.h), streamed from the kernel\n"
@@ -504,12 +505,21 @@ static const struct command commands[] = {
 		"overflow vector and its width) as format version 2. If the filter\n"
 		"grows, is cleared or merged into, or is destroyed and made again\n"
 		"during the save, the save starts again (a few times at most; with\n"
-		"FILE '-' it fails instead). 'restore' reads it back. Prints nothing\n"
+		"FILE '-' it fails instead). 'restore' reads it back.\n"
+		"save all DIR writes every filter of the namespace as DIR/NAME.kbf,\n"
+		"one such file each, into a new directory DIR.XXXXXX (mode 0700) that\n"
+		"then takes DIR's place in one step (an existing DIR is swapped out\n"
+		"and removed; it may hold nothing but the .kbf files of an earlier\n"
+		"save all): DIR is always one whole save, and a failed save all\n"
+		"leaves it as it was. A filter with windows is saved as its current\n"
+		"window, which restore makes a filter without windows ('archive'\n"
+		"keeps the closed windows). Attachments are not saved. Prints nothing\n"
 		"on success.\n",
 	},
 	{
 		"restore", cmd_restore, "create a filter from a save file",
-		"FILE [as NAME]\n",
+		"FILE [as NAME]\n"
+		"all DIR\n",
 		"Creates a filter from a file written by 'save' or 'archive', named\n"
 		"as when saved or NAME: same type, shape, hash key, dimensions and\n"
 		"cells, so it answers test, count and query exactly as the saved\n"
@@ -521,8 +531,14 @@ static const struct command commands[] = {
 		"file is refused with its name and the byte where it went wrong, and\n"
 		"nothing is created. The filter appears only once every cell is\n"
 		"loaded; a restore that fails or is killed half-way leaves nothing\n"
-		"behind. An existing NAME is refused. FILE '-' is stdin. Prints\n"
-		"nothing on success.\n",
+		"behind. An existing NAME is refused (--exist does not apply: a\n"
+		"restore brings contents, not a setup). FILE '-' is stdin.\n"
+		"restore all DIR restores every DIR/*.kbf file ('save all'), all or\n"
+		"nothing: every file is checked first (one bad file and nothing is\n"
+		"created), every filter is loaded hidden, and they appear together\n"
+		"only once all are loaded; an existing name, two files of one name,\n"
+		"or the memory limit refuses the whole restore. Attach again\n"
+		"afterwards: attachments are not saved. Prints nothing on success.\n",
 	},
 	{
 		"archive", cmd_archive, "save every closed window of a filter",
