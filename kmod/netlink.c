@@ -393,6 +393,7 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **a = info->attrs;
 	struct kb_create_args args = {};
 	struct kb_shape *s = &args.shape;
+	u32 flags;
 	int err;
 
 	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_TYPE, KBLOOM_A_BITS,
@@ -425,13 +426,16 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 		s->capacity = args.capacity;
 	if (a[KBLOOM_A_HASH_KEY])
 		args.hash_key = nla_data(a[KBLOOM_A_HASH_KEY]);
-	if (kb_get_u32(a, KBLOOM_A_FLAGS) & ~KBLOOM_F_LOAD) {
+	flags = kb_get_u32(a, KBLOOM_A_FLAGS);
+	if ((flags & ~(KBLOOM_F_LOAD | KBLOOM_F_EXIST)) ||
+	    (flags & KBLOOM_F_LOAD && flags & KBLOOM_F_EXIST)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a[KBLOOM_A_FLAGS],
-				    "CREATE takes only the flag LOAD");
+				    "CREATE takes only the flag LOAD or the flag EXIST");
 		return -EINVAL;
 	}
-	if (kb_get_u32(a, KBLOOM_A_FLAGS) & KBLOOM_F_LOAD)
+	if (flags & KBLOOM_F_LOAD)
 		args.loader = info->snd_portid;
+	args.exist_ok = flags & KBLOOM_F_EXIST;
 	err = kb_parse_layout(a, &args, info->extack);
 	if (err)
 		return err;

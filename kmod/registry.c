@@ -3,6 +3,7 @@
  * Per-network-namespace registry of named filters, and the module-wide
  * limits on how many and how large they may be.
  */
+#include <crypto/algapi.h>
 #include <linux/atomic.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -173,6 +174,69 @@ static u64 kb_load_mem(const struct kb_create_args *args)
 	return 0;
 }
 
+/*
+ * What differs between @obj and the filter @args asks for, as the words
+ * of bloomctl create, or NULL when it is that filter (a hash key not
+ * given matches any: it would have been drawn at random).
+ */
+static const char *kb_obj_differs(const struct kb_obj *obj,
+				  const struct kb_create_args *args)
+{
+	const struct kb_filter *f = kb_ring_shape(&obj->ring);
+	const struct kb_shape *s = &f->s, *r = &args->shape;
+	u32 cell_bits = r->cell_bits;
+	siphash_key_t key = {};
+	u32 i;
+
+	if (cell_bits == 1 && r->type != KBLOOM_TYPE_STABLE)
+		cell_bits = 0;
+	if (s->type != r->type)
+		return "a filter of that name exists, of another type";
+	if (s->m != r->m)
+		return "a filter of that name exists with other bits (BITS)";
+	if (s->k != r->k)
+		return "a filter of that name exists with other hashes (HASHES)";
+	if (s->cell_bits != cell_bits)
+		return "a filter of that name exists with other counter bits (COUNTER_BITS)";
+	if (s->update != r->update)
+		return "a filter of that name exists with another update rule (UPDATE)";
+	if (s->decrement != r->decrement)
+		return "a filter of that name exists with another decrement (DECREMENT)";
+	if (s->subtables != r->subtables)
+		return "a filter of that name exists with other subtables (SUBTABLES)";
+	if (s->bucket_cells != r->bucket_cells)
+		return "a filter of that name exists with other bucket cells (BUCKET_CELLS)";
+	if (s->fp_bits != r->fp_bits)
+		return "a filter of that name exists with other fingerprint bits (FP_BITS)";
+	if (s->growth != r->growth)
+		return "a filter of that name exists with another growth (GROWTH)";
+	if (s->tighten != r->tighten)
+		return "a filter of that name exists with another tighten ratio (TIGHTEN)";
+	if (s->dims != r->dims)
+		return "a filter of that name exists with other dimensions (DIMS)";
+	for (i = 0; i < r->dims; i++)
+		if (strcmp(obj->dim_names[i], args->dim_names[i]))
+			return "a filter of that name exists with other dimensions (DIMS)";
+	if (obj->capacity != args->capacity)
+		return "a filter of that name exists with another capacity (CAPACITY)";
+	if (obj->ring.nwindows != max(args->windows, 1U))
+		return "a filter of that name exists with other windows (WINDOWS)";
+	if (obj->ring.interval_ms != args->interval_ms)
+		return "a filter of that name exists with another interval (INTERVAL)";
+	if (!args->hash_key)
+		return NULL;
+	/* As kb_filter_init() reads the key bytes. */
+	for (i = 0; i < 8; i++) {
+		key.key[0] |= (u64)args->hash_key[i] << (8 * i);
+		key.key[1] |= (u64)args->hash_key[8 + i] << (8 * i);
+	}
+	i = crypto_memneq(&key, &f->hkey, sizeof(key));
+	memzero_explicit(&key, sizeof(key));
+	if (i)
+		return "a filter of that name exists with another hash key (HASH_KEY)";
+	return NULL;
+}
+
 /* The saved layout, made before the filter is seen by anyone. */
 static int kb_load_layout(struct kb_obj *obj,
 			  const struct kb_create_args *args)
@@ -237,7 +301,20 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 
 	if (kb_shape_refused(&args->shape, extack))
 		return -EINVAL;
-	if (kb_lookup(kn, args->name)) {
+	obj = kb_lookup(kn, args->name);
+	if (obj && args->exist_ok) {
+		const char *diff = kb_loading(obj) ?
+			"a filter of that name is being restored" :
+			kb_obj_differs(obj, args);
+
+		if (!diff)
+			return 0;	/* this very filter: nothing changes */
+		/* A literal of kb_obj_differs(): what NL_SET_ERR_MSG() sets. */
+		if (extack)
+			extack->_msg = diff;
+		return -EEXIST;
+	}
+	if (obj) {
 		NL_SET_ERR_MSG(extack, "a filter of that name exists in this namespace");
 		return -EEXIST;
 	}

@@ -89,6 +89,11 @@ struct kb_create_args {
 	const u8 *hash_key;		/* NULL: draw a random key */
 	const char *dim_names[KBLOOM_DIMS_MAX];	/* multi: shape.dims of them */
 	u32 loader;			/* KBLOOM_F_LOAD: the socket's portid */
+	/*
+	 * KBLOOM_F_EXIST: a filter of the name with these very parameters
+	 * is success, and nothing changes.
+	 */
+	bool exist_ok;
 	u32 windows;			/* 0 or 1: not time-paged */
 	u64 interval_ms;
 	/* The caller may see figures of all namespaces (init-ns admin). */

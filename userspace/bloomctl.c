@@ -144,7 +144,12 @@ static const struct command commands[] = {
 		"                               (default 2)\n"
 		"    tighten R                  r, slice rate factor, 0.01 to 0.99\n"
 		"                               (default 0.9)\n"
-		"Prints nothing on success.\n",
+		"An existing NAME is refused. With the global option --exist\n"
+		"('bloomctl --exist create ...', as ipset -exist), a filter NAME made\n"
+		"with these very parameters (type, shape, capacity, dims, windows,\n"
+		"interval and, when given, key) is success and nothing changes, so a\n"
+		"setup script may run again; one that differs is still refused,\n"
+		"naming the first difference. Prints nothing on success.\n",
 	},
 	{
 		"destroy", cmd_destroy, "destroy a filter, or all filters",
@@ -423,9 +428,11 @@ static const struct command commands[] = {
 		"its wire segments. Packets without a digest are counted by reason:\n"
 		"short, malformed, fragment (later fragments, flow and multi only) and\n"
 		"gso (other GSO packets). A filter has one attachment at most; it goes\n"
-		"with the filter (destroy) or its namespace. 'show' prints it with its\n"
-		"counters; 'bloomctl digest' prints a packet's digest. Prints nothing\n"
-		"on success.\n",
+		"with the filter (destroy) or its namespace; with the global option\n"
+		"--exist the very attachment asked for (hook, dev, family, digest),\n"
+		"made already, is success, and one that differs is refused naming it.\n"
+		"'show' prints it with its counters; 'bloomctl digest' prints a\n"
+		"packet's digest. Prints nothing on success.\n",
 	},
 	{
 		"detach", cmd_detach, "stop recording packet digests",
@@ -498,7 +505,8 @@ static const struct command commands[] = {
 	},
 	{
 		"save", cmd_save, "save a filter's contents to a file",
-		"NAME FILE [window ID] [compress zstd]\n",
+		"NAME FILE [window ID] [compress zstd]\n"
+		"all DIR [compress zstd]\n",
 		"Writes filter NAME (its shape, hash key, counters and cells) to\n"
 		"FILE in the kbloom save file format (versioned, little-endian,\n"
 		"CRC32C-checked; see userspace/savefile.h), streamed from the kernel\n"
@@ -516,12 +524,21 @@ static const struct command commands[] = {
 		"overflow vector and its width) as format version 2. If the filter\n"
 		"grows, is cleared or merged into, or is destroyed and made again\n"
 		"during the save, the save starts again (a few times at most; with\n"
-		"FILE '-' it fails instead). 'restore' reads it back. Prints nothing\n"
+		"FILE '-' it fails instead). 'restore' reads it back.\n"
+		"save all DIR writes every filter of the namespace as DIR/NAME.kbf,\n"
+		"one such file each, into a new directory DIR.XXXXXX (mode 0700) that\n"
+		"then takes DIR's place in one step (an existing DIR is swapped out\n"
+		"and removed; it may hold nothing but the .kbf files of an earlier\n"
+		"save all): DIR is always one whole save, and a failed save all\n"
+		"leaves it as it was. A filter with windows is saved as its current\n"
+		"window, which restore makes a filter without windows ('archive'\n"
+		"keeps the closed windows). Attachments are not saved. Prints nothing\n"
 		"on success.\n",
 	},
 	{
 		"restore", cmd_restore, "create a filter from a save file",
-		"FILE [as NAME]\n",
+		"FILE [as NAME]\n"
+		"all DIR\n",
 		"Creates a filter from a file written by 'save' or 'archive', named\n"
 		"as when saved or NAME: same type, shape, hash key, dimensions and\n"
 		"cells, so it answers test, count and query exactly as the saved\n"
@@ -533,8 +550,14 @@ static const struct command commands[] = {
 		"file is refused with its name and the byte where it went wrong, and\n"
 		"nothing is created. The filter appears only once every cell is\n"
 		"loaded; a restore that fails or is killed half-way leaves nothing\n"
-		"behind. An existing NAME is refused. FILE '-' is stdin. Prints\n"
-		"nothing on success.\n",
+		"behind. An existing NAME is refused (--exist does not apply: a\n"
+		"restore brings contents, not a setup). FILE '-' is stdin.\n"
+		"restore all DIR restores every DIR/*.kbf file ('save all'), all or\n"
+		"nothing: every file is checked first (one bad file and nothing is\n"
+		"created), every filter is loaded hidden, and they appear together\n"
+		"only once all are loaded; an existing name, two files of one name,\n"
+		"or the memory limit refuses the whole restore. Attach again\n"
+		"afterwards: attachments are not saved. Prints nothing on success.\n",
 	},
 	{
 		"archive", cmd_archive, "save every closed window of a filter",
@@ -731,7 +754,7 @@ static void main_help(FILE *f)
 {
 	size_t i;
 
-	fputs("Usage: bloomctl [-j|--json] [-n|--netns NAME] COMMAND [ARGS]\n"
+	fputs("Usage: bloomctl [-j|--json] [-n|--netns NAME] [-e|--exist] COMMAND [ARGS]\n"
 	      "\n"
 	      "Manages kbloom filters (Bloom filters in kernel memory) over\n"
 	      "generic netlink.\n"
@@ -740,6 +763,10 @@ static void main_help(FILE *f)
 	      "  -j, --json          print JSON (list, show, test, count, estimate,\n"
 	      "                      calc, query, digest, archive, trace, monitor)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
+	      "  -e, --exist         create and attach succeed when the very filter or\n"
+	      "                      attachment asked for exists already (a setup\n"
+	      "                      script may run again); one that differs is still\n"
+	      "                      an error naming the difference\n"
 	      "  -h, --help          print this help\n"
 	      "\n"
 	      "Commands:\n", f);
@@ -789,7 +816,8 @@ void usage_errorf(const char *cmd, const char *fmt, ...)
 
 void unexpected_argument(const char *cmd, const char *arg)
 {
-	static const char *const globals[] = { "-j", "--json", "-n", "--netns" };
+	static const char *const globals[] = { "-j", "--json", "-n", "--netns",
+					       "-e", "--exist" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(globals); i++) {
@@ -854,19 +882,24 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "netns", required_argument, NULL, 'n' },
+		{ "exist", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct command *c;
 	int opt, ret;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jn:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:jen:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			opts.json = true;
 			break;
 		case 'n':
 			opts.netns = optarg;
+			break;
+		case 'e':
+			opts.exist = true;
 			break;
 		case 'h':
 			main_help(stdout);
@@ -888,6 +921,14 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (!argc) {
 		main_help(stderr);
+		return EXIT_ERROR;
+	}
+	/* --exist only where something is made: never a silent no-op. */
+	c = find_command(argv[0]);
+	if (opts.exist && c && c->fn != cmd_create && c->fn != cmd_attach &&
+	    c->fn != cmd_batch) {
+		errorf("option --exist applies to create, attach and batch, not to '%s'",
+		       quote(argv[0]));
 		return EXIT_ERROR;
 	}
 	ret = run_command(argc, argv);

@@ -44,6 +44,9 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 	unsigned int i;
 
 	kb_put_name(msg, name);
+	/* --exist: the kernel compares with a filter of the name, if any. */
+	if (opts.exist)
+		kb_put_u32(msg, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
 	kb_put_u32(msg, KBLOOM_A_TYPE, p->type);
 	kb_put_u64(msg, KBLOOM_A_BITS, p->m);
 	kb_put_u32(msg, KBLOOM_A_HASHES, p->k);

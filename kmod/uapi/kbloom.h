@@ -37,6 +37,16 @@
  *	Errors: EEXIST (name taken in this netns), ENOSPC (too many filters in
  *	this netns), ENOMEM (allocation failed or the module's memory limit,
  *	module parameter max_memory, would be exceeded), EINVAL (bad values).
+ *	Idempotent create: with FLAGS KBLOOM_F_EXIST, a filter of that name
+ *	with the very parameters asked for (type, shape, CAPACITY, DIMS
+ *	names, WINDOWS, INTERVAL and, when given, HASH_KEY; an absent
+ *	HASH_KEY matches any) is success and nothing changes; one that
+ *	differs is EEXIST with an extack message naming the first difference
+ *	("... with other bits (BITS)"), checked under the namespace's lock,
+ *	so no other create races it. Not with KBLOOM_F_LOAD (EINVAL).
+ *	(Not netlink's NLM_F_CREATE/NLM_F_EXCL: the generic netlink core
+ *	refuses every nlmsg_flags bit but REQUEST, ACK, ECHO and DUMP for a
+ *	family that validates strictly, as this one does.)
  *
  * KBLOOM_CMD_DESTROY (doit)
  *	Request: NAME, or FLAGS with KBLOOM_F_ALL to destroy every filter of
@@ -224,8 +234,11 @@
  *	POSTROUTING, is IFNAME). Registers a netfilter hook in the filter's
  *	netns that reduces every packet to a key by the digest mode and adds
  *	it to the filter (its current window). One attachment per filter
- *	(EBUSY); digest MULTI needs a multi filter of 3 dimensions (src, dst,
- *	dst port), the other modes a filter that is not multi (EINVAL). The
+ *	(EBUSY; with FLAGS KBLOOM_F_EXIST, the only flag ATTACH takes, an
+ *	attachment of the same HOOK, FAMILY, DIGEST and IFNAME is success and
+ *	one that differs is EBUSY naming the attribute); digest MULTI needs
+ *	a multi filter of 3 dimensions (src, dst, dst port), the other modes
+ *	a filter that is not multi (EINVAL). The
  *	attachment goes when the filter is destroyed or the netns dies.
  *	Hook priorities: before defragmentation and conntrack everywhere but
  *	POSTROUTING, where it runs last, so packets are seen as on the wire.
@@ -594,7 +607,9 @@ enum kbloom_grow {
 #define KBLOOM_F_ALL		_BITUL(0)	/* DESTROY: every filter */
 #define KBLOOM_F_LOAD		_BITUL(1)	/* CREATE: to be IMPORTed */
 #define KBLOOM_F_LOADED		_BITUL(2)	/* IMPORT: the load is complete */
-#define KBLOOM_F_MASK		(KBLOOM_F_ALL | KBLOOM_F_LOAD | KBLOOM_F_LOADED)
+#define KBLOOM_F_EXIST		_BITUL(3)	/* CREATE, ATTACH: may exist */
+#define KBLOOM_F_MASK		(KBLOOM_F_ALL | KBLOOM_F_LOAD | \
+				 KBLOOM_F_LOADED | KBLOOM_F_EXIST)
 
 enum kbloom_attr {
 	KBLOOM_A_UNSPEC,

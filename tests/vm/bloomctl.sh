@@ -362,6 +362,93 @@ query_dropped() {
 check "query on a time-paged filter after its first window dropped: not recorded, not absent" \
 	query_dropped
 
+# ---- --exist: a setup script may run again --------------------------------
+# The script: every kind of create (sized, by bits, with key, windows,
+# multi dims, scalable) and an attach, each with --exist.
+cat >"$tmp/setup.sh" <<SETUP
+set -e
+$bc --exist create ex-sized bloom capacity 10000 fpr 0.01
+$bc --exist create ex-bits counting bits 4096 hashes 3 counter-bits 8
+$bc --exist create ex-key bloom bits 4096 hashes 3 key 000102030405060708090a0b0c0d0e0f
+$bc --exist create ex-win dleft capacity 1000 fpr 0.01 windows 4 interval 1h
+$bc --exist create ex-multi multi bits 4096 hashes 3 dims src,dst,dport
+$bc --exist create ex-scal scalable bits 4096 hashes 3 capacity 100 growth 4
+$bc -e attach ex-multi hook forward dev lo digest multi
+SETUP
+setup_twice() {
+	local before after
+	bash "$tmp/setup.sh" || { echo "first run failed"; return 1; }
+	$bc add ex-sized kept || return 1
+	before=$($bc -j list)
+	bash "$tmp/setup.sh" || { echo "second run failed"; return 1; }
+	after=$($bc -j list)
+	# nothing made anew: same filters, counters, generations, attachment
+	[ "$before" = "$after" ] ||
+		{ diff <(echo "$before") <(echo "$after") | head; return 1; }
+	$bc test ex-sized kept >/dev/null
+}
+check "--exist: a setup script run twice exits 0 and changes nothing" setup_twice
+check "without --exist the same create is still refused (File exists)" \
+	expect 2 "bloomctl: unable to create filter 'ex-bits': File exists (kernel: a filter of that name exists in this namespace)" \
+	$bc create ex-bits counting bits 4096 hashes 3 counter-bits 8
+check "--exist: other bits are refused, naming them" \
+	expect 2 "bloomctl: unable to create filter 'ex-bits': File exists (kernel: a filter of that name exists with other bits (BITS))" \
+	$bc --exist create ex-bits counting bits 8192 hashes 3 counter-bits 8
+check "--exist: another type is refused, naming it" \
+	expect 2 "*exists, of another type)" \
+	$bc --exist create ex-bits bloom bits 4096 hashes 3
+check "--exist: other counter bits are refused, naming them" \
+	expect 2 "*exists with other counter bits (COUNTER_BITS))" \
+	$bc --exist create ex-bits counting bits 4096 hashes 3 counter-bits 16
+check "--exist: another hash key is refused, naming it" \
+	expect 2 "*exists with another hash key (HASH_KEY))" \
+	$bc --exist create ex-key bloom bits 4096 hashes 3 key 00000000000000000000000000000001
+check "--exist: no key given matches the filter's key" \
+	expect 0 "" $bc --exist create ex-key bloom bits 4096 hashes 3
+check "--exist: another interval is refused, naming it" \
+	expect 2 "*exists with another interval (INTERVAL))" \
+	$bc --exist create ex-win dleft capacity 1000 fpr 0.01 windows 4 interval 2h
+check "--exist: no windows where there are is refused, naming them" \
+	expect 2 "*exists with other windows (WINDOWS))" \
+	$bc --exist create ex-win dleft capacity 1000 fpr 0.01
+check "--exist: other dimension names are refused, naming them" \
+	expect 2 "*exists with other dimensions (DIMS))" \
+	$bc --exist create ex-multi multi bits 4096 hashes 3 dims src,dst,sport
+check "--exist: another growth is refused, naming it" \
+	expect 2 "*exists with another growth (GROWTH))" \
+	$bc --exist create ex-scal scalable bits 4096 hashes 3 capacity 100
+check "--exist: another capacity is refused, naming it" \
+	expect 2 "*exists with another capacity (CAPACITY))" \
+	$bc --exist create ex-key bloom bits 4096 hashes 3 capacity 100
+check "--exist attach: another hook is refused, naming it" \
+	expect 2 "*attached already, at another HOOK)" \
+	$bc --exist attach ex-multi hook input dev lo digest multi
+check "--exist attach: another device is refused, naming it" \
+	expect 2 "*attached already, to another IFNAME)" \
+	$bc --exist attach ex-multi hook forward digest multi
+check "without --exist the same attach is still refused" \
+	expect 2 "*attached already; DETACH it first)" \
+	$bc attach ex-multi hook forward dev lo digest multi
+check "--exist on a command that makes nothing is refused" \
+	expect 2 "bloomctl: option --exist applies to create, attach and batch, not to 'list'" \
+	$bc --exist list
+exist_batch() {
+	printf 'create ex-b bloom bits 4096 hashes 3\nlist\n' >"$tmp/ex.batch"
+	$bc --exist batch "$tmp/ex.batch" >/dev/null &&
+		$bc --exist batch "$tmp/ex.batch" >/dev/null &&
+		! $bc batch "$tmp/ex.batch" >/dev/null 2>&1
+}
+check "--exist batch: its create lines may run again, other lines as ever" exist_batch
+exist_race() {
+	local i pids=() rc=0
+	for i in 1 2 3 4 5 6; do
+		$bc --exist create ex-race bloom capacity 5000 fpr 0.001 & pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=1; done
+	[ $rc = 0 ] && [ "$($bc list | grep -c '^ex-race ')" = 1 ]
+}
+check "--exist: six creates of one filter at once all succeed, one filter" exist_race
+
 check "destroy one" bash -c "$bc destroy sized && ! $bc show sized 2>/dev/null"
 check "destroy all" bash -c "$bc destroy all && [ -z \"\$($bc list)\" ]"
 
