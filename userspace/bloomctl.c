@@ -157,9 +157,10 @@ static const struct command commands[] = {
 		"\n",
 		"Prints one line per filter, sorted by name:\n"
 		"  NAME TYPE bits M hashes K memory BYTES fill X inserts N\n"
-		"where M is the number of cells (per dimension for multi) and X the\n"
-		"cells set or non-zero (of the current window when time-paged). A\n"
-		"time-paged filter's line goes on with \"windows W interval D\", an\n"
+		"where M is the number of cells (per dimension for multi; the first\n"
+		"slice's for scalable) and X the cells set or non-zero (of the current\n"
+		"window when time-paged). A time-paged filter's line goes on with\n"
+		"\"windows W interval D\", an\n"
 		"attached filter's with \"hook HOOK [dev IFACE] family F digest MODE\".\n"
 		"With -j, a JSON array of objects as printed by 'show -j' (without\n"
 		"window_list).\n",
@@ -225,12 +226,14 @@ static const struct command commands[] = {
 		"in hex (0x2d...). The same holds for del, test and count.\n",
 	},
 	{
-		"del", cmd_del, "delete keys from a counting or dleft filter",
+		"del", cmd_del, "delete keys from a counting, dleft or dcf filter",
 		"NAME [--] KEY...\n"
 		"NAME -f FILE\n",
 		"Deletes each KEY, in order, from filter NAME, a counting filter with\n"
-		"plain update or a dleft filter: its k counters are decremented (a\n"
-		"counter at its maximum stays there), or its d-left cell's count. A key\n"
+		"plain update, a dleft filter or a dcf: its k counters are decremented\n"
+		"(a counter at its maximum stays there), or its d-left cell's count.\n"
+		"Not for the other types (bloom, partitioned, blocked, stable, multi,\n"
+		"scalable); a dcf that lost increments refuses del until clear. A key\n"
 		"that is certainly absent is an error naming it (exit 2), and its\n"
 		"message changes nothing: the kernel puts back the keys of that message\n"
 		"deleted before it. Keys go in messages of up to 60 KiB (thousands of\n"
@@ -255,12 +258,14 @@ static const struct command commands[] = {
 		"Exit status: 0 every key present, 1 some key absent, 2 error.\n",
 	},
 	{
-		"count", cmd_count, "count keys in a counting or dleft filter",
+		"count", cmd_count, "count keys in a counting, dleft or dcf filter",
 		"NAME [--] KEY...\n"
 		"NAME -f FILE\n",
-		"Prints \"KEY COUNT\" per key, in order, for filter NAME, a counting or\n"
-		"dleft filter: the smallest of the key's k counters, or the count of\n"
-		"its d-left cell. 0 means certainly absent; a count is never below the\n"
+		"Prints \"KEY COUNT\" per key, in order, for filter NAME, a counting,\n"
+		"dleft or dcf filter: the smallest of the key's k counters (a dcf's\n"
+		"read with its overflow vector), or the count of its d-left cell. Not\n"
+		"for the other types (bloom, partitioned, blocked, stable, multi,\n"
+		"scalable). 0 means certainly absent; a count is never below the\n"
 		"key's true count unless a counter saturated, and may be above it\n"
 		"(other keys share counters). With -f, reads one key a line from FILE\n"
 		"('-' for standard input), as add. With -j prints one JSON object\n"
@@ -285,8 +290,8 @@ static const struct command commands[] = {
 		"           them; counting: the smaller of the two counters\n"
 		"Both filters must have the same type, shape (bits, hashes, the type's\n"
 		"options) and hash key: create both with the same 'key HEX32'. When\n"
-		"they differ the error says what differs. Not for dleft or stable\n"
-		"filters. Prints nothing on success.\n",
+		"they differ the error says what differs. Not for dleft, stable,\n"
+		"scalable or dcf filters. Prints nothing on success.\n",
 	},
 	{
 		"estimate", cmd_estimate, "estimate keys, union and intersection",
