@@ -720,6 +720,8 @@ static void main_help(FILE *f)
 	      "                      calc, query, digest, archive, trace, monitor)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
 	      "  -h, --help          print this help\n"
+	      "  -V, --version       print bloomctl's version and the loaded module's\n"
+	      "                      (warns when they differ; does not load it)\n"
 	      "\n"
 	      "Commands:\n", f);
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
@@ -834,12 +836,13 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "netns", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, ret;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jn:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:jn:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			opts.json = true;
@@ -850,6 +853,8 @@ int main(int argc, char **argv)
 		case 'h':
 			main_help(stdout);
 			return EXIT_OK;
+		case 'V':
+			return print_version();
 		case ':':
 			errorf("option '%s' needs a NAME", argv[optind - 1]);
 			return EXIT_ERROR;

@@ -53,6 +53,13 @@ void usage_errorf(const char *cmd, const char *fmt, ...)
 /* usage_errorf() for a surplus argument, with a hint for global options. */
 void unexpected_argument(const char *cmd, const char *arg);
 
+/*
+ * -V/--version: prints bloomctl's version and the loaded module's (or that
+ * it is not loaded); warns when they differ. Returns the exit code.
+ */
+int print_version(void);
+extern const char kb_tool_version[];
+
 /* kb_nl_open() with the global --netns. */
 int open_netlink(struct kb_nl *nl);
 

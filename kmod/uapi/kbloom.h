@@ -146,6 +146,10 @@
  *	extack message naming the limit; 6.2+ kernels format what is in use
  *	into it (6.1 gives only KBLOOM_MSG_MAX_MEMORY or KBLOOM_MSG_MAX_FILTERS:
  *	bloomctl adds STATUS's figures).
+ *	The reply also has VERSION, the module's version (its MODULE_VERSION,
+ *	PACKAGE_VERSION of the sources' dkms.conf): a NUL-terminated string
+ *	of at most KBLOOM_VERSION_MAX bytes with the NUL; a module older
+ *	than this attribute replies without it.
  *
  * Moving contents in and out (save, restore, archive)
  * ----------------------------------------------------
@@ -294,6 +298,7 @@
 
 /* Limits, enforced by the attribute policies and the engine. */
 #define KBLOOM_NAME_MAX		32	/* bytes including the trailing NUL */
+#define KBLOOM_VERSION_MAX	32	/* STATUS VERSION, bytes with the NUL */
 #define KBLOOM_KEY_MAX		1024	/* bytes in one key */
 #define KBLOOM_HASH_KEY_LEN	16	/* bytes in a SipHash key */
 #define KBLOOM_HASHES_MAX	32	/* k */
@@ -636,6 +641,7 @@ enum kbloom_attr {
 	KBLOOM_A_SLICE_LIST,	/* nest of KBLOOM_SLICE_LIST_A_SLICE, reply and LOAD */
 	KBLOOM_A_OFV_BITS,	/* u32, reply (and LOAD): dcf: bits per OFV counter */
 	KBLOOM_A_LOST,		/* u64, reply (and LOAD): dcf: increments dropped */
+	KBLOOM_A_VERSION,	/* string, STATUS: the module's version */
 	__KBLOOM_A_MAX
 };
 

@@ -221,6 +221,37 @@ over_filters() {
 }
 check "create past max_filters: refused with the count and the limit" over_filters
 
+# --version: bloomctl's version and the module's, from its STATUS reply.
+version=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' dkms.conf)
+same_version() {
+	local out err rc
+	out=$($bc --version 2>"$tmp/err")
+	rc=$?
+	err=$(cat "$tmp/err")
+	echo "exit $rc: $out / stderr: $err / sysfs: $(cat /sys/module/kbloom/version)"
+	[ $rc -eq 0 ] && [ -z "$err" ] &&
+	[ "$out" = "$(printf 'bloomctl %s\nkbloom module %s' "$version" "$version")" ] &&
+	[ "$(cat /sys/module/kbloom/version)" = "$version" ]
+}
+check "--version: bloomctl's and the loaded module's version (dkms.conf's), no warning" same_version
+check "-V is --version" bash -c "[ \"\$($bc -V)\" = \"\$($bc --version)\" ]"
+# A bloomctl of another version: the same objects, version.o built anew.
+other_version() {
+	local out err rc
+	cc -c -o "$tmp/version.o" -DKBLOOM_VERSION='"0.0-other"' \
+		$(pkg-config --cflags libnl-genl-3.0) userspace/version.c &&
+	cc -o "$tmp/bloomctl-other" $(ls userspace/*.o | grep -vx userspace/version.o) \
+		"$tmp/version.o" $(pkg-config --libs libnl-genl-3.0 libzstd) -lm || return 1
+	out=$("$tmp/bloomctl-other" --version 2>"$tmp/err")
+	rc=$?
+	err=$(cat "$tmp/err")
+	echo "exit $rc: $out / stderr: $err"
+	[ $rc -eq 0 ] &&
+	[ "$out" = "$(printf 'bloomctl 0.0-other\nkbloom module %s' "$version")" ] &&
+	[ "$err" = "bloomctl: warning: bloomctl 0.0-other and the loaded kbloom module $version differ: load the module built with this bloomctl" ]
+}
+check "--version: a bloomctl of another version warns on stderr, exit 0" other_version
+
 check "destroy one" bash -c "$bc destroy sized && ! $bc show sized 2>/dev/null"
 check "destroy all" bash -c "$bc destroy all && [ -z \"\$($bc list)\" ]"
 
