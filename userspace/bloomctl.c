@@ -193,14 +193,16 @@ static const struct command commands[] = {
 		"stable_zero_fraction; each only where it applies.\n"
 		"A time-paged filter also shows \"windows: W of D\" and one line per\n"
 		"window, newest first:\n"
-		"  window ID: START to END, packets N, fill X\n"
+		"  window ID: START to END, inserts N, fill X\n"
 		"(END 'now' for the current window; times local, with milliseconds;\n"
 		"fill and the estimates above are the current window's); JSON:\n"
 		"windows, interval_ms, window_list [{id, start, start_ns, end, end_ns,\n"
-		"packets, fill}]. Then the attachment ('attached: no', or its hook,\n"
-		"device, family and digest, and the packets seen, digested and skipped\n"
-		"by reason); JSON: attach {hook, family, digest, dev, seen, digested,\n"
-		"skipped, skipped_by_reason {short, malformed, fragment, gso}}.\n"
+		"packets (the window's inserts), fill}]. inserts counts every key put\n"
+		"in, by add and by the hook (its digests) alike. Then the attachment\n"
+		"('attached: no', or its hook, device, family and digest, and the\n"
+		"packets seen, digested and skipped by reason); JSON: attach {hook,\n"
+		"family, digest, dev, seen, digested, skipped, skipped_by_reason\n"
+		"{short, malformed, fragment, gso}}.\n"
 		"A scalable filter shows its first slice's m, k and capacity, growth\n"
 		"and tighten, one line per slice (capacity, bits, hashes, keys, fill;\n"
 		"'current' takes the adds, 'made ahead' waits), the keys, the\n"
@@ -254,7 +256,10 @@ static const struct command commands[] = {
 		"  {\"filter\":NAME,\"keys\":N,\"present\":P,\"absent\":A,\n"
 		"   \"results\":[{\"key\":KEY,\"present\":true|false},...]}\n"
 		"where \"results\" is given for keys on the command line only; with -f\n"
-		"the object has the counts only.\n"
+		"the object has the counts only. KEY is the key as given when it is\n"
+		"valid UTF-8, else 0x and its bytes in hex (a multi filter's tuple:\n"
+		"only the VALUE that is not UTF-8): bloomctl reads it back as the same\n"
+		"key.\n"
 		"Exit status: 0 every key present, 1 some key absent, 2 error.\n",
 	},
 	{
@@ -270,7 +275,8 @@ static const struct command commands[] = {
 		"(other keys share counters). With -f, reads one key a line from FILE\n"
 		"('-' for standard input), as add. With -j prints one JSON object\n"
 		"  {\"filter\":NAME,\"counts\":[{\"key\":KEY,\"count\":N},...]}\n"
-		"for keys on the command line and in a file alike.\n",
+		"for keys on the command line and in a file alike; KEY as for test -j\n"
+		"(in hex when not UTF-8).\n",
 	},
 	{
 		"clear", cmd_clear, "empty a filter",
@@ -537,7 +543,7 @@ static const struct command commands[] = {
 		"small for the interval) is reported on stderr as lost and counted,\n"
 		"and archiving goes on. compress zstd as for 'save'. Prints a line\n"
 		"per window archived:\n"
-		"  window ID (START to END, N keys): FILE, BYTES bytes\n"
+		"  window ID (START to END, N inserts): FILE, BYTES bytes\n"
 		"With -j, one JSON object per line: {\"filter\",\"file\",\"bytes\",\n"
 		"\"window\":{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\"packets\",\n"
 		"\"fill\"}}, or {\"filter\",\"window\",\"lost\":true}. 'restore' loads a\n"
@@ -710,13 +716,13 @@ static void main_help(FILE *f)
 {
 	size_t i;
 
-	fputs("Usage: bloomctl [-j|--json] [-n|--netns NAME] COMMAND [ARGS]\n"
+	fputs("Usage: bloomctl [-j|-json|--json] [-n|--netns NAME] COMMAND [ARGS]\n"
 	      "\n"
 	      "Manages kbloom filters (Bloom filters in kernel memory) over\n"
 	      "generic netlink.\n"
 	      "\n"
 	      "Options:\n"
-	      "  -j, --json          print JSON (list, show, test, count, estimate,\n"
+	      "  -j, -json, --json   print JSON (list, show, test, count, estimate,\n"
 	      "                      calc, query, digest, archive, trace, monitor)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
 	      "  -h, --help          print this help\n"
@@ -731,7 +737,9 @@ static void main_help(FILE *f)
 	print_text(f, keys_help);
 	fputs("Exit status: 0 success, 1 a negative answer (test, query, trace;\n"
 	      "batch: a line answered negatively), 2 an error.\n"
-	      "Run 'bloomctl COMMAND --help' for the arguments of a command.\n",
+	      "Run 'bloomctl COMMAND --help' for the arguments of a command.\n"
+	      "COMMAND may be any prefix that names one command (li: list); a\n"
+	      "prefix of several is an error naming them.\n",
 	      f);
 }
 
@@ -747,13 +755,80 @@ static void command_help(const struct command *c)
 	}
 }
 
-static const struct command *find_command(const char *name)
-{
-	size_t i;
+/* The help command: not in the table, but a name like the others. */
+static const struct command help_entry = { .name = "help" };
 
+/*
+ * The command @word names, as iproute2 takes them: its full name, or a
+ * prefix of exactly one command's name ("li" is list; "help" counts).
+ * NULL when none; *@ambiguous (may be NULL) tells a prefix of several.
+ */
+static const struct command *match_command(const char *word, bool *ambiguous)
+{
+	const struct command *found = NULL;
+	size_t i, n = strlen(word), hits = 0;
+
+	if (ambiguous)
+		*ambiguous = false;
+	if (!strcmp(word, help_entry.name))
+		return &help_entry;
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(commands[i].name, name))
+		if (!strcmp(commands[i].name, word))
 			return &commands[i];
+	if (!n)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strncmp(commands[i].name, word, n)) {
+			found = &commands[i];
+			hits++;
+		}
+	}
+	if (!strncmp(help_entry.name, word, n)) {
+		found = &help_entry;
+		hits++;
+	}
+	if (hits > 1) {
+		if (ambiguous)
+			*ambiguous = true;
+		return NULL;
+	}
+	return found;
+}
+
+const char *command_full_name(const char *word)
+{
+	const struct command *c = match_command(word, NULL);
+
+	return c ? c->name : NULL;
+}
+
+/* match_command(), printing why when it finds none. */
+static const struct command *find_command(const char *word)
+{
+	const struct command *c;
+	char names[256];
+	size_t i, n = 0, len = strlen(word);
+	bool ambiguous;
+
+	c = match_command(word, &ambiguous);
+	if (c)
+		return c;
+	if (!ambiguous) {
+		errorf("unknown command '%s' (see 'bloomctl --help')",
+		       quote(word));
+		return NULL;
+	}
+	names[0] = '\0';
+	for (i = 0; i <= ARRAY_SIZE(commands); i++) {
+		const char *name = i < ARRAY_SIZE(commands) ?
+				   commands[i].name : help_entry.name;
+
+		if (!strncmp(name, word, len) && n < sizeof(names))
+			n += snprintf(names + n, sizeof(names) - n, "%s%s",
+				      n ? ", " : "", name);
+	}
+	errorf("ambiguous command '%s': %s (see 'bloomctl --help')",
+	       quote(word), names);
 	return NULL;
 }
 
@@ -802,10 +877,11 @@ static int help_command(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	c = find_command(argv[1]);
-	if (!c) {
-		errorf("unknown command '%s' (see 'bloomctl --help')",
-		       quote(argv[1]));
+	if (!c)
 		return EXIT_ERROR;
+	if (c == &help_entry) {
+		main_help(stdout);
+		return EXIT_OK;
 	}
 	command_help(c);
 	return EXIT_OK;
@@ -815,14 +891,13 @@ int run_command(int argc, char **argv)
 {
 	const struct command *c;
 
-	if (!strcmp(argv[0], "help"))
-		return help_command(argc, argv);
 	c = find_command(argv[0]);
-	if (!c) {
-		errorf("unknown command '%s' (see 'bloomctl --help')",
-		       quote(argv[0]));
+	if (!c)
 		return EXIT_ERROR;
-	}
+	/* The command's messages name it in full, not as abbreviated. */
+	argv[0] = (char *)c->name;
+	if (c == &help_entry)
+		return help_command(argc, argv);
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		command_help(c);
 		return EXIT_OK;
@@ -839,8 +914,18 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, ret;
+	int opt, ret, i;
 
+	/*
+	 * -json, as iproute2 spells it, is --json: among the global options
+	 * only (up to the command; -n takes the next word).
+	 */
+	for (i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-json"))
+			argv[i] = "--json";
+		else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--netns"))
+			i++;
+	}
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:jn:hV", longopts, NULL)) != -1) {
 		switch (opt) {

@@ -46,6 +46,13 @@ int cmd_batch(int argc, char **argv);
  */
 int run_command(int argc, char **argv);
 
+/*
+ * The full name of the command @word names: itself, or the one command
+ * name (help included) it is a prefix of, as iproute2 takes "ip li";
+ * NULL when none or several. Prints nothing.
+ */
+const char *command_full_name(const char *word);
+
 /* "bloomctl: CMD: MSG (see 'bloomctl CMD --help')", from bloomctl.c. */
 void usage_errorf(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -667,7 +667,7 @@ enum kbloom_dims_attr {
 enum kbloom_stats_attr {
 	KBLOOM_STATS_A_UNSPEC,
 	KBLOOM_STATS_A_PAD,
-	KBLOOM_STATS_A_INSERTS,		/* u64: keys added */
+	KBLOOM_STATS_A_INSERTS,		/* u64: keys added (ADD, and digests of the hook) */
 	KBLOOM_STATS_A_QUERIES,		/* u64: keys tested */
 	KBLOOM_STATS_A_POSITIVES,	/* u64: tests answered present */
 	KBLOOM_STATS_A_DELETES,		/* u64: keys deleted */
@@ -683,7 +683,7 @@ enum kbloom_window_attr {
 	KBLOOM_WINDOW_A_ID,		/* u64: sequence number, 1 = first */
 	KBLOOM_WINDOW_A_START,		/* u64: CLOCK_REALTIME ns it opened */
 	KBLOOM_WINDOW_A_END,		/* u64: ns it closed, 0 while open */
-	KBLOOM_WINDOW_A_PACKETS,	/* u64: keys inserted in it */
+	KBLOOM_WINDOW_A_PACKETS,	/* u64: keys inserted in it (as INSERTS) */
 	KBLOOM_WINDOW_A_FILL,		/* u64: cells set in it */
 	__KBLOOM_WINDOW_A_MAX
 };

@@ -119,7 +119,7 @@ cd "$tmp/files" || exit 1
 check "command names from --help" "bloomctl " create show save attach help
 check "command names by prefix" "bloomctl s" show save
 check "command names after -j" "bloomctl -j " create show save attach help
-check "global options" "bloomctl -" -j --json -n --netns -h --help -V --version
+check "global options" "bloomctl -" -j -json --json -n --netns -h --help -V --version
 check "global long options" "bloomctl --" --json --netns --help --version
 check "netns names after -n" "bloomctl -n " r1 r2 host-a
 check "netns names after --netns, by prefix" "bloomctl --netns h" host-a

@@ -221,6 +221,32 @@ over_filters() {
 }
 check "create past max_filters: refused with the count and the limit" over_filters
 
+# Commands abbreviated as iproute2 takes them; -json as it spells it.
+check "a prefix of one command is that command: 'li' is list" \
+	bash -c "[ \"\$($bc li)\" = \"\$($bc list)\" ] && [ -n \"\$($bc li)\" ]"
+check "... and its messages name it in full" \
+	expect 2 "bloomctl: show: unexpected argument 'x' (see 'bloomctl show --help')" $bc sh f x
+check "a prefix of several is an error naming them, exit 2" \
+	expect 2 "bloomctl: ambiguous command 'd': destroy, del, detach, digest (see 'bloomctl --help')" $bc d f
+check "-json is -j" bash -c "[ \"\$($bc -json show f)\" = \"\$($bc -j show f)\" ] && $bc -json show f | grep -q '^{'"
+
+# A key that is not UTF-8 comes out of test -j and count -j in hex, and
+# that text is the key: given back, it is present.
+non_utf8_key() {
+	local k got
+	$bc add f "$(printf 'caf\351')" &&
+	got=$($bc -j test f "$(printf 'caf\351')" | json '["results"][0]["key"]') &&
+	echo "key in JSON: $got" && [ "$got" = 0x636166e9 ] &&
+	expect 0 "0x636166e9 present" $bc test f "$got" &&
+	$bc create nu counting bits 4096 hashes 3 key $fixed_key &&
+	$bc add nu "$(printf '\377x')" "$(printf '\377x')" &&
+	got=$($bc -j count nu "$(printf '\377x')" | json '["counts"][0]') &&
+	echo "count -j: $got" && [ "$got" = "{'key': '0xff78', 'count': 2}" ] &&
+	expect 0 "0xff78 2" $bc count nu 0xff78 &&
+	$bc destroy nu
+}
+check "a key that is not UTF-8: test -j and count -j give its hex, which names the same key" non_utf8_key
+
 # --version: bloomctl's version and the module's, from its STATUS reply.
 version=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' dkms.conf)
 same_version() {
