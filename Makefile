@@ -90,6 +90,7 @@ kmod-6.12:
 		{ echo "kmod-6.12: linux-headers-$(KVER_612) missing (run scripts/deps)" >&2; exit 1; }
 	@mkdir -p $(KMOD_612)
 	@cd kmod && cp -p --parents $(KMOD_SRCS:kmod/%=%) $(CURDIR)/$(KMOD_612)/
+	@cp -p dkms.conf $(KMOD_612)/
 	$(MAKE) -C /lib/modules/$(KVER_612)/build M=$(CURDIR)/$(KMOD_612) modules
 
 # The module for the debug kernel (scripts/debug-kernel: KASAN, lockdep,
@@ -99,6 +100,7 @@ KMOD_DEBUG := build/kmod-debug
 kmod-debug:
 	@kdir=$$(scripts/debug-kernel) && mkdir -p $(KMOD_DEBUG) && \
 	(cd kmod && cp -p --parents $(KMOD_SRCS:kmod/%=%) $(CURDIR)/$(KMOD_DEBUG)/) && \
+	cp -p dkms.conf $(KMOD_DEBUG)/ && \
 	$(MAKE) -C $$kdir M=$(CURDIR)/$(KMOD_DEBUG) modules
 
 # The VM suites on 6.12 only (make check runs them too, as tier vm-6.12).

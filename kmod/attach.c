@@ -90,6 +90,7 @@ static __always_inline void kb_record(struct kb_attach *att,
 		kb_filter_add(&w->filter, d->key, d->len);
 	}
 	kb_window_count(w, 1);
+	this_cpu_inc(att->obj->stats->hooked);
 	this_cpu_inc(att->stats->digested);
 }
 

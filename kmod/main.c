@@ -40,4 +40,4 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Bloom and counting filters for packet and flow digests");
 MODULE_AUTHOR("kbloom developers");
 MODULE_ALIAS_GENL_FAMILY(KBLOOM_GENL_NAME);
-MODULE_VERSION("0.1");
+MODULE_VERSION(KBLOOM_VERSION);

@@ -123,6 +123,7 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_MEM_USER] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_USER_LIMIT] = { .type = NLA_REJECT },
 	[KBLOOM_A_GROW_ERROR] = { .type = NLA_REJECT },
+	[KBLOOM_A_VERSION] = { .type = NLA_REJECT },
 	/* Replies, and the saved layout in CREATE with FLAGS LOAD. */
 	[KBLOOM_A_OVERFLOW] = { .type = NLA_U64 },
 	[KBLOOM_A_SLICE_LIST] = NLA_POLICY_NESTED_ARRAY(kb_slice_policy),
@@ -922,6 +923,7 @@ static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	void *hdr;
 
+	BUILD_BUG_ON(sizeof(KBLOOM_VERSION) > KBLOOM_VERSION_MAX);
 	mutex_lock(&kn->lock);
 	kb_usage(kn, &u);
 	mutex_unlock(&kn->lock);
@@ -935,7 +937,8 @@ static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	    (all &&
 	     nla_put_u64_64bit(msg, KBLOOM_A_MEM_ALL, u.mem_all, KBLOOM_A_PAD)) ||
 	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_LIMIT, u.mem_limit, KBLOOM_A_PAD) ||
-	    (u.owned && kb_put_owner(msg, &u.owner))) {
+	    (u.owned && kb_put_owner(msg, &u.owner)) ||
+	    nla_put_string(msg, KBLOOM_A_VERSION, KBLOOM_VERSION)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

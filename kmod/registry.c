@@ -559,7 +559,7 @@ void kb_stats_read(const struct kb_obj *obj, struct kb_stats *sum)
 			one.positives = u64_stats_read(&st->positives);
 			one.deletes = u64_stats_read(&st->deletes);
 		} while (u64_stats_fetch_retry(&st->syncp, start));
-		sum->inserts += one.inserts;
+		sum->inserts += one.inserts + READ_ONCE(st->hooked);
 		sum->queries += one.queries;
 		sum->positives += one.positives;
 		sum->deletes += one.deletes;

@@ -27,6 +27,11 @@ struct kb_pcpu_stats {
 	u64_stats_t positives;
 	u64_stats_t deletes;
 	struct u64_stats_sync syncp;
+	/*
+	 * The hook's digests, counted into inserts by kb_stats_read(): one
+	 * this_cpu_inc() a packet, safe in any context, outside syncp.
+	 */
+	unsigned long hooked;
 };
 
 struct kb_stats {

@@ -83,7 +83,7 @@ static void report_archived(struct archiver *a, const struct kb_window_desc *w,
 		kb_window_json(&j, w);
 		json_obj_end(&j);
 	} else {
-		printf("window %" PRIu64 " (%s, %" PRIu64 " keys): %s, %" PRIu64 " bytes\n",
+		printf("window %" PRIu64 " (%s, %" PRIu64 " inserts): %s, %" PRIu64 " bytes\n",
 		       w->id, kb_window_span(w), w->packets, path, bytes);
 	}
 	fflush(stdout);

@@ -136,7 +136,8 @@ static int run_line(struct batch *b, const char *line, size_t len, char *buf,
 		errorf("invalid line '%s': %s", quote_mem(line, len), why);
 		return EXIT_ERROR;
 	}
-	if (!strcmp(argv[0], "batch")) {
+	if (command_full_name(argv[0]) &&
+	    !strcmp(command_full_name(argv[0]), "batch")) {
 		errorf("a batch may not run 'batch'");
 		return EXIT_ERROR;
 	}

@@ -162,9 +162,10 @@ static const struct command commands[] = {
 		"\n",
 		"Prints one line per filter, sorted by name:\n"
 		"  NAME TYPE bits M hashes K memory BYTES fill X inserts N\n"
-		"where M is the number of cells (per dimension for multi) and X the\n"
-		"cells set or non-zero (of the current window when time-paged). A\n"
-		"time-paged filter's line goes on with \"windows W interval D\", an\n"
+		"where M is the number of cells (per dimension for multi; the first\n"
+		"slice's for scalable) and X the cells set or non-zero (of the current\n"
+		"window when time-paged). A time-paged filter's line goes on with\n"
+		"\"windows W interval D\", an\n"
 		"attached filter's with \"hook HOOK [dev IFACE] family F digest MODE\".\n"
 		"With -j, a JSON array of objects as printed by 'show -j' (without\n"
 		"window_list).\n",
@@ -197,14 +198,16 @@ static const struct command commands[] = {
 		"stable_zero_fraction; each only where it applies.\n"
 		"A time-paged filter also shows \"windows: W of D\" and one line per\n"
 		"window, newest first:\n"
-		"  window ID: START to END, packets N, fill X\n"
+		"  window ID: START to END, inserts N, fill X\n"
 		"(END 'now' for the current window; times local, with milliseconds;\n"
 		"fill and the estimates above are the current window's); JSON:\n"
 		"windows, interval_ms, window_list [{id, start, start_ns, end, end_ns,\n"
-		"packets, fill}]. Then the attachment ('attached: no', or its hook,\n"
-		"device, family and digest, and the packets seen, digested and skipped\n"
-		"by reason); JSON: attach {hook, family, digest, dev, seen, digested,\n"
-		"skipped, skipped_by_reason {short, malformed, fragment, gso}}.\n"
+		"packets (the window's inserts), fill}]. inserts counts every key put\n"
+		"in, by add and by the hook (its digests) alike. Then the attachment\n"
+		"('attached: no', or its hook, device, family and digest, and the\n"
+		"packets seen, digested and skipped by reason); JSON: attach {hook,\n"
+		"family, digest, dev, seen, digested, skipped, skipped_by_reason\n"
+		"{short, malformed, fragment, gso}}.\n"
 		"A scalable filter shows its first slice's m, k and capacity, growth\n"
 		"and tighten, one line per slice (capacity, bits, hashes, keys, fill;\n"
 		"'current' takes the adds, 'made ahead' waits), the keys, the\n"
@@ -230,12 +233,14 @@ static const struct command commands[] = {
 		"in hex (0x2d...). The same holds for del, test and count.\n",
 	},
 	{
-		"del", cmd_del, "delete keys from a counting or dleft filter",
+		"del", cmd_del, "delete keys from a counting, dleft or dcf filter",
 		"NAME [--] KEY...\n"
 		"NAME -f FILE\n",
 		"Deletes each KEY, in order, from filter NAME, a counting filter with\n"
-		"plain update or a dleft filter: its k counters are decremented (a\n"
-		"counter at its maximum stays there), or its d-left cell's count. A key\n"
+		"plain update, a dleft filter or a dcf: its k counters are decremented\n"
+		"(a counter at its maximum stays there), or its d-left cell's count.\n"
+		"Not for the other types (bloom, partitioned, blocked, stable, multi,\n"
+		"scalable); a dcf that lost increments refuses del until clear. A key\n"
 		"that is certainly absent is an error naming it (exit 2), and its\n"
 		"message changes nothing: the kernel puts back the keys of that message\n"
 		"deleted before it. Keys go in messages of up to 60 KiB (thousands of\n"
@@ -256,21 +261,27 @@ static const struct command commands[] = {
 		"  {\"filter\":NAME,\"keys\":N,\"present\":P,\"absent\":A,\n"
 		"   \"results\":[{\"key\":KEY,\"present\":true|false},...]}\n"
 		"where \"results\" is given for keys on the command line only; with -f\n"
-		"the object has the counts only.\n"
+		"the object has the counts only. KEY is the key as given when it is\n"
+		"valid UTF-8, else 0x and its bytes in hex (a multi filter's tuple:\n"
+		"only the VALUE that is not UTF-8): bloomctl reads it back as the same\n"
+		"key.\n"
 		"Exit status: 0 every key present, 1 some key absent, 2 error.\n",
 	},
 	{
-		"count", cmd_count, "count keys in a counting or dleft filter",
+		"count", cmd_count, "count keys in a counting, dleft or dcf filter",
 		"NAME [--] KEY...\n"
 		"NAME -f FILE\n",
-		"Prints \"KEY COUNT\" per key, in order, for filter NAME, a counting or\n"
-		"dleft filter: the smallest of the key's k counters, or the count of\n"
-		"its d-left cell. 0 means certainly absent; a count is never below the\n"
+		"Prints \"KEY COUNT\" per key, in order, for filter NAME, a counting,\n"
+		"dleft or dcf filter: the smallest of the key's k counters (a dcf's\n"
+		"read with its overflow vector), or the count of its d-left cell. Not\n"
+		"for the other types (bloom, partitioned, blocked, stable, multi,\n"
+		"scalable). 0 means certainly absent; a count is never below the\n"
 		"key's true count unless a counter saturated, and may be above it\n"
 		"(other keys share counters). With -f, reads one key a line from FILE\n"
 		"('-' for standard input), as add. With -j prints one JSON object\n"
 		"  {\"filter\":NAME,\"counts\":[{\"key\":KEY,\"count\":N},...]}\n"
-		"for keys on the command line and in a file alike.\n",
+		"for keys on the command line and in a file alike; KEY as for test -j\n"
+		"(in hex when not UTF-8).\n",
 	},
 	{
 		"clear", cmd_clear, "empty a filter",
@@ -290,8 +301,8 @@ static const struct command commands[] = {
 		"           them; counting: the smaller of the two counters\n"
 		"Both filters must have the same type, shape (bits, hashes, the type's\n"
 		"options) and hash key: create both with the same 'key HEX32'. When\n"
-		"they differ the error says what differs. Not for dleft or stable\n"
-		"filters. Prints nothing on success.\n",
+		"they differ the error says what differs. Not for dleft, stable,\n"
+		"scalable or dcf filters. Prints nothing on success.\n",
 	},
 	{
 		"estimate", cmd_estimate, "estimate keys, union and intersection",
@@ -574,7 +585,7 @@ static const struct command commands[] = {
 		"small for the interval) is reported on stderr as lost and counted,\n"
 		"and archiving goes on. compress zstd as for 'save'. Prints a line\n"
 		"per window archived:\n"
-		"  window ID (START to END, N keys): FILE, BYTES bytes\n"
+		"  window ID (START to END, N inserts): FILE, BYTES bytes\n"
 		"With -j, one JSON object per line: {\"filter\",\"file\",\"bytes\",\n"
 		"\"window\":{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\"packets\",\n"
 		"\"fill\"}}, or {\"filter\",\"window\",\"lost\":true}. 'restore' loads a\n"
@@ -754,13 +765,13 @@ static void main_help(FILE *f)
 {
 	size_t i;
 
-	fputs("Usage: bloomctl [-j|--json] [-n|--netns NAME] [-e|--exist] COMMAND [ARGS]\n"
+	fputs("Usage: bloomctl [-j|-json|--json] [-n|--netns NAME] [-e|--exist] COMMAND [ARGS]\n"
 	      "\n"
 	      "Manages kbloom filters (Bloom filters in kernel memory) over\n"
 	      "generic netlink.\n"
 	      "\n"
 	      "Options:\n"
-	      "  -j, --json          print JSON (list, show, test, count, estimate,\n"
+	      "  -j, -json, --json   print JSON (list, show, test, count, estimate,\n"
 	      "                      calc, query, digest, archive, trace, monitor)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
 	      "  -e, --exist         create and attach succeed when the very filter or\n"
@@ -768,6 +779,8 @@ static void main_help(FILE *f)
 	      "                      script may run again); one that differs is still\n"
 	      "                      an error naming the difference\n"
 	      "  -h, --help          print this help\n"
+	      "  -V, --version       print bloomctl's version and the loaded module's\n"
+	      "                      (warns when they differ; does not load it)\n"
 	      "\n"
 	      "Commands:\n", f);
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
@@ -777,7 +790,9 @@ static void main_help(FILE *f)
 	print_text(f, keys_help);
 	fputs("Exit status: 0 success, 1 a negative answer (test, query, trace;\n"
 	      "batch: a line answered negatively), 2 an error.\n"
-	      "Run 'bloomctl COMMAND --help' for the arguments of a command.\n",
+	      "Run 'bloomctl COMMAND --help' for the arguments of a command.\n"
+	      "COMMAND may be any prefix that names one command (li: list); a\n"
+	      "prefix of several is an error naming them.\n",
 	      f);
 }
 
@@ -793,13 +808,80 @@ static void command_help(const struct command *c)
 	}
 }
 
-static const struct command *find_command(const char *name)
-{
-	size_t i;
+/* The help command: not in the table, but a name like the others. */
+static const struct command help_entry = { .name = "help" };
 
+/*
+ * The command @word names, as iproute2 takes them: its full name, or a
+ * prefix of exactly one command's name ("li" is list; "help" counts).
+ * NULL when none; *@ambiguous (may be NULL) tells a prefix of several.
+ */
+static const struct command *match_command(const char *word, bool *ambiguous)
+{
+	const struct command *found = NULL;
+	size_t i, n = strlen(word), hits = 0;
+
+	if (ambiguous)
+		*ambiguous = false;
+	if (!strcmp(word, help_entry.name))
+		return &help_entry;
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(commands[i].name, name))
+		if (!strcmp(commands[i].name, word))
 			return &commands[i];
+	if (!n)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strncmp(commands[i].name, word, n)) {
+			found = &commands[i];
+			hits++;
+		}
+	}
+	if (!strncmp(help_entry.name, word, n)) {
+		found = &help_entry;
+		hits++;
+	}
+	if (hits > 1) {
+		if (ambiguous)
+			*ambiguous = true;
+		return NULL;
+	}
+	return found;
+}
+
+const char *command_full_name(const char *word)
+{
+	const struct command *c = match_command(word, NULL);
+
+	return c ? c->name : NULL;
+}
+
+/* match_command(), printing why when it finds none. */
+static const struct command *find_command(const char *word)
+{
+	const struct command *c;
+	char names[256];
+	size_t i, n = 0, len = strlen(word);
+	bool ambiguous;
+
+	c = match_command(word, &ambiguous);
+	if (c)
+		return c;
+	if (!ambiguous) {
+		errorf("unknown command '%s' (see 'bloomctl --help')",
+		       quote(word));
+		return NULL;
+	}
+	names[0] = '\0';
+	for (i = 0; i <= ARRAY_SIZE(commands); i++) {
+		const char *name = i < ARRAY_SIZE(commands) ?
+				   commands[i].name : help_entry.name;
+
+		if (!strncmp(name, word, len) && n < sizeof(names))
+			n += snprintf(names + n, sizeof(names) - n, "%s%s",
+				      n ? ", " : "", name);
+	}
+	errorf("ambiguous command '%s': %s (see 'bloomctl --help')",
+	       quote(word), names);
 	return NULL;
 }
 
@@ -849,10 +931,11 @@ static int help_command(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	c = find_command(argv[1]);
-	if (!c) {
-		errorf("unknown command '%s' (see 'bloomctl --help')",
-		       quote(argv[1]));
+	if (!c)
 		return EXIT_ERROR;
+	if (c == &help_entry) {
+		main_help(stdout);
+		return EXIT_OK;
 	}
 	command_help(c);
 	return EXIT_OK;
@@ -862,14 +945,13 @@ int run_command(int argc, char **argv)
 {
 	const struct command *c;
 
-	if (!strcmp(argv[0], "help"))
-		return help_command(argc, argv);
 	c = find_command(argv[0]);
-	if (!c) {
-		errorf("unknown command '%s' (see 'bloomctl --help')",
-		       quote(argv[0]));
+	if (!c)
 		return EXIT_ERROR;
-	}
+	/* The command's messages name it in full, not as abbreviated. */
+	argv[0] = (char *)c->name;
+	if (c == &help_entry)
+		return help_command(argc, argv);
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		command_help(c);
 		return EXIT_OK;
@@ -884,13 +966,24 @@ int main(int argc, char **argv)
 		{ "netns", required_argument, NULL, 'n' },
 		{ "exist", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *c;
-	int opt, ret;
+	int opt, ret, i;
 
+	/*
+	 * -json, as iproute2 spells it, is --json: among the global options
+	 * only (up to the command; -n takes the next word).
+	 */
+	for (i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-json"))
+			argv[i] = "--json";
+		else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--netns"))
+			i++;
+	}
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jen:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:jen:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			opts.json = true;
@@ -904,6 +997,8 @@ int main(int argc, char **argv)
 		case 'h':
 			main_help(stdout);
 			return EXIT_OK;
+		case 'V':
+			return print_version();
 		case ':':
 			errorf("option '%s' needs a NAME", argv[optind - 1]);
 			return EXIT_ERROR;

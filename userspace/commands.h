@@ -47,12 +47,26 @@ int cmd_batch(int argc, char **argv);
  */
 int run_command(int argc, char **argv);
 
+/*
+ * The full name of the command @word names: itself, or the one command
+ * name (help included) it is a prefix of, as iproute2 takes "ip li";
+ * NULL when none or several. Prints nothing.
+ */
+const char *command_full_name(const char *word);
+
 /* "bloomctl: CMD: MSG (see 'bloomctl CMD --help')", from bloomctl.c. */
 void usage_errorf(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* usage_errorf() for a surplus argument, with a hint for global options. */
 void unexpected_argument(const char *cmd, const char *arg);
+
+/*
+ * -V/--version: prints bloomctl's version and the loaded module's (or that
+ * it is not loaded); warns when they differ. Returns the exit code.
+ */
+int print_version(void);
+extern const char kb_tool_version[];
 
 /* kb_nl_open() with the global --netns. */
 int open_netlink(struct kb_nl *nl);

@@ -4,7 +4,8 @@
  *
  * Text: "KEY COUNT" per key, in order.
  * JSON: {"filter":NAME,"counts":[{"key":KEY,"count":N},...]}, keys as
- * given (command line or file lines), in order. The JSON is written only
+ * given (command line or file lines; in hex when not UTF-8, see
+ * json_keytext()), in order. The JSON is written only
  * once every answer is in, so a failure leaves no partial document.
  */
 #include <stdio.h>
@@ -20,6 +21,7 @@ struct count_state {
 	FILE *mem;
 	char *buf;
 	size_t len;
+	bool tuple;		/* a multi filter's keys (json_keytext) */
 };
 
 static int count_result(void *arg, const char *label, size_t len,
@@ -30,7 +32,7 @@ static int count_result(void *arg, const char *label, size_t len,
 	if (c->mem) {
 		json_obj_begin(&c->j);
 		json_key(&c->j, "key");
-		json_strn(&c->j, label, len);
+		json_keytext(&c->j, label, len, c->tuple);
 		json_key(&c->j, "count");
 		json_u64(&c->j, count);
 		json_obj_end(&c->j);
@@ -49,6 +51,7 @@ int cmd_count(int argc, char **argv)
 
 	if (keycmd_open(&kc, KBLOOM_CMD_COUNT, argc, argv))
 		goto out;
+	c.tuple = kc.desc.p.type == KBLOOM_TYPE_MULTI;
 	if (opts.json) {
 		c.mem = open_memstream(&c.buf, &c.len);
 		if (!c.mem) {

@@ -586,7 +586,7 @@ static void print_paging(const struct kb_desc *d)
 		printf("  windows: %u of %s\n", d->windows,
 		       kb_duration_str(d->interval_ms, iv, sizeof(iv)));
 		for (i = 0; i < d->nwin; i++)
-			printf("  window %llu: %s, packets %llu, fill %llu%s\n",
+			printf("  window %llu: %s, inserts %llu, fill %llu%s\n",
 			       (unsigned long long)d->win[i].id,
 			       kb_window_span(&d->win[i]),
 			       (unsigned long long)d->win[i].packets,

@@ -117,6 +117,63 @@ void json_escape(FILE *f, const void *s, size_t len)
 	}
 }
 
+static bool utf8_valid(const unsigned char *p, size_t len)
+{
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = utf8_len(p + i, len - i);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+static void hex_bytes(FILE *f, const unsigned char *p, size_t len)
+{
+	size_t i;
+
+	fputs("0x", f);
+	for (i = 0; i < len; i++)
+		fprintf(f, "%02x", p[i]);
+}
+
+void json_keytext(struct json *j, const void *s, size_t len, bool tuple)
+{
+	const unsigned char *p = s, *end = p + len, *item, *comma, *eq;
+
+	if (utf8_valid(p, len)) {
+		json_strn(j, s, len);
+		return;
+	}
+	json_sep(j);
+	fputc('"', j->f);
+	if (!tuple) {
+		hex_bytes(j->f, p, len);
+		fputc('"', j->f);
+		return;
+	}
+	/* DIM names are ASCII: the bytes that are not UTF-8 are in values. */
+	for (item = p;; item = comma + 1) {
+		comma = memchr(item, ',', end - item);
+		if (!comma)
+			comma = end;
+		eq = memchr(item, '=', comma - item);
+		if (item != p)
+			fputc(',', j->f);
+		if (eq && !utf8_valid(eq + 1, comma - eq - 1)) {
+			json_escape(j->f, item, eq + 1 - item);
+			hex_bytes(j->f, eq + 1, comma - eq - 1);
+		} else {
+			json_escape(j->f, item, comma - item);
+		}
+		if (comma == end)
+			break;
+	}
+	fputc('"', j->f);
+}
+
 void json_key(struct json *j, const char *key)
 {
 	json_sep(j);

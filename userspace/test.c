@@ -10,6 +10,7 @@
  * Exit: 0 every key present, 1 some key absent, 2 error.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 #include "json.h"
@@ -39,7 +40,7 @@ static int test_result(void *arg, const char *label, size_t len,
 }
 
 static void print_json(const char *name, const struct test_state *t,
-		       const struct keysrc *src)
+		       const struct keysrc *src, bool tuple)
 {
 	struct json j;
 	uint64_t i;
@@ -60,7 +61,8 @@ static void print_json(const char *name, const struct test_state *t,
 		for (i = 0; i < t->keys; i++) {
 			json_obj_begin(&j);
 			json_key(&j, "key");
-			json_str(&j, src->keys[i]);
+			json_keytext(&j, src->keys[i], strlen(src->keys[i]),
+				     tuple);
 			json_key(&j, "present");
 			json_bool(&j, t->results[i]);
 			json_obj_end(&j);
@@ -89,7 +91,8 @@ int cmd_test(int argc, char **argv)
 	if (keycmd_run(&kc, test_result, &t))
 		goto out;
 	if (opts.json)
-		print_json(kc.name, &t, &kc.src);
+		print_json(kc.name, &t, &kc.src,
+			   kc.desc.p.type == KBLOOM_TYPE_MULTI);
 	else if (t.file)
 		printf("%llu keys: %llu present, %llu absent\n",
 		       (unsigned long long)t.keys,

@@ -27,6 +27,18 @@ void errorf(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void warnf(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs(PROG_NAME ": warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 #define QUOTE_MAX	64	/* input bytes shown before "..." */
 #define QUOTE_BUFS	4
 

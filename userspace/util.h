@@ -21,6 +21,8 @@
 
 /* "bloomctl: <formatted>\n" on stderr. */
 void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "bloomctl: warning: <formatted>\n" on stderr; not counted as an error. */
+void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * When set, errorf() prints "bloomctl: CONTEXT: ..." (batch: "FILE:LINE");
  * errorf_count counts the errors printed.

@@ -167,6 +167,10 @@
  *	memory cgroup refuses fails with ENOMEM and, on 6.2+, "cannot
  *	allocate filter memory: filter needs N B" (6.1: KBLOOM_MSG_NOMEM
  *	alone).
+ *	The reply also has VERSION, the module's version (its MODULE_VERSION,
+ *	PACKAGE_VERSION of the sources' dkms.conf): a NUL-terminated string
+ *	of at most KBLOOM_VERSION_MAX bytes with the NUL; a module older
+ *	than this attribute replies without it.
  *
  * Moving contents in and out (save, restore, archive)
  * ----------------------------------------------------
@@ -318,6 +322,7 @@
 
 /* Limits, enforced by the attribute policies and the engine. */
 #define KBLOOM_NAME_MAX		32	/* bytes including the trailing NUL */
+#define KBLOOM_VERSION_MAX	32	/* STATUS VERSION, bytes with the NUL */
 #define KBLOOM_KEY_MAX		1024	/* bytes in one key */
 #define KBLOOM_HASH_KEY_LEN	16	/* bytes in a SipHash key */
 #define KBLOOM_HASHES_MAX	32	/* k */
@@ -674,6 +679,7 @@ enum kbloom_attr {
 	KBLOOM_A_USER_MAX_FILTERS, /* u32, STATUS: user_max_filters */
 	KBLOOM_A_MEM_USER,	/* u64, STATUS: bytes used by the owner */
 	KBLOOM_A_MEM_USER_LIMIT, /* u64, STATUS: the owner's share */
+	KBLOOM_A_VERSION,	/* string, STATUS: the module's version */
 	__KBLOOM_A_MAX
 };
 
@@ -699,7 +705,7 @@ enum kbloom_dims_attr {
 enum kbloom_stats_attr {
 	KBLOOM_STATS_A_UNSPEC,
 	KBLOOM_STATS_A_PAD,
-	KBLOOM_STATS_A_INSERTS,		/* u64: keys added */
+	KBLOOM_STATS_A_INSERTS,		/* u64: keys added (ADD, and digests of the hook) */
 	KBLOOM_STATS_A_QUERIES,		/* u64: keys tested */
 	KBLOOM_STATS_A_POSITIVES,	/* u64: tests answered present */
 	KBLOOM_STATS_A_DELETES,		/* u64: keys deleted */
@@ -715,7 +721,7 @@ enum kbloom_window_attr {
 	KBLOOM_WINDOW_A_ID,		/* u64: sequence number, 1 = first */
 	KBLOOM_WINDOW_A_START,		/* u64: CLOCK_REALTIME ns it opened */
 	KBLOOM_WINDOW_A_END,		/* u64: ns it closed, 0 while open */
-	KBLOOM_WINDOW_A_PACKETS,	/* u64: keys inserted in it */
+	KBLOOM_WINDOW_A_PACKETS,	/* u64: keys inserted in it (as INSERTS) */
 	KBLOOM_WINDOW_A_FILL,		/* u64: cells set in it */
 	__KBLOOM_WINDOW_A_MAX
 };

@@ -119,8 +119,8 @@ cd "$tmp/files" || exit 1
 check "command names from --help" "bloomctl " create show save attach help
 check "command names by prefix" "bloomctl s" show save
 check "command names after -j" "bloomctl -j " create show save attach help
-check "global options" "bloomctl -" -j --json -n --netns -e --exist -h --help
-check "global long options" "bloomctl --" --json --netns --exist --help
+check "global options" "bloomctl -" -j -json --json -n --netns -e --exist -h --help -V --version
+check "global long options" "bloomctl --" --json --netns --exist --help --version
 check "command names after --exist" "bloomctl --exist " create show save attach help
 check "netns names after -n" "bloomctl -n " r1 r2 host-a
 check "netns names after --netns, by prefix" "bloomctl --netns h" host-a
@@ -142,7 +142,7 @@ check "list takes nothing" "bloomctl list "
 check "--help for a command" "bloomctl show -" --help
 check "help: command names" "bloomctl help " create show save attach help
 check "types after create NAME" "bloomctl create x " \
-	bloom partitioned blocked counting dleft stable multi
+	bloom partitioned blocked counting dleft stable multi scalable dcf
 check "types by prefix" "bloomctl create x b" bloom blocked
 check "no completion for a new NAME" "bloomctl create "
 check "create bloom keywords" "bloomctl create x bloom " \
@@ -156,6 +156,12 @@ check "create stable keywords" "bloomctl create x stable " \
 	bits hashes capacity fpr key windows interval counter-bits decrement
 check "create multi keywords" "bloomctl create x multi " \
 	bits hashes capacity fpr key windows interval dims
+check "create scalable keywords, no windows" "bloomctl create x scalable " \
+	bits hashes capacity fpr key growth tighten
+check "create dcf keywords, no windows" "bloomctl create x dcf " \
+	bits hashes capacity fpr key counter-bits
+check "dcf counter-bits values" "bloomctl create x dcf counter-bits " 2 4 8
+check "no completion for a growth factor" "bloomctl create x scalable growth "
 check "counting counter-bits values" "bloomctl create x counting counter-bits " 4 8 16
 check "stable counter-bits values" "bloomctl create x stable counter-bits " 1 2 4 8
 check "update values" "bloomctl create x counting update " plain conservative
@@ -180,7 +186,7 @@ check "merge: or and" "bloomctl merge alpha beta op " or and
 check "estimate: with" "bloomctl estimate alpha " with
 check "estimate with: filter names" "bloomctl estimate alpha with " alpha beta flows
 check "calc: type values" "bloomctl calc capacity 10 fpr 0.1 type " \
-	bloom partitioned blocked counting dleft stable multi
+	bloom partitioned blocked counting dleft stable multi scalable dcf
 check "add: -f and --" "bloomctl add alpha -" -f --
 check "add -f: file names" "bloomctl add alpha -f " keys.txt k2.txt seen.kbf sub topo.txt
 check "test -f: file names by prefix" "bloomctl test alpha -f k" keys.txt k2.txt

@@ -449,6 +449,63 @@ exist_race() {
 }
 check "--exist: six creates of one filter at once all succeed, one filter" exist_race
 
+# Commands abbreviated as iproute2 takes them; -json as it spells it.
+check "a prefix of one command is that command: 'li' is list" \
+	bash -c "[ \"\$($bc li)\" = \"\$($bc list)\" ] && [ -n \"\$($bc li)\" ]"
+check "... and its messages name it in full" \
+	expect 2 "bloomctl: show: unexpected argument 'x' (see 'bloomctl show --help')" $bc sh f x
+check "a prefix of several is an error naming them, exit 2" \
+	expect 2 "bloomctl: ambiguous command 'd': destroy, del, detach, digest (see 'bloomctl --help')" $bc d f
+check "-json is -j" bash -c "[ \"\$($bc -json show f)\" = \"\$($bc -j show f)\" ] && $bc -json show f | grep -q '^{'"
+
+# A key that is not UTF-8 comes out of test -j and count -j in hex, and
+# that text is the key: given back, it is present.
+non_utf8_key() {
+	local k got
+	$bc add f "$(printf 'caf\351')" &&
+	got=$($bc -j test f "$(printf 'caf\351')" | json '["results"][0]["key"]') &&
+	echo "key in JSON: $got" && [ "$got" = 0x636166e9 ] &&
+	expect 0 "0x636166e9 present" $bc test f "$got" &&
+	$bc create nu counting bits 4096 hashes 3 key $fixed_key &&
+	$bc add nu "$(printf '\377x')" "$(printf '\377x')" &&
+	got=$($bc -j count nu "$(printf '\377x')" | json '["counts"][0]') &&
+	echo "count -j: $got" && [ "$got" = "{'key': '0xff78', 'count': 2}" ] &&
+	expect 0 "0xff78 2" $bc count nu 0xff78 &&
+	$bc destroy nu
+}
+check "a key that is not UTF-8: test -j and count -j give its hex, which names the same key" non_utf8_key
+
+# --version: bloomctl's version and the module's, from its STATUS reply.
+version=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' dkms.conf)
+same_version() {
+	local out err rc
+	out=$($bc --version 2>"$tmp/err")
+	rc=$?
+	err=$(cat "$tmp/err")
+	echo "exit $rc: $out / stderr: $err / sysfs: $(cat /sys/module/kbloom/version)"
+	[ $rc -eq 0 ] && [ -z "$err" ] &&
+	[ "$out" = "$(printf 'bloomctl %s\nkbloom module %s' "$version" "$version")" ] &&
+	[ "$(cat /sys/module/kbloom/version)" = "$version" ]
+}
+check "--version: bloomctl's and the loaded module's version (dkms.conf's), no warning" same_version
+check "-V is --version" bash -c "[ \"\$($bc -V)\" = \"\$($bc --version)\" ]"
+# A bloomctl of another version: the same objects, version.o built anew.
+other_version() {
+	local out err rc
+	cc -c -o "$tmp/version.o" -DKBLOOM_VERSION='"0.0-other"' \
+		$(pkg-config --cflags libnl-genl-3.0) userspace/version.c &&
+	cc -o "$tmp/bloomctl-other" $(ls userspace/*.o | grep -vx userspace/version.o) \
+		"$tmp/version.o" $(pkg-config --libs libnl-genl-3.0 libzstd) -lm || return 1
+	out=$("$tmp/bloomctl-other" --version 2>"$tmp/err")
+	rc=$?
+	err=$(cat "$tmp/err")
+	echo "exit $rc: $out / stderr: $err"
+	[ $rc -eq 0 ] &&
+	[ "$out" = "$(printf 'bloomctl 0.0-other\nkbloom module %s' "$version")" ] &&
+	[ "$err" = "bloomctl: warning: bloomctl 0.0-other and the loaded kbloom module $version differ: load the module built with this bloomctl" ]
+}
+check "--version: a bloomctl of another version warns on stderr, exit 0" other_version
+
 check "destroy one" bash -c "$bc destroy sized && ! $bc show sized 2>/dev/null"
 check "destroy all" bash -c "$bc destroy all && [ -z \"\$($bc list)\" ]"
 

@@ -241,6 +241,17 @@ stats_match() {
 check "attach counters: seen = digested = packets captured; flow skips later fragments" \
 	stats_match
 
+# One word, inserts, for every key put in: by add and by the hook alike.
+hook_inserts() {
+	local s
+	s=$(r1bc show spie) && echo "$s" | grep -E '^  (inserts|packets digested):' &&
+	echo "$s" | grep -qx "  inserts: $N" &&
+	[ "$(r1bc -j show spie | json 'd["inserts"]')" -eq "$N" ] &&
+	r1bc list | grep -E "^spie .* inserts $N( |$)"
+}
+check "inserts counts the hook's digests: show, show -j and list say $N after $N packets" \
+	hook_inserts
+
 ttl() {
 	local hex
 	hex=$("${pt[@]}" hex "$tmp/mix.pcap" icmp4) || return 1
@@ -339,7 +350,7 @@ show_list() {
 	[[ $line == *" windows 8 interval 2s hook forward family any digest spie" ]] &&
 	r1bc show win | grep -E '^  (windows|window [0-9]+|attached|packets)' &&
 	r1bc show win | grep -qx '  windows: 8 of 2s' &&
-	r1bc show win | grep -qE '^  window [0-9]+: [0-9T:.-]+ to now, packets [0-9]+, fill [0-9]+ \(current\)$' &&
+	r1bc show win | grep -qE '^  window [0-9]+: [0-9T:.-]+ to now, inserts [0-9]+, fill [0-9]+ \(current\)$' &&
 	r1bc show win | grep -qx '  attached: hook forward family any digest spie' &&
 	r1bc -j show win | "${py[@]}" -c '
 import json, sys
@@ -353,7 +364,7 @@ a = d["attach"]
 assert (a["hook"], a["family"], a["digest"], a["dev"]) == ("forward", "any", "spie", None), a
 '
 }
-check "show and list: windows (id, start, end, packets, fill) and the attachment" show_list
+check "show and list: windows (id, start, end, inserts, fill) and the attachment" show_list
 
 # Rotation: two bursts, the second once the filter has moved past every
 # window holding the first, each queried at once. The waits follow the

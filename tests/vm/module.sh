@@ -35,6 +35,27 @@ check "deleting a namespace leaves the others' filters alone" others_intact
 check "rmmod with filters present succeeds" rmmod kbloom
 check "the module is gone" test ! -e /sys/module/kbloom
 
+version_not_loaded() {
+	local out rc mp calls
+	# The module helper, were it called, would leave a trace.
+	calls=$(mktemp) && rm -f "$calls"
+	printf '#!/bin/sh\necho "$*" >>%s\nexit 1\n' "$calls" >"$calls.sh" &&
+		chmod +x "$calls.sh" || return 1
+	mp=$(cat /proc/sys/kernel/modprobe)
+	echo "$calls.sh" >/proc/sys/kernel/modprobe
+	out=$($bc --version 2>&1)
+	rc=$?
+	echo "$mp" >/proc/sys/kernel/modprobe
+	echo "exit $rc: $out; module helper calls: $(cat "$calls" 2>/dev/null)"
+	[ $rc -eq 0 ] && [ ! -e "$calls" ] && [ ! -e /sys/module/kbloom ] &&
+	[ "$out" = "$(printf 'bloomctl %s\nkbloom module: not loaded' \
+		"$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' dkms.conf)")" ]
+	rc=$?
+	rm -f "$calls" "$calls.sh"
+	return $rc
+}
+check "--version without the module: says not loaded, exit 0, loads nothing" version_not_loaded
+
 not_loaded() {
 	local out rc mp
 	# With kbloom installed for this kernel (make install, DKMS) the
