@@ -155,7 +155,7 @@ attach_all() {
 	r1bc create flows counting capacity 10000 fpr 0.001 counter-bits 16 &&
 	r1bc create tuples multi capacity 10000 fpr 0.001 dims src,dst,dport &&
 	r1bc create win blocked capacity 10000 fpr 0.001 windows 8 interval 2s &&
-	r1bc create hist bloom capacity 10000 fpr 0.001 windows 32 interval 1s &&
+	r1bc create hist bloom capacity 10000 fpr 0.001 windows 240 interval 1s &&
 	r1bc attach spie hook forward digest spie &&
 	r1bc attach flows hook forward family any digest flow &&
 	r1bc attach tuples hook forward digest multi &&
@@ -416,7 +416,7 @@ EOF
 }
 check "rotation: a burst after the window of the one before lands in a later window (2 s windows)" rotation
 
-# since/until on "hist" (32 windows of 1 s: both bursts are still there),
+# since/until on "hist" (240 windows of 1 s: both bursts are still there, even at 6 s a bloomctl run),
 # around t, the start of the first window holding burst b.
 since_until() {
 	local t s iso
