@@ -7,6 +7,8 @@
 #   make ablate   where the packet path's cost is: kbloom.ko without one step
 #                 at a time, in the VM: bench/ablate/results.md (~10 min)
 #   make style    checkpatch --strict on the kernel sources
+#   make coverage the debug tier alone: the module's line and branch
+#                 coverage, build/coverage/index.html (~12 min)
 #   make clean
 
 KVER := $(shell scripts/kver)
@@ -94,14 +96,20 @@ kmod-6.12:
 	$(MAKE) -C /lib/modules/$(KVER_612)/build M=$(CURDIR)/$(KMOD_612) modules
 
 # The module for the debug kernel (scripts/debug-kernel: KASAN, lockdep,
-# kmemleak, ...), built like kmod-6.12 from a copy of the sources.
+# kmemleak, ...), built like kmod-6.12 from a copy of the sources, with
+# gcov profiling (its coverage: scripts/coverage).
 KMOD_DEBUG := build/kmod-debug
 
 kmod-debug:
 	@kdir=$$(scripts/debug-kernel) && mkdir -p $(KMOD_DEBUG) && \
 	(cd kmod && cp -p --parents $(KMOD_SRCS:kmod/%=%) $(CURDIR)/$(KMOD_DEBUG)/) && \
 	cp -p dkms.conf $(KMOD_DEBUG)/ && \
-	$(MAKE) -C $$kdir M=$(CURDIR)/$(KMOD_DEBUG) modules
+	$(MAKE) -C $$kdir M=$(CURDIR)/$(KMOD_DEBUG) GCOV_PROFILE=y modules
+
+# The debug tier alone, and the module's coverage report it writes
+# (build/coverage/index.html; the totals are in the tier's output).
+coverage: test-build
+	tests/run vm-debug
 
 # The VM suites on 6.12 only (make check runs them too, as tier vm-6.12).
 check-6.12: deps
@@ -189,4 +197,4 @@ endif
 
 .PHONY: kmod-6.12 check-6.12 dkms-source dkms-install dkms-remove install
 
-.PHONY: all kmod userspace deps test-build check demo bench ablate style clean
+.PHONY: all kmod userspace deps test-build check demo bench ablate style clean coverage kmod-debug
