@@ -3,7 +3,6 @@
  * Per-network-namespace registry of named filters, and the module-wide
  * limits on how many and how large they may be.
  */
-#include <crypto/algapi.h>
 #include <linux/atomic.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -230,7 +229,11 @@ static const char *kb_obj_differs(const struct kb_obj *obj,
 		key.key[0] |= (u64)args->hash_key[i] << (8 * i);
 		key.key[1] |= (u64)args->hash_key[8 + i] << (8 * i);
 	}
-	i = crypto_memneq(&key, &f->hkey, sizeof(key));
+	/*
+	 * In constant time, though the caller may EXPORT the key anyway:
+	 * no crypto_memneq(), which needs CONFIG_CRYPTO in the kernel.
+	 */
+	i = !!((key.key[0] ^ f->hkey.key[0]) | (key.key[1] ^ f->hkey.key[1]));
 	memzero_explicit(&key, sizeof(key));
 	if (i)
 		return "a filter of that name exists with another hash key (HASH_KEY)";
