@@ -803,6 +803,61 @@ TEST(from_unknown_stops_every_packet)
 	KB_ASSERT_NO_LEAKS();
 }
 
+TEST(ten_thousand_packets_in_one_walk)
+{
+	/*
+	 * A chain of 20 routers, each holding every packet (tiny_ask): 10 000
+	 * packets are traced in one walk of 20 steps and 20 questions (one
+	 * per router, all the packets pending there in it), each packet to
+	 * the far end of the chain.
+	 */
+	struct tb_backend be = { tiny_ask, NULL, 4 };
+	const size_t n = 10000, nr = 20;
+	size_t per[20] = { 0 };
+	struct tb_stats st = { .per_router = per };
+	struct tb_packet *tp = calloc(n, sizeof(*tp));
+	struct tb_result *res = calloc(n, sizeof(*res));
+	uint8_t pkt[36];
+	char text[2048], err[256];
+	size_t i, len = 0, bad = 0;
+	struct kb_topo t;
+	struct kb_rng rng;
+
+	ASSERT_TRUE(tp && res);
+	for (i = 0; i < nr; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"router c%zu netns - filter f\n", i);
+	for (i = 1; i < nr; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"link c%zu c%zu\n", i - 1, i);
+	ASSERT_EQ(0, kb_topo_parse(text, "chain", &t, err, sizeof(err)));
+	kb_rng_seed(&rng, 13);
+	make_packet(&rng, pkt);
+	for (i = 0; i < n; i++) {
+		tp[i].pkt = pkt;
+		tp[i].len = 36;
+		tp[i].at = (25 + i % 7) * SEC;
+	}
+	ASSERT_EQ(0, tb_trace(&t, 0, tp, n, 2 * SEC, &be, res, &st, err,
+			      sizeof(err)));
+	for (i = 0; i < n; i++)
+		bad += res[i].status != TB_TRACED || res[i].nnodes != nr ||
+		       res[i].nedges != nr - 1 || res[i].ningress != 1 ||
+		       res[i].node[res[i].ingress[0]].router != nr - 1 ||
+		       res[i].asked != nr - 1;
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(nr, st.questions);
+	EXPECT_EQ(nr, st.steps);
+	for (i = 0; i < nr; i++)
+		EXPECT_EQ(1, per[i]);
+	tb_results_free(res, n);
+	tb_stats_free(&st, t.n);
+	free(tp);
+	free(res);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
 /* Whether two walks' results are the same graphs, node for node. */
 static bool same_results(const struct tb_result *a, const struct tb_result *b,
 			 size_t n)
