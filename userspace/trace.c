@@ -582,9 +582,10 @@ int cmd_trace(int argc, char **argv)
 					st.per_router[i]);
 		fputc('\n', stderr);
 	}
-	if (st.failed)
-		errorf("%zu router%s could not be asked: the trace is partial",
-		       st.failed, st.failed == 1 ? "" : "s");
+	if (st.failed && !opts.json)
+		printf("%spartial: %zu router%s could not be asked\n",
+		       t.n > 1 ? "" : "\n", st.failed,
+		       st.failed == 1 ? "" : "s");
 out:
 	if (res)
 		tb_results_free(res, ntp);

@@ -53,7 +53,7 @@ else
 	notok "an empty archive directory: unknown, with the reason, exit 1"
 fi
 
-if run 1 "bloomctl: 1 router could not be asked: the trace is partial" \
+if run 1 "partial: 1 router could not be asked" \
 	trace "$tmp/topo.txt" from r2 packet $pkt &&
    printf '%s\n' "$out" | grep -q "^unknown at r2 (router r2: savefile $tmp/foreign/spie.0000000001.kbf: "; then
 	ok "an archive directory with foreign files: unknown, naming the file, exit 1"
@@ -100,7 +100,7 @@ awk 'BEGIN {
 	for (i = 0; i < 300; i++) printf "router k%d archive empty filter spie\n", i
 	for (i = 0; i < 300; i++) for (j = i + 1; j < 300; j++) printf "link k%d k%d\n", i, j
 }' >"$tmp/clique.txt"
-if run 1 "bloomctl: 1 router could not be asked: the trace is partial" \
+if run 1 "partial: 1 router could not be asked" \
 	trace "$tmp/clique.txt" from k0 packet $pkt; then
 	ok "a graph of 44 850 links, all cycles: read, and a clear answer"
 else
