@@ -196,6 +196,27 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 	struct kb_attach *att;
 	int err;
 
+	if (obj->attach && args->exist_ok) {
+		const struct kb_attach *old = obj->attach;
+
+		if (old->hook != args->hook) {
+			NL_SET_ERR_MSG(extack, "filter is attached already, at another HOOK");
+			return -EBUSY;
+		}
+		if (old->family != args->family) {
+			NL_SET_ERR_MSG(extack, "filter is attached already, for another FAMILY");
+			return -EBUSY;
+		}
+		if (old->digest != args->digest) {
+			NL_SET_ERR_MSG(extack, "filter is attached already, with another DIGEST");
+			return -EBUSY;
+		}
+		if (strcmp(old->ifname, args->ifname ? args->ifname : "")) {
+			NL_SET_ERR_MSG(extack, "filter is attached already, to another IFNAME");
+			return -EBUSY;
+		}
+		return 0;	/* this very attachment: nothing changes */
+	}
 	if (obj->attach) {
 		NL_SET_ERR_MSG(extack, "filter is attached already; DETACH it first");
 		return -EBUSY;

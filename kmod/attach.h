@@ -18,6 +18,7 @@ struct kb_attach_args {
 	u32 family;		/* enum kbloom_family */
 	u32 digest;		/* enum kbloom_digest */
 	const char *ifname;	/* NULL: every device */
+	bool exist_ok;		/* this very attachment made already: 0 */
 };
 
 /* These run under the namespace's kb_net.lock. */

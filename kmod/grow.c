@@ -10,11 +10,12 @@
  * made; that may be the packet path, in softirq context under RCU, so the
  * kick only queues a work item. The work item, like an ADD over netlink
  * that finds the current slice full, calls kb_grow(): under the filter's
- * grow lock it charges the next slice to max_memory and allocates it
- * with GFP_KERNEL_ACCOUNT inside the memory cgroup of the process that
- * created the filter (set_active_memcg), then the engine publishes it.
+ * grow lock it charges the next slice to max_memory and the owner's
+ * shares (owner.h) and allocates it with GFP_KERNEL_ACCOUNT inside the
+ * memory cgroup of the process that created the filter
+ * (set_active_memcg), then the engine publishes it.
  * While a slice cannot be had the engine keeps adding into the last slice
- * and counts the overflow. A refusal that may pass (max_memory reached,
+ * and counts the overflow. A refusal that may pass (a memory limit reached,
  * an allocation failed) is tried again by itself, after 1, 2, 4 ... 64 s,
  * so a filter grows on once memory is freed; the others (the shape's or
  * the filter's limits) stop growth until CLEAR.
@@ -128,11 +129,10 @@ void kb_grow_stop(struct kb_obj *obj)
 	mutex_destroy(&obj->grow_lock);
 }
 
-/* @bytes more (negative: fewer) charged to @obj and its namespace. */
+/* @bytes more (negative: fewer) charged to @obj. */
 static void kb_grow_account(struct kb_obj *obj, s64 bytes)
 {
 	WRITE_ONCE(obj->charged, obj->charged + bytes);
-	atomic64_add(bytes, &obj->kn->mem_used);
 }
 
 /*
@@ -146,13 +146,13 @@ static u32 kb_grow_make(struct kb_obj *obj, struct kb_filter *f, u64 bytes,
 	struct mem_cgroup *old;
 	int err;
 
-	if (!kb_mem_charge(bytes))
+	if (kb_mem_charge(obj->kn, bytes))
 		return KBLOOM_GROW_MEMORY_LIMIT;
 	old = set_active_memcg(obj->memcg);
 	err = make(f);
 	set_active_memcg(old);
 	if (err) {
-		kb_mem_uncharge(bytes);
+		kb_mem_uncharge(obj->kn, bytes);
 		return KBLOOM_GROW_NOMEM;
 	}
 	kb_grow_account(obj, bytes);
@@ -174,7 +174,7 @@ static u32 kb_grow_dcf(struct kb_obj *obj, struct kb_filter *f)
 	/* Readers of the old vector run under RCU. */
 	synchronize_rcu();
 	freed = kb_dcf_retire(f);
-	kb_mem_uncharge(freed);
+	kb_mem_uncharge(obj->kn, freed);
 	kb_grow_account(obj, -(s64)freed);
 	return KBLOOM_GROW_OK;
 }
@@ -243,7 +243,7 @@ static void kb_grow_explain_dcf(struct kb_obj *obj, struct kb_filter *f,
 	case KBLOOM_GROW_MEMORY_LIMIT:
 		kb_usage(obj->kn, &u);
 		KB_ERR_MSG_FMT(extack,
-			       "dcf cannot widen its overflow vector: max_memory would be passed; increments were dropped (LOST), counts may be low, DEL is refused until CLEAR",
+			       "dcf cannot widen its overflow vector: max_memory or the user namespace owner's share would be passed; increments were dropped (LOST), counts may be low, DEL is refused until CLEAR",
 			       "max_memory %llu: no OFV of %llu B; increments dropped (LOST)",
 			       u.mem_limit, obj->grow_want);
 		break;
@@ -276,7 +276,7 @@ void kb_grow_explain(struct kb_obj *obj, struct netlink_ext_ack *extack)
 	case KBLOOM_GROW_MEMORY_LIMIT:
 		kb_usage(obj->kn, &u);
 		KB_ERR_MSG_FMT(extack,
-			       "scalable filter cannot grow: its next slice would pass the module memory limit max_memory; keys were added to its last slice beyond its capacity",
+			       "scalable filter cannot grow: its next slice would pass max_memory or the user namespace owner's share; keys were added to its last slice beyond its capacity",
 			       "max_memory %llu: no slice of %llu B; keys were added anyway",
 			       u.mem_limit, obj->grow_want);
 		break;

@@ -118,6 +118,10 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_MEM_NETNS] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_ALL] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_LIMIT] = { .type = NLA_REJECT },
+	[KBLOOM_A_USER_FILTERS] = { .type = NLA_REJECT },
+	[KBLOOM_A_USER_MAX_FILTERS] = { .type = NLA_REJECT },
+	[KBLOOM_A_MEM_USER] = { .type = NLA_REJECT },
+	[KBLOOM_A_MEM_USER_LIMIT] = { .type = NLA_REJECT },
 	[KBLOOM_A_GROW_ERROR] = { .type = NLA_REJECT },
 	/* Replies, and the saved layout in CREATE with FLAGS LOAD. */
 	[KBLOOM_A_OVERFLOW] = { .type = NLA_U64 },
@@ -389,6 +393,7 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **a = info->attrs;
 	struct kb_create_args args = {};
 	struct kb_shape *s = &args.shape;
+	u32 flags;
 	int err;
 
 	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_TYPE, KBLOOM_A_BITS,
@@ -421,13 +426,16 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 		s->capacity = args.capacity;
 	if (a[KBLOOM_A_HASH_KEY])
 		args.hash_key = nla_data(a[KBLOOM_A_HASH_KEY]);
-	if (kb_get_u32(a, KBLOOM_A_FLAGS) & ~KBLOOM_F_LOAD) {
+	flags = kb_get_u32(a, KBLOOM_A_FLAGS);
+	if ((flags & ~(KBLOOM_F_LOAD | KBLOOM_F_EXIST)) ||
+	    (flags & KBLOOM_F_LOAD && flags & KBLOOM_F_EXIST)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a[KBLOOM_A_FLAGS],
-				    "CREATE takes only the flag LOAD");
+				    "CREATE takes only the flag LOAD or the flag EXIST");
 		return -EINVAL;
 	}
-	if (kb_get_u32(a, KBLOOM_A_FLAGS) & KBLOOM_F_LOAD)
+	if (flags & KBLOOM_F_LOAD)
 		args.loader = info->snd_portid;
+	args.exist_ok = flags & KBLOOM_F_EXIST;
 	err = kb_parse_layout(a, &args, info->extack);
 	if (err)
 		return err;
@@ -894,6 +902,17 @@ err_free:
 	return err;
 }
 
+static int kb_put_owner(struct sk_buff *msg, const struct kb_owner_usage *o)
+{
+	if (nla_put_u32(msg, KBLOOM_A_USER_FILTERS, o->nfilters) ||
+	    nla_put_u32(msg, KBLOOM_A_USER_MAX_FILTERS, o->max_filters) ||
+	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_USER, o->mem, KBLOOM_A_PAD) ||
+	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_USER_LIMIT, o->mem_limit,
+			      KBLOOM_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* MEM_ALL, the bytes of every namespace, only to the initial one's admin. */
 static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 {
@@ -915,7 +934,8 @@ static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_NETNS, u.mem_netns, KBLOOM_A_PAD) ||
 	    (all &&
 	     nla_put_u64_64bit(msg, KBLOOM_A_MEM_ALL, u.mem_all, KBLOOM_A_PAD)) ||
-	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_LIMIT, u.mem_limit, KBLOOM_A_PAD)) {
+	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_LIMIT, u.mem_limit, KBLOOM_A_PAD) ||
+	    (u.owned && kb_put_owner(msg, &u.owner))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -927,10 +947,12 @@ static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
  * Who may use the family: CAP_NET_ADMIN in the initial user namespace
  * (GENL_ADMIN_PERM), or, with userns_admin=1, CAP_NET_ADMIN in the user
  * namespace owning the network namespace (GENL_UNS_ADMIN_PERM: the root of
- * a container, in the container's namespaces). Off by default: memory is
- * limited globally (max_memory), not per namespace, so a container's root
- * could take the pool from everyone else. Read at load time only, so the
- * rule never changes under an open socket.
+ * a container, in the container's namespaces). Off by default: a
+ * container's root is held to its owner's share of memory and filters
+ * (owner.c), but the kernel work it can cause (window rotation, parsing)
+ * is charged to no one, and the family is more code exposed to untrusted
+ * callers. Read at load time only, so the rule never changes under an
+ * open socket.
  */
 static bool userns_admin;
 module_param(userns_admin, bool, 0444);

@@ -27,6 +27,7 @@ bool kb_require(struct genl_info *info, const int *types, int n);
 /* NAME's filter, or NULL with the reason in extack; lock or RCU held. */
 struct kb_obj *kb_find(struct kb_net *kn, struct genl_info *info);
 u32 kb_get_u32(struct nlattr **a, int type);
+
 /* The one table of a filter without windows, or NULL (and extack). */
 struct kb_filter *kb_only_table(struct kb_obj *obj, struct genl_info *info);
 

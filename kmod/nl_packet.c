@@ -26,6 +26,12 @@ int kb_cmd_attach(struct sk_buff *skb, struct genl_info *info)
 	args.family = kb_get_u32(a, KBLOOM_A_FAMILY);
 	if (a[KBLOOM_A_IFNAME])
 		args.ifname = nla_data(a[KBLOOM_A_IFNAME]);
+	if (kb_get_u32(a, KBLOOM_A_FLAGS) & ~KBLOOM_F_EXIST) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[KBLOOM_A_FLAGS],
+				    "ATTACH takes only the flag EXIST");
+		return -EINVAL;
+	}
+	args.exist_ok = kb_get_u32(a, KBLOOM_A_FLAGS) & KBLOOM_F_EXIST;
 
 	mutex_lock(&kn->lock);
 	obj = kb_find(kn, info);

@@ -3,6 +3,7 @@
  * Per-network-namespace registry of named filters, and the module-wide
  * limits on how many and how large they may be.
  */
+#include <crypto/algapi.h>
 #include <linux/atomic.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -15,6 +16,7 @@
 #include "events.h"
 #include "grow.h"
 #include "kcompat.h"
+#include "owner.h"
 #include "registry.h"
 
 static unsigned long max_memory;
@@ -45,19 +47,31 @@ struct kb_obj *kb_lookup(struct kb_net *kn, const char *name)
 	return NULL;
 }
 
-bool kb_mem_charge(u64 bytes)
+enum kb_limit kb_mem_charge(struct kb_net *kn, u64 bytes)
 {
 	u64 limit = READ_ONCE(max_memory);
+	enum kb_limit why;
 
-	if (atomic64_add_return(bytes, &kb_mem_used) > limit) {
+	if ((u64)atomic64_add_return(bytes, &kb_mem_used) > limit) {
 		atomic64_sub(bytes, &kb_mem_used);
-		return false;
+		return KB_LIMIT_MODULE;
 	}
-	return true;
+	if (kn->owner) {
+		why = kb_owner_charge(kn->owner, bytes, limit);
+		if (why) {
+			atomic64_sub(bytes, &kb_mem_used);
+			return why;
+		}
+	}
+	atomic64_add(bytes, &kn->mem_used);
+	return KB_LIMIT_NONE;
 }
 
-void kb_mem_uncharge(u64 bytes)
+void kb_mem_uncharge(struct kb_net *kn, u64 bytes)
 {
+	atomic64_sub(bytes, &kn->mem_used);
+	if (kn->owner)
+		kb_owner_uncharge(kn->owner, bytes);
 	atomic64_sub(bytes, &kb_mem_used);
 }
 
@@ -68,9 +82,16 @@ static void kb_obj_free(struct kb_obj *obj)
 	kb_ring_stop(&obj->ring);
 	kb_ring_free(&obj->ring);
 	free_percpu(obj->stats);
-	atomic64_sub(obj->charged, &obj->kn->mem_used);
-	kb_mem_uncharge(obj->charged);
+	kb_mem_uncharge(obj->kn, obj->charged);
 	kfree(obj);
+}
+
+/* An allocation refused by the memory cgroup (or none free): what was asked. */
+static void kb_nomem_msg(struct netlink_ext_ack *extack, u64 bytes)
+{
+	KB_ERR_MSG_FMT(extack, KBLOOM_MSG_NOMEM,
+		       "cannot allocate filter memory: filter needs %llu B",
+		       bytes);
 }
 
 /* True (with the reason in @extack) when the engine refuses the shape. */
@@ -153,6 +174,69 @@ static u64 kb_load_mem(const struct kb_create_args *args)
 	return 0;
 }
 
+/*
+ * What differs between @obj and the filter @args asks for, as the words
+ * of bloomctl create, or NULL when it is that filter (a hash key not
+ * given matches any: it would have been drawn at random).
+ */
+static const char *kb_obj_differs(const struct kb_obj *obj,
+				  const struct kb_create_args *args)
+{
+	const struct kb_filter *f = kb_ring_shape(&obj->ring);
+	const struct kb_shape *s = &f->s, *r = &args->shape;
+	u32 cell_bits = r->cell_bits;
+	siphash_key_t key = {};
+	u32 i;
+
+	if (cell_bits == 1 && r->type != KBLOOM_TYPE_STABLE)
+		cell_bits = 0;
+	if (s->type != r->type)
+		return "a filter of that name exists, of another type";
+	if (s->m != r->m)
+		return "a filter of that name exists with other bits (BITS)";
+	if (s->k != r->k)
+		return "a filter of that name exists with other hashes (HASHES)";
+	if (s->cell_bits != cell_bits)
+		return "a filter of that name exists with other counter bits (COUNTER_BITS)";
+	if (s->update != r->update)
+		return "a filter of that name exists with another update rule (UPDATE)";
+	if (s->decrement != r->decrement)
+		return "a filter of that name exists with another decrement (DECREMENT)";
+	if (s->subtables != r->subtables)
+		return "a filter of that name exists with other subtables (SUBTABLES)";
+	if (s->bucket_cells != r->bucket_cells)
+		return "a filter of that name exists with other bucket cells (BUCKET_CELLS)";
+	if (s->fp_bits != r->fp_bits)
+		return "a filter of that name exists with other fingerprint bits (FP_BITS)";
+	if (s->growth != r->growth)
+		return "a filter of that name exists with another growth (GROWTH)";
+	if (s->tighten != r->tighten)
+		return "a filter of that name exists with another tighten ratio (TIGHTEN)";
+	if (s->dims != r->dims)
+		return "a filter of that name exists with other dimensions (DIMS)";
+	for (i = 0; i < r->dims; i++)
+		if (strcmp(obj->dim_names[i], args->dim_names[i]))
+			return "a filter of that name exists with other dimensions (DIMS)";
+	if (obj->capacity != args->capacity)
+		return "a filter of that name exists with another capacity (CAPACITY)";
+	if (obj->ring.nwindows != max(args->windows, 1U))
+		return "a filter of that name exists with other windows (WINDOWS)";
+	if (obj->ring.interval_ms != args->interval_ms)
+		return "a filter of that name exists with another interval (INTERVAL)";
+	if (!args->hash_key)
+		return NULL;
+	/* As kb_filter_init() reads the key bytes. */
+	for (i = 0; i < 8; i++) {
+		key.key[0] |= (u64)args->hash_key[i] << (8 * i);
+		key.key[1] |= (u64)args->hash_key[8 + i] << (8 * i);
+	}
+	i = crypto_memneq(&key, &f->hkey, sizeof(key));
+	memzero_explicit(&key, sizeof(key));
+	if (i)
+		return "a filter of that name exists with another hash key (HASH_KEY)";
+	return NULL;
+}
+
 /* The saved layout, made before the filter is seen by anyone. */
 static int kb_load_layout(struct kb_obj *obj,
 			  const struct kb_create_args *args)
@@ -169,12 +253,47 @@ static int kb_load_layout(struct kb_obj *obj,
 	return 0;
 }
 
+/* Names the limit that refused @bytes (@why), with what figures @args may see. */
+static void kb_refuse_memory(struct kb_net *kn, const struct kb_create_args *args,
+			     u64 bytes, enum kb_limit why,
+			     struct netlink_ext_ack *extack)
+{
+	u64 limit = READ_ONCE(max_memory);
+	struct kb_owner_usage u;
+
+	switch (why) {
+	case KB_LIMIT_USERNS:
+		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_USERNS_MEMORY,
+			       "filter needs %llu B; past userns_memory_percent, %llu B",
+			       bytes, kb_userns_limit(limit));
+		break;
+	case KB_LIMIT_OWNER:
+		kb_owner_usage(kn->owner, limit, &u);
+		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_USER_MEMORY,
+			       "filter needs %llu B; user_memory_percent: %llu of %llu B used",
+			       bytes, u.mem, u.mem_limit);
+		break;
+	default:
+		/* What other namespaces hold is for the initial one's admin. */
+		if (args->global_figures)
+			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
+				       "filter needs %llu B; %lld of max_memory %llu in use",
+				       bytes, (s64)atomic64_read(&kb_mem_used),
+				       limit);
+		else
+			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
+				       "filter needs %llu B; over max_memory %llu with other namespaces",
+				       bytes, limit);
+	}
+}
+
 int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	      struct netlink_ext_ack *extack)
 {
 	u32 windows = max(args->windows, 1U);
 	u8 hkey[KBLOOM_HASH_KEY_LEN];
 	struct kb_obj *obj;
+	enum kb_limit why;
 	u64 bytes, extra;
 	int cpu, err, i;
 
@@ -182,7 +301,20 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 
 	if (kb_shape_refused(&args->shape, extack))
 		return -EINVAL;
-	if (kb_lookup(kn, args->name)) {
+	obj = kb_lookup(kn, args->name);
+	if (obj && args->exist_ok) {
+		const char *diff = kb_loading(obj) ?
+			"a filter of that name is being restored" :
+			kb_obj_differs(obj, args);
+
+		if (!diff)
+			return 0;	/* this very filter: nothing changes */
+		/* A literal of kb_obj_differs(): what NL_SET_ERR_MSG() sets. */
+		if (extack)
+			extack->_msg = diff;
+		return -EEXIST;
+	}
+	if (obj) {
 		NL_SET_ERR_MSG(extack, "a filter of that name exists in this namespace");
 		return -EEXIST;
 	}
@@ -227,31 +359,36 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 
 	bytes = kb_ring_mem_for(&args->shape, windows) + extra +
 		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
-	if (!kb_mem_charge(bytes)) {
-		/* What other namespaces hold is for the initial one's admin. */
-		if (args->global_figures)
-			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
-				       "filter needs %llu B; %lld of max_memory %lu in use",
-				       bytes, (s64)atomic64_read(&kb_mem_used),
-				       READ_ONCE(max_memory));
-		else
-			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
-				       "filter needs %llu B; over max_memory %lu with other namespaces",
-				       bytes, READ_ONCE(max_memory));
-		return -ENOMEM;
+	if (kn->owner && kb_owner_add_filter(kn->owner)) {
+		struct kb_owner_usage u;
+
+		kb_owner_usage(kn->owner, READ_ONCE(max_memory), &u);
+		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_USER_FILTERS,
+			       "this user's namespaces hold %u filters, the limit user_max_filters",
+			       u.nfilters);
+		return -ENOSPC;
 	}
-	atomic64_add(bytes, &kn->mem_used);
+	why = kb_mem_charge(kn, bytes);
+	if (why) {
+		kb_refuse_memory(kn, args, bytes, why, extack);
+		err = -ENOMEM;
+		goto err_filter;
+	}
 
 	err = -ENOMEM;
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
-	if (!obj)
+	if (!obj) {
+		kb_nomem_msg(extack, bytes);
 		goto err_uncharge;
+	}
 	obj->charged = bytes;
 	obj->kn = kn;
 	kb_grow_init(obj);
 	obj->stats = alloc_percpu_gfp(struct kb_pcpu_stats, GFP_KERNEL_ACCOUNT);
-	if (!obj->stats)
+	if (!obj->stats) {
+		kb_nomem_msg(extack, bytes);
 		goto err_obj;
+	}
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(obj->stats, cpu)->syncp);
 
@@ -263,7 +400,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 			   args->interval_ms);
 	memzero_explicit(hkey, sizeof(hkey));
 	if (err) {
-		NL_SET_ERR_MSG(extack, "cannot allocate filter memory");
+		kb_nomem_msg(extack, bytes);
 		goto err_stats;
 	}
 	err = kb_load_layout(obj, args);
@@ -299,8 +436,10 @@ err_obj:
 	kb_grow_stop(obj);
 	kfree(obj);
 err_uncharge:
-	atomic64_sub(bytes, &kn->mem_used);
-	kb_mem_uncharge(bytes);
+	kb_mem_uncharge(kn, bytes);
+err_filter:
+	if (kn->owner)
+		kb_owner_del_filters(kn->owner, 1);
 	return err;
 }
 
@@ -314,6 +453,8 @@ void kb_destroy(struct kb_net *kn, struct kb_obj *obj)
 	kb_detach(obj);
 	list_del_rcu(&obj->node);
 	kn->nfilters--;
+	if (kn->owner)
+		kb_owner_del_filters(kn->owner, 1);
 	kn->dump_gen++;
 	/* Adds and tests run under RCU without a reference. */
 	synchronize_rcu();
@@ -330,6 +471,8 @@ static void kb_unlink_all(struct kb_net *kn, struct list_head *dead)
 		list_del_rcu(&obj->node);
 		list_add_tail(&obj->node, dead);
 	}
+	if (kn->owner)
+		kb_owner_del_filters(kn->owner, kn->nfilters);
 	kn->nfilters = 0;
 	kn->dump_gen++;
 }
@@ -378,6 +521,9 @@ void kb_usage(const struct kb_net *kn, struct kb_usage *u)
 	u->mem_netns = atomic64_read(&kn->mem_used);
 	u->mem_all = atomic64_read(&kb_mem_used);
 	u->mem_limit = READ_ONCE(max_memory);
+	u->owned = !!kn->owner;
+	if (u->owned)
+		kb_owner_usage(kn->owner, u->mem_limit, &u->owner);
 }
 
 void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta)
@@ -448,6 +594,9 @@ static int __net_init kb_net_init(struct net *net)
 {
 	struct kb_net *kn = kb_net(net);
 
+	kn->owner = kb_owner_get(net->user_ns);
+	if (IS_ERR(kn->owner))
+		return PTR_ERR(kn->owner);
 	mutex_init(&kn->lock);
 	INIT_LIST_HEAD(&kn->filters);
 	atomic64_set(&kn->mem_used, 0);
@@ -468,10 +617,13 @@ static void __net_exit kb_net_exit_batch(struct list_head *net_list)
 		mutex_unlock(&kn->lock);
 		mutex_destroy(&kn->lock);
 	}
-	if (list_empty(&dead))
-		return;
-	synchronize_rcu();
-	kb_free_list(&dead);
+	if (!list_empty(&dead)) {
+		synchronize_rcu();
+		kb_free_list(&dead);
+	}
+	/* After the filters: freeing them uncharges their owner. */
+	list_for_each_entry(net, net_list, exit_list)
+		kb_owner_put(kb_net(net)->owner);
 }
 
 static struct pernet_operations kb_net_ops = {

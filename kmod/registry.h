@@ -15,6 +15,7 @@
 #include <net/net_namespace.h>
 
 #include "engine/filter.h"
+#include "owner.h"
 #include "uapi/kbloom.h"
 #include "window.h"
 
@@ -70,11 +71,14 @@ struct kb_net {
 	unsigned int dump_gen;		/* bumped on create/destroy */
 	u64 serials;			/* filters ever created here */
 	atomic64_t mem_used;		/* bytes charged by this netns */
+	struct kb_owner *owner;		/* NULL: of the initial user ns */
 };
 
 struct kb_usage {
 	u32 nfilters, max_filters;
 	u64 mem_netns, mem_all, mem_limit;
+	bool owned;			/* the netns has an owner: */
+	struct kb_owner_usage owner;	/* its figures */
 };
 
 struct kb_create_args {
@@ -85,6 +89,11 @@ struct kb_create_args {
 	const u8 *hash_key;		/* NULL: draw a random key */
 	const char *dim_names[KBLOOM_DIMS_MAX];	/* multi: shape.dims of them */
 	u32 loader;			/* KBLOOM_F_LOAD: the socket's portid */
+	/*
+	 * KBLOOM_F_EXIST: a filter of the name with these very parameters
+	 * is success, and nothing changes.
+	 */
+	bool exist_ok;
 	u32 windows;			/* 0 or 1: not time-paged */
 	u64 interval_ms;
 	/* The caller may see figures of all namespaces (init-ns admin). */
@@ -128,9 +137,12 @@ static inline void kb_loaded(struct kb_obj *obj)
 /* What @kn and the module use, and the limits; kb_net.lock held. */
 void kb_usage(const struct kb_net *kn, struct kb_usage *u);
 
-/* Reserve @bytes against max_memory; false when the limit would be passed. */
-bool kb_mem_charge(u64 bytes);
-void kb_mem_uncharge(u64 bytes);
+/*
+ * Reserves @bytes for @kn against max_memory and its owner's shares
+ * (owner.h), or says which limit would be passed (nothing charged then).
+ */
+enum kb_limit kb_mem_charge(struct kb_net *kn, u64 bytes);
+void kb_mem_uncharge(struct kb_net *kn, u64 bytes);
 
 void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta);
 void kb_stats_read(const struct kb_obj *obj, struct kb_stats *st);

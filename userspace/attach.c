@@ -131,6 +131,8 @@ int cmd_attach(int argc, char **argv)
 		return EXIT_ERROR;
 	msg = kb_nl_msg(&nl, KBLOOM_CMD_ATTACH, 0, 0);
 	kb_put_name(msg, name);
+	if (opts.exist)
+		kb_put_u32(msg, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
 	kb_put_u32(msg, KBLOOM_A_HOOK, hook);
 	kb_put_u32(msg, KBLOOM_A_DIGEST, digest);
 	kb_put_u32(msg, KBLOOM_A_FAMILY, family);

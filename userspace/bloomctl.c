@@ -144,7 +144,12 @@ static const struct command commands[] = {
 		"                               (default 2)\n"
 		"    tighten R                  r, slice rate factor, 0.01 to 0.99\n"
 		"                               (default 0.9)\n"
-		"Prints nothing on success.\n",
+		"An existing NAME is refused. With the global option --exist\n"
+		"('bloomctl --exist create ...', as ipset -exist), a filter NAME made\n"
+		"with these very parameters (type, shape, capacity, dims, windows,\n"
+		"interval and, when given, key) is success and nothing changes, so a\n"
+		"setup script may run again; one that differs is still refused,\n"
+		"naming the first difference. Prints nothing on success.\n",
 	},
 	{
 		"destroy", cmd_destroy, "destroy a filter, or all filters",
@@ -327,8 +332,8 @@ static const struct command commands[] = {
 	},
 	{
 		"calc", cmd_calc, "size filters offline, with exact rates",
-		"capacity N fpr P [type TYPE] [OPTION...]\n"
-		"bits M hashes K capacity N [type TYPE] [OPTION...]\n",
+		"capacity N fpr P [type TYPE] [windows W interval D] [OPTION...]\n"
+		"bits M hashes K capacity N [type TYPE] [windows W interval D] [OPTION...]\n",
 		"Computes, sending nothing, the shape that 'create' gives each filter\n"
 		"type (or TYPE alone) for N keys at false positive rate P; or, for the\n"
 		"given m and k (m rounded up to each type's multiple; dleft takes\n"
@@ -340,7 +345,15 @@ static const struct command commands[] = {
 		"  type m k bytes bits/key fpr bound parameters\n"
 		"bytes: the kernel memory of the cells; bits/key: m * cell bits (* dims)\n"
 		"/ N; fpr: the type's false positive rate with N keys; bound:\n"
-		"log2(1/fpr). The rates:\n"
+		"log2(1/fpr). With windows W interval D (as for 'create'), the memory\n"
+		"of the time-paged filter too: a 'total' column after bytes, W + 1\n"
+		"times bytes (the module keeps the W windows and a spare table, emptied\n"
+		"for the next rotation), and with TYPE a last line\n"
+		"  memory: TOTAL bytes (MiB) of cells in W+1 tables\n"
+		"The module charges a little more than the cells ('show' counts it):\n"
+		"each table's window record and per-CPU packet counter, the window\n"
+		"lists and the filter object (with 2 CPUs, 920 B plus 196 B per\n"
+		"table). stable, scalable and dcf take no windows. The rates:\n"
 		"  bloom, counting  (1 - e^(-kN/m))^k; multi the same, per dimension\n"
 		"  partitioned      (1 - (1 - k/m)^N)^k\n"
 		"  blocked          sum over j of P(j keys in the query's block) *\n"
@@ -374,7 +387,9 @@ static const struct command commands[] = {
 		"A type that cannot be sized so shows why instead (with TYPE: an\n"
 		"error). With -j, one JSON object:\n"
 		"  {\"capacity\",\"fpr\",\"bound_bits_per_key\" (or \"bits\",\"hashes\"),\n"
-		"   \"types\":[{\"type\",\"bits\",\"hashes\",\"bytes\",\"bits_per_key\",\"fpr\",\n"
+		"   with windows \"windows\",\"interval_ms\",\"tables\",\n"
+		"   \"types\":[{\"type\",\"bits\",\"hashes\",\"bytes\",\"total_bytes\" (with\n"
+		"   windows),\"bits_per_key\",\"fpr\",\n"
 		"   \"bound_bits_per_key\"; counting: \"counter_bits\",\"update\",\n"
 		"   \"overflow_bound\",\"overflow_log10\"; stable: \"counter_bits\",\n"
 		"   \"decrement\",\"stable_zero_fraction\"; dleft: \"subtables\",\n"
@@ -413,9 +428,11 @@ static const struct command commands[] = {
 		"its wire segments. Packets without a digest are counted by reason:\n"
 		"short, malformed, fragment (later fragments, flow and multi only) and\n"
 		"gso (other GSO packets). A filter has one attachment at most; it goes\n"
-		"with the filter (destroy) or its namespace. 'show' prints it with its\n"
-		"counters; 'bloomctl digest' prints a packet's digest. Prints nothing\n"
-		"on success.\n",
+		"with the filter (destroy) or its namespace; with the global option\n"
+		"--exist the very attachment asked for (hook, dev, family, digest),\n"
+		"made already, is success, and one that differs is refused naming it.\n"
+		"'show' prints it with its counters; 'bloomctl digest' prints a\n"
+		"packet's digest. Prints nothing on success.\n",
 	},
 	{
 		"detach", cmd_detach, "stop recording packet digests",
@@ -437,28 +454,37 @@ static const struct command commands[] = {
 		"                 --help'); default: the mode the filter is attached\n"
 		"                 with, else spie (multi for a multi filter)\n"
 		"  since TIME     count only windows that overlap [since, until]\n"
-		"  until TIME\n"
+		"  until TIME     (default: from the oldest window to now)\n"
 		"TIME is a local time 2026-11-22T07:31:30[.mmm] (or with Z or +HH:MM\n"
 		"for UTC and offsets), @SECONDS since the epoch (@1700000000.5), -D\n"
 		"for D ago (-5m; D as for 'create ... interval') or now. Prints a line\n"
 		"per packet, then a summary:\n"
 		"  INDEX [TIME] DESCRIPTION: window ID (START to END)[, window ...]\n"
 		"  INDEX [TIME] DESCRIPTION: absent\n"
+		"  INDEX [TIME] DESCRIPTION: absent from the oldest window on (START),\n"
+		"                            not recorded before\n"
+		"  INDEX [TIME] DESCRIPTION: not recorded (before the oldest window, START)\n"
+		"  INDEX [TIME] DESCRIPTION: not recorded (after now)\n"
 		"  INDEX [TIME] DESCRIPTION: no digest (REASON)\n"
-		"  N packets: P present, A absent, S skipped\n"
+		"  N packets: P present, A absent, U not recorded, S skipped\n"
 		"where INDEX is the frame's place in the capture (1 for packet HEX),\n"
 		"TIME its capture time, DESCRIPTION \"PROTO SRC > DST\" and windows\n"
 		"run from START to END ('now' while open). A filter that is not\n"
-		"time-paged has one window, since its creation. 'present' may be a\n"
-		"false positive; 'absent' is certain for what the filter still\n"
-		"holds. With -j, one JSON object:\n"
-		"  {\"filter\",\"digest\",\"since\",\"until\",\"windows\":[{\"id\",\"start\",\n"
-		"   \"start_ns\",\"end\",\"end_ns\",\"packets\",\"fill\"},...],\n"
-		"   \"packets\":[{\"index\",\"ts\",\"ts_ns\",\"description\",\"digest\",\n"
-		"   \"windows\":[ID,...],\"present\"} or {...,\"skip\":REASON},...],\n"
-		"   \"packets_total\",\"present\",\"absent\",\"skipped\"}\n"
-		"Exit status: 0 every packet with a digest present, 1 some absent, 2\n"
-		"error.\n",
+		"time-paged has one window, since its creation. The filter holds\n"
+		"what passed from the start of its oldest window to now: a range\n"
+		"that ends before it or starts after now is 'not recorded', one\n"
+		"that starts before it is absent only from the oldest window on;\n"
+		"both count as not recorded. 'present' may be a false positive;\n"
+		"'absent' is certain. With -j, one JSON object:\n"
+		"  {\"filter\",\"digest\",\"since\",\"until\",\"oldest\",\"oldest_ns\",\n"
+		"   \"windows\":[{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\n"
+		"   \"packets\",\"fill\"},...],\"packets\":[{\"index\",\"ts\",\"ts_ns\",\n"
+		"   \"description\",\"digest\",\"windows\":[ID,...],\"present\",\"status\"}\n"
+		"   or {...,\"status\":\"no digest\",\"skip\":REASON},...],\n"
+		"   \"packets_total\",\"present\",\"absent\",\"not_recorded\",\"skipped\"}\n"
+		"status: \"present\", \"absent\", \"absent in part\" or \"not recorded\".\n"
+		"Exit status: 0 every packet with a digest present, 1 some absent or\n"
+		"not recorded (wholly or in part), 2 error.\n",
 	},
 	{
 		"digest", cmd_digest, "print the digest of packets",
@@ -479,7 +505,8 @@ static const struct command commands[] = {
 	},
 	{
 		"save", cmd_save, "save a filter's contents to a file",
-		"NAME FILE [window ID] [compress zstd]\n",
+		"NAME FILE [window ID] [compress zstd]\n"
+		"all DIR [compress zstd]\n",
 		"Writes filter NAME (its shape, hash key, counters and cells) to\n"
 		"FILE in the kbloom save file format (versioned, little-endian,\n"
 		"CRC32C-checked; see userspace/savefile.h), streamed from the kernel\n"
@@ -497,12 +524,21 @@ static const struct command commands[] = {
 		"overflow vector and its width) as format version 2. If the filter\n"
 		"grows, is cleared or merged into, or is destroyed and made again\n"
 		"during the save, the save starts again (a few times at most; with\n"
-		"FILE '-' it fails instead). 'restore' reads it back. Prints nothing\n"
+		"FILE '-' it fails instead). 'restore' reads it back.\n"
+		"save all DIR writes every filter of the namespace as DIR/NAME.kbf,\n"
+		"one such file each, into a new directory DIR.XXXXXX (mode 0700) that\n"
+		"then takes DIR's place in one step (an existing DIR is swapped out\n"
+		"and removed; it may hold nothing but the .kbf files of an earlier\n"
+		"save all): DIR is always one whole save, and a failed save all\n"
+		"leaves it as it was. A filter with windows is saved as its current\n"
+		"window, which restore makes a filter without windows ('archive'\n"
+		"keeps the closed windows). Attachments are not saved. Prints nothing\n"
 		"on success.\n",
 	},
 	{
 		"restore", cmd_restore, "create a filter from a save file",
-		"FILE [as NAME]\n",
+		"FILE [as NAME]\n"
+		"all DIR\n",
 		"Creates a filter from a file written by 'save' or 'archive', named\n"
 		"as when saved or NAME: same type, shape, hash key, dimensions and\n"
 		"cells, so it answers test, count and query exactly as the saved\n"
@@ -514,8 +550,14 @@ static const struct command commands[] = {
 		"file is refused with its name and the byte where it went wrong, and\n"
 		"nothing is created. The filter appears only once every cell is\n"
 		"loaded; a restore that fails or is killed half-way leaves nothing\n"
-		"behind. An existing NAME is refused. FILE '-' is stdin. Prints\n"
-		"nothing on success.\n",
+		"behind. An existing NAME is refused (--exist does not apply: a\n"
+		"restore brings contents, not a setup). FILE '-' is stdin.\n"
+		"restore all DIR restores every DIR/*.kbf file ('save all'), all or\n"
+		"nothing: every file is checked first (one bad file and nothing is\n"
+		"created), every filter is loaded hidden, and they appear together\n"
+		"only once all are loaded; an existing name, two files of one name,\n"
+		"or the memory limit refuses the whole restore. Attach again\n"
+		"afterwards: attachments are not saved. Prints nothing on success.\n",
 	},
 	{
 		"archive", cmd_archive, "save every closed window of a filter",
@@ -568,8 +610,8 @@ static const struct command commands[] = {
 	},
 	{
 		"trace", cmd_trace, "trace a packet upstream through routers",
-		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [parallel N] [timeout DURATION] [reuse yes|no]\n"
-		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [parallel N] [timeout DURATION] [reuse yes|no]\n",
+		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no]\n"
+		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no]\n",
 		"Hash-based IP traceback (SPIE): finds the routers a packet passed\n"
 		"through, even with a forged source, from the digest tables ('attach\n"
 		"... digest spie' on time-paged filters) of the routers listed in the\n"
@@ -591,6 +633,11 @@ static const struct command commands[] = {
 		"  at TIME         when the victim saw it (default: its capture time;\n"
 		"                  now for packet HEX); TIME as for 'query'\n"
 		"  slack DURATION  how long before 'at' a hop may have seen it (2s)\n"
+		"  victim PREFIX,...  the victim's addresses (ADDR or ADDR/LEN, IPv4 or\n"
+		"                  IPv6): packets from them are left out, as the victim\n"
+		"                  sent them; so are those a capture records as outgoing\n"
+		"                  (Linux cooked captures: tcpdump -i any). Capture with\n"
+		"                  'tcpdump -Q in' to record only what the victim received\n"
 		"  parallel N      routers asked at once in a step, 1 to 256 (16)\n"
 		"  timeout DURATION  an ssh question not answered by then is killed and\n"
 		"                  its router unknown (60s)\n"
@@ -611,10 +658,12 @@ static const struct command commands[] = {
 		"packet older than ROUTER's oldest window is 'not traceable', not absent.\n"
 		"With -j, a JSON object per packet (an array for several): see\n"
 		"docs/trace.md. $KBLOOM_SSH names the ssh program (default ssh).\n"
-		"Exit status: 0 every packet traced to at least ROUTER and every router\n"
-		"asked answered, 1 some packet absent there, not traceable, without a\n"
-		"digest or unknown there, or some router could not be asked (a partial\n"
-		"trace), 2 error (bad topology or arguments: nothing was traced).\n",
+		"Left-out packets are listed ('left out (sent by the victim: ...)') and\n"
+		"counted, never traced. Exit status: 0 every packet not left out traced\n"
+		"to at least ROUTER and every router asked answered, 1 some packet\n"
+		"absent there, not traceable, without a digest or unknown there, none\n"
+		"left to trace, or some router could not be asked (a partial trace),\n"
+		"2 error (bad topology or arguments: nothing was traced).\n",
 	},
 	{
 		"batch", cmd_batch, "run commands from a file, one a line",
@@ -718,7 +767,7 @@ static void main_help(FILE *f)
 {
 	size_t i;
 
-	fputs("Usage: bloomctl [-j|--json] [-n|--netns NAME] COMMAND [ARGS]\n"
+	fputs("Usage: bloomctl [-j|--json] [-n|--netns NAME] [-e|--exist] COMMAND [ARGS]\n"
 	      "\n"
 	      "Manages kbloom filters (Bloom filters in kernel memory) over\n"
 	      "generic netlink.\n"
@@ -727,6 +776,10 @@ static void main_help(FILE *f)
 	      "  -j, --json          print JSON (list, show, test, count, estimate,\n"
 	      "                      calc, query, digest, archive, trace, monitor)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
+	      "  -e, --exist         create and attach succeed when the very filter or\n"
+	      "                      attachment asked for exists already (a setup\n"
+	      "                      script may run again); one that differs is still\n"
+	      "                      an error naming the difference\n"
 	      "  -h, --help          print this help\n"
 	      "\n"
 	      "Commands:\n", f);
@@ -776,7 +829,8 @@ void usage_errorf(const char *cmd, const char *fmt, ...)
 
 void unexpected_argument(const char *cmd, const char *arg)
 {
-	static const char *const globals[] = { "-j", "--json", "-n", "--netns" };
+	static const char *const globals[] = { "-j", "--json", "-n", "--netns",
+					       "-e", "--exist" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(globals); i++) {
@@ -841,19 +895,24 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "netns", required_argument, NULL, 'n' },
+		{ "exist", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct command *c;
 	int opt, ret;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jn:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:jen:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			opts.json = true;
 			break;
 		case 'n':
 			opts.netns = optarg;
+			break;
+		case 'e':
+			opts.exist = true;
 			break;
 		case 'h':
 			main_help(stdout);
@@ -875,6 +934,14 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (!argc) {
 		main_help(stderr);
+		return EXIT_ERROR;
+	}
+	/* --exist only where something is made: never a silent no-op. */
+	c = find_command(argv[0]);
+	if (opts.exist && c && c->fn != cmd_create && c->fn != cmd_attach &&
+	    c->fn != cmd_batch) {
+		errorf("option --exist applies to create, attach and batch, not to '%s'",
+		       quote(argv[0]));
 		return EXIT_ERROR;
 	}
 	ret = run_command(argc, argv);

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * calc capacity N fpr P [type T] [OPTION...]
- * calc bits M hashes K capacity N [type T] [OPTION...]
+ * calc capacity N fpr P [type T] [windows W interval D] [OPTION...]
+ * calc bits M hashes K capacity N [type T] [windows W interval D] [OPTION...]
  * Offline: the shape create would make (or the given one), per type, with
- * its exact false positive rate (sizing.c); nothing is sent.
+ * its exact false positive rate (sizing.c); nothing is sent. With windows,
+ * also the memory of the whole time-paged filter: W + 1 tables, as the
+ * module keeps them (kb_params_ring_bytes()).
  *
  * JSON: {"capacity":N,"fpr":P,"bound_bits_per_key":B,       (sizing)
  *        "bits":M,"hashes":K,                                (given shape)
+ *        "windows":W,"interval_ms":I,"tables":W+1,           (windows)
  *        "types":[ROW,...]}
+ * ROW with windows also has "total_bytes" (every table's cells).
  * ROW: {"type":T,"bits":m,"hashes":k,"bytes":BYTES,"bits_per_key":X,
  *       "fpr":F,"bound_bits_per_key":log2(1/F),
  *       counting: "counter_bits","update","overflow_bound","overflow_log10",
@@ -31,13 +35,16 @@
 #include "typeopts.h"
 #include "util.h"
 
-enum { C_CAPACITY, C_FPR, C_BITS, C_HASHES, C_TYPE, C_NUM };
+enum { C_CAPACITY, C_FPR, C_BITS, C_HASHES, C_TYPE, C_WINDOWS, C_INTERVAL,
+       C_NUM };
 static const char *const calc_names[C_NUM] = {
 	[C_CAPACITY] = "capacity",
 	[C_FPR] = "fpr",
 	[C_BITS] = "bits",
 	[C_HASHES] = "hashes",
 	[C_TYPE] = "type",
+	[C_WINDOWS] = "windows",
+	[C_INTERVAL] = "interval",
 };
 
 struct calc_req {
@@ -47,12 +54,15 @@ struct calc_req {
 	double fpr;
 	const char *fpr_text;
 	const char *const *tval;
+	uint32_t windows;	/* 0: not time-paged */
+	uint64_t interval_ms;
+	const char *interval_text;
 };
 
 struct calc_row {
 	struct kb_params p;
 	char error[160];	/* empty when the row is valid */
-	uint64_t bytes;
+	uint64_t bytes, total;	/* one table; every table (windows) */
 	double bits_per_key, fpr, bound, overflow_log10, stable_zero;
 	double limit, fpr10, fpr100;	/* scalable */
 };
@@ -101,6 +111,7 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 		}
 	}
 	row->bytes = kb_params_bytes(p);
+	row->total = kb_params_ring_bytes(p, q->windows);
 	row->bits_per_key = (double)p->m * kb_params_cell_bits(p) *
 			    (type == KBLOOM_TYPE_MULTI ? p->dims : 1) /
 			    (double)q->n;
@@ -124,7 +135,14 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 				 (unsigned long long)p->n0,
 				 (unsigned long long)p->m);
 	}
-	if (row->bytes > KBLOOM_MEM_MAX)
+	if (q->windows && (type == KBLOOM_TYPE_STABLE ||
+			   type == KBLOOM_TYPE_SCALABLE ||
+			   type == KBLOOM_TYPE_DCF))
+		snprintf(row->error, sizeof(row->error), "%s",
+			 type == KBLOOM_TYPE_STABLE ?
+			 "takes no windows (it already forgets)" :
+			 "takes no windows (it grows)");
+	else if (row->bytes > KBLOOM_MEM_MAX)
 		snprintf(row->error, sizeof(row->error),
 			 "%llu bytes, more than the %llu-byte limit",
 			 (unsigned long long)row->bytes, KBLOOM_MEM_MAX);
@@ -199,8 +217,15 @@ static void print_text(const struct calc_req *q, const struct calc_row *rows,
 		printf("bits %llu, hashes %u, capacity %llu\n",
 		       (unsigned long long)q->bits, q->hashes,
 		       (unsigned long long)q->n);
-	printf("%-11s %10s %2s %10s %8s %9s %6s  %s\n", "type", "m", "k",
-	       "bytes", "bits/key", "fpr", "bound", "parameters");
+	if (q->windows)
+		printf("windows %u of %s: %u tables (the windows and a spare); total = %u x bytes\n",
+		       q->windows, q->interval_text, q->windows + 1,
+		       q->windows + 1);
+	printf("%-11s %10s %2s %10s ", "type", "m", "k", "bytes");
+	if (q->windows)
+		printf("%12s ", "total");
+	printf("%8s %9s %6s  %s\n", "bits/key", "fpr", "bound",
+	       "parameters");
 	for (i = 0; i < nrows; i++) {
 		const struct calc_row *r = &rows[i];
 
@@ -208,14 +233,20 @@ static void print_text(const struct calc_req *q, const struct calc_row *rows,
 			printf("%-11s %s\n", kb_type_str(r->p.type), r->error);
 			continue;
 		}
-		printf("%-11s %10llu %2u %10llu %8.2f %9.3g %6.2f",
-		       kb_type_str(r->p.type), (unsigned long long)r->p.m,
-		       r->p.k, (unsigned long long)r->bytes, r->bits_per_key,
-		       r->fpr, r->bound);
+		printf("%-11s %10llu %2u %10llu ", kb_type_str(r->p.type),
+		       (unsigned long long)r->p.m, r->p.k,
+		       (unsigned long long)r->bytes);
+		if (q->windows)
+			printf("%12llu ", (unsigned long long)r->total);
+		printf("%8.2f %9.3g %6.2f", r->bits_per_key, r->fpr, r->bound);
 		if (*params_text(r))
 			printf("  %s", params_text(r));
 		printf("\n");
 	}
+	if (q->windows && nrows == 1 && !rows[0].error[0])
+		printf("memory: %llu bytes (%s) of cells in %u tables\n",
+		       (unsigned long long)rows[0].total,
+		       human_bytes(rows[0].total), q->windows + 1);
 }
 
 static void print_json(const struct calc_req *q, const struct calc_row *rows,
@@ -240,6 +271,14 @@ static void print_json(const struct calc_req *q, const struct calc_row *rows,
 		json_key(&j, "hashes");
 		json_u64(&j, q->hashes);
 	}
+	if (q->windows) {
+		json_key(&j, "windows");
+		json_u64(&j, q->windows);
+		json_key(&j, "interval_ms");
+		json_u64(&j, q->interval_ms);
+		json_key(&j, "tables");
+		json_u64(&j, q->windows + 1);
+	}
 	json_key(&j, "types");
 	json_arr_begin(&j);
 	for (i = 0; i < nrows; i++) {
@@ -259,6 +298,10 @@ static void print_json(const struct calc_req *q, const struct calc_row *rows,
 		json_u64(&j, p->k);
 		json_key(&j, "bytes");
 		json_u64(&j, rows[i].bytes);
+		if (q->windows) {
+			json_key(&j, "total_bytes");
+			json_u64(&j, rows[i].total);
+		}
 		json_key(&j, "bits_per_key");
 		json_double(&j, rows[i].bits_per_key);
 		json_key(&j, "fpr");
@@ -400,6 +443,10 @@ int cmd_calc(int argc, char **argv)
 		       quote(val[C_HASHES]), KBLOOM_HASHES_MAX);
 		return EXIT_ERROR;
 	}
+	if (paging_parse(argv[0], val[C_WINDOWS], val[C_INTERVAL], &q.windows,
+			 &q.interval_ms))
+		return EXIT_ERROR;
+	q.interval_text = val[C_INTERVAL];
 	if (val[C_TYPE]) {
 		type = kb_type_parse(val[C_TYPE]);
 		if (type < 0) {

@@ -13,6 +13,7 @@
 /* Global options, set by main before the command runs. */
 struct global_opts {
 	bool json;
+	bool exist;	/* -e/--exist: FLAGS EXIST on CREATE and ATTACH */
 	const char *netns;
 };
 extern struct global_opts opts;

@@ -44,6 +44,9 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 	unsigned int i;
 
 	kb_put_name(msg, name);
+	/* --exist: the kernel compares with a filter of the name, if any. */
+	if (opts.exist)
+		kb_put_u32(msg, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
 	kb_put_u32(msg, KBLOOM_A_TYPE, p->type);
 	kb_put_u64(msg, KBLOOM_A_BITS, p->m);
 	kb_put_u32(msg, KBLOOM_A_HASHES, p->k);
@@ -213,39 +216,9 @@ int cmd_create(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
-	if (val[P_WINDOWS] && (parse_u32(val[P_WINDOWS], &windows) ||
-			       windows < 2 || windows > KBLOOM_WINDOWS_MAX)) {
-		errorf("invalid windows '%s': not an integer from 2 to %d",
-		       quote(val[P_WINDOWS]), KBLOOM_WINDOWS_MAX);
+	if (paging_parse(argv[0], val[P_WINDOWS], val[P_INTERVAL], &windows,
+			 &interval_ms))
 		return EXIT_ERROR;
-	}
-	if (val[P_INTERVAL]) {
-		char why[128], lo[KB_TIME_STR_MAX], hi[KB_TIME_STR_MAX];
-
-		if (kb_duration_parse(val[P_INTERVAL], &interval_ms, why,
-				      sizeof(why))) {
-			errorf("invalid interval '%s': %s (e.g. 500ms, 10s, 5m, 1h, 1d; a plain number is seconds)",
-			       quote(val[P_INTERVAL]), why);
-			return EXIT_ERROR;
-		}
-		if (interval_ms < KBLOOM_INTERVAL_MIN ||
-		    interval_ms > KBLOOM_INTERVAL_MAX) {
-			errorf("invalid interval '%s': a window lasts %s to %s",
-			       quote(val[P_INTERVAL]),
-			       kb_duration_str(KBLOOM_INTERVAL_MIN, lo,
-					       sizeof(lo)),
-			       kb_duration_str(KBLOOM_INTERVAL_MAX, hi,
-					       sizeof(hi)));
-			return EXIT_ERROR;
-		}
-	}
-	if (!val[P_WINDOWS] != !val[P_INTERVAL]) {
-		usage_errorf(argv[0], "'%s' needs '%s'",
-			     val[P_WINDOWS] ? "windows" : "interval",
-			     val[P_WINDOWS] ? "interval DURATION" :
-			     "windows W");
-		return EXIT_ERROR;
-	}
 	if (typeopts_apply(argv[0], tval, &p, &dims, false))
 		return EXIT_ERROR;
 	if (type == KBLOOM_TYPE_MULTI && !tval[TO_DIMS]) {
@@ -318,6 +291,7 @@ int cmd_create(int argc, char **argv)
 	nlmsg_free(msg);
 	if (r) {
 		kb_nl_limit_figures(&nl);
+		kb_nl_need_figure(&nl, kb_params_ring_bytes(&p, windows));
 		kb_nl_perror(&nl, "unable to create filter '%s'", quote(name));
 	}
 	kb_nl_close(&nl);

@@ -105,7 +105,7 @@ const char *kb_grow_text(uint32_t why)
 	case KBLOOM_GROW_OK:
 		return "grows as keys arrive";
 	case KBLOOM_GROW_MEMORY_LIMIT:
-		return "waiting: the next slice would pass the module's max_memory (tried again by itself)";
+		return "waiting: the next slice would pass a memory limit: max_memory, or its user namespace owner's share (tried again by itself)";
 	case KBLOOM_GROW_FILTER_LIMIT:
 		return "stopped: the slices would pass 1 GiB of cells";
 	case KBLOOM_GROW_SHAPE_LIMIT:

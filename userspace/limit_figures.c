@@ -11,9 +11,9 @@
 #include "limit_figures.h"
 
 struct status {
-	uint64_t mem_all, mem_limit, mem_netns;
-	uint32_t nfilters, max_filters;
-	bool all;
+	uint64_t mem_all, mem_limit, mem_netns, mem_user, mem_user_limit;
+	uint32_t nfilters, max_filters, user_filters, user_max_filters;
+	bool all, owned;
 	int replies;
 };
 
@@ -34,19 +34,49 @@ static int status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 	st->mem_netns = nla_get_u64(tb[KBLOOM_A_MEM_NETNS]);
 	st->nfilters = nla_get_u32(tb[KBLOOM_A_NFILTERS]);
 	st->max_filters = nla_get_u32(tb[KBLOOM_A_MAX_FILTERS]);
+	/* A netns of a user namespace: its owner's figures too. */
+	st->owned = tb[KBLOOM_A_MEM_USER] && tb[KBLOOM_A_MEM_USER_LIMIT] &&
+		    tb[KBLOOM_A_USER_FILTERS] && tb[KBLOOM_A_USER_MAX_FILTERS];
+	if (st->owned) {
+		st->mem_user = nla_get_u64(tb[KBLOOM_A_MEM_USER]);
+		st->mem_user_limit = nla_get_u64(tb[KBLOOM_A_MEM_USER_LIMIT]);
+		st->user_filters = nla_get_u32(tb[KBLOOM_A_USER_FILTERS]);
+		st->user_max_filters = nla_get_u32(tb[KBLOOM_A_USER_MAX_FILTERS]);
+	}
 	return 0;
+}
+
+/* The limits whose 6.1 message bloomctl completes with STATUS's figures. */
+enum limit { L_MEMORY, L_FILTERS, L_USERNS_MEMORY, L_USER_MEMORY, L_USER_FILTERS, L_NONE };
+
+static enum limit limit_of(const char *kmsg)
+{
+	static const char *const msgs[] = {
+		[L_MEMORY] = KBLOOM_MSG_MAX_MEMORY,
+		[L_FILTERS] = KBLOOM_MSG_MAX_FILTERS,
+		[L_USERNS_MEMORY] = KBLOOM_MSG_USERNS_MEMORY,
+		[L_USER_MEMORY] = KBLOOM_MSG_USER_MEMORY,
+		[L_USER_FILTERS] = KBLOOM_MSG_USER_FILTERS,
+	};
+	int i;
+
+	for (i = 0; i < L_NONE; i++)
+		if (!strcmp(kmsg, msgs[i]))
+			return i;
+	return L_NONE;
 }
 
 void kb_nl_limit_figures(struct kb_nl *nl)
 {
 	struct kb_nl_error refused = nl->error;
-	bool memory = !strcmp(refused.kmsg, KBLOOM_MSG_MAX_MEMORY);
+	enum limit which = limit_of(refused.kmsg);
 	struct status st = { 0 };
 	struct nl_msg *msg;
-	size_t n;
+	char *tail;
+	size_t n, room;
 	int r;
 
-	if (!memory && strcmp(refused.kmsg, KBLOOM_MSG_MAX_FILTERS))
+	if (which == L_NONE)
 		return;
 	msg = kb_nl_msg(nl, KBLOOM_CMD_STATUS, 0, 0);
 	r = kb_nl_request(nl, msg, status_reply, &st);
@@ -55,17 +85,58 @@ void kb_nl_limit_figures(struct kb_nl *nl)
 	if (r || !st.replies)
 		return;
 	n = strlen(refused.kmsg);
-	if (memory && !st.all)
-		snprintf(nl->error.kmsg + n, sizeof(nl->error.kmsg) - n,
-			 ": max_memory %" PRIu64 " with the other namespaces, %"
-			 PRIu64 " B by this namespace", st.mem_limit, st.mem_netns);
-	else if (memory)
-		snprintf(nl->error.kmsg + n, sizeof(nl->error.kmsg) - n,
-			 ": %" PRIu64 " B of max_memory %" PRIu64
-			 " in use, %" PRIu64 " B by this namespace",
-			 st.mem_all, st.mem_limit, st.mem_netns);
-	else
-		snprintf(nl->error.kmsg + n, sizeof(nl->error.kmsg) - n,
-			 ": %" PRIu32 " of max_filters %" PRIu32,
+	tail = nl->error.kmsg + n;
+	room = sizeof(nl->error.kmsg) - n;
+	switch (which) {
+	case L_MEMORY:
+		if (st.all)
+			snprintf(tail, room, ": %" PRIu64 " B of max_memory %" PRIu64
+				 " in use, %" PRIu64 " B by this namespace",
+				 st.mem_all, st.mem_limit, st.mem_netns);
+		else
+			snprintf(tail, room, ": max_memory %" PRIu64
+				 " with the other namespaces, %" PRIu64
+				 " B by this namespace", st.mem_limit, st.mem_netns);
+		break;
+	case L_FILTERS:
+		snprintf(tail, room, ": %" PRIu32 " of max_filters %" PRIu32,
 			 st.nfilters, st.max_filters);
+		break;
+	case L_USERNS_MEMORY:
+		snprintf(tail, room, " (a share of max_memory %" PRIu64
+			 "), %" PRIu64 " B by this namespace",
+			 st.mem_limit, st.mem_netns);
+		break;
+	case L_USER_MEMORY:
+		if (st.owned)
+			snprintf(tail, room, ": %" PRIu64 " of %" PRIu64
+				 " B in use, %" PRIu64 " B by this namespace",
+				 st.mem_user, st.mem_user_limit, st.mem_netns);
+		break;
+	case L_USER_FILTERS:
+		if (st.owned)
+			snprintf(tail, room, ": %" PRIu32 " of %" PRIu32,
+				 st.user_filters, st.user_max_filters);
+		break;
+	case L_NONE:
+		break;
+	}
+}
+
+void kb_nl_need_figure(struct kb_nl *nl, uint64_t cells)
+{
+	static const char *const memory[] = {
+		KBLOOM_MSG_MAX_MEMORY, KBLOOM_MSG_USERNS_MEMORY,
+		KBLOOM_MSG_USER_MEMORY,
+	};
+	char *kmsg = nl->error.kmsg;
+	size_t n = strlen(kmsg), i;
+
+	for (i = 0; i < sizeof(memory) / sizeof(memory[0]); i++)
+		if (!strncmp(kmsg, memory[i], strlen(memory[i])))
+			break;
+	if (i == sizeof(memory) / sizeof(memory[0]) && strcmp(kmsg, KBLOOM_MSG_NOMEM))
+		return;
+	snprintf(kmsg + n, sizeof(nl->error.kmsg) - n,
+		 "; its cells need %" PRIu64 " B", cells);
 }

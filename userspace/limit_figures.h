@@ -12,4 +12,13 @@
  */
 void kb_nl_limit_figures(struct kb_nl *nl);
 
+/*
+ * After a CREATE refused for memory (max_memory, a user namespace
+ * owner's share, or the memory cgroup):
+ * when the kernel's message does not say what the filter needs (6.1),
+ * appends "; its cells need N B" (@cells: kb_params_ring_bytes(); the
+ * kernel charges a little more for its bookkeeping).
+ */
+void kb_nl_need_figure(struct kb_nl *nl, uint64_t cells);
+
 #endif

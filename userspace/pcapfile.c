@@ -153,6 +153,25 @@ static long l3_offset(enum kb_link link, const uint8_t *b, uint32_t len)
 	return -1;
 }
 
+/* Linux's packet types (linux/if_packet.h), as cooked captures hold them. */
+#define KB_PACKET_OUTGOING	4
+
+/* What the frame's link header says of its direction (KB_PCAP_DIR_*). */
+static int direction(enum kb_link link, const uint8_t *b)
+{
+	/* l3_offset() has checked the header is there. */
+	switch (link) {
+	case KB_LINK_SLL:	/* packet type: bytes 0-1 */
+		return be16(b) == KB_PACKET_OUTGOING ? KB_PCAP_DIR_OUT :
+						       KB_PCAP_DIR_IN;
+	case KB_LINK_SLL2:	/* packet type: byte 10 */
+		return b[10] == KB_PACKET_OUTGOING ? KB_PCAP_DIR_OUT :
+						     KB_PCAP_DIR_IN;
+	default:
+		return KB_PCAP_DIR_UNKNOWN;
+	}
+}
+
 int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 		 struct kb_pcap_counts *counts, char *err, size_t errlen)
 {
@@ -215,6 +234,7 @@ int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 		pkt.l3 = data + off;
 		pkt.caplen = h->caplen - (uint32_t)off;
 		pkt.wirelen = wire - (uint32_t)off;
+		pkt.dir = direction(link, data);
 		counts->ip++;
 		ret = cb(&pkt, arg);
 		if (ret)

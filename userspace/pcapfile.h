@@ -11,12 +11,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The packet's direction, when the link type records it (Linux cooked
+ * captures, tcpdump -i any: the packet type; other link types do not).
+ */
+enum {
+	KB_PCAP_DIR_UNKNOWN,	/* the capture does not say */
+	KB_PCAP_DIR_IN,		/* received by the capturing host */
+	KB_PCAP_DIR_OUT,	/* sent by the capturing host */
+};
+
 struct kb_pcap_packet {
 	uint64_t index;		/* 1-based position of the frame in the file */
 	uint64_t ts_ns;		/* capture time, ns since the epoch */
 	const uint8_t *l3;	/* from the network header */
 	uint32_t caplen;	/* bytes at l3 */
 	uint32_t wirelen;	/* bytes at l3 on the wire (may exceed caplen) */
+	int dir;		/* KB_PCAP_DIR_*: as far as the capture says */
 };
 
 struct kb_pcap_counts {

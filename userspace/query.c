@@ -15,10 +15,18 @@
  * Text, one line per packet and a summary:
  *	INDEX [TIME] DESCRIPTION: window ID (START to END)[, window ...]
  *	INDEX [TIME] DESCRIPTION: absent
+ *	INDEX [TIME] DESCRIPTION: absent from the oldest window on (START), not recorded before
+ *	INDEX [TIME] DESCRIPTION: not recorded (before the oldest window, START)
+ *	INDEX [TIME] DESCRIPTION: not recorded (after now)
  *	INDEX [TIME] DESCRIPTION: no digest (REASON)
- *	N packets: P present, A absent, S skipped
- * Only windows overlapping [since, until] count.
- * Exit: 0 every digested packet present, 1 some absent, 2 error.
+ *	N packets: P present, A absent, U not recorded, S skipped
+ * Only windows overlapping [since, until] count. The filter holds what
+ * happened from the start of its oldest window (its creation while
+ * window 1 is kept) to now: a range given by since/until that lies
+ * wholly outside is "not recorded", one that begins before it is absent
+ * only in part (both counted as not recorded), so "absent" stays certain.
+ * Exit: 0 every digested packet present, 1 some absent or not recorded,
+ * 2 error.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,6 +58,9 @@ struct qpacket {
 	uint32_t nhits;
 };
 
+/* The answer for a digested packet; see status(). */
+enum qstatus { QS_PRESENT, QS_ABSENT, QS_ABSENT_PART, QS_BEFORE, QS_AFTER };
+
 struct query {
 	const char *name;
 	struct kb_nl nl;
@@ -57,7 +68,13 @@ struct query {
 	uint32_t mode;
 	bool pcap;
 	uint64_t since, until;	/* ns, until UINT64_MAX: open */
+	bool since_given;
 	uint64_t now;
+	/*
+	 * The start of the oldest window every digest was asked of (the
+	 * latest of the replies' oldest starts): nothing before it is held.
+	 */
+	uint64_t oldest;
 
 	struct keybatch batch;
 	bool batch_init;
@@ -101,6 +118,7 @@ static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 	struct query *q = b->arg;
 	uint32_t n, nwin, row, i, j;
 	const uint8_t *hits;
+	uint64_t first;
 	int r;
 
 	if (q->npending != b->nkeys)
@@ -111,8 +129,14 @@ static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 	if (r)
 		return r;
 	n = b->nkeys;
-	for (j = 0; j < nwin; j++)
+	first = UINT64_MAX;
+	for (j = 0; j < nwin; j++) {
 		kb_window_note(&q->win, &q->nwin, &q->cap_win, &q->reply_win[j]);
+		if (q->reply_win[j].start < first)
+			first = q->reply_win[j].start;
+	}
+	if (nwin && first > q->oldest)
+		q->oldest = first;
 	for (i = 0; i < n; i++) {
 		struct qpacket *p = &q->p[q->pending[i]];
 		const uint8_t *bits = hits + (size_t)i * row;
@@ -200,10 +224,43 @@ static bool present(const struct query *q, const struct qpacket *p)
 	return false;
 }
 
+/*
+ * Present; else absent when [since, until] lies within what the filter
+ * holds (an omitted since: from its oldest window), absent in part when
+ * a given since precedes the oldest window, not recorded when the range
+ * ends before it or starts after now. Time after now has not happened.
+ */
+static enum qstatus status(const struct query *q, const struct qpacket *p)
+{
+	if (present(q, p))
+		return QS_PRESENT;
+	if (q->until < q->oldest)
+		return QS_BEFORE;
+	if (q->since > q->now)
+		return QS_AFTER;
+	if (q->since_given && q->since < q->oldest)
+		return QS_ABSENT_PART;
+	return QS_ABSENT;
+}
+
+static const char *status_str(enum qstatus s)
+{
+	switch (s) {
+	case QS_PRESENT:
+		return "present";
+	case QS_ABSENT:
+		return "absent";
+	case QS_ABSENT_PART:
+		return "absent in part";
+	default:
+		return "not recorded";
+	}
+}
+
 static void print_text(const struct query *q)
 {
-	uint64_t npresent = 0, nabsent = 0, nskipped = 0;
-	char ts[KB_TIME_STR_MAX];
+	uint64_t npresent = 0, nabsent = 0, nunrec = 0, nskipped = 0;
+	char ts[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX];
 	const struct kb_window_desc *w;
 	const struct qpacket *p;
 	size_t i;
@@ -228,17 +285,36 @@ static void print_text(const struct query *q)
 			printf("%swindow %llu (%s)", shown++ ? ", " : "",
 			       (unsigned long long)w->id, kb_window_span(w));
 		}
-		if (shown) {
+		kb_time_str(q->oldest, false, old, sizeof(old));
+		switch (shown ? QS_PRESENT : status(q, p)) {
+		case QS_PRESENT:
 			npresent++;
-		} else {
+			break;
+		case QS_ABSENT:
 			printf("absent");
 			nabsent++;
+			break;
+		case QS_ABSENT_PART:
+			printf("absent from the oldest window on (%s), not recorded before",
+			       old);
+			nunrec++;
+			break;
+		case QS_BEFORE:
+			printf("not recorded (before the oldest window, %s)",
+			       old);
+			nunrec++;
+			break;
+		case QS_AFTER:
+			printf("not recorded (after now)");
+			nunrec++;
+			break;
 		}
 		putchar('\n');
 	}
-	printf("%llu packets: %llu present, %llu absent, %llu skipped\n",
+	printf("%llu packets: %llu present, %llu absent, %llu not recorded, %llu skipped\n",
 	       (unsigned long long)q->n, (unsigned long long)npresent,
-	       (unsigned long long)nabsent, (unsigned long long)nskipped);
+	       (unsigned long long)nabsent, (unsigned long long)nunrec,
+	       (unsigned long long)nskipped);
 }
 
 static void json_ns(struct json *j, const char *key, uint64_t ns)
@@ -254,7 +330,8 @@ static void json_ns(struct json *j, const char *key, uint64_t ns)
 
 static void print_json(const struct query *q)
 {
-	uint64_t npresent = 0, nabsent = 0, nskipped = 0;
+	uint64_t npresent = 0, nabsent = 0, nunrec = 0, nskipped = 0;
+	enum qstatus st;
 	const struct kb_window_desc *w;
 	const struct qpacket *p;
 	struct json j;
@@ -269,6 +346,7 @@ static void print_json(const struct query *q)
 	json_str(&j, kb_digest_str(q->mode));
 	json_ns(&j, "since", q->since);
 	json_ns(&j, "until", q->until == UINT64_MAX ? 0 : q->until);
+	kb_json_time(&j, "oldest", q->oldest);
 	json_key(&j, "windows");
 	json_arr_begin(&j);
 	for (i = 0; i < q->nwin; i++)
@@ -288,6 +366,8 @@ static void print_json(const struct query *q)
 		json_key(&j, "description");
 		json_str(&j, p->desc);
 		if (p->skip) {
+			json_key(&j, "status");
+			json_str(&j, "no digest");
 			json_key(&j, "skip");
 			json_str(&j, kb_skip_str(p->skip));
 			nskipped++;
@@ -302,14 +382,17 @@ static void print_json(const struct query *q)
 					json_u64(&j, w->id);
 			}
 			json_arr_end(&j);
+			st = status(q, p);
 			json_key(&j, "present");
-			if (present(q, p)) {
-				json_bool(&j, true);
+			json_bool(&j, st == QS_PRESENT);
+			json_key(&j, "status");
+			json_str(&j, status_str(st));
+			if (st == QS_PRESENT)
 				npresent++;
-			} else {
-				json_bool(&j, false);
+			else if (st == QS_ABSENT)
 				nabsent++;
-			}
+			else
+				nunrec++;
 		}
 		json_obj_end(&j);
 	}
@@ -320,6 +403,8 @@ static void print_json(const struct query *q)
 	json_u64(&j, npresent);
 	json_key(&j, "absent");
 	json_u64(&j, nabsent);
+	json_key(&j, "not_recorded");
+	json_u64(&j, nunrec);
 	json_key(&j, "skipped");
 	json_u64(&j, nskipped);
 	json_obj_end(&j);
@@ -433,6 +518,7 @@ int cmd_query(int argc, char **argv)
 	}
 	q.now = kb_now_ns();
 	q.until = UINT64_MAX;
+	q.since_given = kw[Q_SINCE].val;
 	if (kw[Q_SINCE].val &&
 	    parse_time("since", kw[Q_SINCE].val, q.now, &q.since))
 		return EXIT_ERROR;

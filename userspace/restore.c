@@ -8,7 +8,8 @@
  * its shape), so nothing of a bad file reaches the kernel; then CREATE
  * with FLAGS LOAD (the filter stays hidden and reserved for this socket),
  * IMPORT of the cells in order, and IMPORT FLAGS LOADED once the file
- * has been read again to its verified end.
+ * has been read again to its verified end. The steps are restore.h's,
+ * which 'restore all DIR' (restore_all.c) runs for every file of DIR.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "archive_read.h"
 #include "commands.h"
 #include "limit_figures.h"
+#include "restore.h"
 #include "savefile.h"
 #include "util.h"
 
@@ -180,109 +182,87 @@ static int import(struct kb_nl *nl, const char *name, uint64_t off,
 	return r;
 }
 
-int cmd_restore(int argc, char **argv)
+int kb_restore_open(struct kb_restore *o)
 {
-	const char *path, *label, *name;
-	struct kb_save_reader *rd = NULL;
-	struct kb_save_header h;
 	char err[512];
-	uint8_t *buf = NULL;
-	uint64_t off = 0;
-	struct kb_nl nl;
-	bool nl_open = false;
-	FILE *f = NULL;
-	int ret = EXIT_ERROR, r;
-	ssize_t n;
+	int r;
 
-	if (argc < 2) {
-		usage_errorf(argv[0], "missing FILE ('-' for stdin)");
-		return EXIT_ERROR;
-	}
-	path = argv[1];
-	name = NULL;
-	if (argc > 2) {
-		if (strcmp(argv[2], "as")) {
-			unexpected_argument(argv[0], argv[2]);
-			return EXIT_ERROR;
-		}
-		if (argc < 4) {
-			usage_errorf(argv[0], "'as' needs a filter NAME");
-			return EXIT_ERROR;
-		}
-		if (argc > 4) {
-			unexpected_argument(argv[0], argv[4]);
-			return EXIT_ERROR;
-		}
-		name = argv[3];
-		if (!check_new_name(name))
-			return EXIT_ERROR;
-	}
-
-	/* 1. The whole file, checked before anything reaches the kernel. */
-	if (!strcmp(path, "-")) {
-		label = "stdin";
-		f = spool_stdin();
-		if (!f)
-			return EXIT_ERROR;
-		r = kb_save_verify(kb_save_stdio_read, f, label,
-				   kb_save_engine_cell_bytes, NULL, &h, err,
+	o->f = NULL;
+	if (!strcmp(o->path, "-")) {
+		o->label = "stdin";
+		o->f = spool_stdin();
+		if (!o->f)
+			return -1;
+		r = kb_save_verify(kb_save_stdio_read, o->f, o->label,
+				   kb_save_engine_cell_bytes, NULL, &o->h, err,
 				   sizeof(err));
-		if (!r && fseek(f, 0, SEEK_SET)) {
-			snprintf(err, sizeof(err), "savefile %s: %s", label,
+		if (!r && fseek(o->f, 0, SEEK_SET)) {
+			snprintf(err, sizeof(err), "savefile %s: %s", o->label,
 				 strerror(errno));
 			r = -1;
 		}
 	} else {
-		label = path;
-		r = kb_save_verify_file(path, kb_save_engine_cell_bytes, NULL,
-					&h, err, sizeof(err));
-		if (!r && !(f = fopen(path, "rb"))) {
-			snprintf(err, sizeof(err), "savefile %s: %s", path,
+		o->label = o->path;
+		r = kb_save_verify_file(o->path, kb_save_engine_cell_bytes,
+					NULL, &o->h, err, sizeof(err));
+		if (!r && !(o->f = fopen(o->path, "rb"))) {
+			snprintf(err, sizeof(err), "savefile %s: %s", o->path,
 				 strerror(errno));
 			r = -1;
 		}
 	}
 	if (r) {
-		errorf("unable to restore from '%s': %s", quote(path), err);
-		goto out;
+		errorf("unable to restore from '%s': %s", quote(o->path), err);
+		kb_restore_close(o);
+		return -1;
 	}
-	if (!name) {
-		name = h.name;
-		if (!check_new_name(name))
-			goto out;
-	}
+	if (!o->name)
+		o->name = o->h.name;
+	return 0;
+}
 
-	/* 2. The hidden filter, reserved for this socket. */
-	if (open_netlink(&nl))
-		goto out;
-	nl_open = true;
-	{
-		struct nl_msg *msg = create_msg(&nl, name, &h);
+void kb_restore_close(struct kb_restore *o)
+{
+	if (o->f)
+		fclose(o->f);
+	o->f = NULL;
+}
 
-		r = kb_nl_request(&nl, msg, NULL, NULL);
-		nlmsg_free(msg);
-	}
+int kb_restore_create(struct kb_nl *nl, struct kb_restore *o)
+{
+	struct nl_msg *msg = create_msg(nl, o->name, &o->h);
+	int r;
+
+	r = kb_nl_request(nl, msg, NULL, NULL);
+	nlmsg_free(msg);
 	if (r) {
-		kb_nl_limit_figures(&nl);
-		kb_nl_perror(&nl, "unable to restore filter '%s' from '%s'",
-			     quote(name), quote(path));
-		goto out;
+		kb_nl_limit_figures(nl);
+		kb_nl_perror(nl, "unable to restore filter '%s' from '%s'",
+			     quote(o->name), quote(o->path));
 	}
+	return r;
+}
+
+int kb_restore_cells(struct kb_nl *nl, struct kb_restore *o)
+{
+	struct kb_save_reader *rd;
+	uint8_t *buf = NULL;
+	uint64_t off = 0;
+	char err[512];
+	int ret = -1;
+	ssize_t n;
 
 	/*
-	 * 3. The cells, read again (and checked again: the file may have
-	 * changed since it was verified). From here on, any failure just
-	 * reports and exits: the kernel destroys a filter created with
-	 * FLAGS LOAD when the socket that created it closes before LOADED,
-	 * so no cleanup call is needed and nothing half-made is left.
+	 * Read again (and checked again: the file may have changed since it
+	 * was verified).
 	 */
-	rd = kb_save_reader_open(kb_save_stdio_read, f, label, err,
+	rd = kb_save_reader_open(kb_save_stdio_read, o->f, o->label, err,
 				 sizeof(err));
-	if (!rd || kb_save_reader_expect(rd, h.cell_bytes))
+	if (!rd || kb_save_reader_expect(rd, o->h.cell_bytes))
 		goto file_error;
-	if (header_differs(kb_save_reader_header(rd), &h)) {
+	if (header_differs(kb_save_reader_header(rd), &o->h)) {
 		snprintf(err, sizeof(err), "savefile %s: changed while being restored",
-			 label);
+			 o->label);
 		goto file_error;
 	}
 	buf = malloc(RESTORE_CHUNK);
@@ -296,36 +276,88 @@ int cmd_restore(int argc, char **argv)
 			goto file_error;
 		if (!n)
 			break;
-		r = import(&nl, name, off, buf, n, false);
-		if (r) {
-			kb_nl_perror(&nl, "unable to restore filter '%s' from '%s': import at byte %" PRIu64,
-				     quote(name), quote(path), off);
+		if (import(nl, o->name, off, buf, n, false)) {
+			kb_nl_perror(nl, "unable to restore filter '%s' from '%s': import at byte %" PRIu64,
+				     quote(o->name), quote(o->path), off);
 			goto out;
 		}
 		off += n;
 	}
 	if (kb_save_reader_finish(rd))
 		goto file_error;
-
-	/* 4. Complete: the filter appears. */
-	r = import(&nl, name, 0, NULL, 0, true);
-	if (r) {
-		kb_nl_perror(&nl, "unable to restore filter '%s' from '%s'",
-			     quote(name), quote(path));
-		goto out;
-	}
-	ret = EXIT_OK;
+	ret = 0;
 	goto out;
 
 file_error:
-	errorf("unable to restore filter '%s' from '%s': %s", quote(name),
-	       quote(path), err);
+	errorf("unable to restore filter '%s' from '%s': %s", quote(o->name),
+	       quote(o->path), err);
 out:
 	free(buf);
 	kb_save_reader_free(rd);
-	if (f)
-		fclose(f);
-	if (nl_open)
-		kb_nl_close(&nl);
+	return ret;
+}
+
+int kb_restore_loaded(struct kb_nl *nl, struct kb_restore *o)
+{
+	int r = import(nl, o->name, 0, NULL, 0, true);
+
+	if (r)
+		kb_nl_perror(nl, "unable to restore filter '%s' from '%s'",
+			     quote(o->name), quote(o->path));
+	return r;
+}
+
+int cmd_restore(int argc, char **argv)
+{
+	struct kb_restore o = { 0 };
+	struct kb_nl nl;
+	int ret = EXIT_ERROR;
+
+	if (argc < 2) {
+		usage_errorf(argv[0], "missing FILE ('-' for stdin) or 'all DIR'");
+		return EXIT_ERROR;
+	}
+	if (!strcmp(argv[1], "all"))
+		return kb_restore_all(argc, argv);
+	o.path = argv[1];
+	if (argc > 2) {
+		if (strcmp(argv[2], "as")) {
+			unexpected_argument(argv[0], argv[2]);
+			return EXIT_ERROR;
+		}
+		if (argc < 4) {
+			usage_errorf(argv[0], "'as' needs a filter NAME");
+			return EXIT_ERROR;
+		}
+		if (argc > 4) {
+			unexpected_argument(argv[0], argv[4]);
+			return EXIT_ERROR;
+		}
+		o.name = argv[3];
+		if (!check_new_name(o.name))
+			return EXIT_ERROR;
+	}
+
+	/* 1. The whole file, checked before anything reaches the kernel. */
+	if (kb_restore_open(&o))
+		return EXIT_ERROR;
+	if (!check_new_name(o.name))
+		goto out;
+
+	/*
+	 * 2. The hidden filter, reserved for this socket; 3. its cells;
+	 * 4. complete: the filter appears. Any failure just reports and
+	 * exits: the kernel destroys a filter created with FLAGS LOAD when
+	 * the socket that created it closes before LOADED, so no cleanup
+	 * call is needed and nothing half-made is left.
+	 */
+	if (open_netlink(&nl))
+		goto out;
+	if (!kb_restore_create(&nl, &o) && !kb_restore_cells(&nl, &o) &&
+	    !kb_restore_loaded(&nl, &o))
+		ret = EXIT_OK;
+	kb_nl_close(&nl);
+out:
+	kb_restore_close(&o);
 	return ret;
 }

@@ -332,6 +332,8 @@ int cmd_save(int argc, char **argv)
 	struct kb_nl nl;
 	int r;
 
+	if (argc > 1 && !strcmp(argv[1], "all"))
+		return kb_save_all(argc, argv);
 	if (!parse_save_args(argc, argv, &x))
 		return EXIT_ERROR;
 	if (!strcmp(x.path, "-") && isatty(STDOUT_FILENO)) {

@@ -40,4 +40,7 @@ struct kb_export {
  */
 int kb_export_save(struct kb_nl *nl, struct kb_export *x);
 
+/* save all DIR [compress zstd] (save_all.c); argv as cmd_save's. */
+int kb_save_all(int argc, char **argv);
+
 #endif

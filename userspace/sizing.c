@@ -630,6 +630,11 @@ uint64_t kb_params_bytes(const struct kb_params *p)
 	return sizing_vec_bytes(bits, 1) * dims;
 }
 
+uint64_t kb_params_ring_bytes(const struct kb_params *p, uint32_t windows)
+{
+	return kb_params_bytes(p) * (windows > 1 ? windows + 1ULL : 1);
+}
+
 /* P for a stable point with half the cells zero: rate about 2^-k. */
 static uint32_t stable_half_decrement(const struct kb_params *p)
 {

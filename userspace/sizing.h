@@ -238,6 +238,18 @@ uint32_t kb_params_cell_bits(const struct kb_params *p);
 uint64_t kb_params_bytes(const struct kb_params *p);
 
 /*
+ * Bytes of the cells of every table of a filter of @windows windows (0 or
+ * 1: not time-paged, one table). A time-paged filter keeps windows + 1
+ * tables, as the module does (kmod/window.c, kb_ring_mem_for): the
+ * retained windows and the spare that the next rotation opens, emptied in
+ * advance. The module charges a little more (each table's window record
+ * and per-CPU packet counter, the window lists, the filter object and its
+ * per-CPU counters; with 2 CPUs 920 B plus 196 B per table), which 'show'
+ * includes.
+ */
+uint64_t kb_params_ring_bytes(const struct kb_params *p, uint32_t windows);
+
+/*
  * Completes a shape given as m and k (create bits M hashes K, calc bits
  * M hashes K): defaults, then the parameters that would come from a
  * target rate: dleft fp bits KB_DLEFT_FP_DEFAULT, stable P for a stable

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * trace TOPOLOGY from ROUTER { pcap FILE [packet N] | packet HEX }
- *       [at TIME] [slack DURATION] [parallel N] [timeout DURATION]
- *       [reuse yes|no]
+ *       [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]]
+ *       [parallel N] [timeout DURATION] [reuse yes|no]
  *
  * Hash-based IP traceback (SPIE): walks upstream from the victim's router
  * through the routers of the topology file (topology.h), asking at each
@@ -10,15 +10,17 @@
  * packets (traceback.h; the backends in trace_backend.h), and prints the
  * graph of routers that saw each packet, its ingress routers, per hop the
  * window and its false positive rate, and the expected number of false
- * branches. Contract: docs/trace.md.
+ * branches. Packets the victim sent (outgoing in a capture that records
+ * direction, or from a source in 'victim') are left out, each said so.
+ * Contract: docs/trace.md.
  *
  * Routers that cannot be asked are unknown on the path, and the walk goes
  * on through their neighbours.
  *
  * Exit: 0 every packet traced to at least FROM and every router asked
  * answered, 1 some packet absent at FROM, not traceable, without a digest
- * or unknown at FROM, or some router could not be asked, 2 error (the
- * walk did not run).
+ * or unknown at FROM, or none left to trace, or some router could not be
+ * asked, 2 error (the walk did not run).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@
 #include "trace_backend.h"
 #include "traceback.h"
 #include "util.h"
+#include "victim.h"
 
 #define SLACK_DEFAULT_MS	2000
 #define PARALLEL_DEFAULT	16
@@ -45,9 +48,12 @@
 #define TIMEOUT_DEFAULT_MS	60000
 
 enum {
-	T_FROM, T_PCAP, T_PACKET, T_AT, T_SLACK, T_PARALLEL, T_TIMEOUT,
-	T_REUSE, T_NUM
+	T_FROM, T_PCAP, T_PACKET, T_AT, T_SLACK, T_VICTIM, T_PARALLEL,
+	T_TIMEOUT, T_REUSE, T_NUM
 };
+
+/* Why a packet is left out: the victim sent it. */
+enum { LEFT_NO, LEFT_OUTGOING, LEFT_VICTIM };
 
 struct tpkt {
 	uint64_t index;
@@ -58,6 +64,8 @@ struct tpkt {
 	char desc[256];
 	char digest[KB_DIGEST_STR_MAX];
 	long res;		/* index into the results, or -1 */
+	int left;		/* LEFT_*: not traced, the victim sent it */
+	const struct kb_prefix *left_by;	/* LEFT_VICTIM: the prefix */
 };
 
 struct trace {
@@ -68,13 +76,14 @@ struct trace {
 	bool have_at;
 	uint64_t at;
 	uint64_t want_index;	/* packet N of the capture; 0: every one */
+	struct kb_victim victim;	/* 'victim PREFIX,...' (n 0: none) */
 	struct tpkt *p;
 	size_t n, cap;
 	int failed;
 };
 
 static int keep_packet(struct trace *t, uint64_t index, uint64_t ts,
-		       const uint8_t *data, uint32_t len)
+		       const uint8_t *data, uint32_t len, int dir)
 {
 	struct kb_digest d;
 	struct tpkt *p;
@@ -103,6 +112,12 @@ static int keep_packet(struct trace *t, uint64_t index, uint64_t ts,
 		kb_digest_fmt(&d, KBLOOM_DIGEST_SPIE, p->digest,
 			      sizeof(p->digest));
 	p->res = -1;
+	/* Packets the victim sent: the capture says so, or their source. */
+	p->left_by = kb_victim_match(&t->victim, data, len);
+	if (dir == KB_PCAP_DIR_OUT)
+		p->left = LEFT_OUTGOING;
+	else if (p->left_by)
+		p->left = LEFT_VICTIM;
 	t->n++;
 	return 0;
 oom:
@@ -116,11 +131,23 @@ static int pcap_packet(const struct kb_pcap_packet *pp, void *arg)
 
 	if (t->want_index && pp->index != t->want_index)
 		return 0;
-	if (keep_packet(t, pp->index, pp->ts_ns, pp->l3, pp->caplen)) {
+	if (keep_packet(t, pp->index, pp->ts_ns, pp->l3, pp->caplen,
+			pp->dir)) {
 		t->failed = 1;
 		return 1;
 	}
 	return t->want_index ? 2 : 0;	/* found it: stop reading */
+}
+
+/* Why @p is left out: "sent by the victim: ...". */
+static const char *left_str(const struct tpkt *p, char *buf, size_t n)
+{
+	if (p->left == LEFT_OUTGOING)
+		snprintf(buf, n, "sent by the victim: outgoing in the capture");
+	else
+		snprintf(buf, n, "sent by the victim: source in %s",
+			 p->left_by->str);
+	return buf;
 }
 
 static const char *rname(const struct trace *t, const struct tb_result *r,
@@ -183,13 +210,17 @@ static void print_tree(const struct trace *t, const struct tb_result *r,
 static void print_text_one(const struct trace *t, const struct tpkt *p,
 			   const struct tb_result *r)
 {
-	char at[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX];
+	char at[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX], why[96];
 	static char prefix[4096];
 	uint8_t *shown;
 	size_t i;
 
 	printf("packet %llu: %s, at %s", (unsigned long long)p->index,
 	       p->desc, kb_time_str(p->at, false, at, sizeof(at)));
+	if (p->left) {
+		printf(": left out (%s)\n", left_str(p, why, sizeof(why)));
+		return;
+	}
 	if (p->skip) {
 		printf(": no digest (%s)\n", kb_skip_str(p->skip));
 		return;
@@ -238,6 +269,7 @@ static void print_json_one(struct json *j, const struct trace *t,
 			   const struct tpkt *p, const struct tb_result *r)
 {
 	const char *status;
+	char why[96];
 	size_t i;
 
 	json_obj_begin(j);
@@ -253,23 +285,28 @@ static void print_json_one(struct json *j, const struct trace *t,
 	kb_json_time(j, "at", p->at);
 	json_key(j, "from");
 	json_str(j, t->topo.r[t->from].name);
-	status = p->skip ? "no digest" :
+	status = p->left ? "left out" :
+		 p->skip ? "no digest" :
 		 r->status == TB_TRACED ? "traced" :
 		 r->status == TB_ABSENT ? "absent" :
 		 r->status == TB_UNKNOWN ? "unknown" : "not traceable";
 	json_key(j, "status");
 	json_str(j, status);
 	json_key(j, "traceable");
-	json_bool(j, !p->skip && r->status != TB_NOT_TRACEABLE &&
+	json_bool(j, !p->left && !p->skip && r->status != TB_NOT_TRACEABLE &&
 		  r->status != TB_UNKNOWN);
-	if (!p->skip && r->status == TB_UNKNOWN) {
+	if (p->left) {
+		json_key(j, "left_out");
+		json_str(j, left_str(p, why, sizeof(why)));
+	}
+	if (!p->left && !p->skip && r->status == TB_UNKNOWN) {
 		json_key(j, "why");
 		json_str(j, why_unknown(t, t->from));
 	}
 	if (p->skip) {
 		json_key(j, "skip");
 		json_str(j, kb_skip_str(p->skip));
-	} else {
+	} else if (r) {
 		kb_json_time(j, "oldest", r->oldest);
 	}
 	json_key(j, "nodes");
@@ -362,6 +399,7 @@ int cmd_trace(int argc, char **argv)
 		[T_PACKET] = { "packet" },
 		[T_AT] = { "at" },
 		[T_SLACK] = { "slack" },
+		[T_VICTIM] = { "victim" },
 		[T_PARALLEL] = { "parallel" },
 		[T_TIMEOUT] = { "timeout" },
 		[T_REUSE] = { "reuse" },
@@ -375,7 +413,7 @@ int cmd_trace(int argc, char **argv)
 	struct tb_stats st;
 	char why[1024];
 	uint64_t now, ms, timeout_ms = TIMEOUT_DEFAULT_MS, par;
-	size_t i, ntp = 0, npos = 0;
+	size_t i, ntp = 0, npos = 0, nleft = 0;
 	bool reuse = true;
 	int ret = EXIT_ERROR, r;
 	long from;
@@ -417,6 +455,11 @@ int cmd_trace(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	t.slack = ms * KB_NS_PER_MS;
+	if (kw[T_VICTIM].val &&
+	    kb_victim_parse(kw[T_VICTIM].val, &t.victim, why, sizeof(why))) {
+		errorf("invalid victim '%s': %s", quote(kw[T_VICTIM].val), why);
+		return EXIT_ERROR;
+	}
 	par = PARALLEL_DEFAULT;
 	if (kw[T_PARALLEL].val &&
 	    (parse_u64(kw[T_PARALLEL].val, &par) || !par ||
@@ -474,7 +517,7 @@ int cmd_trace(int argc, char **argv)
 			       quote(kw[T_PACKET].val), why);
 			goto out;
 		}
-		if (keep_packet(&t, 1, now, pkt, len))
+		if (keep_packet(&t, 1, now, pkt, len, KB_PCAP_DIR_UNKNOWN))
 			goto out;
 	} else {
 		r = kb_pcap_each(kw[T_PCAP].val, pcap_packet, &t, &counts, why,
@@ -513,7 +556,7 @@ int cmd_trace(int argc, char **argv)
 	}
 	be.timeout_ms = timeout_ms;
 	for (i = 0; i < t.n; i++) {
-		if (t.p[i].skip)
+		if (t.p[i].skip || t.p[i].left)
 			continue;
 		t.p[i].res = ntp;
 		tp[ntp].pkt = t.p[i].data;
@@ -565,14 +608,22 @@ int cmd_trace(int argc, char **argv)
 	}
 	ret = st.failed ? EXIT_NEGATIVE : EXIT_OK;
 	for (i = 0; i < t.n; i++) {
-		if (t.p[i].res >= 0 && res[t.p[i].res].status == TB_TRACED)
+		if (t.p[i].left)
+			nleft++;
+		else if (t.p[i].res >= 0 && res[t.p[i].res].status == TB_TRACED)
 			npos++;
 		else
 			ret = EXIT_NEGATIVE;
 	}
-	if (!opts.json && t.n > 1)
-		printf("\n%zu packets: %zu traced, %zu not; %zu steps, %zu questions\n",
-		       t.n, npos, t.n - npos, st.steps, st.questions);
+	if (!npos)		/* nothing traced, if only as all were left out */
+		ret = EXIT_NEGATIVE;
+	if (!opts.json && t.n > 1) {
+		printf("\n%zu packets: %zu traced, %zu not", t.n, npos,
+		       t.n - npos - nleft);
+		if (nleft)
+			printf(", %zu left out (sent by the victim)", nleft);
+		printf("; %zu steps, %zu questions\n", st.steps, st.questions);
+	}
 	if (getenv("KBLOOM_TRACE_STATS")) {
 		fprintf(stderr, "trace: %zu steps, %zu questions", st.steps,
 			st.questions);

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "describe.h"
+#include "timefmt.h"
 #include "typeopts.h"
 #include "util.h"
 
@@ -160,6 +161,47 @@ int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
 		} else {
 			p->dims = dims->n;
 		}
+	}
+	return 0;
+}
+
+int paging_parse(const char *cmd, const char *windows_s,
+		 const char *interval_s, uint32_t *windows,
+		 uint64_t *interval_ms)
+{
+	char why[128], lo[KB_TIME_STR_MAX], hi[KB_TIME_STR_MAX];
+
+	*windows = 0;
+	*interval_ms = 0;
+	if (windows_s && (parse_u32(windows_s, windows) || *windows < 2 ||
+			  *windows > KBLOOM_WINDOWS_MAX)) {
+		errorf("invalid windows '%s': not an integer from 2 to %d",
+		       quote(windows_s), KBLOOM_WINDOWS_MAX);
+		return -1;
+	}
+	if (interval_s) {
+		if (kb_duration_parse(interval_s, interval_ms, why,
+				      sizeof(why))) {
+			errorf("invalid interval '%s': %s (e.g. 500ms, 10s, 5m, 1h, 1d; a plain number is seconds)",
+			       quote(interval_s), why);
+			return -1;
+		}
+		if (*interval_ms < KBLOOM_INTERVAL_MIN ||
+		    *interval_ms > KBLOOM_INTERVAL_MAX) {
+			errorf("invalid interval '%s': a window lasts %s to %s",
+			       quote(interval_s),
+			       kb_duration_str(KBLOOM_INTERVAL_MIN, lo,
+					       sizeof(lo)),
+			       kb_duration_str(KBLOOM_INTERVAL_MAX, hi,
+					       sizeof(hi)));
+			return -1;
+		}
+	}
+	if (!windows_s != !interval_s) {
+		usage_errorf(cmd, "'%s' needs '%s'",
+			     windows_s ? "windows" : "interval",
+			     windows_s ? "interval DURATION" : "windows W");
+		return -1;
 	}
 	return 0;
 }

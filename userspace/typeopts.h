@@ -40,4 +40,13 @@ const char *typeopt_name(int i);
 int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
 		   struct kb_params *p, struct kb_dims *dims, bool dims_count);
 
+/*
+ * 'windows W' and 'interval DURATION' of create and calc (either may be
+ * NULL; they go together): *@windows 0 and *@interval_ms 0 when neither is
+ * given. Prints the error; 0 or -1.
+ */
+int paging_parse(const char *cmd, const char *windows_s,
+		 const char *interval_s, uint32_t *windows,
+		 uint64_t *interval_ms);
+
 #endif

@@ -37,6 +37,16 @@
  *	Errors: EEXIST (name taken in this netns), ENOSPC (too many filters in
  *	this netns), ENOMEM (allocation failed or the module's memory limit,
  *	module parameter max_memory, would be exceeded), EINVAL (bad values).
+ *	Idempotent create: with FLAGS KBLOOM_F_EXIST, a filter of that name
+ *	with the very parameters asked for (type, shape, CAPACITY, DIMS
+ *	names, WINDOWS, INTERVAL and, when given, HASH_KEY; an absent
+ *	HASH_KEY matches any) is success and nothing changes; one that
+ *	differs is EEXIST with an extack message naming the first difference
+ *	("... with other bits (BITS)"), checked under the namespace's lock,
+ *	so no other create races it. Not with KBLOOM_F_LOAD (EINVAL).
+ *	(Not netlink's NLM_F_CREATE/NLM_F_EXCL: the generic netlink core
+ *	refuses every nlmsg_flags bit but REQUEST, ACK, ECHO and DUMP for a
+ *	family that validates strictly, as this one does.)
  *
  * KBLOOM_CMD_DESTROY (doit)
  *	Request: NAME, or FLAGS with KBLOOM_F_ALL to destroy every filter of
@@ -142,10 +152,21 @@
  *	figure of a refused CREATE's message), MEM_LIMIT (the module
  *	parameter max_memory, settable at runtime in
  *	/sys/module/kbloom/parameters/) and MAX_FILTERS (max_filters, per
- *	netns). A CREATE past either limit fails (ENOMEM, ENOSPC) with an
- *	extack message naming the limit; 6.2+ kernels format what is in use
- *	into it (6.1 gives only KBLOOM_MSG_MAX_MEMORY or KBLOOM_MSG_MAX_FILTERS:
- *	bloomctl adds STATUS's figures).
+ *	netns). In a netns of a user namespace other than the initial one,
+ *	also the figures of its owner (the user who made the top user
+ *	namespace above it, who may make any number of namespaces):
+ *	USER_FILTERS and MEM_USER (filters and bytes over all the owner's
+ *	namespaces), USER_MAX_FILTERS (user_max_filters) and MEM_USER_LIMIT
+ *	(user_memory_percent of max_memory). All owners together may use
+ *	userns_memory_percent of max_memory, so the initial namespace keeps
+ *	the rest. A CREATE past any limit fails (ENOMEM, ENOSPC) with an
+ *	extack message naming the limit; 6.2+ kernels format the bytes the
+ *	filter needs and what is in use into it (6.1 gives only the
+ *	KBLOOM_MSG_* text of the limit: bloomctl adds STATUS's figures).
+ *	Growth (scalable, dcf) is charged likewise. A CREATE whose memory the
+ *	memory cgroup refuses fails with ENOMEM and, on 6.2+, "cannot
+ *	allocate filter memory: filter needs N B" (6.1: KBLOOM_MSG_NOMEM
+ *	alone).
  *
  * Moving contents in and out (save, restore, archive)
  * ----------------------------------------------------
@@ -213,8 +234,11 @@
  *	POSTROUTING, is IFNAME). Registers a netfilter hook in the filter's
  *	netns that reduces every packet to a key by the digest mode and adds
  *	it to the filter (its current window). One attachment per filter
- *	(EBUSY); digest MULTI needs a multi filter of 3 dimensions (src, dst,
- *	dst port), the other modes a filter that is not multi (EINVAL). The
+ *	(EBUSY; with FLAGS KBLOOM_F_EXIST, the only flag ATTACH takes, an
+ *	attachment of the same HOOK, FAMILY, DIGEST and IFNAME is success and
+ *	one that differs is EBUSY naming the attribute); digest MULTI needs
+ *	a multi filter of 3 dimensions (src, dst, dst port), the other modes
+ *	a filter that is not multi (EINVAL). The
  *	attachment goes when the filter is destroyed or the netns dies.
  *	Hook priorities: before defragmentation and conntrack everywhere but
  *	POSTROUTING, where it runs last, so packets are seen as on the wire.
@@ -321,6 +345,12 @@
  */
 #define KBLOOM_MSG_MAX_MEMORY	"module memory limit max_memory reached"
 #define KBLOOM_MSG_MAX_FILTERS	"namespace holds max_filters filters already"
+#define KBLOOM_MSG_USERNS_MEMORY \
+	"user namespaces' memory limit userns_memory_percent reached"
+#define KBLOOM_MSG_USER_MEMORY	"this user's memory limit user_memory_percent reached"
+#define KBLOOM_MSG_USER_FILTERS	"this user's namespaces hold user_max_filters filters already"
+/* ... and one refused by the memory cgroup (or with no memory free) */
+#define KBLOOM_MSG_NOMEM	"cannot allocate filter memory"
 
 enum kbloom_cmd {
 	KBLOOM_CMD_UNSPEC,
@@ -560,7 +590,9 @@ enum kbloom_skip {
 /* Why a scalable filter (or a dcf's OFV) stopped growing (GROW_ERROR). */
 enum kbloom_grow {
 	KBLOOM_GROW_OK,			/* it grows as keys arrive */
-	KBLOOM_GROW_MEMORY_LIMIT,	/* max_memory would be passed */
+	KBLOOM_GROW_MEMORY_LIMIT,	/* max_memory, or a user namespace
+					 * owner's share, would be passed
+					 */
 	KBLOOM_GROW_FILTER_LIMIT,	/* KBLOOM_MEM_MAX bytes in the filter */
 	KBLOOM_GROW_SHAPE_LIMIT,	/* KBLOOM_SLICES_MAX, BITS or HASHES;
 					 * dcf: OFV counters of 32 bits
@@ -575,7 +607,9 @@ enum kbloom_grow {
 #define KBLOOM_F_ALL		_BITUL(0)	/* DESTROY: every filter */
 #define KBLOOM_F_LOAD		_BITUL(1)	/* CREATE: to be IMPORTed */
 #define KBLOOM_F_LOADED		_BITUL(2)	/* IMPORT: the load is complete */
-#define KBLOOM_F_MASK		(KBLOOM_F_ALL | KBLOOM_F_LOAD | KBLOOM_F_LOADED)
+#define KBLOOM_F_EXIST		_BITUL(3)	/* CREATE, ATTACH: may exist */
+#define KBLOOM_F_MASK		(KBLOOM_F_ALL | KBLOOM_F_LOAD | \
+				 KBLOOM_F_LOADED | KBLOOM_F_EXIST)
 
 enum kbloom_attr {
 	KBLOOM_A_UNSPEC,
@@ -636,6 +670,10 @@ enum kbloom_attr {
 	KBLOOM_A_SLICE_LIST,	/* nest of KBLOOM_SLICE_LIST_A_SLICE, reply and LOAD */
 	KBLOOM_A_OFV_BITS,	/* u32, reply (and LOAD): dcf: bits per OFV counter */
 	KBLOOM_A_LOST,		/* u64, reply (and LOAD): dcf: increments dropped */
+	KBLOOM_A_USER_FILTERS,	/* u32, STATUS: filters of the netns's owner */
+	KBLOOM_A_USER_MAX_FILTERS, /* u32, STATUS: user_max_filters */
+	KBLOOM_A_MEM_USER,	/* u64, STATUS: bytes used by the owner */
+	KBLOOM_A_MEM_USER_LIMIT, /* u64, STATUS: the owner's share */
 	__KBLOOM_A_MAX
 };
 

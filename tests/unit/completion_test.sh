@@ -119,8 +119,9 @@ cd "$tmp/files" || exit 1
 check "command names from --help" "bloomctl " create show save attach help
 check "command names by prefix" "bloomctl s" show save
 check "command names after -j" "bloomctl -j " create show save attach help
-check "global options" "bloomctl -" -j --json -n --netns -h --help
-check "global long options" "bloomctl --" --json --netns --help
+check "global options" "bloomctl -" -j --json -n --netns -e --exist -h --help
+check "global long options" "bloomctl --" --json --netns --exist --help
+check "command names after --exist" "bloomctl --exist " create show save attach help
 check "netns names after -n" "bloomctl -n " r1 r2 host-a
 check "netns names after --netns, by prefix" "bloomctl --netns h" host-a
 check "commands after -n NS" "bloomctl -n r1 a" attach
@@ -187,8 +188,14 @@ check "keys are not completed" "bloomctl test alpha "
 check "save: file name" "bloomctl save alpha s" seen.kbf sub
 check "save: keywords" "bloomctl save alpha f.kbf " window compress
 check "save: compress zstd" "bloomctl save alpha f.kbf compress " zstd
-check "restore: file names" "bloomctl restore " keys.txt k2.txt seen.kbf sub topo.txt
+check "save: all or filter names" "bloomctl save " all alpha beta flows
+check "save all: directories" "bloomctl save all " sub
+check "save all: compress" "bloomctl save all sub " compress
+check "save all: compress zstd" "bloomctl save all sub compress " zstd
+check "restore: file names and all" "bloomctl restore " keys.txt k2.txt seen.kbf sub topo.txt all
 check "restore: as" "bloomctl restore seen.kbf " as
+check "restore all: directories" "bloomctl restore all " sub
+check "restore all: nothing after DIR" "bloomctl restore all sub "
 check "archive: directories" "bloomctl archive flows " sub
 check "archive: keywords" "bloomctl archive flows sub " once compress
 check "digest: packet or pcap" "bloomctl digest " packet pcap
@@ -197,7 +204,7 @@ check "digest: modes" "bloomctl digest packet 4500 digest " spie flow src dst mu
 check "digest: pcap file names" "bloomctl digest pcap s" seen.kbf sub
 check "trace: topology file" "bloomctl trace t" topo.txt
 check "trace: routers of the topology" "bloomctl trace topo.txt from " r1 r9
-check "trace: keywords" "bloomctl trace topo.txt from r1 " pcap packet at slack parallel timeout reuse
+check "trace: keywords" "bloomctl trace topo.txt from r1 " pcap packet at slack victim parallel timeout reuse
 check "trace: reuse yes or no" "bloomctl trace topo.txt from r1 reuse " yes no
 check "batch: -k" "bloomctl batch -" -k --help -
 check "batch: file after -k" "bloomctl batch -k t" topo.txt

@@ -26,6 +26,7 @@
 struct seen_pkt {
 	uint64_t index, ts_ns;
 	uint32_t caplen, wirelen;
+	int dir;
 	uint8_t b[256];
 };
 
@@ -47,6 +48,7 @@ static int collect(const struct kb_pcap_packet *p, void *arg)
 	q->ts_ns = p->ts_ns;
 	q->caplen = p->caplen;
 	q->wirelen = p->wirelen;
+	q->dir = p->dir;
 	memcpy(q->b, p->l3, p->caplen < sizeof(q->b) ? p->caplen : sizeof(q->b));
 	return s->stop_after && s->n == s->stop_after ? 7 : 0;
 }
@@ -457,6 +459,52 @@ TEST_F(pcap, linux_cooked)
 	ASSERT_EQ(2, self->counts.ip);
 	ASSERT_TRUE(seen_is(&self->seen.p[0], 1, T0, ip6pkt, 48, 48));
 	ASSERT_TRUE(seen_is(&self->seen.p[1], 3, T0 + 2, ip4pkt, 40, 40));
+}
+
+/*
+ * The packet type of cooked captures (tcpdump -i any) gives the direction:
+ * outgoing (4) is sent by the capturing host, any other type received;
+ * other link types do not say.
+ */
+TEST_F(pcap, direction)
+{
+	struct frame f[3];
+
+	memset(f, 0, sizeof(f));
+	sll(&f[0], 0x0800);		/* packet type 0: to us */
+	fput(&f[0], ip4pkt, sizeof(ip4pkt));
+	sll(&f[1], 0x0800);
+	f[1].b[1] = 4;			/* outgoing */
+	fput(&f[1], ip4pkt, sizeof(ip4pkt));
+	sll(&f[2], 0x0800);
+	f[2].b[1] = 3;			/* to another host */
+	fput(&f[2], ip4pkt, sizeof(ip4pkt));
+	ASSERT_EQ(0, write_pcap(self->path, DLT_LINUX_SLL, f, 3));
+	ASSERT_EQ(0, read_back(self));
+	ASSERT_EQ(3, self->seen.n);
+	ASSERT_EQ(KB_PCAP_DIR_IN, self->seen.p[0].dir);
+	ASSERT_EQ(KB_PCAP_DIR_OUT, self->seen.p[1].dir);
+	ASSERT_EQ(KB_PCAP_DIR_IN, self->seen.p[2].dir);
+
+	memset(&self->seen, 0, sizeof(self->seen));
+	sll2(&f[0], 0x0800);		/* packet type 4: outgoing */
+	fput(&f[0], ip4pkt, sizeof(ip4pkt));
+	sll2(&f[1], 0x0800);
+	f[1].b[10] = 0;			/* to us */
+	fput(&f[1], ip4pkt, sizeof(ip4pkt));
+	ASSERT_EQ(0, write_pcap(self->path, DLT_LINUX_SLL2, f, 2));
+	ASSERT_EQ(0, read_back(self));
+	ASSERT_EQ(2, self->seen.n);
+	ASSERT_EQ(KB_PCAP_DIR_OUT, self->seen.p[0].dir);
+	ASSERT_EQ(KB_PCAP_DIR_IN, self->seen.p[1].dir);
+
+	memset(&self->seen, 0, sizeof(self->seen));
+	f[0].len = 0;
+	fput(&f[0], ip4pkt, sizeof(ip4pkt));
+	ASSERT_EQ(0, write_pcap(self->path, DLT_RAW, f, 1));
+	ASSERT_EQ(0, read_back(self));
+	ASSERT_EQ(1, self->seen.n);
+	ASSERT_EQ(KB_PCAP_DIR_UNKNOWN, self->seen.p[0].dir);
 }
 
 TEST_F(pcap, null_and_loop)

@@ -201,10 +201,73 @@ over_memory() {
 	echo 4096 >$params/max_memory
 	expect 2 "*unable to create filter 'overmem'*of max_memory 4096 in use*" \
 		$bc create overmem bloom bits 65536 hashes 4 || rc=1
+	# and the bytes it needs: 6.2+ kernels say them (cells and
+	# bookkeeping); on 6.1 bloomctl adds its cells, 65536 bits
+	expect 2 "*filter needs [0-9]* B; *" \
+		$bc create overmem bloom bits 65536 hashes 4 ||
+		expect 2 "*; its cells need 8192 B)" \
+			$bc create overmem bloom bits 65536 hashes 4 || rc=1
+	# time-paged: 4 windows and the spare, 5 tables of 8192 B
+	expect 2 "*filter needs [0-9]* B; *" \
+		$bc create overmem bloom bits 65536 hashes 4 windows 4 interval 1h ||
+		expect 2 "*; its cells need 40960 B)" \
+			$bc create overmem bloom bits 65536 hashes 4 windows 4 interval 1h ||
+		rc=1
 	echo "$old" >$params/max_memory
 	! $bc show overmem 2>/dev/null && return $rc
 }
-check "create past max_memory: refused with what is in use and the limit" over_memory
+check "create past max_memory: refused with what it needs, what is in use and the limit" over_memory
+# A create the memory cgroup refuses (48 MiB for 64 MiB of cells) names
+# what it needs, and nothing is made.
+over_memcg() {
+	local cg=/sys/fs/cgroup/kbloom-bc-$$ rc=0
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control && mkdir $cg &&
+		echo 48M >$cg/memory.max || return 1
+	expect 2 "*unable to create filter 'overcg'*cannot allocate filter memory*" \
+		bash -c "echo \$\$ >$cg/cgroup.procs && exec $bc create overcg bloom bits 536870912 hashes 3" &&
+	{ expect 2 "*cannot allocate filter memory: filter needs 671[0-9][0-9][0-9][0-9][0-9] B)" \
+		bash -c "echo \$\$ >$cg/cgroup.procs && exec $bc create overcg bloom bits 536870912 hashes 3" ||
+	  expect 2 "*cannot allocate filter memory; its cells need 67108864 B)" \
+		bash -c "echo \$\$ >$cg/cgroup.procs && exec $bc create overcg bloom bits 536870912 hashes 3"; } ||
+		rc=1
+	rmdir $cg
+	! $bc show overcg 2>/dev/null && return $rc
+}
+check "create refused by the memory cgroup: names the bytes the filter needs" over_memcg
+# calc's memory of a time-paged filter is what the module allocates for its
+# cells: show's memory adds only the bookkeeping (window records, per-CPU
+# counters, the filter object: 920 B + 196 B per table with 2 CPUs).
+calc_vs_show() {
+	local calc1 calc5 mem1 mem5
+	$bc create cw1 bloom bits 1048576 hashes 4 &&
+	$bc create cw5 bloom bits 1048576 hashes 4 windows 4 interval 1h || return 1
+	calc1=$($bc -j calc bits 1048576 hashes 4 capacity 1000 type bloom |
+		json '["types"][0]["bytes"]') &&
+	calc5=$($bc -j calc bits 1048576 hashes 4 capacity 1000 type bloom \
+		windows 4 interval 1h | json '["types"][0]["total_bytes"]') &&
+	mem1=$($bc -j show cw1 | json '["memory"]') &&
+	mem5=$($bc -j show cw5 | json '["memory"]') || return 1
+	echo "calc: $calc1 / $calc5 B of cells; show: $mem1 / $mem5 B;" \
+		"bookkeeping $((mem1 - calc1)) / $((mem5 - calc5)) B"
+	$bc destroy cw1 && $bc destroy cw5 &&
+	[ "$calc1" -eq 131072 ] && [ "$calc5" -eq $((5 * 131072)) ] &&
+	[ $((mem1 - calc1)) -ge 0 ] && [ $((mem1 - calc1)) -lt 8192 ] &&
+	[ $((mem5 - calc5)) -ge 0 ] && [ $((mem5 - calc5)) -lt 8192 ]
+}
+check "calc windows W: W + 1 tables, what show's memory holds but for a few KiB of bookkeeping" \
+	calc_vs_show
+check "calc with windows: text total column and the memory line" \
+	expect 0 "*windows 60 of 1m: 61 tables (the windows and a spare); total = 61 x bytes
+type * total *
+bloom         19170176 13    2396272    146172592 *
+memory: 146172592 bytes (139.4 MiB) of cells in 61 tables" \
+	$bc calc capacity 1000000 fpr 0.0001 type bloom windows 60 interval 1m
+check "calc: windows without interval is a usage error" \
+	expect 2 "bloomctl: calc: 'windows' needs 'interval DURATION'*" \
+	$bc calc capacity 1000 fpr 0.01 windows 4
+check "calc: a scalable filter takes no windows (exit 2)" \
+	expect 2 "bloomctl: unable to size a scalable filter: takes no windows (it grows)" \
+	$bc calc capacity 1000 fpr 0.01 type scalable windows 4 interval 1m
 over_filters() {
 	local old rc=0
 	old=$(cat $params/max_filters)
@@ -220,6 +283,171 @@ over_filters() {
 	! $bc -n kb-t1 show g 2>/dev/null && return $rc
 }
 check "create past max_filters: refused with the count and the limit" over_filters
+
+# query and time: a filter holds what happened from the start of its oldest
+# window (its creation while window 1 is kept) to now. A range outside that
+# is "not recorded", one beginning before it absent only in part: never a
+# bare "absent" (which is certain). @PKT is added (its spie digest), PKT2
+# never is.
+PKT=4500001c00010000401166ce0a0000010a00000213890fa000080000
+PKT2=4500001c00010000401166c60a0000090a000002138a0fa000080000
+future() { date -d '+1 hour' +%Y-%m-%dT%H:%M:%S; }
+qt_setup() {
+	$bc create qt bloom bits 65536 hashes 4 &&
+	$bc add qt "$($bc digest packet $PKT)" && sleep 2
+}
+check "query time ranges: a filter without windows, one key added" qt_setup
+check "query until before the filter existed: not recorded, exit 1" \
+	expect 1 "1 UDP 10.0.0.1:5001 > 10.0.0.2:4000: not recorded (before the oldest window, 20*)
+1 packets: 0 present, 0 absent, 1 not recorded, 0 skipped" \
+	$bc query qt packet $PKT until -1h
+check "query since after now: not recorded (after now), exit 1" \
+	expect 1 "*: not recorded (after now)
+1 packets: 0 present, 0 absent, 1 not recorded, 0 skipped" \
+	$bc query qt packet $PKT since "$(future)"
+check "query since before the filter existed: a packet never added is absent only in part" \
+	expect 1 "*: absent from the oldest window on (20*), not recorded before
+1 packets: 0 present, 0 absent, 1 not recorded, 0 skipped" \
+	$bc query qt packet $PKT2 since -1h
+check "query since before the filter existed: an added packet is present (exit 0)" \
+	expect 0 "*: window 1 (*)
+1 packets: 1 present, 0 absent, 0 not recorded, 0 skipped" \
+	$bc query qt packet $PKT since -1h until now
+check "query of a range the filter covers: a packet never added is absent (certain)" \
+	expect 1 "*: absent
+1 packets: 0 present, 1 absent, 0 not recorded, 0 skipped" \
+	$bc query qt packet $PKT2 since -1s
+check "query without since/until: absent for what the filter holds" \
+	expect 1 "*: absent
+1 packets: 0 present, 1 absent, 0 not recorded, 0 skipped" \
+	$bc query qt packet $PKT2
+query_time_json() {
+	local start
+	# window 1, created with the filter, as query lists it
+	start=$($bc -j query qt packet $PKT | json '["windows"][0]["start_ns"]') &&
+	$bc -j query qt packet $PKT until -1h >"$tmp/q1.json"
+	[ $? -eq 1 ] && $bc -j query qt packet $PKT2 since -1h >"$tmp/q2.json"
+	[ $? -eq 1 ] && $bc -j query qt packet $PKT2 >"$tmp/q3.json"
+	[ $? -eq 1 ] && python3 - "$tmp" "$start" <<'PY'
+import json, sys
+d = [json.load(open("%s/q%d.json" % (sys.argv[1], i))) for i in (1, 2, 3)]
+for x in d:
+    print(x["oldest_ns"], x["packets"][0]["status"],
+          x["absent"], x["not_recorded"])
+    assert x["oldest_ns"] == int(sys.argv[2]), x["oldest_ns"]
+    assert x["packets"][0]["present"] is False
+assert d[0]["packets"][0]["status"] == "not recorded"
+assert (d[0]["absent"], d[0]["not_recorded"]) == (0, 1)
+assert d[1]["packets"][0]["status"] == "absent in part"
+assert (d[1]["absent"], d[1]["not_recorded"]) == (0, 1)
+assert d[2]["packets"][0]["status"] == "absent"
+assert (d[2]["absent"], d[2]["not_recorded"]) == (1, 0)
+PY
+}
+check "query -j: status not recorded / absent in part / absent, oldest, counts" \
+	query_time_json
+# A time-paged filter whose first window has been dropped: 2 windows of 1 s,
+# 3.5 s on. Since 1 h ago is partly before its oldest window.
+query_dropped() {
+	local old
+	$bc create qw bloom bits 65536 hashes 4 windows 2 interval 1s &&
+	$bc add qw "$($bc digest packet $PKT)" && sleep 3.5 &&
+	old=$($bc -j show qw | json '["window_list"][-1]["id"]') &&
+	echo "oldest window kept: $old" && [ "$old" -gt 1 ] &&
+	expect 1 "*: absent from the oldest window on (20*), not recorded before*" \
+		$bc query qw packet $PKT since -1h &&
+	expect 1 "*: not recorded (before the oldest window, 20*)*" \
+		$bc query qw packet $PKT until -3s
+}
+check "query on a time-paged filter after its first window dropped: not recorded, not absent" \
+	query_dropped
+
+# ---- --exist: a setup script may run again --------------------------------
+# The script: every kind of create (sized, by bits, with key, windows,
+# multi dims, scalable) and an attach, each with --exist.
+cat >"$tmp/setup.sh" <<SETUP
+set -e
+$bc --exist create ex-sized bloom capacity 10000 fpr 0.01
+$bc --exist create ex-bits counting bits 4096 hashes 3 counter-bits 8
+$bc --exist create ex-key bloom bits 4096 hashes 3 key 000102030405060708090a0b0c0d0e0f
+$bc --exist create ex-win dleft capacity 1000 fpr 0.01 windows 4 interval 1h
+$bc --exist create ex-multi multi bits 4096 hashes 3 dims src,dst,dport
+$bc --exist create ex-scal scalable bits 4096 hashes 3 capacity 100 growth 4
+$bc -e attach ex-multi hook forward dev lo digest multi
+SETUP
+setup_twice() {
+	local before after
+	bash "$tmp/setup.sh" || { echo "first run failed"; return 1; }
+	$bc add ex-sized kept || return 1
+	before=$($bc -j list)
+	bash "$tmp/setup.sh" || { echo "second run failed"; return 1; }
+	after=$($bc -j list)
+	# nothing made anew: same filters, counters, generations, attachment
+	[ "$before" = "$after" ] ||
+		{ diff <(echo "$before") <(echo "$after") | head; return 1; }
+	$bc test ex-sized kept >/dev/null
+}
+check "--exist: a setup script run twice exits 0 and changes nothing" setup_twice
+check "without --exist the same create is still refused (File exists)" \
+	expect 2 "bloomctl: unable to create filter 'ex-bits': File exists (kernel: a filter of that name exists in this namespace)" \
+	$bc create ex-bits counting bits 4096 hashes 3 counter-bits 8
+check "--exist: other bits are refused, naming them" \
+	expect 2 "bloomctl: unable to create filter 'ex-bits': File exists (kernel: a filter of that name exists with other bits (BITS))" \
+	$bc --exist create ex-bits counting bits 8192 hashes 3 counter-bits 8
+check "--exist: another type is refused, naming it" \
+	expect 2 "*exists, of another type)" \
+	$bc --exist create ex-bits bloom bits 4096 hashes 3
+check "--exist: other counter bits are refused, naming them" \
+	expect 2 "*exists with other counter bits (COUNTER_BITS))" \
+	$bc --exist create ex-bits counting bits 4096 hashes 3 counter-bits 16
+check "--exist: another hash key is refused, naming it" \
+	expect 2 "*exists with another hash key (HASH_KEY))" \
+	$bc --exist create ex-key bloom bits 4096 hashes 3 key 00000000000000000000000000000001
+check "--exist: no key given matches the filter's key" \
+	expect 0 "" $bc --exist create ex-key bloom bits 4096 hashes 3
+check "--exist: another interval is refused, naming it" \
+	expect 2 "*exists with another interval (INTERVAL))" \
+	$bc --exist create ex-win dleft capacity 1000 fpr 0.01 windows 4 interval 2h
+check "--exist: no windows where there are is refused, naming them" \
+	expect 2 "*exists with other windows (WINDOWS))" \
+	$bc --exist create ex-win dleft capacity 1000 fpr 0.01
+check "--exist: other dimension names are refused, naming them" \
+	expect 2 "*exists with other dimensions (DIMS))" \
+	$bc --exist create ex-multi multi bits 4096 hashes 3 dims src,dst,sport
+check "--exist: another growth is refused, naming it" \
+	expect 2 "*exists with another growth (GROWTH))" \
+	$bc --exist create ex-scal scalable bits 4096 hashes 3 capacity 100
+check "--exist: another capacity is refused, naming it" \
+	expect 2 "*exists with another capacity (CAPACITY))" \
+	$bc --exist create ex-key bloom bits 4096 hashes 3 capacity 100
+check "--exist attach: another hook is refused, naming it" \
+	expect 2 "*attached already, at another HOOK)" \
+	$bc --exist attach ex-multi hook input dev lo digest multi
+check "--exist attach: another device is refused, naming it" \
+	expect 2 "*attached already, to another IFNAME)" \
+	$bc --exist attach ex-multi hook forward digest multi
+check "without --exist the same attach is still refused" \
+	expect 2 "*attached already; DETACH it first)" \
+	$bc attach ex-multi hook forward dev lo digest multi
+check "--exist on a command that makes nothing is refused" \
+	expect 2 "bloomctl: option --exist applies to create, attach and batch, not to 'list'" \
+	$bc --exist list
+exist_batch() {
+	printf 'create ex-b bloom bits 4096 hashes 3\nlist\n' >"$tmp/ex.batch"
+	$bc --exist batch "$tmp/ex.batch" >/dev/null &&
+		$bc --exist batch "$tmp/ex.batch" >/dev/null &&
+		! $bc batch "$tmp/ex.batch" >/dev/null 2>&1
+}
+check "--exist batch: its create lines may run again, other lines as ever" exist_batch
+exist_race() {
+	local i pids=() rc=0
+	for i in 1 2 3 4 5 6; do
+		$bc --exist create ex-race bloom capacity 5000 fpr 0.001 & pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=1; done
+	[ $rc = 0 ] && [ "$($bc list | grep -c '^ex-race ')" = 1 ]
+}
+check "--exist: six creates of one filter at once all succeed, one filter" exist_race
 
 check "destroy one" bash -c "$bc destroy sized && ! $bc show sized 2>/dev/null"
 check "destroy all" bash -c "$bc destroy all && [ -z \"\$($bc list)\" ]"

@@ -205,7 +205,7 @@ capture_kinds() {
 check "the capture holds IPv4 options and IPv4 and IPv6 fragments" capture_kinds
 
 check "query pcap: every captured packet is found at r1 (exit 0)" \
-	expect 0 "*$N packets: $N present, 0 absent, 0 skipped" \
+	expect 0 "*$N packets: $N present, 0 absent, 0 not recorded, 0 skipped" \
 	r1bc query spie pcap "$tmp/mix.pcap"
 
 query_json() {
@@ -355,11 +355,31 @@ assert (a["hook"], a["family"], a["digest"], a["dev"]) == ("forward", "any", "sp
 }
 check "show and list: windows (id, start, end, packets, fill) and the attachment" show_list
 
-# Rotation: two bursts 3 s apart, each queried at once. The windows are
-# 2 s, not 1 s: a bloomctl run takes most of a second in the TCG guest, and
-# a packet is only sure to stay W - 1 intervals; 8 of them, as capture and
-# query took over 8 s on a loaded debug kernel.
+# Rotation: two bursts, the second once the filter has moved past every
+# window holding the first, each queried at once. The waits follow the
+# filter's window IDs, not the clock: a bloomctl run takes most of a second
+# in the TCG guest and over 6 s on a loaded debug kernel. The windows are
+# 2 s and 8 are kept, so a burst stays queryable for 14 s at least.
 burst() { in_h1 ping -q -c 3 -i 0.2 10.2.0.2; }
+# newest FILTER: the ID of its current window.
+newest() { r1bc -j show "$1" | json 'max(w["id"] for w in d["window_list"])'; }
+# until_window FILTER TEST ID WHAT: polls FILTER's current window ID until
+# it is -TEST (gt, ge) ID, for at most 60 s; says WHAT it waited for when
+# that never happens.
+until_window() {
+	local cur deadline=$((SECONDS + 60))
+	while cur=$(newest "$1") && ! [ "$cur" -"$2" "$3" ]; do
+		[ $SECONDS -lt $deadline ] ||
+			{ echo "after 60 s the current window of $1 is $cur: $4"; return 1; }
+		sleep 0.3
+	done
+	[ -n "$cur" ]
+}
+# The highest window ID a query (qjson NAME) found its packets in.
+last_window() {
+	"${py[@]}" -c 'import json, sys
+print(max(i for p in json.load(open(sys.argv[1]))["packets"] for i in p["windows"]))' "$1"
+}
 # qjson FILTER NAME: query -j of $tmp/NAME.pcap into $tmp/NAME.json, shown
 # when the query fails.
 qjson() {
@@ -368,7 +388,10 @@ qjson() {
 	return 1
 }
 rotation() {
-	capture a burst && qjson win a && sleep 3 && capture b burst && qjson win b &&
+	local wa
+	capture a burst && qjson win a && wa=$(last_window "$tmp/a.json") &&
+	until_window win gt "$wa" "no window after burst a's ($wa)" &&
+	capture b burst && qjson win b &&
 	"${py[@]}" - "$tmp/a.json" "$tmp/b.json" <<'EOF'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -380,7 +403,7 @@ print("burst a in windows", sorted(wa), "burst b in", sorted(wb))
 assert max(wa) < min(wb), (wa, wb)
 EOF
 }
-check "rotation: bursts 3 s apart land in different windows (2 s windows)" rotation
+check "rotation: a burst after the window of the one before lands in a later window (2 s windows)" rotation
 
 # since/until on "hist" (32 windows of 1 s: both bursts are still there),
 # around t, the start of the first window holding burst b.
@@ -412,13 +435,17 @@ print(min(w["start_ns"] for w in d["windows"] if w["id"] in ids))' "$tmp/b.json"
 check "since/until: only windows overlapping the range count (local, @, -1h, now, Z forms)" \
 	since_until
 
+# Burst a's windows leave the ring of 8 once the current window is 8 past
+# the last of them.
 retention() {
-	sleep 16
-	expect 1 "*6 packets: 0 present, 6 absent, 0 skipped" \
+	local wa
+	wa=$(last_window "$tmp/a.json") &&
+	until_window win ge $((wa + 8)) "burst a's window $wa is still kept" || return 1
+	expect 1 "*6 packets: 0 present, 6 absent, 0 not recorded, 0 skipped" \
 		r1bc query win pcap "$tmp/a.pcap" &&
 	r1bc -j show win | json 'len(d["window_list"])' | grep -qx 8
 }
-check "retention: after more than 8 intervals the first burst is gone (absent)" retention
+check "retention: once 8 newer windows exist the first burst is gone (absent)" retention
 
 query_errors() {
 	expect 2 "bloomctl: invalid since 'yesterday': *" \

@@ -317,6 +317,7 @@ TEST_F(lim, scalable_filter_stops_growing_at_max_memory)
 struct memcg_create {
 	char cg[64];	/* the cgroup to join */
 	int err;	/* CREATE's answer there */
+	char extack[256];	/* and its message */
 };
 
 static int create_in_memcg(void *io)
@@ -331,6 +332,7 @@ static int create_in_memcg(void *io)
 	if (!m || write_str(path, pid_s) || nlr_open(&c))
 		return 1;
 	mc->err = create(&c, m, "over-memcg", 1ULL << 29, 3);
+	snprintf(mc->extack, sizeof(mc->extack), "%s", c.extack);
 	return 0;
 }
 
@@ -351,6 +353,23 @@ TEST_F(lim, memcg_smaller_than_the_request_refuses_and_kills_nobody)
 					  WTERMSIG(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
 	EXPECT_EQ(-ENOMEM, mc.err);
+	/*
+	 * The message names the bytes asked for: 2^29 bits of cells and the
+	 * bookkeeping (6.12 formats them in; 6.1 has the static text alone).
+	 */
+	if (strcmp(mc.extack, KBLOOM_MSG_NOMEM)) {
+		unsigned long long need = 0;
+		char want[128];
+
+		EXPECT_EQ(1, sscanf(mc.extack,
+				    "cannot allocate filter memory: filter needs %llu B",
+				    &need)) TH_LOG("extack '%s'", mc.extack);
+		EXPECT_LT(1ULL << 26, need);
+		EXPECT_GT((1ULL << 26) + (1 << 16), need);
+		snprintf(want, sizeof(want),
+			 "cannot allocate filter memory: filter needs %llu B", need);
+		EXPECT_STREQ(want, mc.extack);
+	}
 	snprintf(path, sizeof(path), "%s/memory.events", cg);
 	EXPECT_EQ(0, cg_key(path, "oom_kill"));
 	EXPECT_EQ(-ENOENT, get(&self->s, &self->m, "over-memcg"));

@@ -8,7 +8,8 @@
 #
 # rmmod with all of that present succeeds, frees everything (the module
 # WARNs on exit if any byte is still accounted, and scripts/vm fails the run
-# on any WARN), and the family is gone; a fresh insmod starts empty.
+# on any WARN), and the family is gone; a fresh insmod starts empty; a
+# container's root is held to its user's share of memory.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/tap.sh
@@ -53,5 +54,22 @@ fresh() {
 	[ -z "$($bc -n kb-m1 list)" ] && rmmod kbloom
 }
 check "a fresh insmod starts with no filters" fresh
+
+# A container's root (uid 65534 outside, `unshare -Urn`) with
+# userns_admin=1 and max_memory 64 MiB: its user's share is 16 MiB
+# (user_memory_percent 25), and bloomctl says so with the figures.
+container_share() {
+	local out rc
+	insmod "${KBLOOM_KO:-kmod/kbloom.ko}" userns_admin=1 max_memory=67108864 || return 1
+	out=$(setpriv --reuid 65534 --regid 65534 --clear-groups unshare -Urn \
+		sh -c "$bc create small bloom bits 8388608 hashes 3 &&
+		       $bc create big bloom bits 134217728 hashes 3" 2>&1)
+	rc=$?
+	rmmod kbloom
+	echo "exit $rc: $out"
+	[ $rc -eq 2 ] &&
+	[[ $out == *"unable to create filter 'big'"*"user_memory_percent"*" of 16777216 B in use, "*" B by this namespace"* ]]
+}
+check "in a container, a create past its user's share is refused with the figures" container_share
 
 finish

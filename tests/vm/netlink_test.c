@@ -110,6 +110,74 @@ TEST_F(kb, duplicate_name_refused)
 	EXPECT_EQ(10, reply_u32(s, KBLOOM_A_NPRESENT));
 }
 
+/* CREATE FLAGS EXIST of the very filter: success, the filter untouched. */
+TEST_F(kb, exist_same_filter_is_success)
+{
+	static const uint8_t key[16] = { 1, 2, 3 };
+	struct nlr *s = &self->s;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		create_msg(s, &self->m, "ex", KBLOOM_TYPE_BLOOM, 4096, 3);
+		nlr_put(&self->m, KBLOOM_A_HASH_KEY, key, sizeof(key));
+		nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
+		ASSERT_EQ(0, nlr_send(s, &self->m));
+		if (!i)
+			ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_ADD,
+					      "ex", 0, 10));
+	}
+	/* without HASH_KEY: any key matches */
+	create_msg(s, &self->m, "ex", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	ASSERT_EQ(0, get(s, &self->m, "ex"));
+	EXPECT_EQ(1, reply_u64(s, KBLOOM_A_GENERATION));
+	ASSERT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_TEST, "ex", 0, 10));
+	EXPECT_EQ(10, reply_u32(s, KBLOOM_A_NPRESENT));
+}
+
+/* CREATE FLAGS EXIST of another filter of the name: EEXIST, named. */
+TEST_F(kb, exist_differing_filter_named)
+{
+	static const uint8_t key[16] = { 1, 2, 3 }, other[16] = { 4 };
+	struct nlr *s = &self->s;
+
+	create_msg(s, &self->m, "ex", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put(&self->m, KBLOOM_A_HASH_KEY, key, sizeof(key));
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	create_msg(s, &self->m, "ex", KBLOOM_TYPE_BLOOM, 8192, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
+	EXPECT_EQ(-EEXIST, nlr_send(s, &self->m));
+	EXPECT_STREQ("a filter of that name exists with other bits (BITS)",
+		     s->extack);
+	create_msg(s, &self->m, "ex", KBLOOM_TYPE_BLOOM, 4096, 4);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
+	EXPECT_EQ(-EEXIST, nlr_send(s, &self->m));
+	EXPECT_STREQ("a filter of that name exists with other hashes (HASHES)",
+		     s->extack);
+	create_msg(s, &self->m, "ex", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put(&self->m, KBLOOM_A_HASH_KEY, other, sizeof(other));
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
+	EXPECT_EQ(-EEXIST, nlr_send(s, &self->m));
+	EXPECT_STREQ("a filter of that name exists with another hash key (HASH_KEY)",
+		     s->extack);
+	ASSERT_EQ(0, get(s, &self->m, "ex"));
+	EXPECT_EQ(4096, reply_u64(s, KBLOOM_A_BITS));
+}
+
+/* EXIST and LOAD together make no sense: refused, nothing made. */
+TEST_F(kb, exist_with_load_refused)
+{
+	struct nlr *s = &self->s;
+
+	create_msg(s, &self->m, "exl", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST | KBLOOM_F_LOAD);
+	EXPECT_EQ(-EINVAL, nlr_send(s, &self->m));
+	EXPECT_STREQ("CREATE takes only the flag LOAD or the flag EXIST",
+		     s->extack);
+	EXPECT_EQ(-ENOENT, get(s, &self->m, "exl"));
+}
+
 TEST_F(kb, unknown_name_refused)
 {
 	struct nlr *s = &self->s;

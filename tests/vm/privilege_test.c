@@ -12,6 +12,9 @@
  *             --CREATE/ADD/ATTACH--> allowed there, only its filter seen,
  *             STATUS without MEM_ALL (the bytes of all namespaces)
  *   GET never carries the hash key; EXPORT (admin only) does.
+ *   userns_admin=1: one user's namespaces, however many, share one budget
+ *        of memory and filters; all users' together leave root the rest
+ *        (drawn above their tests).
  */
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -84,16 +87,16 @@ static int write_file(const char *path, const char *text)
  * mapping it to @inner (0: root there), as an unprivileged user would
  * (`unshare -Urn` for 0).
  */
-static int userns_as_nobody(bool net, int inner)
+static int userns_as(int outer, bool net, int inner)
 {
 	char map[32];
 
-	snprintf(map, sizeof(map), "%d 65534 1", inner);
+	snprintf(map, sizeof(map), "%d %d 1", inner, outer);
 	/*
 	 * setuid() made the process undumpable, and its /proc/self files
 	 * root's: dumpable again, as after the exec of `unshare -Urn`.
 	 */
-	if (setgid(65534) || setuid(65534) ||
+	if (setgid(outer) || setuid(outer) ||
 	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ||
 	    unshare(CLONE_NEWUSER | (net ? CLONE_NEWNET : 0)))
 		return -1;
@@ -102,6 +105,11 @@ static int userns_as_nobody(bool net, int inner)
 	    write_file("/proc/self/gid_map", map))
 		return -1;
 	return 0;
+}
+
+static int userns_as_nobody(bool net, int inner)
+{
+	return userns_as(65534, net, inner);
 }
 
 static int userns_root(bool net)
@@ -334,6 +342,220 @@ TEST_F(priv, hash_key_only_in_export)
 	ASSERT_EQ(0, nlr_send(s, &self->m));
 	s->each = NULL;
 	EXPECT_EQ(1, key_seen);
+}
+
+#define MIB (1ULL << 20)
+
+/* A @mib MiB bloom filter (plus its small fixed cost). */
+static int create_mib(struct nlr *s, struct nlr_msg *m, const char *name,
+		      uint64_t mib)
+{
+	return create(s, m, name, mib * MIB * 8, 3);
+}
+
+/* True when @s's last request failed with @err and an extack naming @limit. */
+static bool refused_by(struct nlr *s, int got, int err, const char *limit)
+{
+	if (got != err || !strstr(s->extack, limit)) {
+		fprintf(stderr, "got %d '%s', want %d naming %s\n", got,
+			s->extack, err, limit);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Makes a new netns (with @user, a new user namespace too, root there
+ * mapped to root of the current one) and opens a socket in it.
+ */
+static int new_netns(struct nlr *s, bool user)
+{
+	if (user) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNET) ||
+		    write_file("/proc/self/setgroups", "deny") ||
+		    write_file("/proc/self/uid_map", "0 0 1") ||
+		    write_file("/proc/self/gid_map", "0 0 1"))
+			return -1;
+	} else if (unshare(CLONE_NEWNET)) {
+		return -1;
+	}
+	return nlr_open(s);
+}
+
+/*
+ * A child that does @fn as its own user, reports @fn's status on a pipe
+ * and keeps its namespaces (and filters) until the parent says go.
+ */
+struct holder {
+	pid_t pid;
+	int status, go;
+};
+
+static int hold(struct holder *h, int (*fn)(void))
+{
+	int res[2], go[2];
+	char c = 0;
+
+	if (pipe(res) || pipe(go))
+		return -1;
+	h->pid = fork();
+	if (h->pid < 0)
+		return -1;
+	if (h->pid == 0) {
+		close(res[0]);
+		close(go[1]);
+		c = fn();
+		if (write(res[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(res[1]);
+	close(go[0]);
+	h->go = go[1];
+	if (read(res[0], &c, 1) != 1)
+		c = 100;
+	close(res[0]);
+	h->status = c;
+	return 0;
+}
+
+static void release(struct holder *h)
+{
+	int st;
+
+	close(h->go);
+	waitpid(h->pid, &st, 0);
+}
+
+/*
+ * One owner, max_memory 64 MiB, user_memory_percent 25 (16 MiB),
+ * user_max_filters 3:
+ *
+ *   uid 65534 --unshare -Urn--> root of U1, netns A:  "a" 8 MiB  ok
+ *     U1 --unshare -n--> netns B:  "b" 8 MiB  ENOMEM, user_memory_percent
+ *                                  "b" 2 MiB  ok; STATUS: 2 filters and
+ *                                  10 MiB of the owner's 16 MiB
+ *     U1 --unshare -Urn--> U2 (nested), netns C:
+ *                                  "c" 8 MiB  ENOMEM: the same owner
+ *                                  "c" 1 MiB  ok, its third filter
+ *                                  "d" 1 MiB  ENOSPC, user_max_filters
+ *   meanwhile root, init netns:    "big" 40 MiB  ok
+ */
+static int one_owner(void)
+{
+	static struct nlr_msg m;
+	struct nlr a, b, c;
+
+	if (userns_root(true) || nlr_open(&a))
+		return 2;
+	if (create_mib(&a, &m, "a", 8))
+		return 3;
+	if (new_netns(&b, false))
+		return 4;
+	if (!refused_by(&b, create_mib(&b, &m, "b", 8), -ENOMEM,
+			"user_memory_percent"))
+		return 5;
+	if (dump_count(&b, &m) != 0 || create_mib(&b, &m, "b", 2))
+		return 6;
+	nlr_init(&b, &m, b.family, KBLOOM_CMD_STATUS, 0);
+	if (nlr_send(&b, &m) || reply_u32(&b, KBLOOM_A_USER_FILTERS) != 2 ||
+	    reply_u32(&b, KBLOOM_A_USER_MAX_FILTERS) != 3 ||
+	    reply_u64(&b, KBLOOM_A_MEM_USER_LIMIT) != 16 * MIB ||
+	    reply_u64(&b, KBLOOM_A_MEM_USER) < 10 * MIB ||
+	    reply_u64(&b, KBLOOM_A_MEM_USER) > 11 * MIB ||
+	    reply_u64(&b, KBLOOM_A_MEM_NETNS) > 3 * MIB)
+		return 7;
+	if (new_netns(&c, true))
+		return 8;
+	if (!refused_by(&c, create_mib(&c, &m, "c", 8), -ENOMEM,
+			"user_memory_percent"))
+		return 9;
+	if (create_mib(&c, &m, "c", 1))
+		return 10;
+	if (!refused_by(&c, create_mib(&c, &m, "d", 1), -ENOSPC,
+			"user_max_filters"))
+		return 11;
+	return 0;
+}
+
+TEST(one_users_namespaces_share_one_budget)
+{
+	static struct nlr_msg m;
+	struct holder h;
+	struct nlr s;
+	int big;
+
+	ASSERT_TRUE(reload("userns_admin=1 max_memory=67108864 user_max_filters=3"));
+	ASSERT_EQ(0, hold(&h, one_owner));
+	ASSERT_EQ(0, nlr_open(&s));
+	big = create_mib(&s, &m, "big", 40);
+	name_cmd(&s, &m, KBLOOM_CMD_DESTROY, "big");
+	close(s.fd);
+	release(&h);
+	ASSERT_TRUE(reload(""));
+	EXPECT_EQ(0, h.status);
+	EXPECT_EQ(0, big);
+}
+
+/* 20 MiB in a netns of a user namespace of @uid. */
+static int owner_takes_20(int uid)
+{
+	static struct nlr_msg m;
+	struct nlr s;
+
+	if (userns_as(uid, true, 0) || nlr_open(&s))
+		return 2;
+	return create_mib(&s, &m, "twenty", 20) ? 3 : 0;
+}
+
+static int nobody_takes_20(void)
+{
+	return owner_takes_20(65534);
+}
+
+/*
+ * Two owners, max_memory 64 MiB, user_memory_percent 40 (25.6 MiB each),
+ * userns_memory_percent 50 (32 MiB for all):
+ *
+ *   uid 65534 in its user namespace:  "twenty" 20 MiB  ok
+ *   uid 65533 in its user namespace:  "twenty" 20 MiB  ENOMEM,
+ *                                     userns_memory_percent
+ *                                     "eight"   8 MiB  ok
+ *   root, init netns:                 "rest"   30 MiB  ok
+ */
+static int second_owner_at_the_cap(void)
+{
+	static struct nlr_msg m;
+	struct nlr s;
+
+	if (userns_as(65533, true, 0) || nlr_open(&s))
+		return 2;
+	if (!refused_by(&s, create_mib(&s, &m, "twenty", 20), -ENOMEM,
+			"userns_memory_percent"))
+		return 3;
+	return create_mib(&s, &m, "eight", 8) ? 4 : 0;
+}
+
+TEST(all_users_together_leave_root_the_rest)
+{
+	static struct nlr_msg m;
+	struct holder first, second;
+	struct nlr s;
+	int rest;
+
+	ASSERT_TRUE(reload("userns_admin=1 max_memory=67108864 user_memory_percent=40 userns_memory_percent=50"));
+	ASSERT_EQ(0, hold(&first, nobody_takes_20));
+	ASSERT_EQ(0, hold(&second, second_owner_at_the_cap));
+	ASSERT_EQ(0, nlr_open(&s));
+	rest = create_mib(&s, &m, "rest", 30);
+	name_cmd(&s, &m, KBLOOM_CMD_DESTROY, "rest");
+	close(s.fd);
+	release(&second);
+	release(&first);
+	ASSERT_TRUE(reload(""));
+	EXPECT_EQ(0, first.status);
+	EXPECT_EQ(0, second.status);
+	EXPECT_EQ(0, rest);
 }
 
 TEST_HARNESS_MAIN

@@ -5,6 +5,9 @@
 #   bloomctl restore FILE as g --verify FILE, CREATE g LOAD, IMPORT..., LOADED
 #   bloomctl archive f DIR once --GET, EXPORT window ID--> DIR/f.<id>.kbf
 #
+# save all DIR / restore all DIR: every type of a namespace, into a fresh
+# module load, with the same answers; all or nothing on a bad file or a
+# name taken; DIR replaced whole.
 # Every type round-trips (with and without zstd): the restored filter
 # answers test (and count) exactly as the original on the added keys and
 # on 1000 others; scalable filters (grown to several slices) and dcfs
@@ -387,6 +390,173 @@ check "archive of a filter without windows is refused" \
 	expect 2 "*not time-paged*" $bc archive rt-bloom "$tmp"
 check "archive into a missing directory is refused" \
 	expect 2 "*$tmp/nodir*" $bc archive ar "$tmp/nodir" once
+
+# ---- save all / restore all: the whole namespace ----------------------
+# Every type in a namespace of its own, saved whole, the module removed
+# and loaded again (nothing left in the kernel), restored whole: the same
+# filters, the same layout, the same answers (test, and count where the
+# type counts) on the added keys and on others.
+sa=kb-sa
+ip netns del $sa 2>/dev/null
+ip netns add $sa
+trap '$bc destroy all >/dev/null 2>&1; ip netns del $sa 2>/dev/null; rm -rf "$tmp"' EXIT
+all_types="bloom partitioned blocked counting dleft stable multi scalable dcf"
+
+# answers DIR: every filter of $sa's answers into DIR.
+answers() {
+	local d=$1 t added others
+	mkdir -p "$d"
+	for t in $all_types; do
+		added=$tmp/added others=$tmp/others
+		[ $t = multi ] && { added=$tmp/added.multi; others=$tmp/others.multi; }
+		$bc -n $sa test "all-$t" -f "$added" > "$d/$t.added"
+		$bc -n $sa test "all-$t" -f "$others" > "$d/$t.others"
+		case $t in counting | dleft | dcf)
+			$bc -n $sa count "all-$t" -f "$added" > "$d/$t.count"
+			$bc -n $sa count "all-$t" hot >> "$d/$t.count" ;;
+		esac
+	done
+	# the restored counters (inserts) start at 0; memory is the kernel's
+	$bc -n $sa list | sed -E 's/ memory [0-9]+//; s/ inserts [0-9]+//' > "$d/list"
+}
+
+save_all_setup() {
+	local t extra
+	for t in $all_types; do
+		extra=(capacity 2000 fpr 0.01)
+		case $t in
+		multi) extra+=(dims src,dst) ;;
+		scalable) extra=(capacity 100 fpr 0.01) ;;
+		dcf) extra+=(counter-bits 4) ;;
+		esac
+		$bc -n $sa create "all-$t" $t "${extra[@]}" || return 1
+		if [ $t = multi ]; then
+			$bc -n $sa add all-multi -f "$tmp/added.multi" || return 1
+		else
+			$bc -n $sa add "all-$t" -f "$tmp/added" || return 1
+		fi
+	done
+	# counts past 1, and past a dcf's 4-bit counters
+	for t in counting dleft dcf; do
+		seq 300 | sed 's/.*/hot/' | $bc -n $sa add "all-$t" -f - || return 1
+	done
+	answers "$tmp/ans-before"
+	$bc -n $sa save all "$tmp/state"
+}
+check "save all: every type of a namespace, exit 0" save_all_setup
+
+save_all_files() {
+	local want got
+	want=$(for t in $all_types; do echo "all-$t.kbf"; done | sort)
+	got=$(ls -A "$tmp/state" | sort)
+	[ "$want" = "$got" ] || { echo "files: $got"; return 1; }
+	[ "$(stat -c %a "$tmp/state")" = 700 ] || { echo "dir mode $(stat -c %a "$tmp/state")"; return 1; }
+	[ -z "$(find "$tmp/state" -type f ! -perm 0600)" ] || { echo "a file not 0600"; return 1; }
+	[ -z "$(ls -d "$tmp"/state.* 2>/dev/null)" ] || { echo "temp dir left"; return 1; }
+	# each file is a plain save file: restore FILE reads it
+	$bc -n $sa restore "$tmp/state/all-bloom.kbf" as one-of-all &&
+		same_answers_ns one-of-all all-bloom && $bc -n $sa destroy one-of-all
+}
+same_answers_ns() {
+	[ "$($bc -n $sa test "$1" -f "$tmp/added")" = "$($bc -n $sa test "$2" -f "$tmp/added")" ] &&
+	[ "$($bc -n $sa test "$1" -f "$tmp/others")" = "$($bc -n $sa test "$2" -f "$tmp/others")" ]
+}
+check "save all: DIR/NAME.kbf per filter, DIR 0700, files 0600, nothing else left" save_all_files
+
+save_all_foreign() {
+	mkdir "$tmp/notasave" && echo x > "$tmp/notasave/notes.txt" &&
+	expect 2 "bloomctl: save: refusing to replace '$tmp/notasave': it holds 'notes.txt', not a save file of 'save all'" \
+		$bc -n $sa save all "$tmp/notasave" &&
+	[ "$(ls -A "$tmp/notasave")" = notes.txt ] &&
+	[ -z "$(ls -d "$tmp"/notasave.* 2>/dev/null)" ]
+}
+check "save all: a DIR holding other files is refused, left as it was" save_all_foreign
+check "save all: a FILE where DIR should be is refused" \
+	expect 2 "bloomctl: save: refusing to replace '$tmp/added': not a directory" \
+	$bc -n $sa save all "$tmp/added"
+
+save_all_replace() {
+	$bc -n $sa save all "$tmp/state2" || return 1
+	$bc -n $sa create all-extra bloom bits 4096 hashes 3 || return 1
+	$bc -n $sa save all "$tmp/state2" compress zstd || return 1
+	[ -e "$tmp/state2/all-extra.kbf" ] || { echo "new filter missing"; return 1; }
+	[ "$(version_of "$tmp/state2/all-bloom.kbf")" = 1 ] || return 1
+	python3 -c "import sys; sys.exit(0 if open(sys.argv[1], 'rb').read()[12] & 1 else 1)" \
+		"$tmp/state2/all-bloom.kbf" || { echo "not compressed"; return 1; }
+	$bc -n $sa destroy all-extra || return 1
+	$bc -n $sa save all "$tmp/state2" || return 1
+	[ ! -e "$tmp/state2/all-extra.kbf" ] || { echo "a destroyed filter's file stayed"; return 1; }
+	[ "$(ls -A "$tmp/state2" | wc -l)" = 9 ] &&
+		[ -z "$(ls -d "$tmp"/state2.* 2>/dev/null)" ]
+}
+check "save all over an earlier save all: replaced whole (a filter destroyed since is gone)" save_all_replace
+
+save_all_windows() {
+	$bc -n kb-sw create w dleft capacity 1000 fpr 0.01 windows 3 interval 1h &&
+	$bc -n kb-sw add w wkey &&
+	expect 0 "" $bc -n kb-sw save all "$tmp/stw" &&
+	$bc -n kb-sw destroy w && $bc -n kb-sw restore all "$tmp/stw" &&
+	$bc -n kb-sw test w wkey && ! $bc -n kb-sw show w | grep -q window
+}
+check "save all: a filter with windows comes back as its current window, without windows" \
+	bash -c "ip netns add kb-sw && $(declare -f expect save_all_windows); bc=$bc tmp=$tmp; save_all_windows; rc=\$?; ip netns del kb-sw; exit \$rc"
+
+fresh_module() {
+	rmmod kbloom && insmod "${KBLOOM_KO:-kmod/kbloom.ko}" &&
+		[ -z "$($bc -n $sa list)" ]
+}
+check "the module removed and loaded again: the namespace is empty" fresh_module
+
+restore_all_damaged() {
+	cp -r "$tmp/state" "$tmp/damaged"
+	python3 -c "
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+b[344 + 100] ^= 0x10
+open(p, 'wb').write(b)" "$tmp/damaged/all-counting.kbf"
+	local out rc
+	out=$($bc -n $sa restore all "$tmp/damaged" 2>&1); rc=$?
+	echo "exit $rc: $out"
+	[ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+		[[ $out == *"$tmp/damaged/all-counting.kbf"*CRC* ]] &&
+		[ -z "$($bc -n $sa list)" ]
+}
+check "restore all: one damaged file, exit 2 naming it, nothing created" restore_all_damaged
+
+restore_all_taken() {
+	$bc -n $sa create all-stable bloom bits 4096 hashes 3 || return 1
+	expect 2 "bloomctl: unable to restore filter 'all-stable' from '$tmp/state/all-stable.kbf': File exists*" \
+		$bc -n $sa restore all "$tmp/state" || return 1
+	[ "$($bc -n $sa list | awk '{print $1}')" = all-stable ] &&
+		$bc -n $sa destroy all-stable
+}
+check "restore all: a name taken refuses it all, nothing else created" restore_all_taken
+
+restore_all_twice() {
+	cp -r "$tmp/state" "$tmp/dup" && cp "$tmp/state/all-bloom.kbf" "$tmp/dup/copy.kbf" &&
+	expect 2 "bloomctl: unable to restore all from '$tmp/dup': '$tmp/dup/all-bloom.kbf' and '$tmp/dup/copy.kbf' both hold filter 'all-bloom'" \
+		$bc -n $sa restore all "$tmp/dup" &&
+	[ -z "$($bc -n $sa list)" ]
+}
+check "restore all: two files of one filter are refused, nothing created" restore_all_twice
+
+restore_all_rt() {
+	local f
+	$bc -n $sa restore all "$tmp/state" || return 1
+	answers "$tmp/ans-after"
+	for f in "$tmp/ans-before"/*; do
+		cmp "$f" "$tmp/ans-after/${f##*/}" ||
+			{ diff "$f" "$tmp/ans-after/${f##*/}" | head; return 1; }
+	done
+	cat "$tmp/ans-after/list" | sed 's/^/# /'
+}
+check "restore all into the fresh module: every type, same filters and answers" restore_all_rt
+check "restore all: an empty DIR restores nothing, exit 0" \
+	bash -c "mkdir $tmp/empty && $bc -n $sa restore all $tmp/empty"
+check "restore all: a missing DIR is refused, naming it" \
+	expect 2 "bloomctl: restore: unable to read directory '$tmp/nosuchdir': No such file or directory" \
+	$bc -n $sa restore all "$tmp/nosuchdir"
 
 check "save, restore and archive --help" bash -c "
 	$bc save --help | grep -q 'compress zstd' &&

@@ -20,6 +20,9 @@
 # packet and summed over packets. The small filters (~10% per hop) make the
 # bound meet real branches. Packets older than r1's oldest window (windows 2
 # interval 1s, 3.5 s later) are "not traceable" (exit 1), never "absent".
+# The victim's own packets: its whole capture (both directions) traced with
+# 'victim ADDR', and captures of tcpdump -i any (which record direction)
+# and -Q in (docs/trace.md), leave out every packet the victim sent.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/tap.sh
@@ -205,10 +208,119 @@ never_sent() {
 	expect 1 "*absent at r1*" $bc trace "$cur/short.txt" from r1 packet "$hex" slack 500ms
 }
 
+# --- the victim's own packets ------------------------------------------------
+# sides JSON LEFT_OUT: per packet of trace's JSON answer, whether its
+# source is the victim's; prints the counts. Every packet from the victim
+# must have been left out with the reason LEFT_OUT, and no other; at least
+# one of each.
+sides() {
+	"${py[@]}" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d = d if isinstance(d, list) else [d]
+v, why = sys.argv[2], sys.argv[3]
+def src(x):
+    w = x["description"].split()[1]
+    return w.rsplit(":", 1)[0] if w.count(":") == 1 else w
+mine = [x for x in d if src(x) == v]
+rest = [x for x in d if src(x) != v]
+print("%d packets from the victim, %d to it; statuses: %s" % (len(mine), len(rest),
+      sorted({(src(x) == v, x["status"]) for x in d})))
+assert mine and rest
+for x in mine:
+    assert x["status"] == "left out" and x["traceable"] is False, x
+    assert x["left_out"] == why and not x["nodes"] and not x["ingress"], x
+for x in rest:
+    assert x["status"] != "left out" and "left_out" not in x, x
+' "$@"
+}
+
+# Without 'victim', the whole capture's replies from the victim come back
+# traced, with an ingress: where they left the network (what 'victim' is
+# for).
+victim_unfiltered() {
+	local rc=0
+	$bc -j trace "$cur/topo.txt" from r1 pcap "$cur/victim.pcap" >"$cur/all.json" || rc=$?
+	echo "exit $rc"
+	[ $rc -le 1 ] || return 1
+	"${py[@]}" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+mine = [x for x in d if x["description"].split()[1] == sys.argv[2]]
+print("%d from the victim, %d of them with an ingress" %
+      (len(mine), sum(1 for x in mine if x["ingress"])))
+assert any(x["status"] == "traced" and x["ingress"] for x in mine)
+' "$cur/all.json" "$addr_v"
+}
+
+victim_option() {
+	local rc=0 out
+	$bc -j trace "$cur/topo.txt" from r1 pcap "$cur/victim.pcap" victim "$addr_v" \
+		>"$cur/both.json" || rc=$?
+	echo "exit $rc"
+	[ $rc -le 1 ] || return 1
+	sides "$cur/both.json" "$addr_v" "sent by the victim: source in $addr_v/32" || return 1
+	out=$($bc trace "$cur/topo.txt" from r1 pcap "$cur/victim.pcap" victim "$addr_v/32")
+	echo "$out" | grep -m1 'left out'
+	echo "$out" | tail -1
+	[[ $out == *"ICMP $addr_v > "*", at "*": left out (sent by the victim: source in $addr_v/32)"* ]] &&
+	[[ $(echo "$out" | tail -1) =~ ^[0-9]+\ packets:\ [0-9]+\ traced,\ [0-9]+\ not,\ [1-9][0-9]*\ left\ out\ \(sent\ by\ the\ victim\)\;\  ]]
+}
+
+# captures DIR: a host pings the victim, which captures on every interface
+# (tcpdump -i any: Linux cooked, with directions) into DIR/any.pcap and on
+# its link to r1 with -Q in (as docs/trace.md shows) into DIR/in.pcap.
+captures() {
+	local a i h
+	h=$(hosts_of "$cur" h | head -1)
+	nsenter --net=/run/netns/${P}v tcpdump -i any -nn -U -Z root -s 0 \
+		-w "$cur/any.pcap" icmp >/dev/null 2>"$cur/any.err" &
+	a=$!
+	nsenter --net=/run/netns/${P}v tcpdump -i v-r1 -Q in -nn -U -Z root -s 0 \
+		-w "$cur/in.pcap" icmp >/dev/null 2>"$cur/in.err" &
+	i=$!
+	for _ in $(seq 150); do
+		grep -q 'listening on' "$cur/any.err" && grep -q 'listening on' "$cur/in.err" && break
+		sleep 0.1
+	done
+	nx "$h" ping -q -c 4 -i 0.2 "$addr_v" >/dev/null
+	sleep 0.3
+	stop $a
+	stop $i
+	head -c 24 "$cur/any.pcap" | od -An -tu4 | awk '{print "# any.pcap link type " $6}'
+}
+
+victim_outgoing() {
+	local rc=0 out
+	$bc -j trace "$cur/topo.txt" from r1 pcap "$cur/any.pcap" >"$cur/any.json" || rc=$?
+	echo "exit $rc"
+	[ $rc -eq 0 ] || return 1
+	sides "$cur/any.json" "$addr_v" "sent by the victim: outgoing in the capture" || return 1
+	out=$($bc trace "$cur/topo.txt" from r1 pcap "$cur/any.pcap" | tail -1)
+	echo "$out"
+	[[ $out == "8 packets: 4 traced, 0 not, 4 left out (sent by the victim); "* ]]
+}
+
+victim_q_in() {
+	local out
+	out=$($bc trace "$cur/topo.txt" from r1 pcap "$cur/in.pcap" 2>&1)
+	echo "$out" | tail -1
+	[[ $out != *"ICMP $addr_v > "* && $out != *"left out"* ]] &&
+	[[ $(echo "$out" | tail -1) == "4 packets: 4 traced, 0 not; "* ]]
+}
+
 run_tree t6 6 1 1
 check "t6: 3.5 s later (windows 2 interval 1s), the capture is not traceable, exit 1 (not absent)" \
 	not_traceable
 check "t6: a packet never sent is absent at r1, exit 1 (not 'not traceable')" never_sent
+check "t6: the whole capture without 'victim': the victim's replies come back with an ingress" \
+	victim_unfiltered
+check "t6: with 'victim ADDR', every packet from the victim is left out (plain and JSON), no other" \
+	victim_option
+check "t6: the victim captures a host's 4 pings (tcpdump -i any, and -Q in)" captures
+check "t6: a tcpdump -i any capture: the victim's 4 replies left out as outgoing, 4 pings traced" \
+	victim_outgoing
+check "t6: a tcpdump -Q in capture holds only the 4 pings, all traced" victim_q_in
 teardown
 run_tree t12 12 2 2
 teardown

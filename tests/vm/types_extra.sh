@@ -128,7 +128,7 @@ at_limit() {
 	echo "$maxmem" > $params/max_memory
 	echo "exit $rc: $out"
 	[ $rc -eq 2 ] && [[ $out == *max_memory* ]] &&
-	grep -q '^  growth: waiting: the next slice would pass the module.s max_memory (tried again by itself)' <<<"$shown" &&
+	grep -q '^  growth: waiting: the next slice would pass a memory limit: max_memory, or its user namespace owner.s share (tried again by itself)' <<<"$shown" &&
 	[ "$($bc test lim -f "$tmp/keys" | tail -1)" = "100000 keys: 100000 present, 0 absent" ] || return 1
 	# The limit lifted, it grows on by itself: no CLEAR, no add needed.
 	for i in $(seq 150); do
