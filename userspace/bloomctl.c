@@ -621,8 +621,8 @@ static const struct command commands[] = {
 	},
 	{
 		"trace", cmd_trace, "trace a packet upstream through routers",
-		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]]\n"
-		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]]\n",
+		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no]\n"
+		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no]\n",
 		"Hash-based IP traceback (SPIE): finds the routers a packet passed\n"
 		"through, even with a forged source, from the digest tables ('attach\n"
 		"... digest spie' on time-paged filters) of the routers listed in the\n"
@@ -634,6 +634,8 @@ static const struct command commands[] = {
 		"         [identity FILE] [config FILE] [bloomctl PATH]\n"
 		"                                            a remote router: runs\n"
 		"                                            'PATH -j query' there over ssh\n"
+		"  router NAME none                          records nothing (no kbloom):\n"
+		"                                            stepped over, never asked\n"
 		"  link NAME NAME                            neighbours (undirected)\n"
 		"Relative paths are taken from the TOPOLOGY file's directory.\n"
 		"  from ROUTER     the router next to the victim: the walk starts there\n"
@@ -647,21 +649,32 @@ static const struct command commands[] = {
 		"                  sent them; so are those a capture records as outgoing\n"
 		"                  (Linux cooked captures: tcpdump -i any). Capture with\n"
 		"                  'tcpdump -Q in' to record only what the victim received\n"
+		"  parallel N      routers asked at once in a step, 1 to 256 (16)\n"
+		"  timeout DURATION  an ssh question not answered by then is killed and\n"
+		"                  its router unknown (60s)\n"
+		"  reuse no        one ssh connection per question, not one per router\n"
+		"                  for the whole trace (OpenSSH ControlMaster; yes)\n"
 		"Breadth first from ROUTER, each step asks every router next to the\n"
 		"path (and not yet asked) about all its pending packets at once; a\n"
 		"router joins the path when one of its windows overlapping [at - slack,\n"
-		"at] holds the packet's digest. Prints per packet the graph from ROUTER\n"
-		"upstream, each hop with its window and false positive rate (from the\n"
-		"window's fill), the ingress routers (the deepest first; those where\n"
-		"false positives branch it in parentheses), the routers asked and the\n"
-		"expected number of false branches (the sum of their rates). A packet\n"
-		"older than ROUTER's oldest window is 'not traceable', not absent.\n"
+		"at] holds the packet's digest. A router that cannot be asked (down,\n"
+		"no filter, a failing remote bloomctl, the timeout) or declared 'none'\n"
+		"is 'unknown' on the path, with the reason, and its neighbours are\n"
+		"asked in its place; one with no router beyond it that saw the packet\n"
+		"is listed as 'unknown next to the path'. Prints per packet the graph\n"
+		"from ROUTER upstream, each hop with its window and false positive rate\n"
+		"(from the window's fill), the ingress routers (the deepest first; those\n"
+		"where false positives branch it in parentheses), the routers asked and\n"
+		"the expected number of false branches (the sum of their rates). A\n"
+		"packet older than ROUTER's oldest window is 'not traceable', not absent.\n"
 		"With -j, a JSON object per packet (an array for several): see\n"
 		"docs/trace.md. $KBLOOM_SSH names the ssh program (default ssh).\n"
 		"Left-out packets are listed ('left out (sent by the victim: ...)') and\n"
 		"counted, never traced. Exit status: 0 every packet not left out traced\n"
-		"to at least ROUTER, 1 some packet absent there, not traceable or\n"
-		"without a digest, or none left to trace, 2 error.\n",
+		"to at least ROUTER and every router asked answered, 1 some packet\n"
+		"absent there, not traceable, without a digest or unknown there, none\n"
+		"left to trace, or some router could not be asked (a partial trace),\n"
+		"2 error (bad topology or arguments: nothing was traced).\n",
 	},
 	{
 		"batch", cmd_batch, "run commands from a file, one a line",

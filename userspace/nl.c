@@ -559,16 +559,11 @@ static bool mentions(const char *msg, const char *attr)
 	return strcasestr(msg, words) != NULL;
 }
 
-void kb_nl_perror(const struct kb_nl *nl, const char *fmt, ...)
+void kb_nl_strerror(const struct kb_nl *nl, char *buf, size_t len)
 {
 	const struct kb_nl_error *e = &nl->error;
-	char what[512], kernel[512] = "";
+	char kernel[512] = "";
 	size_t n = 0;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
 
 	if (e->kmsg[0])
 		n += snprintf(kernel + n, sizeof(kernel) - n, "%s", e->kmsg);
@@ -587,11 +582,23 @@ void kb_nl_perror(const struct kb_nl *nl, const char *fmt, ...)
 			      "%smissing attribute %s", n ? "; " : "",
 			      kb_attr_name(e->miss_type));
 
-	errorf("%s: %s%s%s%s%s", what,
-	       e->why[0] ? e->why : strerror(e->err ? e->err : EIO),
-	       kernel[0] ? " (kernel: " : "", kernel, kernel[0] ? ")" : "",
-	       /* the kernel says nothing of why: the rule, in one line */
-	       e->err == EPERM && !e->why[0] && !kernel[0] ?
-	       " (kbloom needs CAP_NET_ADMIN in the initial user namespace, or in the netns's own when loaded with userns_admin=1)" :
-	       "");
+	snprintf(buf, len, "%s%s%s%s%s",
+		 e->why[0] ? e->why : strerror(e->err ? e->err : EIO),
+		 kernel[0] ? " (kernel: " : "", kernel, kernel[0] ? ")" : "",
+		 /* the kernel says nothing of why: the rule, in one line */
+		 e->err == EPERM && !e->why[0] && !kernel[0] ?
+		 " (kbloom needs CAP_NET_ADMIN in the initial user namespace, or in the netns's own when loaded with userns_admin=1)" :
+		 "");
+}
+
+void kb_nl_perror(const struct kb_nl *nl, const char *fmt, ...)
+{
+	char what[512], why[1200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	kb_nl_strerror(nl, why, sizeof(why));
+	errorf("%s: %s", what, why);
 }

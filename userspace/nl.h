@@ -87,6 +87,9 @@ int kb_nl_fail(struct kb_nl *nl, const char *fmt, ...)
 void kb_nl_perror(const struct kb_nl *nl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The last error as kb_nl_perror() puts it after "WHAT: ", in @buf. */
+void kb_nl_strerror(const struct kb_nl *nl, char *buf, size_t len);
+
 /* Upper-case attribute name ("BITS") for messages. */
 const char *kb_attr_name(int type);
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,44 @@ static bool valid_ssh_dest(const char *s)
 	return valid_ssh_part(host, strlen(host), ".-:%_");
 }
 
+static size_t name_hash(const char *s)
+{
+	size_t h = 14695981039346656037ULL;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Adds router @i to the name index, growing it at half full. 0 or -1. */
+static int index_add(struct kb_topo *t, size_t i)
+{
+	size_t j, h;
+
+	if (2 * (t->n + 1) > t->icap) {
+		size_t cap = t->icap ? 2 * t->icap : 64, *ni, k;
+
+		ni = calloc(cap, sizeof(*ni));
+		if (!ni)
+			return -1;
+		for (k = 0; k < t->n; k++)
+			if (k != i) {
+				for (h = name_hash(t->r[k].name) & (cap - 1);
+				     ni[h]; h = (h + 1) & (cap - 1))
+					;
+				ni[h] = k + 1;
+			}
+		free(t->index);
+		t->index = ni;
+		t->icap = cap;
+	}
+	for (j = name_hash(t->r[i].name) & (t->icap - 1); t->index[j];
+	     j = (j + 1) & (t->icap - 1))
+		;
+	t->index[j] = i + 1;
+	return 0;
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -187,8 +226,16 @@ static int parse_router(struct parser *p, char **w, int n)
 	if (kb_topo_find(t, w[1]) >= 0)
 		return fail(p, "router '%s' declared twice (first on line %u)",
 			    w[1], t->r[kb_topo_find(t, w[1])].line);
+	if (n >= 3 && !strcmp(w[2], "none")) {
+		if (n > 3)
+			return fail(p, "router %s: 'none' (a router that records nothing) takes nothing after it, not '%s'",
+				    w[1], shown(w[3]));
+		strcpy(r.name, w[1]);
+		r.kind = KB_TOPO_NONE;
+		goto add;
+	}
 	if (n < 4)
-		return fail(p, "router %s: missing %s (netns NETNS, archive DIR or ssh [USER@]HOST)",
+		return fail(p, "router %s: missing %s (netns NETNS, archive DIR, ssh [USER@]HOST or none)",
 			    w[1], n < 3 ? "where its tables are" : "its argument");
 	kind = w[2];
 	where = w[3];
@@ -199,7 +246,7 @@ static int parse_router(struct parser *p, char **w, int n)
 	else if (!strcmp(kind, "ssh"))
 		r.kind = KB_TOPO_SSH;
 	else
-		return fail(p, "router %s: unknown location '%s' (netns, archive or ssh)",
+		return fail(p, "router %s: unknown location '%s' (netns, archive, ssh or none)",
 			    w[1], shown(kind));
 	for (i = 4; i < n; i += 2) {
 		for (j = 0; j < K_NUM; j++)
@@ -273,12 +320,15 @@ static int parse_router(struct parser *p, char **w, int n)
 			return oom(p);
 		}
 		break;
+	case KB_TOPO_NONE:
+		break;
 	}
 	r.filter = strdup(val[K_FILTER]);
 	if (!r.filter) {
 		router_free(&r);
 		return oom(p);
 	}
+add:
 	if (!(t->n & (t->n + 1)) || !t->n) {
 		/* grow at 0, 1, 3, 7, ...: capacity 2^k */
 		void *nr = realloc(t->r, (2 * t->n + 1) * sizeof(*t->r));
@@ -289,7 +339,12 @@ static int parse_router(struct parser *p, char **w, int n)
 		}
 		t->r = nr;
 	}
-	t->r[t->n++] = r;
+	t->r[t->n] = r;
+	if (index_add(t, t->n)) {
+		router_free(&r);
+		return oom(p);
+	}
+	t->n++;
 	return 0;
 }
 
@@ -324,45 +379,90 @@ static int parse_link(struct parser *p, char **w, int n)
 
 static int add_nbr(struct kb_topo_router *r, size_t i)
 {
-	size_t *n = realloc(r->nbr, (r->nnbr + 1) * sizeof(*n));
+	if (!(r->nnbr & (r->nnbr - 1))) {
+		/* at 0, 1, 2, 4, ...: capacity doubles */
+		size_t *n = realloc(r->nbr, (r->nnbr ? 2 * r->nnbr : 1) *
+				    sizeof(*n));
 
-	if (!n)
-		return -1;
-	r->nbr = n;
+		if (!n)
+			return -1;
+		r->nbr = n;
+	}
 	r->nbr[r->nnbr++] = i;
 	return 0;
 }
 
+/* A link by its routers' indices, lower first, then its place. */
+struct rlink {
+	size_t a, b, i;
+};
+
+static int by_pair(const void *x, const void *y)
+{
+	const struct rlink *l = x, *m = y;
+
+	if (l->a != m->a)
+		return l->a < m->a ? -1 : 1;
+	if (l->b != m->b)
+		return l->b < m->b ? -1 : 1;
+	return l->i < m->i ? -1 : l->i > m->i;
+}
+
+/*
+ * Resolves the links: names to indices, a link given twice found by
+ * sorting (the first one repeated, in file order, is the error), then the
+ * neighbour lists in link order. O(L log L) for L links.
+ */
 static int resolve_links(struct parser *p)
 {
 	struct kb_topo *t = p->t;
-	size_t i, j;
+	struct rlink *rl;
+	size_t i, dup = SIZE_MAX, first = 0;
 	long a, b;
 
+	rl = calloc(p->nlinks ? p->nlinks : 1, sizeof(*rl));
+	if (!rl)
+		return oom(p);
 	for (i = 0; i < p->nlinks; i++) {
 		struct plink *l = &p->links[i];
 
 		p->line = l->line;
 		a = kb_topo_find(t, l->a);
 		b = kb_topo_find(t, l->b);
-		if (a < 0 || b < 0)
+		if (a < 0 || b < 0) {
+			free(rl);
 			return fail(p, "link: no router '%s' in this file",
 				    a < 0 ? l->a : l->b);
-		for (j = 0; j < t->r[a].nnbr; j++)
-			if (t->r[a].nbr[j] == (size_t)b)
-				break;
-		if (j < t->r[a].nnbr) {
-			size_t k;
-
-			for (k = 0; k < i; k++)
-				if ((!strcmp(p->links[k].a, l->a) &&
-				     !strcmp(p->links[k].b, l->b)) ||
-				    (!strcmp(p->links[k].a, l->b) &&
-				     !strcmp(p->links[k].b, l->a)))
-					break;
-			return fail(p, "link %s %s given twice (first on line %u)",
-				    l->a, l->b, k < i ? p->links[k].line : 0);
 		}
+		rl[i].a = a < b ? a : b;
+		rl[i].b = a < b ? b : a;
+		rl[i].i = i;
+	}
+	qsort(rl, p->nlinks, sizeof(*rl), by_pair);
+	for (i = 1; i < p->nlinks; i++)
+		if (rl[i].a == rl[i - 1].a && rl[i].b == rl[i - 1].b &&
+		    rl[i].i < dup) {
+			size_t k = i;
+
+			while (k > 0 && rl[k - 1].a == rl[i].a &&
+			       rl[k - 1].b == rl[i].b)
+				k--;
+			dup = rl[i].i;
+			first = rl[k].i;
+		}
+	free(rl);
+	if (dup != SIZE_MAX) {
+		struct plink *l = &p->links[dup];
+
+		p->line = l->line;
+		return fail(p, "link %s %s given twice (first on line %u)",
+			    l->a, l->b, p->links[first].line);
+	}
+	for (i = 0; i < p->nlinks; i++) {
+		struct plink *l = &p->links[i];
+
+		a = kb_topo_find(t, l->a);
+		b = kb_topo_find(t, l->b);
 		if (add_nbr(&t->r[a], b) || add_nbr(&t->r[b], a))
 			return oom(p);
 		t->nlinks++;
@@ -532,16 +632,20 @@ void kb_topo_free(struct kb_topo *t)
 		router_free(&t->r[i]);
 	free(t->r);
 	free(t->path);
+	free(t->index);
 	memset(t, 0, sizeof(*t));
 }
 
 long kb_topo_find(const struct kb_topo *t, const char *name)
 {
-	size_t i;
+	size_t j;
 
-	for (i = 0; i < t->n; i++)
-		if (!strcmp(t->r[i].name, name))
-			return (long)i;
+	if (!t->icap)
+		return -1;
+	for (j = name_hash(name) & (t->icap - 1); t->index[j];
+	     j = (j + 1) & (t->icap - 1))
+		if (!strcmp(t->r[t->index[j] - 1].name, name))
+			return (long)(t->index[j] - 1);
 	return -1;
 }
 
@@ -557,6 +661,9 @@ const char *kb_topo_where(const struct kb_topo_router *r, char *buf,
 		break;
 	case KB_TOPO_SSH:
 		snprintf(buf, len, "ssh %s", r->host);
+		break;
+	case KB_TOPO_NONE:
+		snprintf(buf, len, "none");
 		break;
 	}
 	return buf;

@@ -7,6 +7,8 @@
  *   router NAME archive DIR filter FILTER
  *   router NAME ssh [USER@]HOST filter FILTER [netns NETNS] [port N]
  *               [identity FILE] [config FILE] [bloomctl PATH]
+ *   router NAME none              a router that records nothing (no kbloom):
+ *                                 the walk steps over it to its neighbours
  *   link NAME NAME
  *
  * One statement a line, '#' to the end of the line is a comment, words are
@@ -30,12 +32,13 @@ enum kb_topo_kind {
 	KB_TOPO_NETNS,		/* tables in a network namespace here */
 	KB_TOPO_ARCHIVE,	/* windows written by 'bloomctl archive' */
 	KB_TOPO_SSH,		/* a remote router, bloomctl run over ssh */
+	KB_TOPO_NONE,		/* records nothing: never asked */
 };
 
 struct kb_topo_router {
 	char name[KB_TOPO_NAME_MAX];
 	enum kb_topo_kind kind;
-	char *filter;
+	char *filter;		/* NULL for KB_TOPO_NONE */
 	char *netns;		/* netns (NULL for '-'); ssh: its netns option */
 	char *dir;		/* archive */
 	char *host;		/* ssh: [USER@]HOST */
@@ -53,6 +56,8 @@ struct kb_topo {
 	struct kb_topo_router *r;
 	size_t n;
 	size_t nlinks;
+	size_t *index;		/* open addressing on the names: router + 1 */
+	size_t icap;		/* slots of index, a power of 2 (0: none) */
 };
 
 /*
@@ -69,10 +74,13 @@ int kb_topo_load(const char *path, struct kb_topo *t, char *err,
 
 void kb_topo_free(struct kb_topo *t);
 
-/* The index of router @name, or -1. */
+/* The index of router @name, or -1 (a hash lookup). */
 long kb_topo_find(const struct kb_topo *t, const char *name);
 
-/* "netns NS", "archive DIR", "ssh HOST": where a router's tables are. */
+/*
+ * "netns NS", "archive DIR", "ssh HOST", "none": where a router's tables
+ * are.
+ */
 const char *kb_topo_where(const struct kb_topo_router *r, char *buf,
 			  size_t len);
 

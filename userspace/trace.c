@@ -2,6 +2,7 @@
 /*
  * trace TOPOLOGY from ROUTER { pcap FILE [packet N] | packet HEX }
  *       [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]]
+ *       [parallel N] [timeout DURATION] [reuse yes|no]
  *
  * Hash-based IP traceback (SPIE): walks upstream from the victim's router
  * through the routers of the topology file (topology.h), asking at each
@@ -13,8 +14,13 @@
  * direction, or from a source in 'victim') are left out, each said so.
  * Contract: docs/trace.md.
  *
- * Exit: 0 every packet traced to at least FROM, 1 some packet absent at
- * FROM, not traceable or without a digest (or none left to trace), 2 error.
+ * Routers that cannot be asked are unknown on the path, and the walk goes
+ * on through their neighbours.
+ *
+ * Exit: 0 every packet traced to at least FROM and every router asked
+ * answered, 1 some packet absent at FROM, not traceable, without a digest
+ * or unknown at FROM, or none left to trace, or some router could not be
+ * asked, 2 error (the walk did not run).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +32,7 @@
 #include "digestfmt.h"
 #include "json.h"
 #include "kwargs.h"
+#include "pcapdl.h"
 #include "pcapfile.h"
 #include "pktfmt.h"
 #include "timefmt.h"
@@ -36,8 +43,14 @@
 #include "victim.h"
 
 #define SLACK_DEFAULT_MS	2000
+#define PARALLEL_DEFAULT	16
+#define PARALLEL_MAX		256
+#define TIMEOUT_DEFAULT_MS	60000
 
-enum { T_FROM, T_PCAP, T_PACKET, T_AT, T_SLACK, T_VICTIM, T_NUM };
+enum {
+	T_FROM, T_PCAP, T_PACKET, T_AT, T_SLACK, T_VICTIM, T_PARALLEL,
+	T_TIMEOUT, T_REUSE, T_NUM
+};
 
 /* Why a packet is left out: the victim sent it. */
 enum { LEFT_NO, LEFT_OUTGOING, LEFT_VICTIM };
@@ -57,6 +70,7 @@ struct tpkt {
 
 struct trace {
 	struct kb_topo topo;
+	char **why;		/* per router: why it is unknown, or NULL */
 	size_t from;
 	uint64_t slack;		/* ns */
 	bool have_at;
@@ -142,6 +156,11 @@ static const char *rname(const struct trace *t, const struct tb_result *r,
 	return t->topo.r[r->node[node].router].name;
 }
 
+static const char *why_unknown(const struct trace *t, size_t router)
+{
+	return t->why && t->why[router] ? t->why[router] : "not asked";
+}
+
 static void print_node_line(const struct trace *t, const struct tb_result *r,
 			    size_t x)
 {
@@ -150,6 +169,11 @@ static void print_node_line(const struct trace *t, const struct tb_result *r,
 		.id = nd->win.id, .start = nd->win.start, .end = nd->win.end,
 	};
 
+	if (nd->unknown) {
+		printf("%s  unknown: %s\n", rname(t, r, x),
+		       why_unknown(t, nd->router));
+		return;
+	}
 	printf("%s  window %llu (%s), fpr %.3g\n", rname(t, r, x),
 	       (unsigned long long)w.id, kb_window_span(&w), nd->fpr);
 }
@@ -212,6 +236,11 @@ static void print_text_one(const struct trace *t, const struct tpkt *p,
 		       t->topo.r[t->from].name);
 		return;
 	}
+	if (r->status == TB_UNKNOWN) {
+		printf("unknown at %s (%s)\n", t->topo.r[t->from].name,
+		       why_unknown(t, t->from));
+		return;
+	}
 	shown = calloc(r->nnodes, 1);
 	if (!shown) {
 		errorf("out of memory");
@@ -227,7 +256,12 @@ static void print_text_one(const struct trace *t, const struct tpkt *p,
 		printf("%s%s%s", i == 1 ? " (" : ", ",
 		       rname(t, r, r->ingress[i]),
 		       i + 1 == r->ningress ? ")" : "");
-	printf("\nasked %zu router%s upstream, expected false branches: %.3g\n",
+	putchar('\n');
+	for (i = 0; i < r->nunknown; i++)
+		printf("unknown next to the path: %s (%s)\n",
+		       t->topo.r[r->unknown[i]].name,
+		       why_unknown(t, r->unknown[i]));
+	printf("asked %zu router%s upstream, expected false branches: %.3g\n",
 	       r->asked, r->asked == 1 ? "" : "s", r->expected);
 }
 
@@ -254,14 +288,20 @@ static void print_json_one(struct json *j, const struct trace *t,
 	status = p->left ? "left out" :
 		 p->skip ? "no digest" :
 		 r->status == TB_TRACED ? "traced" :
-		 r->status == TB_ABSENT ? "absent" : "not traceable";
+		 r->status == TB_ABSENT ? "absent" :
+		 r->status == TB_UNKNOWN ? "unknown" : "not traceable";
 	json_key(j, "status");
 	json_str(j, status);
 	json_key(j, "traceable");
-	json_bool(j, !p->left && !p->skip && r->status != TB_NOT_TRACEABLE);
+	json_bool(j, !p->left && !p->skip && r->status != TB_NOT_TRACEABLE &&
+		  r->status != TB_UNKNOWN);
 	if (p->left) {
 		json_key(j, "left_out");
 		json_str(j, left_str(p, why, sizeof(why)));
+	}
+	if (!p->left && !p->skip && r->status == TB_UNKNOWN) {
+		json_key(j, "why");
+		json_str(j, why_unknown(t, t->from));
 	}
 	if (p->skip) {
 		json_key(j, "skip");
@@ -277,6 +317,18 @@ static void print_json_one(struct json *j, const struct trace *t,
 		json_obj_begin(j);
 		json_key(j, "router");
 		json_str(j, rname(t, r, i));
+		if (nd->unknown) {
+			json_key(j, "unknown");
+			json_str(j, why_unknown(t, nd->router));
+			json_key(j, "window");
+			json_null(j);
+			json_key(j, "fpr");
+			json_null(j);
+			json_key(j, "depth");
+			json_u64(j, nd->depth);
+			json_obj_end(j);
+			continue;
+		}
 		json_key(j, "window");
 		json_obj_begin(j);
 		json_key(j, "id");
@@ -311,6 +363,17 @@ static void print_json_one(struct json *j, const struct trace *t,
 	for (i = 0; r && i < r->ningress; i++)
 		json_str(j, rname(t, r, r->ingress[i]));
 	json_arr_end(j);
+	json_key(j, "unknown");
+	json_arr_begin(j);
+	for (i = 0; r && i < r->nunknown; i++) {
+		json_obj_begin(j);
+		json_key(j, "router");
+		json_str(j, t->topo.r[r->unknown[i]].name);
+		json_key(j, "why");
+		json_str(j, why_unknown(t, r->unknown[i]));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_key(j, "asked");
 	json_u64(j, r ? r->asked : 0);
 	json_key(j, "expected_false_branches");
@@ -337,6 +400,9 @@ int cmd_trace(int argc, char **argv)
 		[T_AT] = { "at" },
 		[T_SLACK] = { "slack" },
 		[T_VICTIM] = { "victim" },
+		[T_PARALLEL] = { "parallel" },
+		[T_TIMEOUT] = { "timeout" },
+		[T_REUSE] = { "reuse" },
 	};
 	static uint8_t pkt[KBLOOM_PACKET_MAX];
 	struct trace_backends be;
@@ -346,8 +412,9 @@ int cmd_trace(int argc, char **argv)
 	struct kb_pcap_counts counts;
 	struct tb_stats st;
 	char why[1024];
-	uint64_t now, ms;
+	uint64_t now, ms, timeout_ms = TIMEOUT_DEFAULT_MS, par;
 	size_t i, ntp = 0, npos = 0, nleft = 0;
+	bool reuse = true;
 	int ret = EXIT_ERROR, r;
 	long from;
 	struct trace t;
@@ -393,6 +460,30 @@ int cmd_trace(int argc, char **argv)
 		errorf("invalid victim '%s': %s", quote(kw[T_VICTIM].val), why);
 		return EXIT_ERROR;
 	}
+	par = PARALLEL_DEFAULT;
+	if (kw[T_PARALLEL].val &&
+	    (parse_u64(kw[T_PARALLEL].val, &par) || !par ||
+	     par > PARALLEL_MAX)) {
+		errorf("invalid parallel '%s': the number of routers asked at once, 1 to %d",
+		       quote(kw[T_PARALLEL].val), PARALLEL_MAX);
+		return EXIT_ERROR;
+	}
+	if (kw[T_TIMEOUT].val &&
+	    (kb_duration_parse(kw[T_TIMEOUT].val, &timeout_ms, why,
+			       sizeof(why)) || !timeout_ms)) {
+		errorf("invalid timeout '%s': %s", quote(kw[T_TIMEOUT].val),
+		       timeout_ms ? why : "must be longer than 0");
+		return EXIT_ERROR;
+	}
+	if (kw[T_REUSE].val) {
+		if (!strcmp(kw[T_REUSE].val, "no")) {
+			reuse = false;
+		} else if (strcmp(kw[T_REUSE].val, "yes")) {
+			errorf("invalid reuse '%s': yes or no",
+			       quote(kw[T_REUSE].val));
+			return EXIT_ERROR;
+		}
+	}
 	if (kw[T_PCAP].val && kw[T_PACKET].val &&
 	    (parse_u64(kw[T_PACKET].val, &t.want_index) || !t.want_index)) {
 		errorf("invalid packet '%s': with pcap, the index of a frame of the capture (1, 2, ...)",
@@ -410,6 +501,12 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	t.from = from;
+	if (t.topo.r[from].kind == KB_TOPO_NONE) {
+		errorf("invalid from '%s': router %s records nothing (declared 'none' on line %u of %s); start at a router next to the victim that does",
+		       quote(kw[T_FROM].val), t.topo.r[from].name,
+		       t.topo.r[from].line, t.topo.path);
+		goto out;
+	}
 
 	if (!kw[T_PCAP].val) {
 		size_t len;
@@ -448,11 +545,16 @@ int cmd_trace(int argc, char **argv)
 	tp = calloc(t.n, sizeof(*tp));
 	res = calloc(t.n, sizeof(*res));
 	st.per_router = calloc(t.topo.n, sizeof(*st.per_router));
-	if (!tp || !res || !st.per_router ||
-	    trace_backends_init(&be, &t.topo, opts.netns)) {
+	if (!tp || !res || !st.per_router) {
 		errorf("out of memory");
 		goto out;
 	}
+	if (trace_backends_init(&be, &t.topo, opts.netns, reuse, why,
+				sizeof(why))) {
+		errorf("%s", why);
+		goto out;
+	}
+	be.timeout_ms = timeout_ms;
 	for (i = 0; i < t.n; i++) {
 		if (t.p[i].skip || t.p[i].left)
 			continue;
@@ -464,8 +566,18 @@ int cmd_trace(int argc, char **argv)
 	}
 	/* A remote router that hangs up must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * libpcap loaded here, before the walk's threads write captures
+	 * (when it is missing, each ssh router says so: it is unknown)
+	 */
+	for (i = 0; i < t.topo.n; i++)
+		if (t.topo.r[i].kind == KB_TOPO_SSH) {
+			kb_pcap_api(why, sizeof(why));
+			break;
+		}
 	backend.ask = trace_backends_ask;
 	backend.ctx = &be;
+	backend.parallel = par;
 	why[0] = 0;
 	if (ntp && tb_trace(&t.topo, t.from, tp, ntp, t.slack, &backend, res,
 			    &st, why, sizeof(why))) {
@@ -473,6 +585,7 @@ int cmd_trace(int argc, char **argv)
 			errorf("unable to trace: %s", why);
 		goto out;
 	}
+	t.why = st.why;
 
 	if (opts.json) {
 		struct json j;
@@ -493,7 +606,7 @@ int cmd_trace(int argc, char **argv)
 				       t.p[i].res < 0 ? NULL : &res[t.p[i].res]);
 		}
 	}
-	ret = EXIT_OK;
+	ret = st.failed ? EXIT_NEGATIVE : EXIT_OK;
 	for (i = 0; i < t.n; i++) {
 		if (t.p[i].left)
 			nleft++;
@@ -520,12 +633,17 @@ int cmd_trace(int argc, char **argv)
 					st.per_router[i]);
 		fputc('\n', stderr);
 	}
+	if (st.failed && !opts.json)
+		printf("%spartial: %zu router%s could not be asked\n",
+		       t.n > 1 ? "" : "\n", st.failed,
+		       st.failed == 1 ? "" : "s");
 out:
 	if (res)
 		tb_results_free(res, ntp);
 	free(res);
 	free(tp);
 	free(st.per_router);
+	tb_stats_free(&st, t.topo.n);
 	trace_backends_free(&be);
 	trace_free(&t);
 	return ret;

@@ -11,7 +11,15 @@
  *   ssh      (trace_ssh.c)     one ssh invocation per question, running
  *                              'bloomctl -j show' and 'bloomctl -j query
  *                              FILTER pcap -' there with the packets on
- *                              its stdin as a raw-IP capture
+ *                              its stdin as a raw-IP capture, over one
+ *                              connection per router (OpenSSH
+ *                              multiplexing in a private directory)
+ *   none                       records nothing: never asked (the walk
+ *                              steps over it, traceback.h)
+ *
+ * The walk may ask several routers at once (threads): every router's
+ * state is its own, and nothing here is shared between routers but the
+ * read-only topology.
  *
  * Every window's false positive rate comes from its fill as 'bloomctl
  * show' computes "fpr now" (cardinality.h, card_fpr_now): (X/m)^k for
@@ -21,6 +29,9 @@
  */
 #ifndef BLOOMCTL_TRACE_BACKEND_H
 #define BLOOMCTL_TRACE_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "sizing.h"
 #include "topology.h"
@@ -32,10 +43,18 @@ struct trace_backends {
 	const char *default_netns;	/* for 'netns -' (bloomctl -n) */
 	void **state;			/* per router, backend-owned */
 	unsigned int *ssh_calls;	/* per router: ssh invocations */
+	uint64_t timeout_ms;		/* per ssh question; 0: none */
+	char *ctl_dir;			/* ssh control sockets (0700) */
 };
 
+/*
+ * 0, or -1 with one line in @err. Makes the ssh control directory when
+ * the topology has ssh routers and @reuse is set.
+ */
 int trace_backends_init(struct trace_backends *b, const struct kb_topo *t,
-			const char *default_netns);
+			const char *default_netns, bool reuse, char *err,
+			size_t errlen);
+/* Ends the ssh connections, removes the control directory, frees. */
 void trace_backends_free(struct trace_backends *b);
 /* The tb_backend ask(): dispatches by the router's kind. */
 int trace_backends_ask(void *ctx, size_t r, const struct tb_item *items,
@@ -51,8 +70,11 @@ int trace_archive_ask(void **state, const struct kb_topo_router *r,
 		      const struct tb_item *items, size_t n,
 		      struct tb_answer *a, char *err, size_t errlen);
 void trace_archive_free(void *state);
-int trace_ssh_ask(const struct kb_topo_router *r, const struct tb_item *items,
-		  size_t n, struct tb_answer *a, char *err, size_t errlen);
+int trace_ssh_ask(const struct kb_topo_router *r, const char *ctl_dir,
+		  uint64_t timeout_ms, const struct tb_item *items, size_t n,
+		  struct tb_answer *a, char *err, size_t errlen);
+/* Ends router @r's master connection in @ctl_dir, if there is one. */
+void trace_ssh_close(const struct kb_topo_router *r, const char *ctl_dir);
 
 /* Shared by the backends. */
 /* A window's rate from its fill (see above). */

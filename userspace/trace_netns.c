@@ -71,9 +71,10 @@ static int open_in(struct netns_state *s, const char *netns, char *err,
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/run/netns/%s", netns);
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	/* this thread's: the walk may ask from several threads at once */
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0) {
-		snprintf(err, errlen, "%s: unable to open /proc/self/ns/net: %s",
+		snprintf(err, errlen, "%s: unable to open /proc/thread-self/ns/net: %s",
 			 s->what, strerror(errno));
 		return -1;
 	}
@@ -123,8 +124,11 @@ static int setup(void **state, const struct kb_topo_router *r,
 	}
 	d = &s->desc;
 	if (kb_desc_get(&s->nl, r->filter, d)) {
-		kb_nl_perror(&s->nl, "%s: unable to read filter '%s'", s->what,
-			     quote(r->filter));
+		char why[1200];
+
+		kb_nl_strerror(&s->nl, why, sizeof(why));
+		snprintf(err, errlen, "%s: unable to read filter '%s': %s",
+			 s->what, r->filter, why);
 		trace_netns_free(s);
 		return -1;
 	}

@@ -4,9 +4,17 @@
  * question, whatever the number of packets and windows,
  *
  *   ssh [-F CONFIG] [-p PORT] [-i IDENTITY] -o BatchMode=yes
- *       -o ConnectTimeout=10 -- [USER@]HOST
+ *       -o ConnectTimeout=T -o ControlMaster=auto
+ *       -o ControlPath=DIR/%C -o ControlPersist=60 -- [USER@]HOST
  *       "'BLOOMCTL' -j [-n 'NETNS'] show 'FILTER' &&
  *        'BLOOMCTL' -j [-n 'NETNS'] query 'FILTER' pcap -"
+ *
+ * over one connection per router for the whole trace: the first question
+ * makes the master connection (OpenSSH multiplexing), the later ones run
+ * as sessions over it; DIR is the trace's private (0700) directory, and
+ * trace_ssh_close() ends the master ('ssh -O exit') before it is removed.
+ * A question that has not finished within the timeout is killed (its
+ * process group: the master too, when it was still connecting).
  *
  * with the packets written to its stdin as a capture of link type raw IP
  * (libpcap: pcap_open_dead + pcap_dump), each stamped with the time the
@@ -26,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
-
 
 #include "describe.h"
 #include "pcapdl.h"
@@ -133,17 +141,28 @@ static int make_pcap(const struct tb_item *items, size_t n, char **out,
 	return 0;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * Runs @argv with @in on its stdin; collects stdout and stderr. Returns
- * the wait status, or -1 with @err set.
+ * the wait status, -1 with @err set, or -2 when it ran longer than
+ * @timeout_ms (0: no limit) and was killed.
  */
 static int run(char *const argv[], const char *in, size_t inlen,
-	       struct buf *out, struct buf *errout, char *err, size_t errlen)
+	       struct buf *out, struct buf *errout, uint64_t timeout_ms,
+	       char *err, size_t errlen)
 {
 	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
+	uint64_t deadline = timeout_ms ? mono_ms() + timeout_ms : 0;
 	struct pollfd pfd[3];
 	size_t off = 0;
-	int status, open_in, open_out, open_err;
+	int status, open_in, open_out, open_err, killed = 0;
 	pid_t pid;
 	char tmp[65536];
 
@@ -158,6 +177,8 @@ static int run(char *const argv[], const char *in, size_t inlen,
 		goto fail_pipes;
 	}
 	if (!pid) {
+		/* its own process group: killed whole at the timeout */
+		setpgid(0, 0);
 		if (dup2(pin[0], 0) < 0 || dup2(pout[1], 1) < 0 ||
 		    dup2(perr[1], 2) < 0)
 			_exit(127);
@@ -177,8 +198,20 @@ static int run(char *const argv[], const char *in, size_t inlen,
 		open_in = 0;
 	}
 	while (open_in || open_out || open_err) {
-		int nfd = 0, i_in = -1, i_out = -1, i_err = -1;
+		int nfd = 0, i_in = -1, i_out = -1, i_err = -1, wait_ms = -1;
 
+		if (deadline) {
+			uint64_t now = mono_ms();
+
+			if (now >= deadline) {
+				kill(-pid, SIGKILL);
+				kill(pid, SIGKILL);
+				killed = 1;
+				break;
+			}
+			wait_ms = deadline - now > 60000 ? 60000 :
+				  (int)(deadline - now);
+		}
 		if (open_in) {
 			pfd[nfd] = (struct pollfd){ pin[1], POLLOUT, 0 };
 			i_in = nfd++;
@@ -191,7 +224,7 @@ static int run(char *const argv[], const char *in, size_t inlen,
 			pfd[nfd] = (struct pollfd){ perr[0], POLLIN, 0 };
 			i_err = nfd++;
 		}
-		if (poll(pfd, nfd, -1) < 0) {
+		if (poll(pfd, nfd, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -241,7 +274,7 @@ static int run(char *const argv[], const char *in, size_t inlen,
 			return -1;
 		}
 	}
-	return status;
+	return killed ? -2 : status;
 fail_pipes:
 	for (int i = 0; i < 2; i++) {
 		if (pin[i] >= 0)
@@ -408,19 +441,94 @@ static int remote_command(const struct kb_topo_router *r, struct buf *cmd)
 	return ret;
 }
 
-int trace_ssh_ask(const struct kb_topo_router *r, const struct tb_item *items,
-		  size_t n, struct tb_answer *a, char *err, size_t errlen)
+static const char *ssh_program(void)
+{
+	const char *ssh = getenv("KBLOOM_SSH");
+
+	return ssh && *ssh ? ssh : "ssh";
+}
+
+/*
+ * The options before the destination: -F, -p, -i of the router, then
+ * BatchMode, ConnectTimeout and the multiplexing ones (@ctl_dir NULL: no
+ * multiplexing). @opts holds the strings; returns argc.
+ */
+struct ssh_opts {
+	char port[16], connect[48], path[4200];
+};
+
+static int ssh_argv(const struct kb_topo_router *r, const char *ctl_dir,
+		    uint64_t timeout_ms, struct ssh_opts *o, char **argv)
+{
+	int argc = 0;
+
+	argv[argc++] = (char *)ssh_program();
+	if (r->config) {
+		argv[argc++] = "-F";
+		argv[argc++] = r->config;
+	}
+	if (r->port) {
+		snprintf(o->port, sizeof(o->port), "%u", r->port);
+		argv[argc++] = "-p";
+		argv[argc++] = o->port;
+	}
+	if (r->identity) {
+		argv[argc++] = "-i";
+		argv[argc++] = r->identity;
+	}
+	argv[argc++] = "-o";
+	argv[argc++] = "BatchMode=yes";
+	/* whole seconds, at most 10, at least 1 */
+	snprintf(o->connect, sizeof(o->connect), "ConnectTimeout=%llu",
+		 (unsigned long long)(!timeout_ms || timeout_ms >= 10000 ? 10 :
+				      timeout_ms < 1000 ? 1 :
+				      timeout_ms / 1000));
+	argv[argc++] = "-o";
+	argv[argc++] = o->connect;
+	if (ctl_dir) {
+		snprintf(o->path, sizeof(o->path), "ControlPath=%s/%%C",
+			 ctl_dir);
+		argv[argc++] = "-o";
+		argv[argc++] = "ControlMaster=auto";
+		argv[argc++] = "-o";
+		argv[argc++] = o->path;
+		argv[argc++] = "-o";
+		argv[argc++] = "ControlPersist=60";
+	}
+	return argc;
+}
+
+void trace_ssh_close(const struct kb_topo_router *r, const char *ctl_dir)
+{
+	struct buf out = { 0 }, errout = { 0 };
+	struct ssh_opts o;
+	char *argv[32], jerr[160];
+	int argc = ssh_argv(r, ctl_dir, 0, &o, argv);
+
+	argv[argc++] = "-O";
+	argv[argc++] = "exit";
+	argv[argc++] = "--";
+	argv[argc++] = r->host;
+	argv[argc] = NULL;
+	/* no master (never made, or killed): ssh says so, nothing to do */
+	run(argv, NULL, 0, &out, &errout, 10000, jerr, sizeof(jerr));
+	free(out.p);
+	free(errout.p);
+}
+
+int trace_ssh_ask(const struct kb_topo_router *r, const char *ctl_dir,
+		  uint64_t timeout_ms, const struct tb_item *items, size_t n,
+		  struct tb_answer *a, char *err, size_t errlen)
 {
 	struct buf cmd = { 0 }, out = { 0 }, errout = { 0 };
 	struct tj *show = NULL, *query = NULL;
-	const char *ssh = getenv("KBLOOM_SSH"), *why = NULL;
-	char port[16], jerr[160];
-	char *argv[24], *pcap = NULL;
+	const char *why = NULL;
+	struct ssh_opts o;
+	char jerr[160];
+	char *argv[32], *pcap = NULL;
 	size_t pcaplen, pos = 0;
-	int argc = 0, st, ret = -1;
+	int argc, st, ret = -1;
 
-	if (!ssh || !*ssh)
-		ssh = "ssh";
 	if (make_pcap(items, n, &pcap, &pcaplen, jerr, sizeof(jerr))) {
 		snprintf(err, errlen, "router %s (ssh %s): %s", r->name,
 			 r->host, jerr);
@@ -430,30 +538,19 @@ int trace_ssh_ask(const struct kb_topo_router *r, const struct tb_item *items,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	argv[argc++] = (char *)ssh;
-	if (r->config) {
-		argv[argc++] = "-F";
-		argv[argc++] = r->config;
-	}
-	if (r->port) {
-		snprintf(port, sizeof(port), "%u", r->port);
-		argv[argc++] = "-p";
-		argv[argc++] = port;
-	}
-	if (r->identity) {
-		argv[argc++] = "-i";
-		argv[argc++] = r->identity;
-	}
-	argv[argc++] = "-o";
-	argv[argc++] = "BatchMode=yes";
-	argv[argc++] = "-o";
-	argv[argc++] = "ConnectTimeout=10";
+	argc = ssh_argv(r, ctl_dir, timeout_ms, &o, argv);
 	argv[argc++] = "--";
 	argv[argc++] = r->host;
 	argv[argc++] = cmd.p;
 	argv[argc] = NULL;
 
-	st = run(argv, pcap, pcaplen, &out, &errout, jerr, sizeof(jerr));
+	st = run(argv, pcap, pcaplen, &out, &errout, timeout_ms, jerr,
+		 sizeof(jerr));
+	if (st == -2) {
+		snprintf(err, errlen, "router %s (ssh %s): no answer within the timeout (%llu ms): killed",
+			 r->name, r->host, (unsigned long long)timeout_ms);
+		goto out;
+	}
 	if (st == -1) {
 		snprintf(err, errlen, "router %s (ssh %s): %s", r->name,
 			 r->host, jerr);

@@ -3,17 +3,38 @@
  * The traceback walk: see traceback.h.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "traceback.h"
 
+#define WHY_MAX		512
+
+/*
+ * What the walk knows of (packet, router) pairs: absent when the router
+ * was not asked about the packet yet, else the node index or -1. Open
+ * addressing keyed by packet * routers + router + 1 (0: empty slot), so
+ * memory grows with the questions, not with packets times routers.
+ */
+struct pmap {
+	uint64_t *key;
+	long *val;
+	size_t cap, n;
+};
+
 struct pstate {
-	long *node_of;		/* per router: node index, or -1 */
-	uint8_t *asked;		/* per router */
 	size_t fstart, fend;	/* the frontier: nodes [fstart, fend) */
-	size_t capnodes, capedges;
+	size_t capnodes, capedges, capunknown;
+};
+
+/* One question of a step, and its answer. */
+struct job {
+	size_t r;
+	int failed;
+	struct tb_answer a;
+	char why[WHY_MAX];
 };
 
 struct walk {
@@ -24,11 +45,21 @@ struct walk {
 	const struct tb_backend *b;
 	struct tb_result *res;
 	struct pstate *ps;
+	struct pmap map;
 	struct tb_stats *st;
+	char **why;		/* per router: why it is unknown, or NULL */
+	uint8_t *dead;		/* per router: failed, not to be asked again */
 	/* per router: the packets to ask about in this step */
 	size_t **pend;
 	size_t *npend, *cappend;
-	struct tb_item *items;
+	size_t *touched;	/* routers with packets pending in this step */
+	size_t ntouched;
+	/* the questions of a step, asked by the pool */
+	struct job *jobs;
+	size_t njobs, next, taken;
+	uint8_t *ready;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 	char *err;
 	size_t errlen;
 };
@@ -81,6 +112,68 @@ static const struct tb_window *judge(const struct walk *w, size_t i,
 	return best;
 }
 
+static int map_grow(struct pmap *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 1024, i, h;
+	uint64_t *key = calloc(cap, sizeof(*key));
+	long *val = malloc(cap * sizeof(*val));
+
+	if (!key || !val) {
+		free(key);
+		free(val);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (!m->key[i])
+			continue;
+		for (h = (m->key[i] * 0x9e3779b97f4a7c15ULL) >> 20 & (cap - 1);
+		     key[h]; h = (h + 1) & (cap - 1))
+			;
+		key[h] = m->key[i];
+		val[h] = m->val[i];
+	}
+	free(m->key);
+	free(m->val);
+	m->key = key;
+	m->val = val;
+	m->cap = cap;
+	return 0;
+}
+
+/* The slot of (packet @i, router @r); NULL when not asked yet. */
+static long *map_get(const struct walk *w, size_t i, size_t r)
+{
+	const struct pmap *m = &w->map;
+	uint64_t k = (uint64_t)i * w->t->n + r + 1;
+	size_t h;
+
+	if (!m->cap)
+		return NULL;
+	for (h = (k * 0x9e3779b97f4a7c15ULL) >> 20 & (m->cap - 1); m->key[h];
+	     h = (h + 1) & (m->cap - 1))
+		if (m->key[h] == k)
+			return &m->val[h];
+	return NULL;
+}
+
+/* Marks (@i, @r) asked, with no node yet. 0 or -1. */
+static int map_put(struct walk *w, size_t i, size_t r)
+{
+	struct pmap *m = &w->map;
+	uint64_t k = (uint64_t)i * w->t->n + r + 1;
+	size_t h;
+
+	if (2 * (m->n + 1) > m->cap && map_grow(m))
+		return oom(w);
+	for (h = (k * 0x9e3779b97f4a7c15ULL) >> 20 & (m->cap - 1); m->key[h];
+	     h = (h + 1) & (m->cap - 1))
+		;
+	m->key[h] = k;
+	m->val[h] = -1;
+	m->n++;
+	return 0;
+}
+
 static int add_node(struct walk *w, size_t i, size_t r, uint32_t depth,
 		    const struct tb_window *win, double fpr)
 {
@@ -98,11 +191,16 @@ static int add_node(struct walk *w, size_t i, size_t r, uint32_t depth,
 		ps->capnodes = cap;
 	}
 	nd = &res->node[res->nnodes];
+	memset(nd, 0, sizeof(*nd));
 	nd->router = r;
 	nd->depth = depth;
-	nd->win = *win;
-	nd->fpr = fpr;
-	ps->node_of[r] = (long)res->nnodes++;
+	if (win) {
+		nd->win = *win;
+		nd->fpr = fpr;
+	} else {
+		nd->unknown = true;
+	}
+	*map_get(w, i, r) = (long)res->nnodes++;
 	return 0;
 }
 
@@ -126,48 +224,136 @@ static int add_edge(struct walk *w, size_t i, size_t from, size_t to)
 	return 0;
 }
 
-/* Asks router @r about the packets pending for it; 0 or -1. */
-static int ask(struct walk *w, size_t r, struct tb_answer *a)
+/* Router @r is unknown: for @why (NULL: it records nothing). 0 or -1. */
+static int set_unknown(struct walk *w, size_t r, const char *why)
 {
-	size_t k, np = w->npend[r];
-	char why[512];
+	const struct kb_topo_router *rt = &w->t->r[r];
+	char buf[WHY_MAX];
 
+	if (w->why[r])
+		return 0;
+	if (!why)
+		snprintf(buf, sizeof(buf),
+			 "records nothing (declared 'none' on line %u)",
+			 rt->line);
+	else if (!*why)
+		snprintf(buf, sizeof(buf),
+			 "router %s could not be asked (the message above)",
+			 rt->name);
+	w->why[r] = strdup(why && *why ? why : buf);
+	if (!w->why[r])
+		return oom(w);
+	if (why) {
+		w->dead[r] = 1;
+		if (w->st)
+			w->st->failed++;
+	}
+	return 0;
+}
+
+/* Asks job @j's router about the packets pending for it. */
+static void ask(struct walk *w, struct job *j)
+{
+	size_t k, r = j->r, np = w->npend[r];
+	struct tb_answer *a = &j->a;
+	struct tb_item *items;
+
+	memset(a, 0, sizeof(*a));
+	j->why[0] = 0;
+	items = calloc(np, sizeof(*items));
+	if (!items) {
+		snprintf(j->why, sizeof(j->why), "out of memory");
+		j->failed = 1;
+		return;
+	}
 	for (k = 0; k < np; k++) {
 		const struct tb_packet *p = &w->p[w->pend[r][k]];
 
-		w->items[k].pkt = p->pkt;
-		w->items[k].len = p->len;
-		w->items[k].ts = p->at;
+		items[k].pkt = p->pkt;
+		items[k].len = p->len;
+		items[k].ts = p->at;
 	}
-	memset(a, 0, sizeof(*a));
-	why[0] = 0;
-	if (w->b->ask(w->b->ctx, r, w->items, np, a, why, sizeof(why))) {
-		free(a->win);
-		free(a->hits);
-		snprintf(w->err, w->errlen, "%s", why);
-		return -1;
-	}
-	if (a->row != (a->nwin + 7) / 8 || (a->nwin && !a->hits)) {
-		free(a->win);
-		free(a->hits);
-		snprintf(w->err, w->errlen,
+	j->failed = w->b->ask(w->b->ctx, r, items, np, a, j->why,
+			      sizeof(j->why)) != 0;
+	free(items);
+	if (!j->failed &&
+	    (a->row != (a->nwin + 7) / 8 || (a->nwin && !a->hits))) {
+		snprintf(j->why, sizeof(j->why),
 			 "router %s: a malformed answer (%u windows, rows of %u bytes)",
 			 w->t->r[r].name, a->nwin, a->row);
-		return -1;
+		j->failed = 1;
 	}
+	if (j->failed) {
+		free(a->win);
+		free(a->hits);
+		memset(a, 0, sizeof(*a));
+	}
+}
+
+static unsigned int parallel(const struct walk *w)
+{
+	return w->b->parallel > 1 ? w->b->parallel : 1;
+}
+
+/* A worker of the pool: takes the next question within the window. */
+static void *worker(void *arg)
+{
+	struct walk *w = arg;
+	size_t k;
+
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		/* answers not yet taken stay under 2 * parallel */
+		while (w->next < w->njobs &&
+		       w->next >= w->taken + 2 * (size_t)parallel(w))
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->next >= w->njobs) {
+			pthread_mutex_unlock(&w->mu);
+			return NULL;
+		}
+		k = w->next++;
+		pthread_mutex_unlock(&w->mu);
+		ask(w, &w->jobs[k]);
+		pthread_mutex_lock(&w->mu);
+		w->ready[k] = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+/* Waits for job @k's answer (asked by the pool). */
+static void wait_ready(struct walk *w, size_t k)
+{
+	pthread_mutex_lock(&w->mu);
+	while (!w->ready[k])
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Job @k's answer is taken: the pool may ask further. */
+static void taken(struct walk *w, size_t k)
+{
+	pthread_mutex_lock(&w->mu);
+	w->taken = k + 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void count_question(struct walk *w, size_t r)
+{
 	if (w->st) {
 		w->st->questions++;
 		if (w->st->per_router)
 			w->st->per_router[r]++;
 	}
-	return 0;
 }
 
 /* Step 0: FROM about every packet. */
 static int first_step(struct walk *w, size_t from)
 {
 	const struct tb_window *hit, *oldest = NULL;
-	struct tb_answer a;
+	struct tb_answer *a;
+	struct job job = { .r = from };
 	size_t i;
 	uint32_t j;
 	double fpr;
@@ -175,15 +361,31 @@ static int first_step(struct walk *w, size_t from)
 	w->npend[from] = 0;
 	for (i = 0; i < w->n; i++) {
 		w->pend[from][w->npend[from]++] = i;
-		w->ps[i].asked[from] = 1;
+		if (map_put(w, i, from))
+			return -1;
 	}
-	if (ask(w, from, &a))
-		return -1;
+	if (w->t->r[from].kind == KB_TOPO_NONE) {
+		job.failed = 1;
+		if (set_unknown(w, from, NULL))
+			return -1;
+	} else {
+		ask(w, &job);
+		if (job.failed && set_unknown(w, from, job.why))
+			return -1;
+	}
+	w->npend[from] = 0;
+	if (job.failed) {
+		for (i = 0; i < w->n; i++)
+			w->res[i].status = TB_UNKNOWN;
+		return 0;
+	}
+	a = &job.a;
+	count_question(w, from);
 	if (w->st)
 		w->st->steps++;
-	for (j = 0; j < a.nwin; j++)
-		if (!oldest || a.win[j].start < oldest->start)
-			oldest = &a.win[j];
+	for (j = 0; j < a->nwin; j++)
+		if (!oldest || a->win[j].start < oldest->start)
+			oldest = &a->win[j];
 	for (i = 0; i < w->n; i++) {
 		struct tb_result *res = &w->res[i];
 		uint64_t lo = range_lo(w, i);
@@ -197,7 +399,7 @@ static int first_step(struct walk *w, size_t from)
 			res->status = TB_NOT_TRACEABLE;
 			continue;
 		}
-		hit = judge(w, i, &a, i, &fpr);
+		hit = judge(w, i, a, i, &fpr);
 		if (!hit) {
 			res->status = TB_ABSENT;
 			continue;
@@ -208,19 +410,21 @@ static int first_step(struct walk *w, size_t from)
 		w->ps[i].fstart = 0;
 		w->ps[i].fend = 1;
 	}
-	free(a.win);
-	free(a.hits);
+	free(a->win);
+	free(a->hits);
 	return 0;
 fail:
-	free(a.win);
-	free(a.hits);
+	free(a->win);
+	free(a->hits);
 	return -1;
 }
 
 static int pend_add(struct walk *w, size_t r, size_t i)
 {
+	if (!w->npend[r])
+		w->touched[w->ntouched++] = r;
 	if (w->npend[r] == w->cappend[r]) {
-		size_t cap = 2 * w->cappend[r];
+		size_t cap = w->cappend[r] ? 2 * w->cappend[r] : 16;
 		size_t *np = realloc(w->pend[r], cap * sizeof(*np));
 
 		if (!np)
@@ -232,15 +436,60 @@ static int pend_add(struct walk *w, size_t r, size_t i)
 	return 0;
 }
 
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Takes router @r's answer @a (NULL: it is unknown) about its pending
+ * packets at depth @d. 0 or -1.
+ */
+static int take(struct walk *w, uint32_t d, size_t r,
+		const struct tb_answer *a)
+{
+	const struct kb_topo_router *rt = &w->t->r[r];
+	size_t i, k, j, node;
+
+	for (k = 0; k < w->npend[r]; k++) {
+		const struct tb_window *hit = NULL;
+		struct tb_result *res;
+		double fpr = 0;
+
+		i = w->pend[r][k];
+		res = &w->res[i];
+		if (a) {
+			hit = judge(w, i, a, k, &fpr);
+			res->asked++;
+			res->expected += fpr;
+			if (!hit)
+				continue;
+		}
+		if (add_node(w, i, r, d, hit, fpr))
+			return -1;
+		node = res->nnodes - 1;
+		for (j = 0; j < rt->nnbr; j++) {
+			long *y = map_get(w, i, rt->nbr[j]);
+
+			if (y && *y >= 0 && res->node[*y].depth + 1 == d &&
+			    add_edge(w, i, node, (size_t)*y))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* Step @d: returns 1 when something was asked, 0 when done, -1. */
 static int step(struct walk *w, uint32_t d)
 {
 	const struct kb_topo *t = w->t;
-	size_t i, r, x, k, any = 0;
-	struct tb_answer a;
+	size_t i, x, k, nth = 0;
+	pthread_t th[256];
+	int ret = -1;
 
-	for (r = 0; r < t->n; r++)
-		w->npend[r] = 0;
+	w->ntouched = 0;
 	for (i = 0; i < w->n; i++) {
 		struct pstate *ps = &w->ps[i];
 
@@ -253,62 +502,155 @@ static int step(struct walk *w, uint32_t d)
 			for (k = 0; k < rt->nnbr; k++) {
 				size_t c = rt->nbr[k];
 
-				if (ps->asked[c])
+				if (map_get(w, i, c))
 					continue;
-				ps->asked[c] = 1;
-				if (pend_add(w, c, i))
+				if (map_put(w, i, c) || pend_add(w, c, i))
 					return -1;
-				any++;
 			}
 		}
 		/* The next frontier starts after the current nodes. */
 		ps->fstart = ps->fend;
 	}
-	if (!any)
+	if (!w->ntouched)
 		return 0;
-	if (w->st)
+	/* in router order: the same graph however the answers arrive */
+	qsort(w->touched, w->ntouched, sizeof(*w->touched), by_index);
+	w->njobs = 0;
+	w->jobs = calloc(w->ntouched, sizeof(*w->jobs));
+	w->ready = calloc(w->ntouched, 1);
+	if (!w->jobs || !w->ready) {
+		oom(w);
+		goto out;
+	}
+	for (k = 0; k < w->ntouched; k++) {
+		size_t r = w->touched[k];
+
+		if (t->r[r].kind == KB_TOPO_NONE) {
+			if (set_unknown(w, r, NULL))
+				goto out;
+		} else if (!w->dead[r]) {
+			w->jobs[w->njobs++].r = r;
+		}
+	}
+	if (w->njobs && w->st)
 		w->st->steps++;
-	for (r = 0; r < t->n; r++) {
-		const struct kb_topo_router *rt = &t->r[r];
+	w->next = w->taken = 0;
+	if (parallel(w) > 1 && w->njobs > 1) {
+		nth = w->njobs < parallel(w) ? w->njobs : parallel(w);
+		if (nth > sizeof(th) / sizeof(th[0]))
+			nth = sizeof(th) / sizeof(th[0]);
+		for (k = 0; k < nth; k++)
+			if (pthread_create(&th[k], NULL, worker, w))
+				break;
+		nth = k;
+	}
+	for (k = 0, x = 0; k < w->ntouched; k++) {
+		size_t r = w->touched[k];
+		struct job *j = NULL;
 
-		if (!w->npend[r])
-			continue;
-		if (ask(w, r, &a))
-			return -1;
-		for (k = 0; k < w->npend[r]; k++) {
-			const struct tb_window *hit;
-			struct tb_result *res;
-			size_t node, j;
-			double fpr;
-
-			i = w->pend[r][k];
-			res = &w->res[i];
-			hit = judge(w, i, &a, k, &fpr);
-			res->asked++;
-			res->expected += fpr;
-			if (!hit)
-				continue;
-			if (add_node(w, i, r, d, hit, fpr))
-				goto fail;
-			node = res->nnodes - 1;
-			for (j = 0; j < rt->nnbr; j++) {
-				long y = w->ps[i].node_of[rt->nbr[j]];
-
-				if (y >= 0 && res->node[y].depth + 1 == d &&
-				    add_edge(w, i, node, (size_t)y))
-					goto fail;
+		if (x < w->njobs && w->jobs[x].r == r) {
+			j = &w->jobs[x];
+			if (nth)
+				wait_ready(w, x);
+			else
+				ask(w, j);
+			if (j->failed) {
+				if (set_unknown(w, r, j->why))
+					goto out;
+			} else {
+				count_question(w, r);
 			}
 		}
-		free(a.win);
-		free(a.hits);
+		if (take(w, d, r, j && !j->failed ? &j->a : NULL))
+			goto out;
+		if (j) {
+			free(j->a.win);
+			free(j->a.hits);
+			memset(&j->a, 0, sizeof(j->a));
+			if (nth)
+				taken(w, x);
+			x++;
+		}
 	}
-	for (i = 0; i < w->n; i++)
-		w->ps[i].fend = w->res[i].nnodes;
-	return 1;
-fail:
-	free(a.win);
-	free(a.hits);
-	return -1;
+	ret = 1;
+out:
+	if (nth) {
+		/* on an error: no further questions, then wait for the pool */
+		pthread_mutex_lock(&w->mu);
+		w->njobs = w->next;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		for (k = 0; k < nth; k++)
+			pthread_join(th[k], NULL);
+	}
+	for (k = 0; w->jobs && k < w->njobs; k++) {
+		free(w->jobs[k].a.win);
+		free(w->jobs[k].a.hits);
+	}
+	free(w->jobs);
+	free(w->ready);
+	w->jobs = NULL;
+	w->ready = NULL;
+	for (k = 0; k < w->ntouched; k++)
+		w->npend[w->touched[k]] = 0;
+	if (ret > 0)
+		for (i = 0; i < w->n; i++)
+			w->ps[i].fend = w->res[i].nnodes;
+	return ret;
+}
+
+/*
+ * Takes out the unknown nodes of packet @i with no seen node upstream
+ * (res->unknown lists their routers), and the edges to them. Edges are
+ * grouped by their upstream node in increasing order (a node's edges are
+ * made with it), and every edge goes from depth d to d - 1: walked
+ * backwards, a node's liveness is final before its own edges are seen.
+ */
+static int prune(struct walk *w, size_t i)
+{
+	struct tb_result *res = &w->res[i];
+	uint8_t *live;
+	size_t *to, e, x, n = 0, ne = 0;
+
+	if (res->status != TB_TRACED)
+		return 0;
+	for (x = 0; x < res->nnodes && !res->node[x].unknown; x++)
+		;
+	if (x == res->nnodes)
+		return 0;
+	live = calloc(res->nnodes, 1);
+	to = calloc(res->nnodes, sizeof(*to));
+	res->unknown = calloc(res->nnodes, sizeof(*res->unknown));
+	if (!live || !to || !res->unknown) {
+		free(live);
+		free(to);
+		return oom(w);
+	}
+	for (x = 0; x < res->nnodes; x++)
+		live[x] = !res->node[x].unknown;
+	for (e = res->nedges; e-- > 0;)
+		if (live[res->edge[e].from])
+			live[res->edge[e].to] = 1;
+	for (x = 0; x < res->nnodes; x++) {
+		if (!live[x]) {
+			res->unknown[res->nunknown++] = res->node[x].router;
+			continue;
+		}
+		to[x] = n;
+		res->node[n++] = res->node[x];
+	}
+	for (e = 0; e < res->nedges; e++) {
+		if (!live[res->edge[e].from])
+			continue;
+		res->edge[ne].from = to[res->edge[e].from];
+		res->edge[ne].to = to[res->edge[e].to];
+		ne++;
+	}
+	res->nnodes = n;
+	res->nedges = ne;
+	free(live);
+	free(to);
+	return 0;
 }
 
 static const struct tb_result *sort_res;
@@ -358,8 +700,21 @@ void tb_results_free(struct tb_result *res, size_t n)
 		free(res[i].node);
 		free(res[i].edge);
 		free(res[i].ingress);
+		free(res[i].unknown);
 		memset(&res[i], 0, sizeof(res[i]));
 	}
+}
+
+void tb_stats_free(struct tb_stats *st, size_t nrouters)
+{
+	size_t r;
+
+	if (!st->why)
+		return;
+	for (r = 0; r < nrouters; r++)
+		free(st->why[r]);
+	free(st->why);
+	st->why = NULL;
 }
 
 int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
@@ -382,27 +737,22 @@ int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
 		snprintf(err, errlen, "no router %zu", from);
 		return -1;
 	}
+	pthread_mutex_init(&w.mu, NULL);
+	pthread_cond_init(&w.cv, NULL);
 	w.ps = calloc(n, sizeof(*w.ps));
 	w.pend = calloc(t->n, sizeof(*w.pend));
 	w.npend = calloc(t->n, sizeof(*w.npend));
 	w.cappend = calloc(t->n, sizeof(*w.cappend));
-	w.items = calloc(n, sizeof(*w.items));
-	if (!w.ps || !w.pend || !w.npend || !w.cappend || !w.items)
+	w.touched = calloc(t->n, sizeof(*w.touched));
+	w.why = calloc(t->n, sizeof(*w.why));
+	w.dead = calloc(t->n, 1);
+	if (!w.ps || !w.pend || !w.npend || !w.cappend || !w.touched ||
+	    !w.why || !w.dead)
 		goto nomem;
-	for (r = 0; r < t->n; r++) {
-		w.cappend[r] = r == from ? n : 16;
-		w.pend[r] = malloc(w.cappend[r] * sizeof(**w.pend));
-		if (!w.pend[r])
-			goto nomem;
-	}
-	for (i = 0; i < n; i++) {
-		w.ps[i].node_of = malloc(t->n * sizeof(long));
-		w.ps[i].asked = calloc(t->n, 1);
-		if (!w.ps[i].node_of || !w.ps[i].asked)
-			goto nomem;
-		for (r = 0; r < t->n; r++)
-			w.ps[i].node_of[r] = -1;
-	}
+	w.cappend[from] = n;
+	w.pend[from] = malloc(n * sizeof(**w.pend));
+	if (!w.pend[from])
+		goto nomem;
 	if (first_step(&w, from))
 		goto out;
 	for (d = 1;; d++) {
@@ -413,7 +763,7 @@ int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
 			break;
 	}
 	for (i = 0; i < n; i++)
-		if (find_ingress(&w, i))
+		if (prune(&w, i) || find_ingress(&w, i))
 			goto out;
 	ret = 0;
 	goto out;
@@ -422,18 +772,26 @@ nomem:
 out:
 	if (ret)
 		tb_results_free(res, n);
-	if (w.ps)
-		for (i = 0; i < n; i++) {
-			free(w.ps[i].node_of);
-			free(w.ps[i].asked);
-		}
 	if (w.pend)
 		for (r = 0; r < t->n; r++)
 			free(w.pend[r]);
+	if (st && w.why) {
+		st->why = w.why;
+		w.why = NULL;
+	}
+	if (w.why)
+		for (r = 0; r < t->n; r++)
+			free(w.why[r]);
+	free(w.why);
+	free(w.dead);
 	free(w.ps);
 	free(w.pend);
 	free(w.npend);
 	free(w.cappend);
-	free(w.items);
+	free(w.touched);
+	free(w.map.key);
+	free(w.map.val);
+	pthread_mutex_destroy(&w.mu);
+	pthread_cond_destroy(&w.cv);
 	return ret;
 }

@@ -18,8 +18,20 @@
  *            packet in a window overlapping [at - slack, at] becomes a
  *            node of depth d, with an edge to each adjacent node of depth
  *            d - 1 (upstream -> downstream).
- * until no packet has anything left to ask. A node without an upstream
- * edge is an ingress. A router's rate for one packet is the chance that
+ * until no packet has anything left to ask. A router that cannot be asked
+ * (its backend fails: down, no filter, a timeout ...) or records nothing
+ * (KB_TOPO_NONE) becomes an UNKNOWN node instead, with the same edges, so
+ * its own neighbours are asked in its place (as SPIE does for routers
+ * that do not take part); one that failed is not asked again in the same
+ * trace. At the end, unknown nodes with no seen node upstream of them are
+ * taken out of the graph and listed apart (res->unknown): the packet may
+ * have come through them, nothing beyond says so. A node without an
+ * upstream edge is an ingress (always a seen one).
+ *
+ * The questions of one step go out up to @parallel at once (threads);
+ * their answers are taken in router order, so the result is the same as
+ * one after the other. Memory: O(packets + questions + nodes), not
+ * packets times routers. A router's rate for one packet is the chance that
  * one of its windows overlapping the range holds it falsely,
  * 1 - prod(1 - fpr_w); the expected number of false branches of a packet
  * is the sum of that over the routers asked about it upstream of FROM.
@@ -61,11 +73,15 @@ struct tb_backend {
 	/*
 	 * Asks router @r (index in the topology) about @n items (n >= 1):
 	 * fills @a, whose arrays the walk frees with free(). 0, or -1 with
-	 * one line in @err (the walk stops).
+	 * one line in @err: the router is unknown for the rest of the walk
+	 * (an empty @err: the backend printed why). With @parallel > 1 it is
+	 * called from several threads at once, never twice at once for the
+	 * same router.
 	 */
 	int (*ask)(void *ctx, size_t r, const struct tb_item *items, size_t n,
 		   struct tb_answer *a, char *err, size_t errlen);
 	void *ctx;
+	unsigned int parallel;	/* questions of a step at once (0: 1) */
 };
 
 /* A packet to trace. */
@@ -79,6 +95,7 @@ enum tb_status {
 	TB_TRACED,		/* FROM holds it: nodes[0] is FROM */
 	TB_ABSENT,		/* FROM does not hold it */
 	TB_NOT_TRACEABLE,	/* older than FROM's oldest window */
+	TB_UNKNOWN,		/* FROM could not be asked */
 };
 
 struct tb_node {
@@ -86,6 +103,7 @@ struct tb_node {
 	uint32_t depth;		/* steps from FROM */
 	struct tb_window win;	/* the newest window of the range holding it */
 	double fpr;		/* the router's rate over the range's windows */
+	bool unknown;		/* not asked (see above): win and fpr are 0 */
 };
 
 struct tb_edge {
@@ -102,6 +120,10 @@ struct tb_result {
 	size_t nedges;
 	size_t *ingress;	/* node indices, deepest first */
 	size_t ningress;
+	size_t *unknown;	/* routers that could not be asked about it and
+				 * have no seen node upstream (indices in the
+				 * topology, in the order met) */
+	size_t nunknown;
 	size_t asked;		/* routers asked about it upstream of FROM */
 	double expected;	/* expected false branches: sum of their rates */
 };
@@ -111,13 +133,18 @@ struct tb_stats {
 	size_t questions;	/* backend calls */
 	size_t *per_router;	/* backend calls per router (NULL: not kept);
 				 * a router is asked at most once a step */
+	char **why;		/* set by tb_trace: per router, why it is
+				 * unknown (malloc; NULL: not unknown) */
+	size_t failed;		/* routers whose backend failed ('none' ones
+				 * are not counted) */
 };
 
 /*
  * Traces @n packets from router @from with @slack_ns. Fills @res[0..n).
- * 0, or -1 with one line in @err (a backend failed; @res is freed);
- * @err is left empty when the backend printed its error itself.
- * @st may be NULL; its per_router, when set, has topology->n slots.
+ * 0, or -1 with one line in @err (out of memory, a bad @from; @res is
+ * freed). A router that cannot be asked is not an error (see above).
+ * @st may be NULL; its per_router, when set, has topology->n slots; its
+ * why is allocated here (topology->n slots), freed by tb_stats_free().
  */
 int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
 	     size_t n, uint64_t slack_ns, const struct tb_backend *b,
@@ -125,6 +152,8 @@ int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
 	     size_t errlen);
 
 void tb_results_free(struct tb_result *res, size_t n);
+/* Frees @st->why (@nrouters slots). */
+void tb_stats_free(struct tb_stats *st, size_t nrouters);
 
 /* Whether window @w overlaps [lo, hi] (an open window lasts forever). */
 bool tb_window_overlaps(const struct tb_window *w, uint64_t lo, uint64_t hi);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -214,8 +215,104 @@ TEST(errors_name_file_and_line)
 	EXPECT_TRUE(refused("router r1 netns a filter f\nrouter r2 netns b filter f\n"
 			    "link r1 r2\n# again\nlink r2 r1\n",
 			    "dir/topo.txt:5: link r2 r1 given twice (first on line 3)"));
+	EXPECT_TRUE(refused("router r1 none filter f\n",
+			    "dir/topo.txt:1: router r1: 'none' (a router that records nothing) takes nothing after it, not 'filter'"));
+	EXPECT_TRUE(refused("router r1 none\nrouter r1 none\n",
+			    "dir/topo.txt:2: router 'r1' declared twice (first on line 1)"));
+	/* the first repeated link in file order, whatever the names' order */
+	EXPECT_TRUE(refused("router a netns x filter f\nrouter b netns x filter f\n"
+			    "router c netns x filter f\nlink b c\nlink a b\n"
+			    "link b a\nlink c b\n",
+			    "dir/topo.txt:6: link b a given twice (first on line 5)"));
 	EXPECT_TRUE(refused("# nothing\n\n", "dir/topo.txt: no router in the file"));
 	EXPECT_TRUE(refused("", "dir/topo.txt: no router in the file"));
+}
+
+TEST(a_router_that_records_nothing)
+{
+	struct kb_topo t;
+	char err[512], buf[64];
+	const struct kb_topo_router *r;
+
+	ASSERT_EQ(0, parse("router r1 netns a filter f\nrouter r2 none  # no kbloom\n"
+			   "link r1 r2\n", &t, err)) TH_LOG("%s", err);
+	r = &t.r[kb_topo_find(&t, "r2")];
+	EXPECT_EQ(KB_TOPO_NONE, r->kind);
+	EXPECT_EQ(NULL, r->filter);
+	EXPECT_EQ(2, r->line);
+	EXPECT_STREQ("none", kb_topo_where(r, buf, sizeof(buf)));
+	EXPECT_TRUE(has_nbr(&t, "r1", "r2"));
+	kb_topo_free(&t);
+}
+
+/* Appends to a growing buffer. */
+static void put(char **s, size_t *len, size_t *cap, const char *fmt, size_t a,
+		size_t b)
+{
+	int n;
+
+	for (;;) {
+		n = snprintf(*s + *len, *cap - *len, fmt, a, b);
+		if ((size_t)n < *cap - *len)
+			break;
+		*cap *= 2;
+		*s = realloc(*s, *cap);
+		if (!*s)
+			abort();
+	}
+	*len += n;
+}
+
+TEST(large_and_dense_topologies_parse_in_good_time)
+{
+	/*
+	 * 100 000 routers in a chain plus a hub linked to all of them
+	 * (200 000 links, one router of degree 100 000), and 400 routers
+	 * all linked to each other (79 800 links): names are found by hash
+	 * and repeated links by sorting, so this takes well under a second,
+	 * not the hours of a scan per name and per link.
+	 */
+	size_t len = 0, cap = 1 << 20, i, j;
+	char *s = malloc(cap), err[512];
+	struct kb_topo t;
+	clock_t c0 = clock();
+
+	ASSERT_NE(NULL, s);
+	s[0] = 0;
+	put(&s, &len, &cap, "router hub netns - filter f\n", 0, 0);
+	for (i = 0; i < 100000; i++)
+		put(&s, &len, &cap, "router r%zu archive d%zu filter f\n", i, i);
+	for (i = 0; i < 100000; i++) {
+		put(&s, &len, &cap, "link hub r%zu\n", i, 0);
+		if (i)
+			put(&s, &len, &cap, "link r%zu r%zu\n", i - 1, i);
+	}
+	ASSERT_EQ(0, parse(s, &t, err)) TH_LOG("%s", err);
+	EXPECT_EQ(100001, t.n);
+	EXPECT_EQ(199999, t.nlinks);
+	EXPECT_EQ(100000, t.r[0].nnbr);
+	EXPECT_EQ(100000, kb_topo_find(&t, "r99999"));
+	EXPECT_EQ(-1, kb_topo_find(&t, "r100000"));
+	kb_topo_free(&t);
+	/* the same with one link repeated at the end */
+	put(&s, &len, &cap, "link r%zu hub\n", 5, 0);
+	ASSERT_EQ(-1, parse(s, &t, err));
+	EXPECT_TRUE(strstr(err, ":300001: link r5 hub given twice (first on line 100011)") != NULL)
+		TH_LOG("%s", err);
+
+	len = 0;
+	s[0] = 0;
+	for (i = 0; i < 400; i++)
+		put(&s, &len, &cap, "router k%zu none\n", i, 0);
+	for (i = 0; i < 400; i++)
+		for (j = i + 1; j < 400; j++)
+			put(&s, &len, &cap, "link k%zu k%zu\n", i, j);
+	ASSERT_EQ(0, parse(s, &t, err)) TH_LOG("%s", err);
+	EXPECT_EQ(79800, t.nlinks);
+	EXPECT_EQ(399, t.r[7].nnbr);
+	kb_topo_free(&t);
+	free(s);
+	EXPECT_LT((double)(clock() - c0) / CLOCKS_PER_SEC, 5.0);
 }
 
 TEST(load_from_a_file)

@@ -13,7 +13,9 @@
  * routers ("false branches") over all packets within Poisson bounds of
  * the expected number the walk itself predicts. Plus the corner cases:
  * not traceable, absent, graphs with cycles, windows out of the range,
- * backend failures, and the JSON reader of the ssh backend.
+ * routers that cannot be asked or record nothing (unknown: stepped over),
+ * parallel walks giving the same graphs as sequential ones on random
+ * graphs, and the JSON reader of the ssh backend.
  */
 #include <math.h>
 #include <stdio.h>
@@ -43,7 +45,8 @@ struct mem {
 	size_t n;
 	struct mem_router *r;
 	long fail_at;		/* router whose ask fails, or -1 */
-	size_t asks;
+	const uint8_t *fails;	/* per router: its ask fails (NULL: none) */
+	size_t asks;		/* every ask (atomic: asked from threads) */
 };
 
 static void mem_init(struct mem *m, size_t n, uint64_t first_id,
@@ -92,8 +95,8 @@ static int mem_ask(void *ctx, size_t r, const struct tb_item *items, size_t n,
 	struct kb_digest d;
 	size_t i, j;
 
-	m->asks++;
-	if ((long)r == m->fail_at) {
+	__atomic_fetch_add(&m->asks, 1, __ATOMIC_RELAXED);
+	if ((long)r == m->fail_at || (m->fails && m->fails[r])) {
 		snprintf(err, errlen, "router %zu: unreachable", r);
 		return -1;
 	}
@@ -258,7 +261,7 @@ TEST(random_trees)
 			size_t n = sizes[si], i, j, x, *parent, *attacker;
 			size_t per_router[64] = { 0 };
 			struct tb_stats st = { .per_router = per_router };
-			struct tb_backend be = { mem_ask, NULL };
+			struct tb_backend be = { mem_ask, NULL, 0 };
 			struct tb_packet *tp;
 			struct tb_result *res;
 			uint8_t (*pkt)[36];
@@ -364,6 +367,7 @@ TEST(random_trees)
 				packets++;
 			}
 			tb_results_free(res, npk);
+			tb_stats_free(&st, t.n);
 			mem_free(&m);
 			kb_topo_free(&t);
 			free(parent);
@@ -397,7 +401,7 @@ static void line3(struct kb_topo *t)
 
 TEST(not_traceable_and_absent)
 {
-	struct tb_backend be = { mem_ask, NULL };
+	struct tb_backend be = { mem_ask, NULL, 0 };
 	struct tb_result res[5];
 	struct tb_packet tp[5];
 	uint8_t pkt[5][36];
@@ -477,7 +481,7 @@ TEST(cycles_make_a_graph)
 	 *     \  /
 	 *      r4 - r5
 	 */
-	struct tb_backend be = { mem_ask, NULL };
+	struct tb_backend be = { mem_ask, NULL, 0 };
 	struct tb_result res;
 	struct tb_packet tp;
 	uint8_t pkt[36];
@@ -533,6 +537,7 @@ TEST(cycles_make_a_graph)
 	EXPECT_TRUE(fabs(res.node[node_of(&res, 1)].fpr -
 			 (1 - (1 - p1) * (1 - p2))) < 1e-15);
 	tb_results_free(&res, 1);
+	tb_stats_free(&st, t.n);
 	mem_free(&m);
 	kb_topo_free(&t);
 	KB_ASSERT_NO_LEAKS();
@@ -561,7 +566,7 @@ TEST(tiny_rates_are_not_rounded_to_zero)
 	 * is below what 1 - (1 - p) in doubles can hold: it must come out as
 	 * it is, not as 0.
 	 */
-	struct tb_backend be = { tiny_ask, NULL };
+	struct tb_backend be = { tiny_ask, NULL, 0 };
 	struct tb_result res;
 	struct tb_packet tp;
 	uint8_t pkt[36];
@@ -587,9 +592,182 @@ TEST(tiny_rates_are_not_rounded_to_zero)
 	KB_ASSERT_NO_LEAKS();
 }
 
-TEST(a_failing_router_stops_the_walk)
+/* r1 - r2 - r3 - r4 in a line, r2 as @kind2 ("netns a filter f", "none"). */
+static void line4(struct kb_topo *t, const char *kind2)
 {
-	struct tb_backend be = { mem_ask, NULL };
+	char text[512], err[256];
+
+	snprintf(text, sizeof(text),
+		 "router r1 netns a filter f\nrouter r2 %s\n"
+		 "router r3 netns a filter f\nrouter r4 netns a filter f\n"
+		 "link r1 r2\nlink r2 r3\nlink r3 r4\n", kind2);
+	if (kb_topo_parse(text, "line", t, err, sizeof(err)))
+		abort();
+}
+
+TEST(a_failing_router_is_unknown_and_stepped_over)
+{
+	/*
+	 * r1 (from) - r2 (fails) - r3 - r4: the packets went r3 -> r2 -> r1.
+	 * r2 is an unknown node, r3 is asked in its place and holds them,
+	 * r4 does not: ingress r3. r2 is asked once, not again.
+	 */
+	struct tb_backend be = { mem_ask, NULL, 0 };
+	struct tb_result res[2];
+	struct tb_packet tp[2];
+	uint8_t pkt[2][36];
+	size_t per[4] = { 0 };
+	struct tb_stats st = { .per_router = per };
+	struct kb_topo t;
+	struct kb_rng rng;
+	struct mem m;
+	char err[256] = "";
+	int i;
+
+	kb_rng_seed(&rng, 9);
+	line4(&t, "netns a filter f");
+	mem_init(&m, 4, 1, 0);
+	m.fail_at = 1;
+	be.ctx = &m;
+	for (i = 0; i < 2; i++) {
+		make_packet(&rng, pkt[i]);
+		tp[i].pkt = pkt[i];
+		tp[i].len = 36;
+		tp[i].at = 25 * SEC;
+		insert_packet(&m, 0, 2, pkt[i]);
+		insert_packet(&m, 2, 2, pkt[i]);
+	}
+	ASSERT_EQ(0, tb_trace(&t, 0, tp, 2, 2 * SEC, &be, res, &st, err,
+			      sizeof(err)));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(TB_TRACED, res[i].status);
+		ASSERT_EQ(3, res[i].nnodes);
+		EXPECT_FALSE(res[i].node[0].unknown);
+		EXPECT_EQ(1, res[i].node[1].router);
+		EXPECT_TRUE(res[i].node[1].unknown);
+		EXPECT_EQ(1, res[i].node[1].depth);
+		EXPECT_EQ(2, res[i].node[2].router);
+		EXPECT_FALSE(res[i].node[2].unknown);
+		EXPECT_EQ(2, res[i].node[2].depth);
+		EXPECT_EQ(2, res[i].nedges);
+		EXPECT_TRUE(has_edge(&res[i], 1, 0));
+		EXPECT_TRUE(has_edge(&res[i], 2, 1));
+		ASSERT_EQ(1, res[i].ningress);
+		EXPECT_EQ(2, res[i].node[res[i].ingress[0]].router);
+		EXPECT_EQ(0, res[i].nunknown);
+		/* r3 and r4 asked; r2 was not answered */
+		EXPECT_EQ(2, res[i].asked);
+	}
+	EXPECT_EQ(1, st.failed);
+	EXPECT_STREQ("router 1: unreachable", st.why[1]);
+	EXPECT_EQ(NULL, st.why[0]);
+	EXPECT_EQ(NULL, st.why[2]);
+	/* r1, r2 (failed), r3, r4: once each, two packets or not */
+	EXPECT_EQ(4, m.asks);
+	EXPECT_EQ(0, per[1]);	/* questions answered */
+	EXPECT_EQ(3, st.questions);
+	tb_results_free(res, 2);
+	tb_stats_free(&st, t.n);
+	EXPECT_EQ(NULL, st.why);
+	mem_free(&m);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(an_unknown_router_with_nothing_beyond_is_listed_apart)
+{
+	/*
+	 * r1 (from) - r2 (fails) - r3 - r4, only r1 holds the packet: r2
+	 * leads to no router that saw it, so it is not on the path but in
+	 * res.unknown, and r1 is the ingress (as far as anyone can say).
+	 */
+	struct tb_backend be = { mem_ask, NULL, 0 };
+	struct tb_stats st = { 0 };
+	struct tb_result res;
+	struct tb_packet tp;
+	uint8_t pkt[36];
+	struct kb_topo t;
+	struct kb_rng rng;
+	struct mem m;
+	char err[256] = "";
+
+	kb_rng_seed(&rng, 10);
+	line4(&t, "netns a filter f");
+	mem_init(&m, 4, 1, 0);
+	m.fail_at = 1;
+	be.ctx = &m;
+	make_packet(&rng, pkt);
+	tp.pkt = pkt;
+	tp.len = 36;
+	tp.at = 25 * SEC;
+	insert_packet(&m, 0, 2, pkt);
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, &st, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_TRACED, res.status);
+	ASSERT_EQ(1, res.nnodes);
+	EXPECT_EQ(0, res.node[0].router);
+	EXPECT_EQ(0, res.nedges);
+	ASSERT_EQ(1, res.nunknown);
+	EXPECT_EQ(1, res.unknown[0]);
+	ASSERT_EQ(1, res.ningress);
+	EXPECT_EQ(0, res.ingress[0]);
+	/* r3 was asked in r2's place (and said no), r4 was not */
+	EXPECT_EQ(1, res.asked);
+	EXPECT_EQ(3, m.asks);
+	EXPECT_EQ(1, st.failed);
+	tb_results_free(&res, 1);
+	tb_stats_free(&st, t.n);
+	mem_free(&m);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(a_router_declared_none_is_stepped_over_without_asking)
+{
+	struct tb_backend be = { mem_ask, NULL, 0 };
+	size_t per[4] = { 0 };
+	struct tb_stats st = { .per_router = per };
+	struct tb_result res;
+	struct tb_packet tp;
+	uint8_t pkt[36];
+	struct kb_topo t;
+	struct kb_rng rng;
+	struct mem m;
+	char err[256] = "";
+
+	kb_rng_seed(&rng, 11);
+	line4(&t, "none");
+	mem_init(&m, 4, 1, 0);
+	be.ctx = &m;
+	make_packet(&rng, pkt);
+	tp.pkt = pkt;
+	tp.len = 36;
+	tp.at = 25 * SEC;
+	insert_packet(&m, 0, 2, pkt);
+	insert_packet(&m, 2, 2, pkt);
+	insert_packet(&m, 3, 2, pkt);
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, &st, err,
+			      sizeof(err)));
+	ASSERT_EQ(4, res.nnodes);
+	EXPECT_TRUE(res.node[1].unknown);
+	EXPECT_EQ(1, res.node[1].router);
+	EXPECT_EQ(3, res.node[res.ingress[0]].router);
+	EXPECT_EQ(3, res.node[3].depth);
+	EXPECT_EQ(0, st.failed);	/* declared, not failed */
+	EXPECT_STREQ("records nothing (declared 'none' on line 2)", st.why[1]);
+	EXPECT_EQ(0, per[1]);
+	EXPECT_EQ(3, m.asks);		/* r1, r3, r4: never r2 */
+	tb_results_free(&res, 1);
+	tb_stats_free(&st, t.n);
+	mem_free(&m);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(from_unknown_stops_every_packet)
+{
+	struct tb_backend be = { mem_ask, NULL, 0 };
+	struct tb_stats st = { 0 };
 	struct tb_result res[2];
 	struct tb_packet tp[2];
 	uint8_t pkt[2][36];
@@ -599,27 +777,226 @@ TEST(a_failing_router_stops_the_walk)
 	char err[256] = "";
 	int i;
 
-	kb_rng_seed(&rng, 9);
+	kb_rng_seed(&rng, 12);
 	line3(&t);
 	mem_init(&m, 3, 1, 0);
-	m.fail_at = 2;
+	m.fail_at = 0;
 	be.ctx = &m;
 	for (i = 0; i < 2; i++) {
 		make_packet(&rng, pkt[i]);
 		tp[i].pkt = pkt[i];
 		tp[i].len = 36;
 		tp[i].at = 25 * SEC;
-		insert_packet(&m, 0, 2, pkt[i]);
-		insert_packet(&m, 1, 2, pkt[i]);
 	}
-	EXPECT_EQ(-1, tb_trace(&t, 0, tp, 2, 2 * SEC, &be, res, NULL, err,
-			       sizeof(err)));
-	EXPECT_STREQ("router 2: unreachable", err);
-	EXPECT_EQ(NULL, res[0].node);	/* freed */
-	/* Two packets, three routers: three questions, not six. */
-	EXPECT_EQ(3, m.asks);
+	ASSERT_EQ(0, tb_trace(&t, 0, tp, 2, 2 * SEC, &be, res, &st, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_UNKNOWN, res[0].status);
+	EXPECT_EQ(TB_UNKNOWN, res[1].status);
+	EXPECT_EQ(0, res[0].nnodes);
+	EXPECT_EQ(1, m.asks);
+	EXPECT_EQ(1, st.failed);
+	EXPECT_STREQ("router 0: unreachable", st.why[0]);
+	tb_results_free(res, 2);
+	tb_stats_free(&st, t.n);
 	mem_free(&m);
 	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(ten_thousand_packets_in_one_walk)
+{
+	/*
+	 * A chain of 20 routers, each holding every packet (tiny_ask): 10 000
+	 * packets are traced in one walk of 20 steps and 20 questions (one
+	 * per router, all the packets pending there in it), each packet to
+	 * the far end of the chain.
+	 */
+	struct tb_backend be = { tiny_ask, NULL, 4 };
+	const size_t n = 10000, nr = 20;
+	size_t per[20] = { 0 };
+	struct tb_stats st = { .per_router = per };
+	struct tb_packet *tp = calloc(n, sizeof(*tp));
+	struct tb_result *res = calloc(n, sizeof(*res));
+	uint8_t pkt[36];
+	char text[2048], err[256];
+	size_t i, len = 0, bad = 0;
+	struct kb_topo t;
+	struct kb_rng rng;
+
+	ASSERT_TRUE(tp && res);
+	for (i = 0; i < nr; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"router c%zu netns - filter f\n", i);
+	for (i = 1; i < nr; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"link c%zu c%zu\n", i - 1, i);
+	ASSERT_EQ(0, kb_topo_parse(text, "chain", &t, err, sizeof(err)));
+	kb_rng_seed(&rng, 13);
+	make_packet(&rng, pkt);
+	for (i = 0; i < n; i++) {
+		tp[i].pkt = pkt;
+		tp[i].len = 36;
+		tp[i].at = (25 + i % 7) * SEC;
+	}
+	ASSERT_EQ(0, tb_trace(&t, 0, tp, n, 2 * SEC, &be, res, &st, err,
+			      sizeof(err)));
+	for (i = 0; i < n; i++)
+		bad += res[i].status != TB_TRACED || res[i].nnodes != nr ||
+		       res[i].nedges != nr - 1 || res[i].ningress != 1 ||
+		       res[i].node[res[i].ingress[0]].router != nr - 1 ||
+		       res[i].asked != nr - 1;
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(nr, st.questions);
+	EXPECT_EQ(nr, st.steps);
+	for (i = 0; i < nr; i++)
+		EXPECT_EQ(1, per[i]);
+	tb_results_free(res, n);
+	tb_stats_free(&st, t.n);
+	free(tp);
+	free(res);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
+/* Whether two walks' results are the same graphs, node for node. */
+static bool same_results(const struct tb_result *a, const struct tb_result *b,
+			 size_t n)
+{
+	size_t i, x;
+
+	for (i = 0; i < n; i++) {
+		if (a[i].status != b[i].status || a[i].nnodes != b[i].nnodes ||
+		    a[i].nedges != b[i].nedges ||
+		    a[i].ningress != b[i].ningress ||
+		    a[i].nunknown != b[i].nunknown ||
+		    a[i].asked != b[i].asked || a[i].expected != b[i].expected)
+			return false;
+		for (x = 0; x < a[i].nnodes; x++)
+			if (a[i].node[x].router != b[i].node[x].router ||
+			    a[i].node[x].depth != b[i].node[x].depth ||
+			    a[i].node[x].unknown != b[i].node[x].unknown ||
+			    a[i].node[x].win.id != b[i].node[x].win.id ||
+			    a[i].node[x].fpr != b[i].node[x].fpr)
+				return false;
+		if ((a[i].nedges && memcmp(a[i].edge, b[i].edge,
+					   a[i].nedges * sizeof(*a[i].edge))) ||
+		    (a[i].ningress && memcmp(a[i].ingress, b[i].ingress,
+					     a[i].ningress * sizeof(size_t))) ||
+		    (a[i].nunknown && memcmp(a[i].unknown, b[i].unknown,
+					     a[i].nunknown * sizeof(size_t))))
+			return false;
+	}
+	return true;
+}
+
+TEST(parallel_and_sequential_walks_give_the_same_graphs)
+{
+	/*
+	 * Random graphs with cycles (a random tree plus extra links), 8 to
+	 * 60 routers, some declared 'none', some failing; packets inserted
+	 * along random walks from r1 and windows filled to a few percent
+	 * of false positives: the walk with 1, 2, 3, 8 and 64 questions at
+	 * once gives the same nodes, edges, ingress, unknowns, counts and
+	 * rates, in the same order.
+	 */
+	const size_t npk = 12;
+	size_t seed, differ = 0, graphs = 0, with_unknown = 0;
+
+	for (seed = 1; seed <= 40; seed++) {
+		struct kb_rng rng;
+		size_t n, i, j, len = 0, cap, extra;
+		uint8_t *fails, pkt[12][36];
+		struct tb_packet tp[12];
+		struct tb_result seq[12], par[12];
+		char *text, err[256];
+		struct kb_topo t;
+		struct mem m;
+		static const unsigned int width[] = { 2, 3, 8, 64 };
+
+		kb_rng_seed(&rng, 1000 + seed);
+		n = 8 + kb_rng_below(&rng, 53);
+		cap = 80 * n + 64 * 2 * n + 64;
+		text = malloc(cap);
+		fails = calloc(n, 1);
+		for (i = 0; i < n; i++) {
+			bool none = i && kb_rng_below(&rng, 10) == 0;
+
+			len += snprintf(text + len, cap - len,
+					none ? "router r%zu none\n" :
+					"router r%zu netns - filter spie\n", i + 1);
+			fails[i] = i && !none && kb_rng_below(&rng, 10) == 0;
+		}
+		for (i = 1; i < n; i++)
+			len += snprintf(text + len, cap - len, "link r%zu r%zu\n",
+					(size_t)kb_rng_below(&rng, i) + 1, i + 1);
+		/* extra links: cycles (a pair already linked is skipped) */
+		extra = n / 2;
+		for (j = 0; j < extra; j++) {
+			size_t a = kb_rng_below(&rng, n), b = kb_rng_below(&rng, n);
+			char l1[64], l2[64];
+
+			snprintf(l1, sizeof(l1), "link r%zu r%zu\n", a + 1, b + 1);
+			snprintf(l2, sizeof(l2), "link r%zu r%zu\n", b + 1, a + 1);
+			if (a == b || strstr(text, l1) || strstr(text, l2))
+				continue;
+			len += snprintf(text + len, cap - len, "%s", l1);
+		}
+		ASSERT_EQ(0, kb_topo_parse(text, "random", &t, err, sizeof(err))) {
+			TH_LOG("%s", err);
+		}
+		mem_init(&m, n, 1, 0);
+		m.fails = fails;
+		for (i = 0; i < n; i++)
+			fill_to(&m, i, 2, 0.02, &rng);
+		for (i = 0; i < npk; i++) {
+			size_t at = 0, steps = kb_rng_below(&rng, 8);
+
+			make_packet(&rng, pkt[i]);
+			tp[i].pkt = pkt[i];
+			tp[i].len = 36;
+			tp[i].at = 25 * SEC;
+			insert_packet(&m, 0, 2, pkt[i]);
+			for (j = 0; j < steps && t.r[at].nnbr; j++) {
+				at = t.r[at].nbr[kb_rng_below(&rng, t.r[at].nnbr)];
+				insert_packet(&m, at, 2, pkt[i]);
+			}
+		}
+		{
+			struct tb_backend be = { mem_ask, &m, 1 };
+			struct tb_stats s1 = { 0 };
+			size_t w;
+
+			ASSERT_EQ(0, tb_trace(&t, 0, tp, npk, 2 * SEC, &be, seq,
+					      &s1, err, sizeof(err)));
+			for (i = 0; i < npk; i++)
+				with_unknown += seq[i].nunknown > 0 ||
+						(seq[i].nnodes &&
+						 seq[i].node[seq[i].nnodes - 1].unknown);
+			for (w = 0; w < ARRAY_SIZE(width); w++) {
+				struct tb_stats s2 = { 0 };
+
+				be.parallel = width[w];
+				ASSERT_EQ(0, tb_trace(&t, 0, tp, npk, 2 * SEC, &be,
+						      par, &s2, err, sizeof(err)));
+				differ += !same_results(seq, par, npk) ||
+					  s1.steps != s2.steps ||
+					  s1.questions != s2.questions ||
+					  s1.failed != s2.failed;
+				tb_results_free(par, npk);
+				tb_stats_free(&s2, t.n);
+			}
+			tb_results_free(seq, npk);
+			tb_stats_free(&s1, t.n);
+		}
+		graphs++;
+		mem_free(&m);
+		kb_topo_free(&t);
+		free(text);
+		free(fails);
+	}
+	EXPECT_EQ(0, differ);
+	EXPECT_EQ(40, graphs);
+	EXPECT_GT(with_unknown, 0);	/* the unknowns were exercised */
 	KB_ASSERT_NO_LEAKS();
 }
 

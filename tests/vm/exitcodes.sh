@@ -44,6 +44,10 @@ printf 'alpha\nnosuchkey\n' >absent.txt
 printf 'a\n\nb\n' >empty-line.txt
 printf '# this namespace, filter w\nrouter r1 netns - filter w\n' >topo.txt
 printf 'router r1 netns - filter w\nrouter r1 netns - filter w\n' >bad-topo.txt
+# r2's archive directory is empty: r2 cannot be asked (a partial trace)
+mkdir empty-arch
+printf 'router r1 netns - filter w\nrouter r2 archive empty-arch filter w\nlink r1 r2\n' >partial-topo.txt
+printf 'router r1 none\nrouter r2 netns - filter w\nlink r1 r2\n' >none-topo.txt
 printf 'not a save file at all\n' >garbage.kbf
 printf 'KBLOOMF\n\001\000\000\000\000\000\000\000b\000\000' >truncated.kbf
 printf '# batch fixture\nlist\nadd b batchkey\ntest b batchkey\n\n' >ok.batch

@@ -20,7 +20,15 @@
 # around ssh, logs each ssh invocation). The trace must find r1 <- r2 <-
 # r3 with ingress r3, and use exactly one ssh invocation per step that
 # asked r2 (KBLOOM_TRACE_STATS prints the walk's questions per router),
-# however many packets are traced at once.
+# however many packets are traced at once, over one ssh connection per
+# destination for the whole trace (the master ended and its private
+# directory removed after).
+#
+# Routers that cannot be asked: a second sshd that was stopped, a remote
+# filter that does not exist, a router declared 'none', a host that accepts
+# and never answers, a remote bloomctl that hangs: each is unknown with its
+# reason (exit 1), its neighbours are asked in its place, and the trace
+# still reaches the true ingress r3.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/tap.sh
@@ -29,6 +37,7 @@ tmp=$(mktemp -d)
 NS=(kbt-remote kbt-v kbt-r1 kbt-r2 kbt-r3 kbt-a)
 cleanup() {
 	[ -f "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null
+	[ -n "${hang_pid:-}" ] && kill "$hang_pid" 2>/dev/null
 	for n in "${NS[@]}"; do ip netns del "$n" 2>/dev/null; done
 	ip link del kbt-ssh0 2>/dev/null
 	rm -rf "$tmp"
@@ -141,10 +150,11 @@ check "ssh without the key is refused" \
 filters() {
 	local n
 	for n in kbt-r1 kbt-r2 kbt-r3; do
-		$bc -n $n create spie bloom bits 65536 hashes 4 windows 32 interval 10s &&
+		$bc -n $n create spie bloom bits 65536 hashes 4 windows 180 interval 10s &&
 		$bc -n $n attach spie hook prerouting digest spie || return 1
 	done
 }
+# (180 windows of 10 s: the packets stay traceable for the whole suite)
 check "spie filters attached at prerouting on r1, r2, r3" filters
 
 # The remote side's bloomctl: logs every run, then runs the real one.
@@ -190,7 +200,8 @@ send() {
 }
 check "attacker behind r3 sends 5 UDP packets, captured at the victim" send
 
-calls() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
+# ssh invocations that asked something ('-O exit' ends a master)
+calls() { [ -f "$1" ] && { grep -vc -- '-O exit' "$1" || true; } || echo 0; }
 # r2's questions in the walk's own count (KBLOOM_TRACE_STATS on stderr)
 r2_questions() { sed -n 's/.*, r2 \([0-9]*\).*/\1/p' "$tmp/stats"; }
 
@@ -271,22 +282,6 @@ traced_from_r2() {
 }
 check "trace starting at the ssh router: r2 <- r3" traced_from_r2
 
-ssh_down() {
-	sed 's/root@10.99.0.2 filter/root@10.99.0.2 port 2 filter/' \
-		"$tmp/topo.txt" >"$tmp/bad.txt"
-	expect 2 "bloomctl: unable to trace: router r2 (ssh root@10.99.0.2): ssh exited with status 255*" \
-		$bc trace "$tmp/bad.txt" from r1 pcap "$tmp/cap.pcap" packet 1
-}
-check "an unreachable ssh router is an error naming it (exit 2)" ssh_down
-
-no_filter() {
-	sed 's/filter spie netns kbt-r2/filter nosuch netns kbt-r2/' \
-		"$tmp/topo.txt" >"$tmp/bad2.txt"
-	expect 2 "bloomctl: unable to trace: router r2 (ssh root@10.99.0.2): the remote bloomctl exited with status 2: bloomctl: *nosuch*" \
-		$bc trace "$tmp/bad2.txt" from r1 pcap "$tmp/cap.pcap" packet 1
-}
-check "a remote bloomctl error is reported with its message (exit 2)" no_filter
-
 archived_r3() {
 	# r3's window holding the packets closes within the 10 s interval
 	local out i
@@ -307,6 +302,206 @@ archived_r3() {
 	[ "$(echo "$out" | json 'all([n["router"] for n in p["nodes"]] == ["r1", "r2", "r3"] and p["ingress"] == ["r3"] for p in d)')" = True ]
 }
 check "r3 read from its archive directory (offline): the same paths" archived_r3
+
+reuse() {
+	# one login for the trace; the master is ended and its directory gone
+	local before after s0 dirs0 dirs1
+	before=$(grep -c 'Accepted publickey for root' "$tmp/sshd.log")
+	dirs0=$(ls -d /tmp/bloomctl-ssh.* 2>/dev/null | wc -l)
+	rm -f "$tmp/ssh-calls"
+	KBLOOM_TRACE_STATS=1 $bc trace "$tmp/topo.txt" from r3 \
+		pcap "$tmp/cap.pcap" >"$tmp/out" 2>"$tmp/stats"
+	s0=$?
+	sleep 0.5	# sshd logs the login
+	after=$(grep -c 'Accepted publickey for root' "$tmp/sshd.log")
+	dirs1=$(ls -d /tmp/bloomctl-ssh.* 2>/dev/null | wc -l)
+	tail -3 "$tmp/out"; cat "$tmp/stats" "$tmp/ssh-calls"
+	echo "logins: $before -> $after; control directories: $dirs0 -> $dirs1"
+	[ $s0 -eq 0 ] && grep -q ', r2 1' "$tmp/stats" &&
+	grep -q 'ControlMaster=auto' "$tmp/ssh-calls" &&
+	grep -q 'ControlPath=/tmp/bloomctl-ssh\.[A-Za-z0-9]*/%C' "$tmp/ssh-calls" &&
+	[ "$(grep -c -- '-O exit' "$tmp/ssh-calls")" -eq 1 ] &&
+	[ $((after - before)) -eq 1 ] && [ "$dirs1" -eq "$dirs0" ]
+}
+check "ssh connection reuse: the master ended and its directory removed after the trace" reuse
+
+reuse_many() {
+	# six routers on one sshd (the same destination): one master shared,
+	# one login for six questions
+	local before after i
+	before=$(grep -c 'Accepted publickey for root' "$tmp/sshd.log")
+	printf 'router r1 netns kbt-r1 filter spie\n' >"$tmp/star.txt"
+	for i in 1 2 3 4 5 6; do
+		echo "router s$i ssh root@10.99.0.2 filter spie netns kbt-r2 identity $tmp/id config $tmp/ssh_config bloomctl $bc"
+		echo "link r1 s$i"
+	done >>"$tmp/star.txt"
+	$bc trace "$tmp/star.txt" from r1 pcap "$tmp/cap.pcap" packet 1 parallel 1 >"$tmp/out" 2>&1
+	sleep 0.5
+	after=$(grep -c 'Accepted publickey for root' "$tmp/sshd.log")
+	cat "$tmp/out"; echo "logins: $before -> $after"
+	grep -q '^|-- s1  window' "$tmp/out" && grep -q '^`-- s6  window' "$tmp/out" &&
+	[ $((after - before)) -eq 1 ]
+}
+check "six ssh routers on one host, one after the other: one login" reuse_many
+
+no_reuse() {
+	local before after
+	before=$(grep -c 'Accepted publickey for root' "$tmp/sshd.log")
+	rm -f "$tmp/ssh-calls"
+	$bc trace "$tmp/star.txt" from r1 pcap "$tmp/cap.pcap" packet 1 reuse no >/dev/null
+	sleep 0.5
+	after=$(grep -c 'Accepted publickey for root' "$tmp/sshd.log")
+	echo "logins: $before -> $after"; cat "$tmp/ssh-calls"
+	! grep -q Control "$tmp/ssh-calls" && [ $((after - before)) -eq 6 ]
+}
+check "reuse no: plain ssh invocations, one login per question" no_reuse
+
+sshd2() {
+	# a second sshd on port 2222, then stopped: a router whose sshd is down
+	local i
+	sed -e 's/^Port 22$/Port 2222/' -e "s|^PidFile .*|PidFile $tmp/sshd2.pid|" \
+		"$tmp/sshd_config" >"$tmp/sshd2_config"
+	ip netns exec kbt-remote /usr/sbin/sshd -f "$tmp/sshd2_config" \
+		-E "$tmp/sshd2.log" </dev/null >/dev/null 2>&1 || return 1
+	for i in $(seq 50); do
+		ssh -F "$tmp/ssh_config" -i "$tmp/id" -p 2222 -o BatchMode=yes \
+			-o ConnectTimeout=2 root@10.99.0.2 true 2>/dev/null && break
+		sleep 0.2
+	done
+	kill "$(cat "$tmp/sshd2.pid")" && sleep 0.5 &&
+	! ssh -F "$tmp/ssh_config" -i "$tmp/id" -p 2222 -o BatchMode=yes \
+		-o ConnectTimeout=2 root@10.99.0.2 true 2>/dev/null
+}
+check "a second sshd (port 2222) started, then stopped" sshd2
+
+cat >"$tmp/partial.txt" <<EOF
+# r1's upstream neighbours: three that cannot be asked, then r2 and r3
+router r1 netns kbt-r1 filter spie
+router down ssh root@10.99.0.2 port 2222 filter spie netns kbt-r2 identity id config ssh_config
+router nofilter ssh root@10.99.0.2 filter nosuch netns kbt-r2 identity id config ssh_config bloomctl $bc
+router dark none
+router r2 ssh root@10.99.0.2 filter spie netns kbt-r2 identity id config ssh_config bloomctl $bc
+router r3 netns kbt-r3 filter spie
+link r1 down
+link r1 nofilter
+link r1 dark
+link down r2
+link nofilter r2
+link dark r2
+link r2 r3
+EOF
+
+partial() {
+	local s0
+	$bc trace "$tmp/partial.txt" from r1 pcap "$tmp/cap.pcap" packet 3 \
+		>"$tmp/out" 2>"$tmp/err"
+	s0=$?
+	cat "$tmp/out" "$tmp/err"
+	[ $s0 -eq 1 ] &&
+	grep -Eq '^r1  window [0-9]+ ' "$tmp/out" &&
+	grep -Eq '^\|-- down  unknown: router down \(ssh root@10.99.0.2\): ssh exited with status 255: .*refused' "$tmp/out" &&
+	grep -Eq '^\|-- nofilter  unknown: router nofilter \(ssh root@10.99.0.2\): the remote bloomctl exited with status 2: bloomctl: .*nosuch' "$tmp/out" &&
+	grep -q "^\`-- dark  unknown: records nothing (declared 'none' on line 5)$" "$tmp/out" &&
+	# r2 is drawn under the first of them, '(see above)' under the others
+	grep -Eq '^\|   `-- r2  window [0-9]+ ' "$tmp/out" &&
+	grep -Eq '^\|       `-- r3  window [0-9]+ ' "$tmp/out" &&
+	[ "$(grep -c -- '`-- r2 (see above)$' "$tmp/out")" -eq 2 ] &&
+	grep -q '^ingress: r3$' "$tmp/out" &&
+	tail -2 "$tmp/out" | tr '\n' '|' | grep -qx '|partial: 2 routers could not be asked|' &&
+	[ ! -s "$tmp/err" ]
+}
+check "sshd stopped, filter missing, router 'none': all three named unknown, ingress r3 still found (exit 1)" partial
+
+partial_json() {
+	local out s0
+	out=$($bc -j trace "$tmp/partial.txt" from r1 pcap "$tmp/cap.pcap" packet 3 2>/dev/null)
+	s0=$?
+	echo "exit $s0: $out" | head -c 1500; echo
+	[ $s0 -eq 1 ] && echo "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+n = {x["router"]: x for x in d["nodes"]}
+assert list(n) == ["r1", "down", "nofilter", "dark", "r2", "r3"], list(n)
+for r in ("down", "nofilter", "dark"):
+    assert n[r]["window"] is None and n[r]["fpr"] is None and n[r]["depth"] == 1, n[r]
+assert "status 255" in n["down"]["unknown"], n["down"]
+assert "nosuch" in n["nofilter"]["unknown"], n["nofilter"]
+assert n["dark"]["unknown"] == "records nothing (declared \x27none\x27 on line 5)", n["dark"]
+assert "unknown" not in n["r2"] and n["r2"]["window"]["id"] >= 1
+assert {(e["from"], e["to"]) for e in d["edges"]} == {("down", "r1"), ("nofilter", "r1"), ("dark", "r1"), ("r2", "down"), ("r2", "nofilter"), ("r2", "dark"), ("r3", "r2")}, d["edges"]
+assert d["ingress"] == ["r3"] and d["unknown"] == [] and d["status"] == "traced", d
+print("ok")'
+}
+check "the same in JSON: unknown nodes with their reasons, window and fpr null" partial_json
+
+dead_end() {
+	# nothing beyond 'down': it is listed apart, r1 is the ingress
+	printf 'router r1 netns kbt-r1 filter spie\nrouter down ssh root@10.99.0.2 port 2222 filter spie identity %s config %s\nlink r1 down\n' \
+		"$tmp/id" "$tmp/ssh_config" >"$tmp/dead.txt"
+	expect 1 "*ingress: r1
+unknown next to the path: down (router down (ssh root@10.99.0.2): ssh exited with status 255*" \
+		$bc trace "$tmp/dead.txt" from r1 pcap "$tmp/cap.pcap" packet 1
+}
+check "an unknown router with nothing beyond it: 'unknown next to the path', exit 1" dead_end
+
+hang_up() {
+	# accepts connections, never says a word
+	ip netns exec kbt-remote python3 -c '
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.99.0.2", 2223))
+s.listen(8)
+c = []
+while True:
+    c.append(s.accept())
+' </dev/null >/dev/null 2>&1 &
+	hang_pid=$!
+	sleep 0.5
+	cat >"$tmp/hang.txt" <<-EOF
+	router r1 netns kbt-r1 filter spie
+	router mute ssh root@10.99.0.2 port 2223 filter spie identity $tmp/id config $tmp/ssh_config
+	router r2 ssh root@10.99.0.2 filter spie netns kbt-r2 identity $tmp/id config $tmp/ssh_config bloomctl $bc
+	router r3 netns kbt-r3 filter spie
+	link r1 mute
+	link mute r2
+	link r2 r3
+	EOF
+	local t0 t1 s0
+	t0=$(date +%s%N)
+	# (10 s: r2's login must fit in it on a busy VM)
+	$bc trace "$tmp/hang.txt" from r1 pcap "$tmp/cap.pcap" packet 3 timeout 10s \
+		>"$tmp/out" 2>&1
+	s0=$?
+	t1=$(date +%s%N)
+	cat "$tmp/out"
+	echo "exit $s0 after $(( (t1 - t0) / 1000000 )) ms"
+	[ $s0 -eq 1 ] && [ $(( (t1 - t0) / 1000000 )) -lt 30000 ] &&
+	grep -Eq '^`-- mute  unknown: router mute \(ssh root@10.99.0.2\): ' "$tmp/out" &&
+	grep -q '^ingress: r3$' "$tmp/out"
+}
+check "a host that accepts and never answers: cut off at 'timeout 10s', unknown, ingress r3" hang_up
+
+hung_bloomctl() {
+	# logs in, then the remote command never answers: killed at the timeout
+	local t0 t1 s0
+	printf '#!/bin/sh\nsleep 600\n' >"$tmp/hung-bloomctl"
+	chmod +x "$tmp/hung-bloomctl"
+	printf 'router r1 netns kbt-r1 filter spie\nrouter r2 ssh root@10.99.0.2 filter spie identity %s config %s bloomctl %s\nlink r1 r2\n' \
+		"$tmp/id" "$tmp/ssh_config" "$tmp/hung-bloomctl" >"$tmp/hung.txt"
+	t0=$(date +%s%N)
+	$bc trace "$tmp/hung.txt" from r1 pcap "$tmp/cap.pcap" packet 3 timeout 2s \
+		>"$tmp/out" 2>&1
+	s0=$?
+	t1=$(date +%s%N)
+	cat "$tmp/out"
+	echo "exit $s0 after $(( (t1 - t0) / 1000000 )) ms"
+	[ $s0 -eq 1 ] && [ $(( (t1 - t0) / 1000000 )) -lt 20000 ] &&
+	grep -q '^unknown next to the path: r2 (router r2 (ssh root@10.99.0.2): no answer within the timeout (2000 ms): killed)$' "$tmp/out" &&
+	! pgrep -f "ssh.*$tmp/hung-bloomctl" >/dev/null
+}
+check "a remote bloomctl that hangs: killed at 'timeout 2s', reported, no ssh left running" hung_bloomctl
+
 
 check "sshd logged key logins as root" grep -q 'Accepted publickey for root' "$tmp/sshd.log"
 
