@@ -19,14 +19,7 @@ bc=$top/userspace/bloomctl
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-bad=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	bad=$((bad + 1))
-}
+. "$here/tap.sh"
 # note FILE: prints FILE as TAP diagnostics.
 note() { sed 's/^/#   /' "$1"; }
 
@@ -170,5 +163,4 @@ else
 	fi
 fi
 
-echo "1..$n"
-[ $bad -eq 0 ]
+finish

@@ -30,14 +30,7 @@ comp=$top/userspace/bloomctl.bash-completion
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-bad=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	bad=$((bad + 1))
-}
+. "$here/tap.sh"
 # check DESC MISSING: ok when MISSING (a list of words) is empty.
 check() {
 	if [ -z "$2" ]; then ok "$1"; else notok "$1 (missing:$2)"; fi
@@ -191,5 +184,4 @@ m=
 for t in $types; do grep -qw -- "$t" "$tmp/deb" || m="$m $t"; done
 check "debian/control: the bloomctl description names every type" "$m"
 
-echo "1..$n"
-[ $bad -eq 0 ]
+finish

@@ -11,14 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 bc=$top/userspace/bloomctl
 ko=$top/kmod/kbloom.ko
-n=0
-bad=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	bad=$((bad + 1))
-}
+. "$here/tap.sh"
 
 echo "TAP version 13"
 v=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' "$top/dkms.conf")
@@ -69,5 +62,4 @@ else
 	notok "debian/changelog's newest version is $v (got '$dv')"
 fi
 
-echo "1..$n"
-[ $bad -eq 0 ]
+finish
