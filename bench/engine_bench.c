@@ -3,8 +3,8 @@
  * engine_bench: nanoseconds per operation of the kbloom filter engine
  * (the sources of kmod/engine, compiled exactly as the module's, with the
  * userspace SipHash standing in for the kernel's) beside libbloom, on the
- * same keys, in the same run. DESIGN.md §6 (Bench), issues 3 and 8;
- * bench/README.md says how to read the results.
+ * same keys, in the same run. docs/design.md (Tests and benchmarks) and
+ * bench/README.md say how to read the results.
  *
  *   engine_bench [--n N[,N...]] [--runs R] [--test-keys S] [--pages 2m|4k]
  *                [--types T[,T...]] [--out FILE]

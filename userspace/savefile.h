@@ -4,7 +4,7 @@
  * counters, optional window metadata and cells) in a documented, versioned,
  * byte-order-independent file, written and read in chunks. Used by
  * `bloomctl save` / `restore` and by `bloomctl archive` (one file per closed
- * window), and read offline by `bloomctl query ... archive DIR`.
+ * window), and read offline by `bloomctl trace` (an archive router).
  * No netlink here: the callers move the cells to and from the kernel.
  *
  * Format, version 1

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Measured false positive rates of the bit-array filter types against each
- * type's exact formula, for the shapes of Table 3.1 in seed 004 (m/n =
- * 2..9, k = 1..7) and of Table 3 in seed 002 (n = 1500, k = 5, m =
- * 3000..7500):
+ * type's exact formula, for the shapes of the classical table (m/n =
+ * 2..9, k = 1..7; Fan, Cao, Almeida and Broder, "Summary Cache", IEEE/ACM
+ * ToN 8(3), 2000) and of Table 3 of Pan Yue's course report "Multi-
+ * dimensional data attributes represented and indexed with Bloom
+ * filters" (Huazhong University of Science and Technology, 2019; n =
+ * 1500, k = 5, m = 3000..7500):
  *
  *  - bloom: the classical p = (1 - e^{-kn/m})^k;
  *  - partitioned: (1 - (1 - k/m)^n)^k, k independent slices of m/k bits
@@ -410,9 +413,11 @@ static void fpr_check(struct __test_metadata *_metadata, const char *what,
 }
 
 /*
- * bloom and partitioned. The seed tables print the classical formula
- * @plain; partitioned's exact rate is never below it (seed 002, section
- * IV) and differs from it visibly only for small filters.
+ * bloom and partitioned. The published tables print the classical formula
+ * @plain; partitioned's exact rate is never below it (Broder and
+ * Mitzenmacher, "Network Applications of Bloom Filters: A Survey",
+ * Internet Mathematics 1(4), 2004) and differs from it visibly only for
+ * small filters.
  */
 static void fpr_report(struct __test_metadata *_metadata, const char *what,
 		       const char *seed, double plain,

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Host tests of the per-type rates and sizing behind 'bloomctl calc' and
- * 'create' (userspace/sizing.c): bloom against seed 004's Table 3.1,
+ * 'create' (userspace/sizing.c): bloom against the classical table (Fan,
+ * Cao, Almeida and Broder, "Summary Cache", IEEE/ACM ToN 2000),
  * partitioned and blocked against their formulas and against Monte-Carlo
  * runs of the probe rules of uapi/kbloom.h, the counting overflow bound
- * of seed 001, d-left and stable (Deng & Rafiei) rates and their sizing,
+ * of Fan et al. (the same paper), d-left and stable (Deng & Rafiei) rates and their sizing,
  * and the scalable plan and compound rate (the tool's real arithmetic
  * against the engine's fixed point, slice by slice).
  */

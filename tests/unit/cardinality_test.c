@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The estimates bloomctl prints, on real filters of the engine (not on
- * synthetic fills): seed 004's n* = -(m/k) ln(1 - X/m) is within 2% of the
+ * synthetic fills): n* = -(m/k) ln(1 - X/m) (Swamidass and Baldi, 2007) is
+ * within 2% of the
  * true number of keys at fills from 10% to 80%, for bloom, partitioned and
  * counting; union and intersection of two same-key filters within 5%.
  */

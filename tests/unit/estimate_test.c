@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Host tests of the cardinality, union and intersection estimates of
- * 'bloomctl estimate' and 'show' (userspace/cardinality.c, seed 004
- * §3.3.1-3.3.2): exact inversion of synthetic fills per type, the union /
+ * 'bloomctl estimate' and 'show' (userspace/cardinality.c; Swamidass and
+ * Baldi, J. Chem. Inf. Model. 47(3), 2007): exact inversion of synthetic fills per type, the union /
  * intersection algebra, and simulated filters of the bloom, partitioned
  * and blocked probe rules.
  */
@@ -78,7 +78,7 @@ TEST(bloom_exact)
 	for (n = 10; n <= 1e9; n *= 10)
 		EXPECT_NEAR_KEY(n, card_keys(&p, fill_bloom(m, 7, n)))
 			TH_LOG("n = %g", n);
-	/* seed 004 eq 3.14 literally */
+	/* n* = -(m/k) ln(1 - X/m), literally */
 	EXPECT_NEAR(-(1000.0 / 3) * log(1 - 500.0 / 1000),
 		    card_keys(&(struct kb_params){ .type = KBLOOM_TYPE_BLOOM,
 						   .m = 1000, .k = 3 }, 500),

@@ -117,7 +117,7 @@ static inline void kb_put_le64(uint8_t *p, uint64_t v)
 
 /*
  * Reference probe positions, straight from the definition in
- * uapi/kbloom.h and DESIGN.md: h1 = SipHash(key), h2 = mix64(h1),
+ * uapi/kbloom.h and docs/design.md: h1 = SipHash(key), h2 = mix64(h1),
  * x = h1 * m >> 64, y = h2 * m >> 64, probe i = x + i*y + (i^3 - i)/6 mod m,
  * computed in 128-bit arithmetic, without the engine's incremental walk.
  */

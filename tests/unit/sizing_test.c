@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Host tests of bloomctl's sizing math (userspace/sizing.c): known sizes,
- * the false positive rate table of seed 004 (Table 3.1), the fill-based
+ * the classical false positive rate table (m/n = 2..9, k = 1..7; Fan,
+ * Cao, Almeida and Broder, "Summary Cache", IEEE/ACM ToN 2000), the fill-based
  * estimates and the refusals.
  */
 #include <errno.h>
