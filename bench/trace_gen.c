@@ -441,5 +441,18 @@ int main(int argc, char **argv)
 	}
 	printf("%u routers, %u links; from r%u, ingress r%u, %u hops\n", n, nl,
 	       from + 1, ingress + 1, hops);
+	free(deg);
+	free(ends);
+	free(la);
+	free(lb);
+	free(adjo);
+	free(adjn);
+	free(adj);
+	free(dist);
+	free(par);
+	free(queue);
+	free(onpath);
+	free(atk);
+	free(atklen);
 	return 0;
 }
