@@ -25,7 +25,7 @@ ok "trace_gen --routers 50 --seed 7 runs"
 from=$(awk '$1 == "from" { print $2 }' "$tmp/a/truth.txt")
 ingress=$(awk '$1 == "ingress" { print $2 }' "$tmp/a/truth.txt")
 path=$(sed -n 's/^path //p' "$tmp/a/truth.txt")
-if [ "$from" = r50 ] && [ -n "$ingress" ] && [ "$(echo $path | wc -w)" -ge 3 ] &&
+if [ "$from" = r50 ] && [ -n "$ingress" ] && [ "$(echo "$path" | wc -w)" -ge 3 ] &&
    [ "${path%% *}" = "$ingress" ] && [ "${path##* }" = "$from" ] &&
    [ "$(ls "$tmp/a/r1" | tr '\n' ' ')" = "spie.0000000001.kbf spie.0000000002.kbf spie.0000000003.kbf " ] &&
    [ "$(grep -c '^router r[0-9]* archive r[0-9]* filter spie$' "$tmp/a/topo.txt")" = 50 ] &&
@@ -67,7 +67,7 @@ fi
 
 # The router next to the ingress loses its archive: an unknown router,
 # stepped over to the ingress (exit 1: a partial trace).
-next=$(echo $path | cut -d' ' -f2)
+next=$(echo "$path" | cut -d' ' -f2)
 rm -r "$tmp/a/$next"
 (cd "$tmp/a" && "$bc" trace topo.txt from "$from" pcap attack.pcap >"$tmp/trace.out" 2>&1)
 rc=$?
