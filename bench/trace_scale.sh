@@ -11,7 +11,7 @@
 #   bench/trace_scale.sh [SIZES]        (default "100 1000 10000")
 #
 #   ROUNDS=5   traces per mode with every router (the median wall time)
-#   TRIALS=10  removals of 10% of the routers per size (each a different
+#   TRIALS=20  removals of 10% of the routers per size (each a different
 #              random 10%; never the 'from' router)
 #   SEED=1     trace_gen's seed; TMPDIR where the archives go (N=10000
 #              takes ~160 MB)
@@ -24,7 +24,7 @@
 set -euo pipefail
 sizes=${1:-100 1000 10000}
 rounds=${ROUNDS:-5}
-trials=${TRIALS:-10}
+trials=${TRIALS:-20}
 seed=${SEED:-1}
 top=$(cd "$(dirname "$0")/.." && pwd)
 bc=$top/userspace/bloomctl
@@ -62,11 +62,20 @@ print("%.4f %d" % (time.monotonic() - t,
 questions() { sed -n 's/^trace: [0-9]* steps, \([0-9]*\) questions.*/\1/p' "$1.err"; }
 # packets whose ingress (the deepest) is the true one; whose list has it
 found() { grep -c "^ingress: $2\( \|\$\)" "$1.out" || true; }
+# packets whose graph has the true ingress holding the packet (the walk
+# reached it; a false branch behind it may still make it no ingress)
+reached() {
+	awk -v r="$2" '/^packet [0-9]+:/ { p = $2 } p != "" && $0 ~ "(^|-- )" r "  window " { seen[p] = 1 }
+		END { n = 0; for (k in seen) n++; print n }' "$1.out"
+}
 listed() { grep -c "^ingress: \(.* \)\?(\?$2[,)]\?\( \|\$\)" "$1.out" || true; }
+# A fixed stream of random bytes for shuf, from a seed (as the coreutils
+# manual suggests: 'yes SEED' repeats itself and makes trials alike).
+rand() { openssl enc -aes-256-ctr -pass pass:"$1" -nosalt -pbkdf2 </dev/zero 2>/dev/null; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-printf '| routers | links | hops | trace | questions | wall s (median) | peak RSS MiB | packets: true ingress first | packets: true ingress listed |\n'
-printf '|---:|---:|---:|---|---:|---:|---:|---:|---:|\n'
+printf '| routers | links | hops | trace | questions | wall s (median) | peak RSS MiB | packets: true ingress first | listed | reached |\n'
+printf '|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n'
 summary=
 for n in $sizes; do
 	d=$tmp/n$n
@@ -90,19 +99,21 @@ for n in $sizes; do
 		done
 		wall[$mode]=$(median <"$tmp/walls")
 		q[$mode]=$(questions "$tmp/t")
-		printf '| %s | %s | %s | %s | %s | %s | %.1f | %s / %s | %s / %s |\n' "$n" "$links" \
+		printf '| %s | %s | %s | %s | %s | %s | %.1f | %s / %s | %s / %s | %s / %s |\n' "$n" "$links" \
 			"$hops" "$([ $mode = seq ] && echo 'parallel 1' || echo 'parallel 16')" \
 			"${q[$mode]}" "${wall[$mode]}" "$(echo "$rss / 1024" | bc -l)" \
 			"$(found "$tmp/t" "$ingress")" "$pkts" \
-			"$(listed "$tmp/t" "$ingress")" "$pkts"
+			"$(listed "$tmp/t" "$ingress")" "$pkts" \
+			"$(reached "$tmp/t" "$ingress")" "$pkts"
 	done
 	# 10% unknown: TRIALS different random tenths, never 'from'.
 	k=$((n / 10))
-	qsum=0 fsum=0 lsum=0 ok=0 live=0 liveok=0 wseq=0 wpar=0 rss=0
+	qsum=0 fsum=0 lsum=0 rsum=0 ok=0 live=0 liveok=0 gaps=0 wseq=0 wpar=0 rss=0
+	pathr=$(sed -n 's/^path //p' "$d/truth.txt" | tr ' ' '\n')
 	mkdir "$d/gone"
 	for t in $(seq "$trials"); do
 		gone=$(seq "$n" | sed 's/^/r/' | grep -vx "$from" |
-		       shuf -n "$k" --random-source=<(yes "$seed.$t"))
+		       shuf -n "$k" --random-source=<(rand "$seed.$t"))
 		for r in $gone; do mv "$d/$r" "$d/gone/"; done
 		run "$tmp/u" "$d/topo.txt" from "$from" pcap "$d/attack.pcap" parallel 1
 		read -r w1 _ <"$tmp/u.time"
@@ -115,9 +126,11 @@ for n in $sizes; do
 		f=$(found "$tmp/u" "$ingress")
 		qsum=$((qsum + q2))
 		l=$(listed "$tmp/u" "$ingress")
+		rsum=$((rsum + $(reached "$tmp/u" "$ingress")))
 		fsum=$((fsum + f))
 		lsum=$((lsum + l))
 		[ "$l" = "$pkts" ] && ok=$((ok + 1))
+		grep -qxF "$pathr" <<<"$gone" && gaps=$((gaps + 1))
 		if ! grep -qx "$ingress" <<<"$gone"; then
 			live=$((live + 1))
 			[ "$l" = "$pkts" ] && liveok=$((liveok + 1))
@@ -127,22 +140,23 @@ for n in $sizes; do
 		for r in $gone; do mv "$d/gone/$r" "$d/"; done
 	done
 	rmdir "$d/gone"
-	printf '| %s | %s | %s | 10%% unknown, parallel 1 | %s (mean) | %.4f (mean) | | | |\n' \
+	printf '| %s | %s | %s | 10%% unknown, parallel 1 | %s (mean) | %.4f (mean) | | | | |\n' \
 		"$n" "$links" "$hops" "$(echo "$qsum / $trials" | bc -l | xargs printf '%.1f')" \
 		"$(echo "$wseq / $trials" | bc -l)"
-	printf '| %s | %s | %s | 10%% unknown, parallel 16 | %s (mean) | %.4f (mean) | %.1f | %s / %s | %s / %s |\n' \
+	printf '| %s | %s | %s | 10%% unknown, parallel 16 | %s (mean) | %.4f (mean) | %.1f | %s / %s | %s / %s | %s / %s |\n' \
 		"$n" "$links" "$hops" "$(echo "$qsum / $trials" | bc -l | xargs printf '%.1f')" \
 		"$(echo "$wpar / $trials" | bc -l)" "$(echo "$rss / 1024" | bc -l)" \
-		"$fsum" "$((pkts * trials))" "$lsum" "$((pkts * trials))"
-	summary+=$(printf '| %s | %s | %s | %s/%s | %s/%s | %s |' "$n" \
+		"$fsum" "$((pkts * trials))" "$lsum" "$((pkts * trials))" \
+		"$rsum" "$((pkts * trials))"
+	summary+=$(printf '| %s | %s | %s | %s/%s | %s/%s | %s | %s |' "$n" \
 		"$(awk -v a="${wall[par]}" -v b="${wall[seq]}" 'BEGIN { printf "%.2f", a / b }')" \
 		"$(awk -v a="$qsum" -v t="$trials" -v b="${q[par]}" 'BEGIN { printf "%.2f", a / t / b }')" \
-		"$ok" "$trials" "$liveok" "$live" \
+		"$ok" "$trials" "$liveok" "$live" "$gaps" \
 		"$(awk -v q="${q[par]}" -v n="$n" 'BEGIN { printf "%.3f", q / n }')")$'\n'
 	rm -rf "$d"
 	unset wall q
 done
 echo
-printf '| routers | wall parallel / sequential | questions 10%% unknown / all known | trials: true ingress listed for every packet | the same, trials where the ingress took part | questions / routers |\n'
-printf '|---:|---:|---:|---:|---:|---:|\n'
+printf '| routers | wall parallel / sequential | questions 10%% unknown / all known | trials: true ingress listed for every packet | the same, trials where the ingress took part | trials with a gap in the true path | questions / routers |\n'
+printf '|---:|---:|---:|---:|---:|---:|---:|\n'
 printf '%s' "$summary"
