@@ -17,10 +17,13 @@
 #              takes ~160 MB)
 #
 # Prints, per size: the questions asked, the median wall time, the peak
-# RSS (/usr/bin/time -v's maximum resident set size; python3's getrusage
+# RSS (/usr/bin/time's maximum resident set size; python3's getrusage
 # when /usr/bin/time is missing) and how many of the attack packets came
-# back with the true ingress first; then the same with 10% unknown, and a
-# table of ratios.
+# back with the true ingress first, listed among the ingresses, or reached
+# (in the graph, holding the packet); then the same with 10% unknown, and
+# a table of ratios (with the trials in which the ingress itself was
+# removed, and those with a gap in the true path). Needs openssl (the
+# random bytes for shuf) and bc.
 set -euo pipefail
 sizes=${1:-100 1000 10000}
 rounds=${ROUNDS:-5}
