@@ -11,14 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bc=$here/../../userspace/bloomctl
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-bad=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	bad=$((bad + 1))
-}
+. "$here/tap.sh"
 # run WANT_STATUS WANT_LINE ARGS...: the status, and WANT_LINE a whole line
 # of the combined output.
 run() {
@@ -107,5 +100,4 @@ else
 	notok "a graph of 44 850 links, all cycles: read, and a clear answer"
 fi
 
-echo "1..$n"
-[ $bad -eq 0 ]
+finish
