@@ -1031,8 +1031,11 @@ int main(int argc, char **argv)
 		main_help(stderr);
 		return EXIT_ERROR;
 	}
-	/* --exist only where something is made: never a silent no-op. */
-	c = find_command(argv[0]);
+	/*
+	 * --exist only where something is made: never a silent no-op. (The
+	 * command's own errors, unknown or ambiguous, come from run_command.)
+	 */
+	c = match_command(argv[0], NULL);
 	if (opts.exist && c && c->fn != cmd_create && c->fn != cmd_attach &&
 	    c->fn != cmd_batch) {
 		errorf("option --exist applies to create, attach and batch, not to '%s'",
