@@ -284,7 +284,13 @@ captures() {
 		sleep 0.1
 	done
 	nx "$h" ping -q -c 4 -i 0.2 "$addr_v" >/dev/null
-	sleep 0.3
+	# Stopped once both files hold what passed (a loaded guest is slow to
+	# read its capture buffers): 8 packets on any, 4 on v-r1 inbound.
+	for _ in $(seq 100); do
+		[ "$(tcpdump -r "$cur/any.pcap" 2>/dev/null | wc -l)" -ge 8 ] &&
+			[ "$(tcpdump -r "$cur/in.pcap" 2>/dev/null | wc -l)" -ge 4 ] && break
+		sleep 0.1
+	done
 	stop $a
 	stop $i
 	head -c 24 "$cur/any.pcap" | od -An -tu4 | awk '{print "# any.pcap link type " $6}'
