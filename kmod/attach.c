@@ -19,7 +19,9 @@
 
 #include "attach.h"
 #include "engine/digest.h"
+#include "engine/xlate.h"
 #include "registry.h"
+#include "transforms.h"
 
 struct kb_attach_pcpu {
 	u64 seen;
@@ -153,6 +155,43 @@ static unsigned int kb_hook(void *priv, struct sk_buff *skb,
 	return NF_ACCEPT;
 }
 
+/*
+ * A transforms table's hook: one record per NAT'ed flow direction and
+ * window; a packet of a flow already recorded writes nothing.
+ */
+static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
+				  const struct nf_hook_state *state)
+{
+	struct kb_attach *att = priv;
+	struct kbloom_xlate rec;
+	struct kb_window *w;
+	u32 why;
+
+	if (att->ifindex && (!state->out ||
+			     state->out->ifindex != att->ifindex))
+		return NF_ACCEPT;
+	this_cpu_inc(att->stats->seen);
+	why = kb_xlate_of_skb(skb, &rec);
+	if (!why) {
+		w = kb_window_cur(&att->obj->ring);
+		switch (kb_xlate_put(&w->filter, &rec)) {
+		case KB_XLATE_NEW:
+			kb_window_count(w, 1);
+			this_cpu_inc(att->obj->stats->hooked);
+			fallthrough;
+		case KB_XLATE_KNOWN:
+			this_cpu_inc(att->stats->digested);
+			break;
+		case KB_XLATE_FULL:
+			why = KBLOOM_SKIP_FULL;
+			break;
+		}
+	}
+	if (why)
+		this_cpu_inc(att->stats->skipped[why]);
+	return NF_ACCEPT;
+}
+
 static int kb_attach_ops(struct kb_attach *att)
 {
 	static const u8 pfs[] = { NFPROTO_IPV4, NFPROTO_IPV6 };
@@ -164,7 +203,12 @@ static int kb_attach_ops(struct kb_attach *att)
 
 		if (att->family != KBLOOM_FAMILY_ANY && att->family != i + 1)
 			continue;
-		ops->hook = kb_hook;
+		/* Transform records are IPv4 (struct kbloom_xlate). */
+		if (!kb_filter_keyed(kb_ring_shape(&att->obj->ring)) &&
+		    pfs[i] != NFPROTO_IPV4)
+			continue;
+		ops->hook = kb_filter_keyed(kb_ring_shape(&att->obj->ring)) ?
+			    kb_hook : kb_hook_xlate;
 		ops->priv = att;
 		ops->pf = pfs[i];
 		ops->hooknum = kb_nf_hook[att->hook];
@@ -222,8 +266,25 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 		NL_SET_ERR_MSG(extack, "filter is attached already; DETACH it first");
 		return -EBUSY;
 	}
-	if (multi != kb_filter_is_multi(f) ||
-	    (multi && f->s.dims != KB_DIGEST_DIMS)) {
+	if (!kb_filter_keyed(f)) {
+		if (args->digest) {
+			NL_SET_ERR_MSG(extack, "a transforms table takes no DIGEST");
+			return -EINVAL;
+		}
+		if (args->hook != KBLOOM_HOOK_POSTROUTING) {
+			NL_SET_ERR_MSG(extack,
+				       "a transforms table records at HOOK postrouting, after NAT");
+			return -EINVAL;
+		}
+		if (args->family == KBLOOM_FAMILY_IPV6) {
+			NL_SET_ERR_MSG(extack, "transform records are IPv4 only");
+			return -EINVAL;
+		}
+	} else if (!args->digest) {
+		NL_SET_ERR_MSG(extack, "missing attribute DIGEST (the digest mode)");
+		return -EINVAL;
+	} else if (multi != kb_filter_is_multi(f) ||
+		   (multi && f->s.dims != KB_DIGEST_DIMS)) {
 		NL_SET_ERR_MSG(extack,
 			       "DIGEST multi needs a multi filter of 3 dimensions (src, dst, dst port); other digests a filter that is not multi");
 		return -EINVAL;

@@ -818,7 +818,7 @@ static int kb_pair_error(struct genl_info *info, int err)
 				    "filters differ in type, shape or hash key");
 	else if (err == -EOPNOTSUPP)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
-				    "not supported for this filter type (dleft, stable, scalable, dcf)");
+				    "not supported for this filter type (dleft, stable, scalable, dcf, transforms)");
 	return err;
 }
 

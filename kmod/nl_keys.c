@@ -82,6 +82,11 @@ static int kb_check_keys(const struct kb_filter *f, struct genl_info *info,
 	struct kb_key key;
 	int n = 0, rem, err;
 
+	if (!kb_filter_keyed(f)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
+				    "a transforms table takes no keys: its attachment (HOOK postrouting) writes it, EXPORT reads it");
+		return -EOPNOTSUPP;
+	}
 	nla_for_each_nested(attr, keys, rem) {
 		err = kb_parse_key(f, attr, all_dims, &key, info->extack);
 		if (err)

@@ -19,10 +19,11 @@ int kb_cmd_attach(struct sk_buff *skb, struct genl_info *info)
 	struct kb_obj *obj;
 	int err;
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_HOOK, KBLOOM_A_DIGEST))
+	/* DIGEST is checked by kb_attach(): transforms tables take none. */
+	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_HOOK))
 		return -EINVAL;
 	args.hook = nla_get_u32(a[KBLOOM_A_HOOK]);
-	args.digest = nla_get_u32(a[KBLOOM_A_DIGEST]);
+	args.digest = kb_get_u32(a, KBLOOM_A_DIGEST);
 	args.family = kb_get_u32(a, KBLOOM_A_FAMILY);
 	if (a[KBLOOM_A_IFNAME])
 		args.ifname = nla_data(a[KBLOOM_A_IFNAME]);

@@ -31,6 +31,8 @@ static const struct kb_type_ops *kb_ops_of(u32 type)
 		return &kb_scalable_ops;
 	case KBLOOM_TYPE_DCF:
 		return &kb_dcf_ops;
+	case KBLOOM_TYPE_TRANSFORMS:
+		return &kb_xlate_ops;
 	}
 	return NULL;
 }
@@ -118,6 +120,11 @@ bool kb_filter_can_delete(const struct kb_filter *f)
 	return f->ops->del && !(f->s.type == KBLOOM_TYPE_COUNTING &&
 				f->s.update == KBLOOM_UPDATE_CONSERVATIVE) &&
 	       !(f->s.type == KBLOOM_TYPE_DCF && kb_dcf_lost(f));
+}
+
+bool kb_filter_keyed(const struct kb_filter *f)
+{
+	return f->ops != &kb_xlate_ops;
 }
 
 bool kb_filter_can_count(const struct kb_filter *f)

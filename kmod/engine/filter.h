@@ -99,6 +99,8 @@ int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 void kb_filter_free(struct kb_filter *f);
 
 /* Type capabilities. */
+/* Keys are added and tested (all but transforms: xlate.h). */
+bool kb_filter_keyed(const struct kb_filter *f);
 bool kb_filter_can_delete(const struct kb_filter *f);
 bool kb_filter_can_count(const struct kb_filter *f);
 /* Inline: asked once per key of every request. */

@@ -49,6 +49,7 @@ extern const struct kb_type_ops kb_dleft_ops;
 extern const struct kb_type_ops kb_stable_ops;
 extern const struct kb_type_ops kb_scalable_ops;
 extern const struct kb_type_ops kb_dcf_ops;
+extern const struct kb_type_ops kb_xlate_ops;
 
 /* The adds filter.c calls directly (kb_add); blocked's is inline. */
 bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h);

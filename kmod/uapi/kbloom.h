@@ -521,6 +521,27 @@ enum kbloom_type {
 	 * rebuilds every count exactly (GROW_ERROR is not saved).
 	 */
 	KBLOOM_TYPE_DCF,
+	/*
+	 * Transform records (the "transform lookup table" of SPIE: Snoeren,
+	 * Partridge, Sanchez, Jones, Tchakountio, Schwartz, Kent, Strayer,
+	 * "Single-Packet IP Traceback", IEEE/ACM ToN 10(6), 2002): what a
+	 * router rewrote, so a traceback can invert it. m cells are records
+	 * of struct kbloom_xlate (32 bytes), m a multiple of
+	 * KBLOOM_XLATE_LINE (records per 64-byte line); HASHES must be 1.
+	 * Written only by an attachment at HOOK POSTROUTING (after NAT),
+	 * which reads the packet's conntrack entry: a packet whose entry
+	 * has NAT gives one record per flow direction and window. A record
+	 * lives in line h1 * (m / KBLOOM_XLATE_LINE) >> 64 of its key (the
+	 * AFTER_* fields and PROTO, struct kbloom_xlate_key, hashed as a
+	 * key) or one of the KBLOOM_XLATE_PROBES - 1 lines after it
+	 * (wrapping); when all of them are taken the packet is counted in
+	 * the attachment's SKIPPED FULL and nothing is recorded. FILL counts
+	 * records, a window's PACKETS the records made in it. No ADD, TEST,
+	 * DEL, COUNT, QUERY, MERGE or ESTIMATE (EOPNOTSUPP): tools read the
+	 * records with EXPORT (each window's cells) and look them up
+	 * themselves. Save, restore and archive as any table.
+	 */
+	KBLOOM_TYPE_TRANSFORMS,
 	__KBLOOM_TYPE_MAX
 };
 
@@ -587,6 +608,9 @@ enum kbloom_skip {
 	KBLOOM_SKIP_MALFORMED,	/* bad version, header or total length */
 	KBLOOM_SKIP_FRAGMENT,	/* non-first fragment: no ports (FLOW, MULTI) */
 	KBLOOM_SKIP_GSO,	/* a GSO packet other than TCP */
+	/* Transforms attachments: */
+	KBLOOM_SKIP_UNTRANSFORMED, /* no NAT on its conntrack entry (or none) */
+	KBLOOM_SKIP_FULL,	/* its record's lines are all taken */
 	__KBLOOM_SKIP_MAX
 };
 
@@ -767,5 +791,39 @@ enum kbloom_attach_attr {
 };
 
 #define KBLOOM_ATTACH_A_MAX (__KBLOOM_ATTACH_A_MAX - 1)
+
+/*
+ * A transform record: the cells of a KBLOOM_TYPE_TRANSFORMS table, as
+ * EXPORT gives them. A packet of a NAT'ed flow left the router as AFTER
+ * and had arrived as BEFORE: addresses and ports (for ICMP echo and echo
+ * reply the identifier in SPORT, DPORT 0; 0 for protocols without ports)
+ * in network byte order. FIRST: CLOCK_REALTIME seconds (low 32 bits) when
+ * the record was made. A cell whose STATE is not KBLOOM_XLATE_VALID holds
+ * no record (0: free; KBLOOM_XLATE_WRITING: being written).
+ */
+struct kbloom_xlate {
+	__u8 state;
+	__u8 kind;		/* KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT */
+	__u8 proto;		/* IP protocol */
+	__u8 family;		/* 4 */
+	__be32 before_src, before_dst;
+	__be32 after_src, after_dst;
+	__be16 before_sport, before_dport;
+	__be16 after_sport, after_dport;
+	__u32 first;
+};
+
+#define KBLOOM_XLATE_WRITING	1
+#define KBLOOM_XLATE_VALID	2
+#define KBLOOM_XLATE_SNAT	_BITUL(0)	/* the source was rewritten */
+#define KBLOOM_XLATE_DNAT	_BITUL(1)	/* the destination was */
+#define KBLOOM_XLATE_LINE	2		/* records per 64-byte line */
+#define KBLOOM_XLATE_PROBES	8		/* lines a record may use */
+
+/*
+ * The key a record is hashed by (KBLOOM_XLATE_KEY_LEN bytes): FAMILY, PROTO,
+ * AFTER_SRC, AFTER_DST, AFTER_SPORT, AFTER_DPORT as in the record.
+ */
+#define KBLOOM_XLATE_KEY_LEN	14
 
 #endif /* _UAPI_LINUX_KBLOOM_H */

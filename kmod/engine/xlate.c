@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Transform records: an open-addressed table of struct kbloom_xlate in
+ * 64-byte lines of KBLOOM_XLATE_LINE records. A record's home line comes
+ * from its key's hash; it may take a free cell of that line or of the
+ * KBLOOM_XLATE_PROBES - 1 lines after it. A table only ever gains records
+ * until it is cleared (a window's rotation empties it), so a reader never
+ * has to skip a deleted cell and a full probe run means "full".
+ *
+ * Concurrency: a cell's first word (STATE, KIND, PROTO, FAMILY) is
+ * claimed by exchanging it from 0 to WRITING; the writer fills the rest
+ * and publishes the word with STATE VALID by a release store, so a
+ * reader that sees VALID (acquire) sees the whole record. Two CPUs
+ * recording the same flow at once may both record it: the lookup returns
+ * both, equal but for FIRST.
+ */
+#include "types.h"
+#include "xlate.h"
+
+#define KB_XLATE_BYTES		sizeof(struct kbloom_xlate)
+/* The fields compared for "the same record": all but the first word and
+ * FIRST.
+ */
+#define KB_XLATE_BODY		offsetof(struct kbloom_xlate, before_src)
+#define KB_XLATE_BODY_LEN	(offsetof(struct kbloom_xlate, first) - \
+				 KB_XLATE_BODY)
+
+static u32 *kb_xlate_word(const struct kbloom_xlate *r)
+{
+	return (u32 *)r;
+}
+
+/* The first word of a valid record like @r, as memory holds it. */
+static u32 kb_xlate_head(const struct kbloom_xlate *r)
+{
+	struct kbloom_xlate h = {
+		.state = KBLOOM_XLATE_VALID,
+		.kind = r->kind,
+		.proto = r->proto,
+		.family = r->family,
+	};
+
+	return *kb_xlate_word(&h);
+}
+
+void kb_xlate_key(const struct kbloom_xlate *rec,
+		  u8 key[KBLOOM_XLATE_KEY_LEN])
+{
+	key[0] = rec->family;
+	key[1] = rec->proto;
+	memcpy(key + 2, &rec->after_src, 4);
+	memcpy(key + 6, &rec->after_dst, 4);
+	memcpy(key + 10, &rec->after_sport, 2);
+	memcpy(key + 12, &rec->after_dport, 2);
+}
+
+static u64 kb_xlate_home(const siphash_key_t *hkey,
+			 const struct kbloom_xlate *rec, u64 lines)
+{
+	u8 key[KBLOOM_XLATE_KEY_LEN];
+	struct kb_hash h;
+
+	kb_xlate_key(rec, key);
+	kb_hash_key(hkey, key, sizeof(key), &h);
+	return kb_reduce(h.h1, lines);
+}
+
+enum kb_xlate_put kb_xlate_put(struct kb_filter *f,
+			       const struct kbloom_xlate *rec)
+{
+	struct kbloom_xlate *cells = (struct kbloom_xlate *)f->mem;
+	u64 lines = f->s.m / KBLOOM_XLATE_LINE;
+	u64 line = kb_xlate_home(&f->hkey, rec, lines);
+	u32 head = kb_xlate_head(rec);
+	u32 p, i;
+
+	for (p = 0; p < KBLOOM_XLATE_PROBES && p < lines; p++) {
+		struct kbloom_xlate *c = cells + line * KBLOOM_XLATE_LINE;
+
+		for (i = 0; i < KBLOOM_XLATE_LINE; i++, c++) {
+			u32 *w = kb_xlate_word(c);
+			/* Pairs with the release below: VALID, then the body. */
+			u32 found = smp_load_acquire(w);
+
+			if (!found) {
+				found = kb_cmpxchg32(w, 0, KBLOOM_XLATE_WRITING);
+				if (!found) {
+					memcpy((u8 *)c + KB_XLATE_BODY,
+					       (const u8 *)rec + KB_XLATE_BODY,
+					       KB_XLATE_BYTES - KB_XLATE_BODY);
+					/* The body before VALID. */
+					smp_store_release(w, head);
+					return KB_XLATE_NEW;
+				}
+				/* Taken meanwhile: is it ours? (acquire:
+				 * as above)
+				 */
+				found = smp_load_acquire(w);
+			}
+			if (found == head &&
+			    !memcmp((u8 *)c + KB_XLATE_BODY,
+				    (const u8 *)rec + KB_XLATE_BODY,
+				    KB_XLATE_BODY_LEN))
+				return KB_XLATE_KNOWN;
+		}
+		if (++line == lines)
+			line = 0;
+	}
+	return KB_XLATE_FULL;
+}
+
+u32 kb_xlate_find(const struct kbloom_xlate *cells, u64 m,
+		  const siphash_key_t *hkey, const struct kbloom_xlate *want,
+		  struct kbloom_xlate *out, u32 max)
+{
+	u64 lines = m / KBLOOM_XLATE_LINE;
+	u64 line;
+	u32 p, i, n = 0;
+
+	if (!lines)
+		return 0;
+	line = kb_xlate_home(hkey, want, lines);
+	for (p = 0; p < KBLOOM_XLATE_PROBES && p < lines; p++) {
+		const struct kbloom_xlate *c = cells + line * KBLOOM_XLATE_LINE;
+
+		for (i = 0; i < KBLOOM_XLATE_LINE; i++, c++) {
+			if (c->state != KBLOOM_XLATE_VALID ||
+			    c->family != want->family ||
+			    c->proto != want->proto ||
+			    c->after_src != want->after_src ||
+			    c->after_dst != want->after_dst ||
+			    c->after_sport != want->after_sport ||
+			    c->after_dport != want->after_dport)
+				continue;
+			if (n < max)
+				out[n] = *c;
+			n++;
+		}
+		if (++line == lines)
+			line = 0;
+	}
+	return n;
+}
+
+static enum kb_shape_error kb_xlate_check(const struct kb_shape *s)
+{
+	if (s->m % KBLOOM_XLATE_LINE)
+		return KB_SHAPE_BAD_BITS;
+	if (s->k != 1)
+		return KB_SHAPE_BAD_HASHES;
+	if (s->cell_bits || s->update || s->decrement || s->subtables ||
+	    s->bucket_cells || s->fp_bits)
+		return KB_SHAPE_EXTRA_PARAM;
+	return KB_SHAPE_OK;
+}
+
+static u64 kb_xlate_mem(const struct kb_shape *s)
+{
+	return s->m * KB_XLATE_BYTES;
+}
+
+/*
+ * Keys are not added or tested by hash: the netlink layer refuses ADD,
+ * TEST and the rest for this type (kb_filter_keyed()), so these only
+ * answer "nothing" should a caller get here.
+ */
+static bool kb_xlate_add(struct kb_filter *f, const struct kb_hash *h)
+{
+	return false;
+}
+
+static bool kb_xlate_test(const struct kb_filter *f, const struct kb_hash *h)
+{
+	return false;
+}
+
+static void kb_xlate_fill(const struct kb_filter *f, struct kb_fill *out)
+{
+	const struct kbloom_xlate *c = (const struct kbloom_xlate *)f->mem;
+	u64 i;
+
+	out->nonzero = 0;
+	out->saturated = 0;
+	for (i = 0; i < f->s.m; i++) {
+		if (READ_ONCE(c[i].state) == KBLOOM_XLATE_VALID)
+			out->nonzero++;
+		if (!(i % (KB_CHUNK_WORDS / 4)))
+			kb_resched();
+	}
+}
+
+const struct kb_type_ops kb_xlate_ops = {
+	.check = kb_xlate_check,
+	.mem = kb_xlate_mem,
+	.add = kb_xlate_add,
+	.test = kb_xlate_test,
+	.fill = kb_xlate_fill,
+};

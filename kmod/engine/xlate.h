@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Transform records (KBLOOM_TYPE_TRANSFORMS, uapi/kbloom.h): what a NAT
+ * router rewrote, kept per window so a traceback can invert it. The
+ * module's postrouting hook puts records; bloomctl finds them in the
+ * cells EXPORT gives, by the same probe rule.
+ */
+#ifndef KBLOOM_ENGINE_XLATE_H
+#define KBLOOM_ENGINE_XLATE_H
+
+#include "filter.h"
+
+enum kb_xlate_put {
+	KB_XLATE_NEW,		/* recorded now */
+	KB_XLATE_KNOWN,		/* this window holds it already */
+	KB_XLATE_FULL,		/* its lines are all taken: not recorded */
+};
+
+/*
+ * Records @rec (state ignored) in @f unless a record with the same fields
+ * but FIRST is there. Lock-free and allocation-free: any context.
+ */
+enum kb_xlate_put kb_xlate_put(struct kb_filter *f,
+			       const struct kbloom_xlate *rec);
+
+/* The hashed key of a record: FAMILY, PROTO and the AFTER_* fields. */
+void kb_xlate_key(const struct kbloom_xlate *rec,
+		  u8 key[KBLOOM_XLATE_KEY_LEN]);
+
+/*
+ * The valid records of @cells (@m of them, hash key @hkey) whose key is
+ * that of @want, in probe order: up to @max copied to @out; returns how
+ * many there are.
+ */
+u32 kb_xlate_find(const struct kbloom_xlate *cells, u64 m,
+		  const siphash_key_t *hkey, const struct kbloom_xlate *want,
+		  struct kbloom_xlate *out, u32 max);
+
+#endif /* KBLOOM_ENGINE_XLATE_H */

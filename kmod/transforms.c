@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Transform records from conntrack: at POSTROUTING, after the NAT hooks,
+ * a packet's conntrack entry holds the tuple it arrived with (its own
+ * direction's) and, inverted, the tuple it leaves with (the other
+ * direction's). Reading them needs no lock: the skb holds a reference on
+ * the entry, and the tuples of an entry with NAT set up do not change.
+ */
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
+#include <net/netfilter/nf_conntrack.h>
+
+#include "transforms.h"
+
+/* Ports, or the ICMP echo identifier, of a conntrack tuple half. */
+static void kb_xlate_ports(const struct nf_conntrack_tuple *t, bool reverse,
+			   __be16 *sport, __be16 *dport)
+{
+	switch (t->dst.protonum) {
+	case IPPROTO_ICMP:
+		/* Both directions keep the identifier in src.u.icmp.id. */
+		*sport = t->src.u.icmp.id;
+		*dport = 0;
+		return;
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP:
+		*sport = reverse ? t->dst.u.all : t->src.u.all;
+		*dport = reverse ? t->src.u.all : t->dst.u.all;
+		return;
+	}
+	*sport = 0;
+	*dport = 0;
+}
+
+u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec)
+{
+#if IS_ENABLED(CONFIG_NF_CONNTRACK)
+	const struct nf_conntrack_tuple *in, *out;
+	enum ip_conntrack_info ctinfo;
+	const struct nf_conn *ct;
+	int dir;
+
+	ct = nf_ct_get(skb, &ctinfo);
+	if (!ct || !(ct->status & IPS_NAT_MASK) ||
+	    nf_ct_l3num(ct) != NFPROTO_IPV4)
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	dir = CTINFO2DIR(ctinfo);
+	in = &ct->tuplehash[dir].tuple;
+	out = &ct->tuplehash[!dir].tuple;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->family = 4;
+	rec->proto = in->dst.protonum;
+	rec->before_src = in->src.u3.ip;
+	rec->before_dst = in->dst.u3.ip;
+	kb_xlate_ports(in, false, &rec->before_sport, &rec->before_dport);
+	/* The other direction's tuple, read backwards. */
+	rec->after_src = out->dst.u3.ip;
+	rec->after_dst = out->src.u3.ip;
+	kb_xlate_ports(out, true, &rec->after_sport, &rec->after_dport);
+
+	if (rec->before_src != rec->after_src ||
+	    rec->before_sport != rec->after_sport)
+		rec->kind |= KBLOOM_XLATE_SNAT;
+	if (rec->before_dst != rec->after_dst ||
+	    rec->before_dport != rec->after_dport)
+		rec->kind |= KBLOOM_XLATE_DNAT;
+	if (!rec->kind)
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	rec->first = (u32)ktime_get_real_seconds();
+	return KBLOOM_SKIP_NONE;
+#else
+	return KBLOOM_SKIP_UNTRANSFORMED;
+#endif
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a transforms table records about a packet (uapi/kbloom.h,
+ * KBLOOM_TYPE_TRANSFORMS): the NAT its conntrack entry applied.
+ */
+#ifndef KBLOOM_TRANSFORMS_H
+#define KBLOOM_TRANSFORMS_H
+
+#include <linux/skbuff.h>
+
+#include "uapi/kbloom.h"
+
+/*
+ * Fills @rec (all but STATE) for @skb at POSTROUTING, after NAT: 0, or
+ * KBLOOM_SKIP_UNTRANSFORMED when its conntrack entry (if any) changed
+ * neither its source nor its destination.
+ */
+u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec);
+
+#endif /* KBLOOM_TRANSFORMS_H */
