@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * attach NAME hook HOOK [dev IFACE] [family ipv4|ipv6|any] digest MODE
+ * attach NAME hook postrouting [dev IFACE]     (a transforms table)
  *
  * Keywords in any order, each at most once. The kernel checks the rest
  * (one attachment per filter, MULTI needs a 3-dimension multi filter).
@@ -75,6 +76,21 @@ static void explain(struct kb_nl *nl, const char *name, int digest)
 			 "a multi filter takes digest multi only");
 }
 
+/* Whether filter @name is a transforms table (false when unknown). */
+static bool is_transforms(const char *name)
+{
+	struct kb_desc d;
+	struct kb_nl nl;
+	bool yes;
+
+	if (open_netlink(&nl))
+		return false;
+	yes = !kb_desc_get(&nl, name, &d) &&
+	      d.p.type == KBLOOM_TYPE_TRANSFORMS;
+	kb_nl_close(&nl);
+	return yes;
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	struct kwarg kw[A_NUM] = {
@@ -97,9 +113,13 @@ int cmd_attach(int argc, char **argv)
 		return EXIT_ERROR;
 	if (kwargs_parse(argv[0], argc, argv, 2, kw, A_NUM))
 		return EXIT_ERROR;
-	if (!kw[A_HOOK].val || !kw[A_DIGEST].val) {
-		usage_errorf(argv[0], "missing '%s'",
-			     kw[A_HOOK].val ? "digest MODE" : "hook HOOK");
+	if (!kw[A_HOOK].val) {
+		usage_errorf(argv[0], "missing 'hook HOOK'");
+		return EXIT_ERROR;
+	}
+	/* A transforms table takes no digest; every other filter needs one. */
+	if (!kw[A_DIGEST].val && !is_transforms(name)) {
+		usage_errorf(argv[0], "missing 'digest MODE'");
 		return EXIT_ERROR;
 	}
 	hook = kb_hook_parse(kw[A_HOOK].val);
@@ -108,7 +128,7 @@ int cmd_attach(int argc, char **argv)
 		       kb_hook_list);
 		return EXIT_ERROR;
 	}
-	digest = kb_digest_parse(kw[A_DIGEST].val);
+	digest = kw[A_DIGEST].val ? kb_digest_parse(kw[A_DIGEST].val) : 0;
 	if (digest < 0) {
 		errorf("invalid digest '%s': one of %s",
 		       quote(kw[A_DIGEST].val), kb_digest_list);
@@ -134,7 +154,8 @@ int cmd_attach(int argc, char **argv)
 	if (opts.exist)
 		kb_put_u32(msg, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
 	kb_put_u32(msg, KBLOOM_A_HOOK, hook);
-	kb_put_u32(msg, KBLOOM_A_DIGEST, digest);
+	if (digest)
+		kb_put_u32(msg, KBLOOM_A_DIGEST, digest);
 	kb_put_u32(msg, KBLOOM_A_FAMILY, family);
 	if (kw[A_DEV].val)
 		kb_put(msg, KBLOOM_A_IFNAME, kw[A_DEV].val,

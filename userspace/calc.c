@@ -454,6 +454,11 @@ int cmd_calc(int argc, char **argv)
 			       quote(val[C_TYPE]), kb_type_list());
 			return EXIT_ERROR;
 		}
+		if (type == KBLOOM_TYPE_TRANSFORMS) {
+			errorf("invalid filter type 'transforms': calc sizes filters; a transforms table has no false positive rate (it takes 'capacity N' records of %zu bytes)",
+			       sizeof(struct kbloom_xlate));
+			return EXIT_ERROR;
+		}
 	}
 	if (any_opt) {
 		struct kb_params p = { .type = type };
@@ -475,7 +480,7 @@ int cmd_calc(int argc, char **argv)
 	}
 
 	for (i = 1; i <= KBLOOM_TYPE_MAX; i++) {
-		if (type >= 0 && i != type)
+		if ((type >= 0 && i != type) || i == KBLOOM_TYPE_TRANSFORMS)
 			continue;
 		calc_one(&q, i, &rows[nrows++]);
 	}

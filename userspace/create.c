@@ -233,7 +233,26 @@ int cmd_create(int argc, char **argv)
 	}
 	p.n0 = capacity;
 
-	if (val[P_FPR]) {
+	if (type == KBLOOM_TYPE_TRANSFORMS) {
+		if (val[P_FPR] || val[P_HASHES] || !val[P_CAPACITY]) {
+			usage_errorf(argv[0], "%s",
+				     val[P_FPR] ? "a transforms table has no false positive rate: give 'capacity N' (records)" :
+				     val[P_HASHES] ? "a transforms table takes no 'hashes'" :
+				     "a transforms table needs 'capacity N' (the records one window holds)");
+			return EXIT_ERROR;
+		}
+		/* 75% load: a record finds a cell in its few lines. */
+		p.m = val[P_BITS] ? bits : capacity > KBLOOM_BITS_MAX ?
+		      KBLOOM_BITS_MAX + 1 : (capacity * 4 + 2) / 3;
+		p.k = 1;
+		if (kb_params_round(&p) ||
+		    kb_params_bytes(&p) > KBLOOM_MEM_MAX) {
+			errorf("invalid capacity '%s': %llu records of %zu bytes are more than the %llu-byte limit of one filter",
+			       quote(val[P_CAPACITY]), (unsigned long long)p.m,
+			       sizeof(struct kbloom_xlate), KBLOOM_MEM_MAX);
+			return EXIT_ERROR;
+		}
+	} else if (val[P_FPR]) {
 		if (val[P_BITS] || val[P_HASHES]) {
 			usage_errorf(argv[0],
 				     "give either 'bits M hashes K' or 'capacity N fpr P', not both");

@@ -22,6 +22,7 @@ static const char *const type_names[KBLOOM_TYPE_MAX + 1] = {
 	[KBLOOM_TYPE_MULTI] = "multi",
 	[KBLOOM_TYPE_SCALABLE] = "scalable",
 	[KBLOOM_TYPE_DCF] = "dcf",
+	[KBLOOM_TYPE_TRANSFORMS] = "transforms",
 };
 
 const char *kb_type_name(uint32_t type)
@@ -558,11 +559,24 @@ void kb_desc_print_line(const struct kb_desc *d)
 		printf(" hook %s", kb_hook_str(d->attach.hook));
 		if (d->attach.ifname[0])
 			printf(" dev %s", d->attach.ifname);
-		printf(" family %s digest %s",
-		       kb_family_str(d->attach.family),
-		       kb_digest_str(d->attach.digest));
+		printf(" family %s", kb_family_str(d->attach.family));
+		if (d->attach.digest)
+			printf(" digest %s", kb_digest_str(d->attach.digest));
 	}
 	putchar('\n');
+}
+
+/*
+ * The skip reasons an attachment of @d can give: a digest's, or a
+ * transforms table's.
+ */
+static void skip_range(const struct kb_desc *d, unsigned int *lo,
+		       unsigned int *hi)
+{
+	bool xlate = d->p.type == KBLOOM_TYPE_TRANSFORMS;
+
+	*lo = xlate ? KBLOOM_SKIP_UNTRANSFORMED : KBLOOM_SKIP_SHORT;
+	*hi = xlate ? KBLOOM_SKIP_FULL : KBLOOM_SKIP_GSO;
 }
 
 static uint64_t skipped_total(const struct kb_attach_desc *at)
@@ -580,7 +594,7 @@ static void print_paging(const struct kb_desc *d)
 {
 	const struct kb_attach_desc *at = &d->attach;
 	char iv[KB_TIME_STR_MAX];
-	unsigned int i;
+	unsigned int i, lo, hi;
 
 	if (d->have & KB_HAVE_WINDOWS) {
 		printf("  windows: %u of %s\n", d->windows,
@@ -600,14 +614,16 @@ static void print_paging(const struct kb_desc *d)
 	printf("  attached: hook %s", kb_hook_str(at->hook));
 	if (at->ifname[0])
 		printf(" dev %s", at->ifname);
-	printf(" family %s digest %s\n", kb_family_str(at->family),
-	       kb_digest_str(at->digest));
-	printf("  packets seen: %llu\n", (unsigned long long)at->seen);
-	printf("  packets digested: %llu\n",
+	printf(" family %s", kb_family_str(at->family));
+	if (at->digest)
+		printf(" digest %s", kb_digest_str(at->digest));
+	printf("\n  packets seen: %llu\n", (unsigned long long)at->seen);
+	printf("  packets %s: %llu\n", at->digest ? "digested" : "recorded",
 	       (unsigned long long)at->digested);
 	printf("  packets skipped: %llu (", (unsigned long long)skipped_total(at));
-	for (i = 1; i <= KBLOOM_SKIP_MAX; i++)
-		printf("%s%s %llu", i > 1 ? ", " : "", kb_skip_str(i),
+	skip_range(d, &lo, &hi);
+	for (i = lo; i <= hi; i++)
+		printf("%s%s %llu", i > lo ? ", " : "", kb_skip_str(i),
 		       (unsigned long long)at->skipped[i]);
 	printf(")\n");
 }
@@ -923,7 +939,7 @@ void kb_window_json(struct json *j, const struct kb_window_desc *w)
 static void json_paging(struct json *j, const struct kb_desc *d)
 {
 	const struct kb_attach_desc *at = &d->attach;
-	unsigned int i;
+	unsigned int i, lo, hi;
 
 	if (d->have & KB_HAVE_WINDOWS) {
 		json_key(j, "windows");
@@ -947,7 +963,10 @@ static void json_paging(struct json *j, const struct kb_desc *d)
 	json_key(j, "family");
 	json_str(j, kb_family_str(at->family));
 	json_key(j, "digest");
-	json_str(j, kb_digest_str(at->digest));
+	if (at->digest)
+		json_str(j, kb_digest_str(at->digest));
+	else
+		json_null(j);
 	json_key(j, "dev");
 	if (at->ifname[0])
 		json_str(j, at->ifname);
@@ -961,7 +980,8 @@ static void json_paging(struct json *j, const struct kb_desc *d)
 	json_u64(j, skipped_total(at));
 	json_key(j, "skipped_by_reason");
 	json_obj_begin(j);
-	for (i = 1; i <= KBLOOM_SKIP_MAX; i++) {
+	skip_range(d, &lo, &hi);
+	for (i = lo; i <= hi; i++) {
 		json_key(j, kb_skip_str(i));
 		json_u64(j, at->skipped[i]);
 	}

@@ -33,6 +33,8 @@ static const char *const skip_names[KBLOOM_SKIP_MAX + 1] = {
 	[KBLOOM_SKIP_MALFORMED] = "malformed",
 	[KBLOOM_SKIP_FRAGMENT] = "fragment",
 	[KBLOOM_SKIP_GSO] = "gso",
+	[KBLOOM_SKIP_UNTRANSFORMED] = "untransformed",
+	[KBLOOM_SKIP_FULL] = "full",
 };
 
 const char kb_hook_list[] = "prerouting, input, forward, output, postrouting";

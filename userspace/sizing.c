@@ -584,6 +584,8 @@ uint64_t kb_params_multiple(const struct kb_params *p)
 	case KBLOOM_TYPE_DLEFT:
 		return p->subtables && p->bucket_cells ?
 		       (uint64_t)p->subtables * p->bucket_cells : 1;
+	case KBLOOM_TYPE_TRANSFORMS:
+		return KBLOOM_XLATE_LINE;
 	}
 	return 1;
 }
@@ -613,6 +615,8 @@ uint32_t kb_params_cell_bits(const struct kb_params *p)
 		return 32;
 	case KBLOOM_TYPE_DCF:
 		return p->counter_bits + KB_DCF_OFV_BITS_START;
+	case KBLOOM_TYPE_TRANSFORMS:
+		return 8 * sizeof(struct kbloom_xlate);
 	}
 	return 1;
 }

@@ -166,11 +166,15 @@ static u64 kb_xlate_mem(const struct kb_shape *s)
  */
 static bool kb_xlate_add(struct kb_filter *f, const struct kb_hash *h)
 {
+	(void)f;
+	(void)h;
 	return false;
 }
 
 static bool kb_xlate_test(const struct kb_filter *f, const struct kb_hash *h)
 {
+	(void)f;
+	(void)h;
 	return false;
 }
 
