@@ -47,6 +47,13 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec)
 	if (!ct || !(ct->status & IPS_NAT_MASK) ||
 	    nf_ct_l3num(ct) != NFPROTO_IPV4)
 		return KBLOOM_SKIP_UNTRANSFORMED;
+	/*
+	 * An ICMP error about the flow (RELATED) carries the flow's tuple,
+	 * not its own: no record of it.
+	 */
+	if (ctinfo != IP_CT_NEW && ctinfo != IP_CT_ESTABLISHED &&
+	    ctinfo != IP_CT_ESTABLISHED_REPLY)
+		return KBLOOM_SKIP_UNTRANSFORMED;
 	dir = CTINFO2DIR(ctinfo);
 	in = &ct->tuplehash[dir].tuple;
 	out = &ct->tuplehash[!dir].tuple;

@@ -639,6 +639,8 @@ static const char *fill_what(uint32_t type)
 		return "cells non-zero";
 	case KBLOOM_TYPE_DLEFT:
 		return "cells occupied";
+	case KBLOOM_TYPE_TRANSFORMS:
+		return "records";
 	}
 	return "bits set";
 }
@@ -654,6 +656,8 @@ static bool params_known(const struct kb_params *p)
 	case KBLOOM_TYPE_COUNTING:
 	case KBLOOM_TYPE_DCF:
 		return p->counter_bits;
+	case KBLOOM_TYPE_TRANSFORMS:
+		return false;	/* records: no keys to estimate, no rate */
 	}
 	return kb_type_name(p->type) != NULL;
 }

@@ -194,6 +194,7 @@ static void router_free(struct kb_topo_router *r)
 	free(r->host);
 	free(r->identity);
 	free(r->config);
+	free(r->transforms);
 	free(r->bloomctl);
 	free(r->nbr);
 }
@@ -203,9 +204,11 @@ static int oom(struct parser *p)
 	return fail(p, "out of memory");
 }
 
-enum { K_FILTER, K_NETNS, K_PORT, K_IDENTITY, K_CONFIG, K_BLOOMCTL, K_NUM };
+enum { K_FILTER, K_TRANSFORMS, K_NETNS, K_PORT, K_IDENTITY, K_CONFIG,
+       K_BLOOMCTL, K_NUM };
 static const char *const kw_names[K_NUM] = {
-	"filter", "netns", "port", "identity", "config", "bloomctl",
+	"filter", "transforms", "netns", "port", "identity", "config",
+	"bloomctl",
 };
 
 static int parse_router(struct parser *p, char **w, int n)
@@ -255,7 +258,11 @@ static int parse_router(struct parser *p, char **w, int n)
 		if (j == K_NUM)
 			return fail(p, "router %s: unknown keyword '%s'", w[1],
 				    shown(w[i]));
-		if (j != K_FILTER && r.kind != KB_TOPO_SSH)
+		if (j == K_TRANSFORMS && r.kind == KB_TOPO_SSH)
+			return fail(p, "router %s: 'transforms' is for netns and archive routers (not yet over ssh)",
+				    w[1]);
+		if (j != K_FILTER && j != K_TRANSFORMS &&
+		    r.kind != KB_TOPO_SSH)
 			return fail(p, "router %s: '%s' is for ssh routers only",
 				    w[1], kw_names[j]);
 		if (val[j])
@@ -271,6 +278,9 @@ static int parse_router(struct parser *p, char **w, int n)
 	if (!valid_filter(val[K_FILTER]))
 		return fail(p, "router %s: invalid filter name '%s'", w[1],
 			    shown(val[K_FILTER]));
+	if (val[K_TRANSFORMS] && !valid_filter(val[K_TRANSFORMS]))
+		return fail(p, "router %s: invalid transforms table name '%s'",
+			    w[1], shown(val[K_TRANSFORMS]));
 	strcpy(r.name, w[1]);
 
 	switch (r.kind) {
@@ -324,7 +334,8 @@ static int parse_router(struct parser *p, char **w, int n)
 		break;
 	}
 	r.filter = strdup(val[K_FILTER]);
-	if (!r.filter) {
+	r.transforms = dup_or_null(val[K_TRANSFORMS]);
+	if (!r.filter || (val[K_TRANSFORMS] && !r.transforms)) {
 		router_free(&r);
 		return oom(p);
 	}

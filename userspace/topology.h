@@ -3,8 +3,8 @@
  * The topology file of 'bloomctl trace' (docs/trace.md): routers, where
  * each one's digest tables are, and who is next to whom.
  *
- *   router NAME netns NETNS filter FILTER
- *   router NAME archive DIR filter FILTER
+ *   router NAME netns NETNS filter FILTER [transforms TABLE]
+ *   router NAME archive DIR filter FILTER [transforms TABLE]
  *   router NAME ssh [USER@]HOST filter FILTER [netns NETNS] [port N]
  *               [identity FILE] [config FILE] [bloomctl PATH]
  *   router NAME none              a router that records nothing (no kbloom):
@@ -39,6 +39,7 @@ struct kb_topo_router {
 	char name[KB_TOPO_NAME_MAX];
 	enum kb_topo_kind kind;
 	char *filter;		/* NULL for KB_TOPO_NONE */
+	char *transforms;	/* its transforms table, or NULL */
 	char *netns;		/* netns (NULL for '-'); ssh: its netns option */
 	char *dir;		/* archive */
 	char *host;		/* ssh: [USER@]HOST */

@@ -62,6 +62,15 @@ struct walk {
 	pthread_cond_t cv;
 	char *err;
 	size_t errlen;
+	/*
+	 * Per packet: its forms (TB_FORMS_MAX slots each; 0 is the packet,
+	 * then its alt[], then those transforms gave, which the walk owns),
+	 * how many there are, and how many the questions of this step use
+	 * (forms found in a step are asked about from the next one, so
+	 * the pool's threads never read a slot being written).
+	 */
+	struct tb_form *forms;
+	uint32_t *nforms, *nf_step;
 };
 
 static int oom(struct walk *w)
@@ -92,18 +101,27 @@ static const struct tb_window *judge(const struct walk *w, size_t i,
 {
 	const struct tb_window *best = NULL;
 	uint64_t lo = range_lo(w, i), hi = w->p[i].at;
-	const uint8_t *bits = a->hits + row * a->row;
 	double log_clear = 0;	/* log of P(no window gives a false hit) */
-	uint32_t j;
+	uint32_t j, f, nf = w->nf_step[i];
 
 	for (j = 0; j < a->nwin; j++) {
 		const struct tb_window *win = &a->win[j];
+		bool hit = false;
 
 		if (!tb_window_overlaps(win, lo, hi))
 			continue;
-		/* log1p/expm1: rates of 1e-18 survive, 1 - (1 - p) would be 0 */
-		log_clear += log1p(-(win->fpr > 1 ? 1 : win->fpr < 0 ? 0 : win->fpr));
-		if (!(bits[j / 8] >> (j % 8) & 1))
+		/*
+		 * log1p/expm1: rates of 1e-18 survive, 1 - (1 - p) would be
+		 * 0. Each form asked is one more chance of a false hit.
+		 */
+		log_clear += nf * log1p(-(win->fpr > 1 ? 1 : win->fpr < 0 ? 0 :
+					  win->fpr));
+		for (f = 0; f < nf; f++) {
+			const uint8_t *bits = a->hits + (row + f) * a->row;
+
+			hit |= bits[j / 8] >> (j % 8) & 1;
+		}
+		if (!hit)
 			continue;
 		if (!best || win->start > best->start)
 			best = win;
@@ -171,6 +189,65 @@ static int map_put(struct walk *w, size_t i, size_t r)
 	m->key[h] = k;
 	m->val[h] = -1;
 	m->n++;
+	return 0;
+}
+
+void tb_answer_free(struct tb_answer *a)
+{
+	uint32_t k;
+
+	for (k = 0; k < a->nxf; k++)
+		free(a->xf[k].pkt);
+	free(a->xf);
+	free(a->win);
+	free(a->hits);
+	memset(a, 0, sizeof(*a));
+}
+
+/* The forms each packet's questions use from now on. */
+static void snapshot_forms(struct walk *w)
+{
+	memcpy(w->nf_step, w->nforms, w->n * sizeof(*w->nf_step));
+}
+
+/*
+ * Takes the transforms of answer @a for packet @i (its rows from @row):
+ * each new form is asked about from the next step on; the node @x says
+ * what it undid. 0 or -1.
+ */
+static int adopt_forms(struct walk *w, size_t i, size_t x, size_t row,
+		       struct tb_answer *a)
+{
+	struct tb_node *nd = &w->res[i].node[x];
+	struct tb_form *fm = &w->forms[i * TB_FORMS_MAX];
+	uint32_t k, f;
+
+	for (k = 0; k < a->nxf; k++) {
+		struct tb_xform *xf = &a->xf[k];
+		size_t have = nd->xf ? strlen(nd->xf) : 0;
+		char *s;
+
+		if (xf->row < row || xf->row >= row + w->nf_step[i])
+			continue;
+		s = realloc(nd->xf, have + sizeof(xf->what) + 40);
+		if (!s)
+			return oom(w);
+		nd->xf = s;
+		snprintf(s + have, sizeof(xf->what) + 40, "%s%s (window %llu)",
+			 have ? "; " : "", xf->what,
+			 (unsigned long long)xf->window);
+		for (f = 0; f < w->nforms[i]; f++)
+			if (fm[f].len == xf->len &&
+			    !memcmp(fm[f].pkt, xf->pkt, xf->len))
+				break;
+		if (f < w->nforms[i] || w->nforms[i] == TB_FORMS_MAX)
+			continue;
+		/* The walk owns it now. */
+		fm[w->nforms[i]].pkt = xf->pkt;
+		fm[w->nforms[i]].len = xf->len;
+		w->nforms[i]++;
+		xf->pkt = NULL;
+	}
 	return 0;
 }
 
@@ -258,36 +335,44 @@ static void ask(struct walk *w, struct job *j)
 	struct tb_answer *a = &j->a;
 	struct tb_item *items;
 
+	size_t ni = 0, f;
+
 	memset(a, 0, sizeof(*a));
 	j->why[0] = 0;
-	items = calloc(np, sizeof(*items));
+	for (k = 0; k < np; k++)
+		ni += w->nf_step[w->pend[r][k]];
+	items = calloc(ni, sizeof(*items));
 	if (!items) {
 		snprintf(j->why, sizeof(j->why), "out of memory");
 		j->failed = 1;
 		return;
 	}
-	for (k = 0; k < np; k++) {
-		const struct tb_packet *p = &w->p[w->pend[r][k]];
+	for (k = 0, ni = 0; k < np; k++) {
+		size_t i = w->pend[r][k];
 
-		items[k].pkt = p->pkt;
-		items[k].len = p->len;
-		items[k].ts = p->at;
+		for (f = 0; f < w->nf_step[i]; f++, ni++) {
+			items[ni].pkt = w->forms[i * TB_FORMS_MAX + f].pkt;
+			items[ni].len = w->forms[i * TB_FORMS_MAX + f].len;
+			items[ni].ts = w->p[i].at;
+			items[ni].lo = range_lo(w, i);
+		}
 	}
-	j->failed = w->b->ask(w->b->ctx, r, items, np, a, j->why,
+	j->failed = w->b->ask(w->b->ctx, r, items, ni, a, j->why,
 			      sizeof(j->why)) != 0;
 	free(items);
+	for (k = 0; !j->failed && k < a->nxf; k++)
+		if (a->xf[k].row >= ni || !a->xf[k].pkt)
+			break;
 	if (!j->failed &&
-	    (a->row != (a->nwin + 7) / 8 || (a->nwin && !a->hits))) {
+	    (a->row != (a->nwin + 7) / 8 || (a->nwin && !a->hits) ||
+	     k < a->nxf)) {
 		snprintf(j->why, sizeof(j->why),
 			 "router %s: a malformed answer (%u windows, rows of %u bytes)",
 			 w->t->r[r].name, a->nwin, a->row);
 		j->failed = 1;
 	}
-	if (j->failed) {
-		free(a->win);
-		free(a->hits);
-		memset(a, 0, sizeof(*a));
-	}
+	if (j->failed)
+		tb_answer_free(a);
 }
 
 static unsigned int parallel(const struct walk *w)
@@ -358,7 +443,10 @@ static int first_step(struct walk *w, size_t from)
 	uint32_t j;
 	double fpr;
 
+	size_t row = 0;
+
 	w->npend[from] = 0;
+	snapshot_forms(w);
 	for (i = 0; i < w->n; i++) {
 		w->pend[from][w->npend[from]++] = i;
 		if (map_put(w, i, from))
@@ -386,7 +474,7 @@ static int first_step(struct walk *w, size_t from)
 	for (j = 0; j < a->nwin; j++)
 		if (!oldest || a->win[j].start < oldest->start)
 			oldest = &a->win[j];
-	for (i = 0; i < w->n; i++) {
+	for (i = 0; i < w->n; row += w->nf_step[i++]) {
 		struct tb_result *res = &w->res[i];
 		uint64_t lo = range_lo(w, i);
 
@@ -399,23 +487,22 @@ static int first_step(struct walk *w, size_t from)
 			res->status = TB_NOT_TRACEABLE;
 			continue;
 		}
-		hit = judge(w, i, a, i, &fpr);
+		hit = judge(w, i, a, row, &fpr);
 		if (!hit) {
 			res->status = TB_ABSENT;
 			continue;
 		}
 		res->status = TB_TRACED;
-		if (add_node(w, i, from, 0, hit, fpr))
+		if (add_node(w, i, from, 0, hit, fpr) ||
+		    adopt_forms(w, i, 0, row, a))
 			goto fail;
 		w->ps[i].fstart = 0;
 		w->ps[i].fend = 1;
 	}
-	free(a->win);
-	free(a->hits);
+	tb_answer_free(a);
 	return 0;
 fail:
-	free(a->win);
-	free(a->hits);
+	tb_answer_free(a);
 	return -1;
 }
 
@@ -447,13 +534,12 @@ static int by_index(const void *a, const void *b)
  * Takes router @r's answer @a (NULL: it is unknown) about its pending
  * packets at depth @d. 0 or -1.
  */
-static int take(struct walk *w, uint32_t d, size_t r,
-		const struct tb_answer *a)
+static int take(struct walk *w, uint32_t d, size_t r, struct tb_answer *a)
 {
 	const struct kb_topo_router *rt = &w->t->r[r];
-	size_t i, k, j, node;
+	size_t i, k, j, node, row = 0;
 
-	for (k = 0; k < w->npend[r]; k++) {
+	for (k = 0; k < w->npend[r]; k++, row += w->nf_step[i]) {
 		const struct tb_window *hit = NULL;
 		struct tb_result *res;
 		double fpr = 0;
@@ -461,7 +547,7 @@ static int take(struct walk *w, uint32_t d, size_t r,
 		i = w->pend[r][k];
 		res = &w->res[i];
 		if (a) {
-			hit = judge(w, i, a, k, &fpr);
+			hit = judge(w, i, a, row, &fpr);
 			res->asked++;
 			res->expected += fpr;
 			if (!hit)
@@ -470,6 +556,8 @@ static int take(struct walk *w, uint32_t d, size_t r,
 		if (add_node(w, i, r, d, hit, fpr))
 			return -1;
 		node = res->nnodes - 1;
+		if (a && adopt_forms(w, i, node, row, a))
+			return -1;
 		for (j = 0; j < rt->nnbr; j++) {
 			long *y = map_get(w, i, rt->nbr[j]);
 
@@ -490,6 +578,7 @@ static int step(struct walk *w, uint32_t d)
 	int ret = -1;
 
 	w->ntouched = 0;
+	snapshot_forms(w);
 	for (i = 0; i < w->n; i++) {
 		struct pstate *ps = &w->ps[i];
 
@@ -564,9 +653,7 @@ static int step(struct walk *w, uint32_t d)
 		if (take(w, d, r, j && !j->failed ? &j->a : NULL))
 			goto out;
 		if (j) {
-			free(j->a.win);
-			free(j->a.hits);
-			memset(&j->a, 0, sizeof(j->a));
+			tb_answer_free(&j->a);
 			if (nth)
 				taken(w, x);
 			x++;
@@ -583,10 +670,8 @@ out:
 		for (k = 0; k < nth; k++)
 			pthread_join(th[k], NULL);
 	}
-	for (k = 0; w->jobs && k < w->njobs; k++) {
-		free(w->jobs[k].a.win);
-		free(w->jobs[k].a.hits);
-	}
+	for (k = 0; w->jobs && k < w->njobs; k++)
+		tb_answer_free(&w->jobs[k].a);
 	free(w->jobs);
 	free(w->ready);
 	w->jobs = NULL;
@@ -697,6 +782,10 @@ void tb_results_free(struct tb_result *res, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
+		size_t x;
+
+		for (x = 0; x < res[i].nnodes; x++)
+			free(res[i].node[x].xf);
 		free(res[i].node);
 		free(res[i].edge);
 		free(res[i].ingress);
@@ -746,9 +835,23 @@ int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
 	w.touched = calloc(t->n, sizeof(*w.touched));
 	w.why = calloc(t->n, sizeof(*w.why));
 	w.dead = calloc(t->n, 1);
+	w.forms = calloc(n * TB_FORMS_MAX, sizeof(*w.forms));
+	w.nforms = calloc(n, sizeof(*w.nforms));
+	w.nf_step = calloc(n, sizeof(*w.nf_step));
 	if (!w.ps || !w.pend || !w.npend || !w.cappend || !w.touched ||
-	    !w.why || !w.dead)
+	    !w.why || !w.dead || !w.forms || !w.nforms || !w.nf_step)
 		goto nomem;
+	for (i = 0; i < n; i++) {
+		struct tb_form *fm = &w.forms[i * TB_FORMS_MAX];
+		size_t k, nalt = p[i].nalt < TB_FORMS_MAX - 1 ? p[i].nalt :
+				 TB_FORMS_MAX - 1;
+
+		fm[0].pkt = p[i].pkt;
+		fm[0].len = p[i].len;
+		for (k = 0; k < nalt; k++)
+			fm[1 + k] = p[i].alt[k];
+		w.nforms[i] = 1 + nalt;
+	}
 	w.cappend[from] = n;
 	w.pend[from] = malloc(n * sizeof(**w.pend));
 	if (!w.pend[from])
@@ -784,6 +887,17 @@ out:
 			free(w.why[r]);
 	free(w.why);
 	free(w.dead);
+	/* The forms transforms gave: after the packet and its alt[]. */
+	for (i = 0; w.forms && w.nforms && i < n; i++) {
+		size_t f, own = 1 + (p[i].nalt < TB_FORMS_MAX - 1 ? p[i].nalt :
+				     TB_FORMS_MAX - 1);
+
+		for (f = own; f < w.nforms[i]; f++)
+			free((void *)w.forms[i * TB_FORMS_MAX + f].pkt);
+	}
+	free(w.forms);
+	free(w.nforms);
+	free(w.nf_step);
 	free(w.ps);
 	free(w.pend);
 	free(w.npend);

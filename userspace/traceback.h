@@ -58,6 +58,29 @@ struct tb_item {
 	const uint8_t *pkt;	/* from the IP header on */
 	uint32_t len;
 	uint64_t ts;		/* ns: when it was seen */
+	uint64_t lo;		/* ns: the earliest a hop may have seen it */
+};
+
+/*
+ * A transform a router inverted (its transforms table, xlate_read.h):
+ * item @row arrived there as @pkt.
+ */
+struct tb_xform {
+	uint32_t row;
+	uint8_t *pkt;		/* malloc */
+	uint32_t len;
+	uint64_t window;	/* the window that recorded it */
+	char what[96];		/* "SNAT 100.64.0.1:61000 <- 10.9.0.5:4000" */
+};
+
+/* The forms a packet may have had on a hop: as seen, then as before a
+ * transform (fragments reassembled, NAT or a tunnel undone).
+ */
+#define TB_FORMS_MAX	8
+
+struct tb_form {
+	const uint8_t *pkt;
+	uint32_t len;
 };
 
 /* A router's answer about n items. */
@@ -67,6 +90,8 @@ struct tb_answer {
 	uint32_t row;		/* ceil(nwin / 8) */
 	uint8_t *hits;		/* n rows: bit j (byte j/8, bit j%8) of row i
 				 * set when win[j] holds item i (malloc) */
+	struct tb_xform *xf;	/* transforms found (malloc), or NULL */
+	uint32_t nxf;
 };
 
 struct tb_backend {
@@ -89,6 +114,11 @@ struct tb_packet {
 	const uint8_t *pkt;	/* from the IP header on */
 	uint32_t len;
 	uint64_t at;		/* ns: when the victim saw it */
+	/* Other forms it had upstream, known from the capture (a fragment
+	 * reassembled): at most TB_FORMS_MAX - 1.
+	 */
+	const struct tb_form *alt;
+	size_t nalt;
 };
 
 enum tb_status {
@@ -104,6 +134,8 @@ struct tb_node {
 	struct tb_window win;	/* the newest window of the range holding it */
 	double fpr;		/* the router's rate over the range's windows */
 	bool unknown;		/* not asked (see above): win and fpr are 0 */
+	char *xf;		/* the transforms it undid ("; "-joined, with
+				 * their windows), or NULL (malloc) */
 };
 
 struct tb_edge {
@@ -152,6 +184,8 @@ int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
 	     size_t errlen);
 
 void tb_results_free(struct tb_result *res, size_t n);
+/* Frees what an answer holds (its xf[].pkt too) and zeroes it. */
+void tb_answer_free(struct tb_answer *a);
 /* Frees @st->why (@nrouters slots). */
 void tb_stats_free(struct tb_stats *st, size_t nrouters);
 

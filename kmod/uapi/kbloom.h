@@ -609,7 +609,9 @@ enum kbloom_skip {
 	KBLOOM_SKIP_FRAGMENT,	/* non-first fragment: no ports (FLOW, MULTI) */
 	KBLOOM_SKIP_GSO,	/* a GSO packet other than TCP */
 	/* Transforms attachments: */
-	KBLOOM_SKIP_UNTRANSFORMED, /* no NAT on its conntrack entry (or none) */
+	KBLOOM_SKIP_UNTRANSFORMED, /* no NAT on its conntrack entry (or
+				    * none), or an ICMP error about a flow
+				    */
 	KBLOOM_SKIP_FULL,	/* its record's lines are all taken */
 	__KBLOOM_SKIP_MAX
 };

@@ -403,7 +403,7 @@ TEST(not_traceable_and_absent)
 {
 	struct tb_backend be = { mem_ask, NULL, 0 };
 	struct tb_result res[5];
-	struct tb_packet tp[5];
+	struct tb_packet tp[5] = { 0 };
 	uint8_t pkt[5][36];
 	struct kb_topo t;
 	struct kb_rng rng;
@@ -483,7 +483,7 @@ TEST(cycles_make_a_graph)
 	 */
 	struct tb_backend be = { mem_ask, NULL, 0 };
 	struct tb_result res;
-	struct tb_packet tp;
+	struct tb_packet tp = { 0 };
 	uint8_t pkt[36];
 	struct kb_topo t;
 	struct kb_rng rng;
@@ -568,7 +568,7 @@ TEST(tiny_rates_are_not_rounded_to_zero)
 	 */
 	struct tb_backend be = { tiny_ask, NULL, 0 };
 	struct tb_result res;
-	struct tb_packet tp;
+	struct tb_packet tp = { 0 };
 	uint8_t pkt[36];
 	struct kb_topo t;
 	struct kb_rng rng;
@@ -614,7 +614,7 @@ TEST(a_failing_router_is_unknown_and_stepped_over)
 	 */
 	struct tb_backend be = { mem_ask, NULL, 0 };
 	struct tb_result res[2];
-	struct tb_packet tp[2];
+	struct tb_packet tp[2] = { 0 };
 	uint8_t pkt[2][36];
 	size_t per[4] = { 0 };
 	struct tb_stats st = { .per_router = per };
@@ -684,7 +684,7 @@ TEST(an_unknown_router_with_nothing_beyond_is_listed_apart)
 	struct tb_backend be = { mem_ask, NULL, 0 };
 	struct tb_stats st = { 0 };
 	struct tb_result res;
-	struct tb_packet tp;
+	struct tb_packet tp = { 0 };
 	uint8_t pkt[36];
 	struct kb_topo t;
 	struct kb_rng rng;
@@ -728,7 +728,7 @@ TEST(a_router_declared_none_is_stepped_over_without_asking)
 	size_t per[4] = { 0 };
 	struct tb_stats st = { .per_router = per };
 	struct tb_result res;
-	struct tb_packet tp;
+	struct tb_packet tp = { 0 };
 	uint8_t pkt[36];
 	struct kb_topo t;
 	struct kb_rng rng;
@@ -769,7 +769,7 @@ TEST(from_unknown_stops_every_packet)
 	struct tb_backend be = { mem_ask, NULL, 0 };
 	struct tb_stats st = { 0 };
 	struct tb_result res[2];
-	struct tb_packet tp[2];
+	struct tb_packet tp[2] = { 0 };
 	uint8_t pkt[2][36];
 	struct kb_topo t;
 	struct kb_rng rng;
@@ -906,7 +906,7 @@ TEST(parallel_and_sequential_walks_give_the_same_graphs)
 		struct kb_rng rng;
 		size_t n, i, j, len = 0, cap, extra;
 		uint8_t *fails, pkt[12][36];
-		struct tb_packet tp[12];
+		struct tb_packet tp[12] = { 0 };
 		struct tb_result seq[12], par[12];
 		char *text, err[256];
 		struct kb_topo t;
