@@ -43,6 +43,7 @@
 #include "kwargs.h"
 #include "pcapfile.h"
 #include "pktfmt.h"
+#include "query_xlate.h"
 #include "timefmt.h"
 #include "util.h"
 
@@ -497,7 +498,7 @@ int cmd_query(int argc, char **argv)
 	static struct query q;
 	struct kb_pcap_counts counts;
 	char why[160];
-	size_t len, i;
+	size_t len = 0, i;
 	int ret = EXIT_ERROR, r;
 
 	memset(&q, 0, sizeof(q));
@@ -542,6 +543,16 @@ int cmd_query(int argc, char **argv)
 	if (kb_desc_get(&q.nl, q.name, &q.desc)) {
 		kb_nl_perror(&q.nl, "unable to query filter '%s'",
 			     quote(q.name));
+		goto out;
+	}
+	if (q.desc.p.type == KBLOOM_TYPE_TRANSFORMS) {
+		if (kw[Q_DIGEST].val) {
+			errorf("invalid digest '%s': a transforms table is looked up by the packet's addresses and ports",
+			       quote(kw[Q_DIGEST].val));
+			goto out;
+		}
+		ret = query_transforms(&q.nl, q.name, kw[Q_PCAP].val, pkt, len,
+				       q.since, q.until);
 		goto out;
 	}
 	if (pick_mode(&q, kw[Q_DIGEST].val))

@@ -34,6 +34,7 @@
 #include "kwargs.h"
 #include "pcapdl.h"
 #include "pcapfile.h"
+#include "pktxform.h"
 #include "pktfmt.h"
 #include "timefmt.h"
 #include "topology.h"
@@ -64,6 +65,12 @@ struct tpkt {
 	char desc[256];
 	char digest[KB_DIGEST_STR_MAX];
 	long res;		/* index into the results, or -1 */
+	long frag;		/* an IPv4 fragment: its index in frags */
+	uint8_t *whole;		/* then the head of the packet it was cut
+				 * from, when the capture holds its first
+				 * and last fragments (pktxform.h)
+				 */
+	uint32_t wlen;
 	int left;		/* LEFT_*: not traced, the victim sent it */
 	const struct kb_prefix *left_by;	/* LEFT_VICTIM: the prefix */
 };
@@ -79,8 +86,45 @@ struct trace {
 	struct kb_victim victim;	/* 'victim PREFIX,...' (n 0: none) */
 	struct tpkt *p;
 	size_t n, cap;
+	/* The capture's IPv4 fragments, traced or not (their siblings). */
+	struct pkt_frag_ref *frags;
+	size_t nfrags, capfrags;
 	int failed;
 };
+
+/*
+ * Bytes kept of a reassembled head: the digests need 128 at most
+ * (KB_DIGEST_SPAN), NAT inversion no more than were kept.
+ */
+#define WHOLE_MAX	256
+
+static bool is_fragment(const uint8_t *d, uint32_t len)
+{
+	return len >= 20 && d[0] >> 4 == 4 && ((d[6] << 8 | d[7]) & 0x3fff);
+}
+
+/* Keeps fragment @data for the reassembly of its siblings: its index. */
+static long keep_fragment(struct trace *t, const uint8_t *data, uint32_t len)
+{
+	uint8_t *copy;
+
+	if (t->nfrags == t->capfrags) {
+		size_t cap = t->capfrags ? 2 * t->capfrags : 16;
+		void *nf = realloc(t->frags, cap * sizeof(*t->frags));
+
+		if (!nf)
+			return -1;
+		t->frags = nf;
+		t->capfrags = cap;
+	}
+	copy = malloc(len);
+	if (!copy)
+		return -1;
+	memcpy(copy, data, len);
+	t->frags[t->nfrags].pkt = copy;
+	t->frags[t->nfrags].len = len;
+	return (long)t->nfrags++;
+}
 
 static int keep_packet(struct trace *t, uint64_t index, uint64_t ts,
 		       const uint8_t *data, uint32_t len, int dir)
@@ -112,6 +156,12 @@ static int keep_packet(struct trace *t, uint64_t index, uint64_t ts,
 		kb_digest_fmt(&d, KBLOOM_DIGEST_SPIE, p->digest,
 			      sizeof(p->digest));
 	p->res = -1;
+	p->frag = -1;
+	if (is_fragment(data, len)) {
+		p->frag = keep_fragment(t, data, len);
+		if (p->frag < 0)
+			goto oom;
+	}
 	/* Packets the victim sent: the capture says so, or their source. */
 	p->left_by = kb_victim_match(&t->victim, data, len);
 	if (dir == KB_PCAP_DIR_OUT)
@@ -125,18 +175,50 @@ oom:
 	return -1;
 }
 
+/*
+ * A fragment whose first and last siblings are in the capture: the head
+ * of the packet a router cut it from, which the routers before that one
+ * saw (pktxform.h). -1: out of memory.
+ */
+static int reassemble(struct trace *t, struct tpkt *p)
+{
+	uint32_t n;
+
+	if (p->frag < 0)
+		return 0;
+	p->whole = malloc(WHOLE_MAX);
+	if (!p->whole)
+		return -1;
+	if (pkt_defrag_head(t->frags, t->nfrags, p->frag, p->whole,
+			    WHOLE_MAX, &n)) {
+		free(p->whole);
+		p->whole = NULL;
+		return 0;
+	}
+	p->wlen = n;
+	return 0;
+}
+
 static int pcap_packet(const struct kb_pcap_packet *pp, void *arg)
 {
 	struct trace *t = arg;
 
-	if (t->want_index && pp->index != t->want_index)
+	if (t->want_index && pp->index != t->want_index) {
+		/* Another fragment of its packet may be anywhere. */
+		if (is_fragment(pp->l3, pp->caplen) &&
+		    keep_fragment(t, pp->l3, pp->caplen) < 0) {
+			errorf("out of memory");
+			t->failed = 1;
+			return 1;
+		}
 		return 0;
+	}
 	if (keep_packet(t, pp->index, pp->ts_ns, pp->l3, pp->caplen,
 			pp->dir)) {
 		t->failed = 1;
 		return 1;
 	}
-	return t->want_index ? 2 : 0;	/* found it: stop reading */
+	return 0;
 }
 
 /* Why @p is left out: "sent by the victim: ...". */
@@ -176,6 +258,8 @@ static void print_node_line(const struct trace *t, const struct tb_result *r,
 	}
 	printf("%s  window %llu (%s), fpr %.3g\n", rname(t, r, x),
 	       (unsigned long long)w.id, kb_window_span(&w), nd->fpr);
+	if (nd->xf)
+		printf("%*s  %s\n", (int)strlen(rname(t, r, x)), "", nd->xf);
 }
 
 /* The nodes upstream of node @x, drawn below it. */
@@ -344,6 +428,11 @@ static void print_json_one(struct json *j, const struct trace *t,
 		json_double(j, nd->fpr);
 		json_key(j, "depth");
 		json_u64(j, nd->depth);
+		json_key(j, "transforms");
+		if (nd->xf)
+			json_str(j, nd->xf);
+		else
+			json_null(j);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -385,9 +474,14 @@ static void trace_free(struct trace *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < t->n; i++) {
 		free(t->p[i].data);
+		free(t->p[i].whole);
+	}
 	free(t->p);
+	for (i = 0; i < t->nfrags; i++)
+		free((void *)t->frags[i].pkt);
+	free(t->frags);
 	kb_topo_free(&t->topo);
 }
 
@@ -408,6 +502,7 @@ int cmd_trace(int argc, char **argv)
 	struct trace_backends be;
 	struct tb_backend backend;
 	struct tb_packet *tp = NULL;
+	struct tb_form *wforms = NULL;
 	struct tb_result *res = NULL;
 	struct kb_pcap_counts counts;
 	struct tb_stats st;
@@ -543,9 +638,10 @@ int cmd_trace(int argc, char **argv)
 	}
 
 	tp = calloc(t.n, sizeof(*tp));
+	wforms = calloc(t.n, sizeof(*wforms));
 	res = calloc(t.n, sizeof(*res));
 	st.per_router = calloc(t.topo.n, sizeof(*st.per_router));
-	if (!tp || !res || !st.per_router) {
+	if (!tp || !wforms || !res || !st.per_router) {
 		errorf("out of memory");
 		goto out;
 	}
@@ -562,6 +658,16 @@ int cmd_trace(int argc, char **argv)
 		tp[ntp].pkt = t.p[i].data;
 		tp[ntp].len = t.p[i].len;
 		tp[ntp].at = t.p[i].at;
+		if (reassemble(&t, &t.p[i])) {
+			errorf("out of memory");
+			goto out;
+		}
+		if (t.p[i].whole) {
+			wforms[ntp].pkt = t.p[i].whole;
+			wforms[ntp].len = t.p[i].wlen;
+			tp[ntp].alt = &wforms[ntp];
+			tp[ntp].nalt = 1;
+		}
 		ntp++;
 	}
 	/* A remote router that hangs up must not kill us with SIGPIPE. */
@@ -642,6 +748,7 @@ out:
 		tb_results_free(res, ntp);
 	free(res);
 	free(tp);
+	free(wforms);
 	free(st.per_router);
 	tb_stats_free(&st, t.topo.n);
 	trace_backends_free(&be);

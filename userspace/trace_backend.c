@@ -12,8 +12,13 @@
 #include <unistd.h>
 
 #include "cardinality.h"
+#include "pktxform.h"
 #include "trace_backend.h"
 #include "util.h"
+#include "xlate_read.h"
+
+/* Records one item may have in the windows of its range, at most. */
+#define XLATE_HITS_MAX	16
 
 double trace_window_fpr(const struct kb_params *p, uint64_t fill)
 {
@@ -76,9 +81,11 @@ int trace_backends_init(struct trace_backends *b, const struct kb_topo *t,
 	b->default_netns = default_netns;
 	b->state = calloc(t->n, sizeof(*b->state));
 	b->ssh_calls = calloc(t->n, sizeof(*b->ssh_calls));
-	if (!b->state || !b->ssh_calls) {
+	b->xlate = calloc(t->n, sizeof(*b->xlate));
+	if (!b->state || !b->ssh_calls || !b->xlate) {
 		free(b->state);
 		free(b->ssh_calls);
+		free(b->xlate);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -90,6 +97,7 @@ int trace_backends_init(struct trace_backends *b, const struct kb_topo *t,
 		if (!b->ctl_dir) {
 			free(b->state);
 			free(b->ssh_calls);
+			free(b->xlate);
 			return -1;
 		}
 	}
@@ -128,6 +136,7 @@ void trace_backends_free(struct trace_backends *b)
 	if (b->ctl_dir)
 		remove_ctl_dir(b);
 	for (i = 0; i < b->t->n; i++) {
+		kb_archive_close(b->xlate[i]);
 		if (!b->state[i])
 			continue;
 		if (b->t->r[i].kind == KB_TOPO_NETNS)
@@ -137,14 +146,15 @@ void trace_backends_free(struct trace_backends *b)
 	}
 	free(b->state);
 	free(b->ssh_calls);
+	free(b->xlate);
 	memset(b, 0, sizeof(*b));
 }
 
-int trace_backends_ask(void *ctx, size_t r, const struct tb_item *items,
-		       size_t n, struct tb_answer *a, char *err,
-		       size_t errlen)
+/* Asks router @r's digest table, by the router's kind. */
+static int ask_kind(struct trace_backends *b, size_t r,
+		    const struct tb_item *items, size_t n, struct tb_answer *a,
+		    char *err, size_t errlen)
 {
-	struct trace_backends *b = ctx;
 	const struct kb_topo_router *rt = &b->t->r[r];
 
 	switch (rt->kind) {
@@ -164,4 +174,150 @@ int trace_backends_ask(void *ctx, size_t r, const struct tb_item *items,
 	}
 	snprintf(err, errlen, "router %s: unknown kind", rt->name);
 	return -1;
+}
+
+/* Router @r's transforms table, read once per trace. 0 or -1. */
+static int load_xlate(struct trace_backends *b, size_t r, char *err,
+		      size_t errlen)
+{
+	const struct kb_topo_router *rt = &b->t->r[r];
+	char why[1024];
+
+	if (b->xlate[r])
+		return 0;
+	if (rt->kind == KB_TOPO_NETNS)
+		return trace_netns_xlate(&b->state[r], rt, b->default_netns,
+					 &b->xlate[r], err, errlen);
+	if (kb_archive_open(rt->dir, rt->transforms, &b->xlate[r], why,
+			    sizeof(why))) {
+		snprintf(err, errlen, "router %s (archive %s): transforms table '%s': %s",
+			 rt->name, rt->dir, rt->transforms, why);
+		return -1;
+	}
+	if (b->xlate[r]->type != KBLOOM_TYPE_TRANSFORMS) {
+		snprintf(err, errlen, "router %s (archive %s): '%s' holds no transforms table",
+			 rt->name, rt->dir, rt->transforms);
+		kb_archive_close(b->xlate[r]);
+		b->xlate[r] = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The forms items took before router @r's transforms: in @a->xf (rows
+ * of @items). 0 or -1 (out of memory).
+ */
+static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
+		       size_t n, struct tb_answer *a)
+{
+	struct kb_xlate_hit hit[XLATE_HITS_MAX];
+	uint32_t cap = 0, q;
+	size_t k, h, m;
+
+	for (k = 0; k < n; k++) {
+		m = kb_xlate_lookup(x, items[k].pkt, items[k].len, items[k].lo,
+				    items[k].ts, hit, XLATE_HITS_MAX);
+		for (h = 0; h < m && h < XLATE_HITS_MAX; h++) {
+			struct tb_xform *xf;
+			uint8_t *buf = malloc(items[k].len ? items[k].len : 1);
+
+			if (!buf)
+				return -1;
+			if (pkt_xlate_invert(items[k].pkt, items[k].len,
+					     &hit[h].rec, buf)) {
+				free(buf);
+				continue;
+			}
+			/* Two CPUs may have recorded one flow twice. */
+			for (q = 0; q < a->nxf; q++)
+				if (a->xf[q].row == k &&
+				    !memcmp(a->xf[q].pkt, buf, items[k].len))
+					break;
+			if (q < a->nxf) {
+				free(buf);
+				continue;
+			}
+			if (a->nxf == cap) {
+				void *nx = realloc(a->xf, (cap ? 2 * cap : 8) *
+						   sizeof(*a->xf));
+
+				if (!nx) {
+					free(buf);
+					return -1;
+				}
+				a->xf = nx;
+				cap = cap ? 2 * cap : 8;
+			}
+			xf = &a->xf[a->nxf++];
+			memset(xf, 0, sizeof(*xf));
+			xf->row = k;
+			xf->pkt = buf;
+			xf->len = items[k].len;
+			xf->window = hit[h].window;
+			kb_xlate_str(&hit[h].rec, xf->what, sizeof(xf->what));
+		}
+	}
+	return 0;
+}
+
+/*
+ * A router with a transforms table: its digest table is asked about each
+ * item and about the forms its transforms give it (the router's hook may
+ * have seen either), an item holding where either does.
+ */
+static int ask_with_xlate(struct trace_backends *b, size_t r,
+			  const struct tb_item *items, size_t n,
+			  struct tb_answer *a, char *err, size_t errlen)
+{
+	struct tb_answer all = { 0 };
+	struct tb_item *more;
+	uint32_t q, c;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	if (load_xlate(b, r, err, errlen))
+		return -1;
+	if (find_xforms(b->xlate[r], items, n, a))
+		goto nomem;
+	if (!a->nxf)
+		return ask_kind(b, r, items, n, a, err, errlen);
+	more = calloc(n + a->nxf, sizeof(*more));
+	if (!more)
+		goto nomem;
+	memcpy(more, items, n * sizeof(*more));
+	for (q = 0; q < a->nxf; q++) {
+		more[n + q] = items[a->xf[q].row];
+		more[n + q].pkt = a->xf[q].pkt;
+	}
+	ret = ask_kind(b, r, more, n + a->nxf, &all, err, errlen);
+	free(more);
+	if (ret) {
+		tb_answer_free(a);
+		return ret;
+	}
+	for (q = 0; q < a->nxf; q++)
+		for (c = 0; c < all.row; c++)
+			all.hits[a->xf[q].row * all.row + c] |=
+				all.hits[(n + q) * all.row + c];
+	a->nwin = all.nwin;
+	a->row = all.row;
+	a->win = all.win;
+	a->hits = all.hits;
+	return 0;
+nomem:
+	tb_answer_free(a);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+int trace_backends_ask(void *ctx, size_t r, const struct tb_item *items,
+		       size_t n, struct tb_answer *a, char *err,
+		       size_t errlen)
+{
+	struct trace_backends *b = ctx;
+
+	if (b->t->r[r].transforms)
+		return ask_with_xlate(b, r, items, n, a, err, errlen);
+	return ask_kind(b, r, items, n, a, err, errlen);
 }

@@ -45,6 +45,7 @@ struct trace_backends {
 	unsigned int *ssh_calls;	/* per router: ssh invocations */
 	uint64_t timeout_ms;		/* per ssh question; 0: none */
 	char *ctl_dir;			/* ssh control sockets (0700) */
+	struct kb_archive **xlate;	/* per router: its transforms, once read */
 };
 
 /*
@@ -66,6 +67,11 @@ int trace_netns_ask(void **state, const struct kb_topo_router *r,
 		    const char *default_netns, const struct tb_item *items,
 		    size_t n, struct tb_answer *a, char *err, size_t errlen);
 void trace_netns_free(void *state);
+/* Router @r's transforms table over its socket (xlate_read.h). */
+struct kb_archive;
+int trace_netns_xlate(void **state, const struct kb_topo_router *r,
+		      const char *default_netns, struct kb_archive **out,
+		      char *err, size_t errlen);
 int trace_archive_ask(void **state, const struct kb_topo_router *r,
 		      const struct tb_item *items, size_t n,
 		      struct tb_answer *a, char *err, size_t errlen);

@@ -25,6 +25,7 @@
 #include "pktfmt.h"
 #include "trace_backend.h"
 #include "util.h"
+#include "xlate_read.h"
 
 struct netns_state {
 	struct kb_nl nl;
@@ -266,4 +267,21 @@ out:
 	free(q.pending);
 	free(q.win);
 	return ret;
+}
+
+int trace_netns_xlate(void **state, const struct kb_topo_router *r,
+		      const char *default_netns, struct kb_archive **out,
+		      char *err, size_t errlen)
+{
+	struct netns_state *s;
+	char why[1024];
+
+	if (!*state && setup(state, r, default_netns, err, errlen))
+		return -1;
+	s = *state;
+	if (kb_xlate_load(&s->nl, r->transforms, out, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s", s->what, why);
+		return -1;
+	}
+	return 0;
 }

@@ -227,15 +227,20 @@ static int adopt_forms(struct walk *w, size_t i, size_t x, size_t row,
 		size_t have = nd->xf ? strlen(nd->xf) : 0;
 		char *s;
 
+		char text[sizeof(xf->what) + 32];
+
 		if (xf->row < row || xf->row >= row + w->nf_step[i])
 			continue;
-		s = realloc(nd->xf, have + sizeof(xf->what) + 40);
-		if (!s)
-			return oom(w);
-		nd->xf = s;
-		snprintf(s + have, sizeof(xf->what) + 40, "%s%s (window %llu)",
-			 have ? "; " : "", xf->what,
+		snprintf(text, sizeof(text), "%s (window %llu)", xf->what,
 			 (unsigned long long)xf->window);
+		/* Two forms of a packet (a fragment, its whole) may meet one. */
+		if (!nd->xf || !strstr(nd->xf, text)) {
+			s = realloc(nd->xf, have + strlen(text) + 3);
+			if (!s)
+				return oom(w);
+			nd->xf = s;
+			sprintf(s + have, "%s%s", have ? "; " : "", text);
+		}
 		for (f = 0; f < w->nforms[i]; f++)
 			if (fm[f].len == xf->len &&
 			    !memcmp(fm[f].pkt, xf->pkt, xf->len))

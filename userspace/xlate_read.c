@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Reading transform records: see xlate_read.h.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "describe.h"
+#include "pktxform.h"
+#include "save.h"
+#include "util.h"
+#include "xlate_read.h"
+#include "../kmod/engine/xlate.h"
+
+/* Records of one packet in one window, at most (two CPUs, one flow). */
+#define XLATE_PER_WINDOW	8
+
+static char *make_tmp_dir(char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *d;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (asprintf(&d, "%s/bloomctl-xlate.XXXXXX", tmp) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!mkdtemp(d)) {	/* mode 0700 */
+		snprintf(err, errlen, "unable to make a directory in %s: %s",
+			 tmp, strerror(errno));
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+int kb_xlate_load(struct kb_nl *nl, const char *name,
+		  struct kb_archive **out, char *err, size_t errlen)
+{
+	struct kb_desc *d = calloc(1, sizeof(*d));
+	char why[1200], *dir = NULL, **paths = NULL;
+	uint32_t i, n = 0, nwin;
+	int ret = -1, r;
+
+	*out = NULL;
+	if (!d) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (kb_desc_get(nl, name, d)) {
+		kb_nl_strerror(nl, why, sizeof(why));
+		snprintf(err, errlen, "unable to read transforms table '%s': %s",
+			 name, why);
+		goto out;
+	}
+	if (d->p.type != KBLOOM_TYPE_TRANSFORMS) {
+		snprintf(err, errlen, "'%s' is a %s filter, not a transforms table",
+			 name, kb_type_str(d->p.type));
+		goto out;
+	}
+	dir = make_tmp_dir(err, errlen);
+	nwin = d->have & KB_HAVE_WINDOW_LIST ? d->nwin : 0;
+	paths = calloc(nwin + 1, sizeof(*paths));
+	if (!dir || !paths) {
+		if (dir)
+			snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	/* A table without windows is its one table, window 0. */
+	for (i = 0; i < (nwin ? nwin : 1); i++) {
+		struct kb_export x = {
+			.name = name, .window = nwin ? d->win[i].id : 0,
+		};
+
+		if (asprintf(&paths[n], "%s/%s.%010" PRIu64 ".kbf", dir, name,
+			     x.window) < 0) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		x.path = paths[n++];
+		r = kb_export_save(nl, &x);
+		if (r == -ESTALE || (r == -ENOENT && nwin && !x.file_error))
+			continue;	/* rotated out meanwhile */
+		if (r) {
+			if (x.file_error)
+				snprintf(why, sizeof(why), "%s", x.err);
+			else
+				kb_nl_strerror(nl, why, sizeof(why));
+			snprintf(err, errlen, "unable to export window %" PRIu64 " of transforms table '%s': %s",
+				 x.window, name, why);
+			goto out;
+		}
+	}
+	ret = kb_archive_open(dir, name, out, err, errlen);
+out:
+	for (i = 0; paths && i < n; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	free(paths);
+	if (dir && rmdir(dir) && !ret) {
+		snprintf(err, errlen, "unable to remove %s: %s", dir,
+			 strerror(errno));
+		kb_archive_close(*out);
+		*out = NULL;
+		ret = -1;
+	}
+	free(dir);
+	free(d);
+	return ret;
+}
+
+size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
+		       uint32_t len, uint64_t lo, uint64_t hi,
+		       struct kb_xlate_hit *out, size_t max)
+{
+	struct kbloom_xlate want, found[XLATE_PER_WINDOW];
+	size_t j, n = 0;
+	uint32_t k, m;
+
+	if (a->type != KBLOOM_TYPE_TRANSFORMS || pkt_xlate_want(pkt, len, &want))
+		return 0;
+	for (j = 0; j < a->n; j++) {
+		const struct kb_archive_window *w = &a->w[j];
+
+		if (w->start_ns > hi || (w->end_ns && w->end_ns < lo))
+			continue;
+		m = kb_xlate_find((const struct kbloom_xlate *)w->f.mem,
+				  w->f.s.m, &w->f.hkey, &want, found,
+				  XLATE_PER_WINDOW);
+		for (k = 0; k < m && k < XLATE_PER_WINDOW; k++, n++) {
+			if (n >= max)
+				continue;
+			out[n].rec = found[k];
+			out[n].window = w->id;
+			out[n].start = w->start_ns;
+			out[n].end = w->end_ns;
+		}
+	}
+	return n;
+}
+
+/* "100.64.0.1:61000", "10.9.0.5 id 7", "10.9.0.5" (protocols without). */
+static void endpoint(char *buf, size_t len, uint8_t proto, uint32_t addr,
+		     uint16_t port, bool with_port)
+{
+	char a[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &addr, a, sizeof(a));
+	if (!with_port)
+		snprintf(buf, len, "%s", a);
+	else if (proto == 1)
+		snprintf(buf, len, "%s id %u", a, ntohs(port));
+	else
+		snprintf(buf, len, "%s:%u", a, ntohs(port));
+}
+
+void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
+{
+	bool ports = r->proto == 1 || r->proto == 6 || r->proto == 17 ||
+		     r->proto == 33 || r->proto == 132 || r->proto == 136;
+	char x[64], y[64];
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (r->kind & KBLOOM_XLATE_SNAT) {
+		endpoint(x, sizeof(x), r->proto, r->after_src, r->after_sport,
+			 ports);
+		endpoint(y, sizeof(y), r->proto, r->before_src,
+			 r->before_sport, ports);
+		n = snprintf(buf, len, "SNAT %s <- %s", x, y);
+	}
+	if ((r->kind & KBLOOM_XLATE_DNAT) && n < len) {
+		/* ICMP's identifier went with the source. */
+		bool p = ports && r->proto != 1;
+
+		endpoint(x, sizeof(x), r->proto, r->after_dst, r->after_dport,
+			 p);
+		endpoint(y, sizeof(y), r->proto, r->before_dst,
+			 r->before_dport, p);
+		snprintf(buf + n, len - n, "%sDNAT %s <- %s", n ? "; " : "", x,
+			 y);
+	}
+}

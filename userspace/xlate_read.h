@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * A router's transform records (KBLOOM_TYPE_TRANSFORMS, uapi/kbloom.h)
+ * read for 'trace' and 'query': every window of the table, from the
+ * kernel or from 'bloomctl archive' files, loaded as an archive
+ * (archive_read.h), and the records of one packet looked up in it by the
+ * module's own probe rule (kmod/engine/xlate.c).
+ */
+#ifndef BLOOMCTL_XLATE_READ_H
+#define BLOOMCTL_XLATE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "archive_read.h"
+#include "nl.h"
+
+/* A record found, and the window that holds it. */
+struct kb_xlate_hit {
+	struct kbloom_xlate rec;
+	uint64_t window;
+	uint64_t start, end;	/* the window's: CLOCK_REALTIME ns, end 0 open */
+};
+
+/*
+ * Every retained window of transforms table @name over @nl: each window
+ * is exported (EXPORT) into a private temporary directory (mkdtemp, mode
+ * 0700), verified and loaded as an archive, and the files removed. A
+ * window a rotation drops meanwhile is left out. 0 and *@out, or -1 with
+ * one line in @err (no such table, not a transforms table, ...).
+ */
+int kb_xlate_load(struct kb_nl *nl, const char *name,
+		  struct kb_archive **out, char *err, size_t errlen);
+
+/*
+ * The records of @a for the IPv4 packet @pkt (@len bytes from its IP
+ * header, as it left the router) in the windows overlapping [@lo, @hi],
+ * newest window first: up to @max in @out; returns how many there are.
+ * 0 for a packet with no lookup (pktxform.h, pkt_xlate_want()).
+ */
+size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
+		       uint32_t len, uint64_t lo, uint64_t hi,
+		       struct kb_xlate_hit *out, size_t max);
+
+/*
+ * What record @r undid, AFTER <- BEFORE: "SNAT 100.64.0.1:61000 <-
+ * 10.9.0.5:4000", "DNAT 10.9.0.5:53 <- 100.64.0.1:5353", an ICMP echo as
+ * "SNAT 100.64.0.1 id 7 <- 10.9.0.5 id 3"; both as "SNAT ...; DNAT ...".
+ */
+void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len);
+
+#endif
