@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Packets as they were before NAT or fragmentation (see pktxform.h).
+ *
+ * Checksums are updated by RFC 1624's equation 3, HC' = ~(~HC + ~m + m'),
+ * summed over each 16-bit word m that changes to m' (Rijsinghani,
+ * "Computation of the Internet Checksum via Incremental Update", RFC 1624,
+ * 1994). Its ones'-complement sum never folds to +0 while a term is non-zero,
+ * so it lands on the same representative as a sum from scratch whenever the
+ * covered bytes are not all zero: always for the IP header (version), UDP
+ * and TCP (the pseudo-header's protocol); only an ICMP echo reply whose
+ * identifier, sequence number and data are all 0 would get 0x0000 for
+ * 0xffff, the same value in ones' complement.
+ */
+#include <netinet/in.h>
+#include <string.h>
+
+#include "pktxform.h"
+
+#define IP_MF		0x2000
+#define IP_OFFMASK	0x1fff
+#define ICMP_ECHOREPLY	0
+#define ICMP_ECHO	8
+
+static uint32_t get16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static void put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static uint32_t fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+/* The ~m + m' terms of RFC 1624 for @n bytes (even) going from @old to @new. */
+static uint32_t delta(uint32_t sum, const void *old, const void *new, size_t n)
+{
+	const uint8_t *o = old, *w = new;
+	size_t k;
+
+	for (k = 0; k + 1 < n; k += 2)
+		sum = fold(sum + (~get16(o + k) & 0xffff) + get16(w + k));
+	return sum;
+}
+
+/* HC' = ~(~HC + delta) into the checksum at @ck; returns HC'. */
+static uint32_t csum_apply(uint8_t *ck, uint32_t d)
+{
+	uint32_t hc = ~fold((~get16(ck) & 0xffff) + d) & 0xffff;
+
+	put16(ck, hc);
+	return hc;
+}
+
+/* The ones'-complement checksum of @n bytes (even), from scratch. */
+static uint32_t csum(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+	size_t k;
+
+	for (k = 0; k + 1 < n; k += 2)
+		s = fold(s + get16(p + k));
+	return ~s & 0xffff;
+}
+
+/* An IPv4 header: its length, and the bytes of the packet that are packet. */
+struct ip4 {
+	uint32_t hl;		/* header length with options */
+	uint32_t tot;		/* total length from the header */
+	uint32_t end;		/* min(captured, total): past it is padding */
+	uint32_t frag;		/* flags and fragment offset */
+	uint8_t proto;
+};
+
+/* 0 for a well-formed IPv4 header, 1 for no IPv4, -1 for a malformed one. */
+static int ip4_parse(const uint8_t *p, uint32_t len, struct ip4 *h)
+{
+	if (len < 1 || p[0] >> 4 != 4)
+		return 1;
+	if (len < 20)
+		return -1;
+	h->hl = (p[0] & 0x0f) * 4u;
+	h->tot = get16(p + 2);
+	if (h->hl < 20 || h->hl > len || h->tot < h->hl)
+		return -1;
+	h->end = len < h->tot ? len : h->tot;
+	h->frag = get16(p + 6);
+	h->proto = p[9];
+	return 0;
+}
+
+static int has_ports(uint8_t proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
+	       proto == IPPROTO_DCCP;
+}
+
+int pkt_xlate_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
+{
+	const uint8_t *l4;
+	struct ip4 h;
+	uint32_t n;
+
+	if (ip4_parse(pkt, len, &h) != 0)
+		return -1;
+	/* Only the first fragment carries the ports. */
+	if (h.frag & IP_OFFMASK)
+		return -1;
+	l4 = pkt + h.hl;
+	n = h.end - h.hl;
+	memset(want, 0, sizeof(*want));
+	want->family = 4;
+	want->proto = h.proto;
+	memcpy(&want->after_src, pkt + 12, 4);
+	memcpy(&want->after_dst, pkt + 16, 4);
+	if (has_ports(h.proto)) {
+		if (n < 4)
+			return -1;
+		memcpy(&want->after_sport, l4, 2);
+		memcpy(&want->after_dport, l4 + 2, 2);
+	} else if (h.proto == IPPROTO_ICMP) {
+		if (n < 1)
+			return -1;
+		/* Conntrack keys echo request and reply by the identifier. */
+		if (l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHOREPLY) {
+			if (n < 6)
+				return -1;
+			memcpy(&want->after_sport, l4 + 4, 2);
+		}
+	}
+	return 0;
+}
+
+int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
+		     const struct kbloom_xlate *rec, uint8_t *out)
+{
+	uint32_t daddr, dport, n;
+	struct kbloom_xlate w;
+	uint8_t *l4;
+	struct ip4 h;
+
+	if (rec->family != 4 || pkt_xlate_want(pkt, len, &w) != 0)
+		return -1;
+	if (w.proto != rec->proto || w.after_src != rec->after_src ||
+	    w.after_dst != rec->after_dst ||
+	    w.after_sport != rec->after_sport ||
+	    w.after_dport != rec->after_dport)
+		return -1;
+	ip4_parse(pkt, len, &h);
+	memcpy(out, pkt, len);
+	l4 = out + h.hl;
+	n = h.end - h.hl;
+
+	/* The addresses: in the IP header checksum and every pseudo-header. */
+	daddr = delta(0, pkt + 12, &rec->before_src, 4);
+	daddr = delta(daddr, pkt + 16, &rec->before_dst, 4);
+	csum_apply(out + 10, daddr);
+	memcpy(out + 12, &rec->before_src, 4);
+	memcpy(out + 16, &rec->before_dst, 4);
+
+	dport = daddr;
+	if (has_ports(h.proto)) {
+		dport = delta(dport, l4, &rec->before_sport, 2);
+		dport = delta(dport, l4 + 2, &rec->before_dport, 2);
+		memcpy(l4, &rec->before_sport, 2);
+		memcpy(l4 + 2, &rec->before_dport, 2);
+	}
+	switch (h.proto) {
+	case IPPROTO_UDP:
+		/* RFC 768: 0 is "no checksum"; a computed 0 goes as 0xffff. */
+		if (n >= 8 && get16(l4 + 6) != 0 &&
+		    csum_apply(l4 + 6, dport) == 0)
+			put16(l4 + 6, 0xffff);
+		break;
+	case IPPROTO_UDPLITE:
+		/* RFC 3828: the checksum is mandatory; 0 goes as 0xffff. */
+		if (n >= 8 && csum_apply(l4 + 6, dport) == 0)
+			put16(l4 + 6, 0xffff);
+		break;
+	case IPPROTO_DCCP:
+		if (n >= 8)
+			csum_apply(l4 + 6, dport);
+		break;
+	case IPPROTO_TCP:
+		/* The checksum is bytes 16-17, past a short capture's 8. */
+		if (n >= 18)
+			csum_apply(l4 + 16, dport);
+		break;
+	case IPPROTO_ICMP:
+		/* RFC 792: no pseudo-header, only the identifier changes. */
+		if (l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHOREPLY) {
+			csum_apply(l4 + 2,
+				   delta(0, l4 + 4, &rec->before_sport, 2));
+			memcpy(l4 + 4, &rec->before_sport, 2);
+		}
+		break;
+	}
+	return 0;
+}
+
+/* Fragments of one datagram: same source, destination, ID and protocol. */
+static int same_datagram(const uint8_t *a, const uint8_t *b)
+{
+	return !memcmp(a + 12, b + 12, 8) && !memcmp(a + 4, b + 4, 2) &&
+	       a[9] == b[9];
+}
+
+int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
+		    uint8_t *out, uint32_t outmax, uint32_t *outlen)
+{
+	size_t j, first = n, last = n, dfirst = 0, dlast = 0, d;
+	struct ip4 h, hf, hl;
+	uint32_t end, tot, take;
+	uint8_t hdr[60];
+	int r;
+
+	r = ip4_parse(pkts[i].pkt, pkts[i].len, &h);
+	if (r != 0)
+		return r;
+	if (!(h.frag & (IP_MF | IP_OFFMASK)))
+		return 1;
+	for (j = 0; j < n; j++) {
+		if (ip4_parse(pkts[j].pkt, pkts[j].len, &hf) != 0 ||
+		    !(hf.frag & (IP_MF | IP_OFFMASK)) ||
+		    !same_datagram(pkts[i].pkt, pkts[j].pkt))
+			continue;
+		/* The nearest in capture order, should an ID be reused. */
+		d = j > i ? j - i : i - j;
+		if (!(hf.frag & IP_OFFMASK) && (first == n || d < dfirst)) {
+			first = j;
+			dfirst = d;
+		}
+		if (!(hf.frag & IP_MF) && (last == n || d < dlast)) {
+			last = j;
+			dlast = d;
+		}
+	}
+	if (first == n || last == n)
+		return -1;
+	ip4_parse(pkts[first].pkt, pkts[first].len, &hf);
+	ip4_parse(pkts[last].pkt, pkts[last].len, &hl);
+	/* RFC 791: the data ends at the last fragment's offset + its length. */
+	end = (hl.frag & IP_OFFMASK) * 8 + (hl.tot - hl.hl);
+	tot = hf.hl + end;
+	if (end <= hf.tot - hf.hl || tot > 0xffff)
+		return -1;
+
+	memcpy(hdr, pkts[first].pkt, hf.hl);
+	put16(hdr + 2, tot);
+	/* MF and offset cleared; DF (clear when a router may fragment) kept. */
+	put16(hdr + 6, hf.frag & ~(uint32_t)(IP_MF | IP_OFFMASK));
+	put16(hdr + 10, 0);
+	put16(hdr + 10, csum(hdr, hf.hl));
+
+	take = hf.end < outmax ? hf.end : outmax;
+	memcpy(out, hdr, take < hf.hl ? take : hf.hl);
+	if (take > hf.hl)
+		memcpy(out + hf.hl, pkts[first].pkt + hf.hl, take - hf.hl);
+	*outlen = take;
+	return 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Packets as they were before a router changed them, for a traceback that
+ * crosses NAT and fragmentation.
+ *
+ * A SPIE digest (uapi/kbloom.h, "Digest formats") covers the IPv4 header
+ * less TOS, TTL and header checksum, and the first 8 bytes after it. A
+ * router that translates addresses (NAT) or fragments a packet changes
+ * those bytes, so the digest the victim computes from what it received
+ * is not the one the routers upstream of that change recorded. To step
+ * back across such a router, the traceback rebuilds the packet as the
+ * router received it and digests that:
+ *
+ * NAT: the router's KBLOOM_TYPE_TRANSFORMS table holds struct kbloom_xlate
+ *	records, each an AFTER tuple (as the packet left) and the BEFORE
+ *	tuple (as it arrived). pkt_xlate_want() gives the key to look a
+ *	packet up by; pkt_xlate_invert() rewrites the packet to BEFORE,
+ *	addresses, ports or ICMP echo identifier, and updates every checksum
+ *	over the changed bytes incrementally (Rijsinghani, "Computation of
+ *	the Internet Checksum via Incremental Update", RFC 1624, 1994), so
+ *	the result is byte for byte what a from-scratch checksum would give
+ *	and a truncated capture can be inverted as well as a whole packet.
+ *
+ * Fragmentation: pkt_defrag_head() rebuilds the head of the packet a
+ *	router fragmented (RFC 791, "Fragmentation and Reassembly") from
+ *	its first and last fragments in the same capture. Those two suffice
+ *	for the SPIE digest: the first fragment holds the original header
+ *	(options not copied into later fragments included) and the first 8
+ *	payload bytes; of what fragmentation changed, TOS, TTL and checksum
+ *	are not digested, MF and the offset are 0 in the original, and its
+ *	total length is the header length plus the end of the data, which
+ *	the last fragment gives (its offset * 8 + its data length). The
+ *	middle fragments carry nothing the digest covers.
+ *
+ * IPv4 only (struct kbloom_xlate is IPv4, and IPv6 routers do not
+ * fragment). Pure functions over bytes, no output: unit-tested on the host.
+ */
+#ifndef BLOOMCTL_PKTXFORM_H
+#define BLOOMCTL_PKTXFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kmod/uapi/kbloom.h"
+
+/*
+ * The lookup key of the IPv4 packet at @pkt (@len bytes captured from the
+ * IP header) as seen downstream of a NAT router: @want gets FAMILY 4, PROTO,
+ * AFTER_SRC, AFTER_DST and AFTER_SPORT, AFTER_DPORT (the ports of TCP, UDP,
+ * UDP-Lite, SCTP and DCCP; for an ICMP echo request or reply the
+ * identifier in AFTER_SPORT and 0 in AFTER_DPORT; 0 and 0 for anything
+ * else, ICMP errors included); every other field 0. Lengths are bounded by
+ * the header's total length as well as by @len (link-layer padding is no
+ * payload). Returns 0, or -1 when the packet has no lookup: not IPv4, a
+ * malformed header, a non-first fragment (no ports), or too short for the
+ * ports (or ICMP type and identifier) it needs.
+ */
+int pkt_xlate_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);
+
+/*
+ * The packet at @pkt (@len bytes captured) as it arrived at the router
+ * that made record @rec: @out gets @len bytes, the packet with source and
+ * destination address and ports (or ICMP echo identifier) set to the
+ * record's BEFORE_* values, and these checksums updated over the changed
+ * bytes wherever they lie within the captured bytes (the packet's total
+ * length bounding them):
+ *   IPv4 header checksum (RFC 791): the addresses;
+ *   UDP (RFC 768), UDP-Lite (RFC 3828): pseudo-header addresses and ports;
+ *	a UDP checksum of 0 (none sent) stays 0, a result of 0 is sent as
+ *	0xffff;
+ *   TCP (RFC 793), DCCP (RFC 4340): pseudo-header addresses and ports;
+ *   ICMP (RFC 792): the identifier (ICMP's checksum has no pseudo-header).
+ * SCTP's CRC32c (RFC 9260) is left as found: it cannot be updated
+ * incrementally and lies beyond the 8 bytes a SPIE digest covers. TTL,
+ * TOS and IP ID are left as found. Returns 0, or -1 with @out untouched
+ * when the packet has no lookup (see pkt_xlate_want(): not IPv4, non-first
+ * fragment, too short) or its key is not the record's (FAMILY 4, PROTO,
+ * AFTER_*).
+ */
+int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
+		     const struct kbloom_xlate *rec, uint8_t *out);
+
+/* One IP packet of a capture: @len bytes captured from its IP header. */
+struct pkt_frag_ref {
+	const uint8_t *pkt;
+	uint32_t len;
+};
+
+/*
+ * The head of the packet that IPv4 fragment @i of @pkts (@n packets of one
+ * capture) was cut from. Its siblings are the fragments (MF set or offset
+ * non-zero) with the same source, destination, IP ID and protocol; when
+ * several first (offset 0) or last (MF clear) fragments match, the one
+ * nearest to @i in the list is taken (captures are in time order, and an
+ * IP ID is reused only after a while). @out gets, up to @outmax bytes in
+ * all, the first fragment's header with total length = header length +
+ * the last fragment's offset * 8 + its data length, MF and fragment offset
+ * cleared (DF and the reserved bit as found), header checksum recomputed,
+ * followed by the first fragment's data bytes as captured; *@outlen the
+ * bytes written. Returns 0 (built), 1 when packet @i is no IPv4 fragment
+ * (IPv4 without MF and offset, or not IPv4: nothing written; digest it as
+ * it is), or -1 with nothing written when its IPv4 header is malformed,
+ * when its first or last sibling is not in @pkts (packets with malformed
+ * headers are no siblings), or when the two disagree (the data would end
+ * within the first fragment, or past 65535 bytes).
+ */
+int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
+		    uint8_t *out, uint32_t outmax, uint32_t *outlen);
+
+#endif
