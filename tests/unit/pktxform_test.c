@@ -34,7 +34,10 @@
 #define PROTO_ICMP	1
 #define PROTO_TCP	6
 #define PROTO_UDP	17
+#define PROTO_DCCP	33
 #define PROTO_GRE	47
+#define PROTO_SCTP	132
+#define PROTO_UDPLITE	136
 
 /* ---- the reference checksum ---- */
 
@@ -93,8 +96,13 @@ static uint32_t l4_hdr_len(uint8_t proto)
 	case PROTO_TCP:
 		return 20;
 	case PROTO_UDP:
+	case PROTO_UDPLITE:
 	case PROTO_ICMP:
 		return 8;
+	case PROTO_DCCP:
+		return 16;		/* the generic header with X = 1 */
+	case PROTO_SCTP:
+		return 12;		/* the common header */
 	default:
 		return 4;		/* GRE */
 	}
@@ -155,6 +163,32 @@ static uint32_t build(uint8_t *b, const struct spec *s)
 		else if (sum == 0)
 			sum = 0xffff;		/* RFC 768 */
 		set16(l4 + 6, sum);
+		break;
+	case PROTO_UDPLITE:
+		/* RFC 3828: coverage 0 = all, checksum as UDP's, mandatory. */
+		set16(l4, s->f.sport);
+		set16(l4 + 2, s->f.dport);
+		sum = ~ref_sum(ref_sum(0, pseudo, 12), l4, l4len) & 0xffff;
+		set16(l4 + 6, sum ? sum : 0xffff);
+		break;
+	case PROTO_DCCP:
+		/* RFC 4340: CsCov 0 = all; a DataAck, X = 1, 48-bit numbers. */
+		set16(l4, s->f.sport);
+		set16(l4 + 2, s->f.dport);
+		l4[4] = 4;			/* data offset, 32-bit words */
+		l4[8] = 4 << 1 | 1;		/* type DataAck, X */
+		l4[10] = 0x12;
+		l4[12] = 0x34;
+		l4[15] = 0x56;
+		sum = ref_sum(ref_sum(0, pseudo, 12), l4, l4len);
+		set16(l4 + 6, ~sum & 0xffff);
+		break;
+	case PROTO_SCTP:
+		/* RFC 9260: CRC32c, not summed here: a fixed stand-in. */
+		set16(l4, s->f.sport);
+		set16(l4 + 2, s->f.dport);
+		set32(l4 + 4, 0x0badcafe);	/* verification tag */
+		set32(l4 + 8, 0xdeadbeef);
 		break;
 	case PROTO_ICMP:
 		l4[0] = s->icmp_type;
@@ -512,6 +546,37 @@ TEST(reply_direction_is_un_nated)
 	b = (struct flow){ SERVER, PUBLIC, 0xe001, 0 };
 	a = (struct flow){ SERVER, INSIDE, 0x0b0b, 0 };
 	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+}
+
+TEST(udplite_and_dccp_sum_their_pseudo_header_and_ports)
+{
+	struct flow b = { INSIDE, SERVER, 40000, 5004 };
+	struct flow a = { PUBLIC, WEB, 61000, 5006 };
+	struct spec s = { .proto = PROTO_UDPLITE, .payload = 50 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 28));
+	s.proto = PROTO_DCCP;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 28));
+}
+
+TEST(sctp_gets_the_ports_and_its_crc_is_left_as_found)
+{
+	/* Both built with the same stand-in CRC: out must keep it. */
+	struct flow b = { INSIDE, SERVER, 40000, 38412 };
+	struct flow a = { PUBLIC, SERVER, 61000, 38412 };
+	struct spec s = { .proto = PROTO_SCTP, .payload = 16 };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	uint32_t len;
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	s.f = a;
+	len = build(p, &s);
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(htons(61000), w.after_sport);
+	EXPECT_EQ(htons(38412), w.after_dport);
 }
 
 TEST(gre_gets_the_addresses_and_the_ip_checksum)
@@ -1017,6 +1082,53 @@ TEST(fragments_of_two_packets_are_kept_apart)
 	EXPECT_EQ(-1, defrag(refs, 4, 0, out, sizeof(out), &outlen));
 	EXPECT_EQ(0, defrag(refs, 4, 1, out, sizeof(out), &outlen));
 	EXPECT_EQ(1400, get16(out + 2));
+}
+
+TEST(an_id_reused_in_the_capture_pairs_by_capture_order)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[1600];
+	uint32_t outlen;
+	size_t i;
+
+	/* Two datagrams with the same ID one after the other: A1-3, B1-3. */
+	original(big[0], 1400, 0x1234, 40000);
+	original(big[1], 1200, 0x1234, 40001);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	fragment(big[1], 576, 0, &f);
+	ASSERT_EQ(6, f.n);
+	for (i = 0; i < f.n; i++)
+		refs[i] = (struct pkt_frag_ref){ f.b[i], f.len[i] };
+	for (i = 0; i < f.n; i++) {
+		const uint8_t *orig = i < 3 ? big[0] : big[1];
+
+		ASSERT_EQ(0, defrag(refs, f.n, i, out, sizeof(out), &outlen));
+		EXPECT_EQ(572, outlen);
+		EXPECT_EQ(-1, first_diff(out, orig, 572));
+	}
+}
+
+TEST(fragments_sent_last_first_are_found_too)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[1600];
+	uint32_t outlen;
+	size_t i;
+
+	original(big[0], 1400, 0x1234, 40000);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	for (i = 0; i < f.n; i++)
+		refs[i] = (struct pkt_frag_ref){ f.b[f.n - 1 - i],
+						 f.len[f.n - 1 - i] };
+	for (i = 0; i < f.n; i++) {
+		ASSERT_EQ(0, defrag(refs, f.n, i, out, sizeof(out), &outlen));
+		EXPECT_EQ(572, outlen);
+		EXPECT_EQ(-1, first_diff(out, big[0], 572));
+	}
 }
 
 TEST(rebuilt_head_digests_as_the_original)
