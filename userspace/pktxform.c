@@ -233,12 +233,17 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 		    !(hf.frag & (IP_MF | IP_OFFMASK)) ||
 		    !same_datagram(pkts[i].pkt, pkts[j].pkt))
 			continue;
-		/* The nearest in capture order, should an ID be reused. */
-		d = j > i ? j - i : i - j;
+		/*
+		 * Should an ID be reused within the capture: the first
+		 * fragment nearest before @i and the last nearest after it,
+		 * as senders emit fragments in order; else the nearest.
+		 */
+		d = j <= i ? i - j : n + j - i;
 		if (!(hf.frag & IP_OFFMASK) && (first == n || d < dfirst)) {
 			first = j;
 			dfirst = d;
 		}
+		d = j >= i ? j - i : n + i - j;
 		if (!(hf.frag & IP_MF) && (last == n || d < dlast)) {
 			last = j;
 			dlast = d;

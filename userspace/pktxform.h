@@ -89,10 +89,12 @@ struct pkt_frag_ref {
 /*
  * The head of the packet that IPv4 fragment @i of @pkts (@n packets of one
  * capture) was cut from. Its siblings are the fragments (MF set or offset
- * non-zero) with the same source, destination, IP ID and protocol; when
- * several first (offset 0) or last (MF clear) fragments match, the one
- * nearest to @i in the list is taken (captures are in time order, and an
- * IP ID is reused only after a while). @out gets, up to @outmax bytes in
+ * non-zero) with the same source, destination, IP ID and protocol. Should
+ * several first (offset 0) or last (MF clear) fragments match (an ID
+ * reused within the capture), the first one nearest before @i and the
+ * last one nearest after it are taken, as senders emit fragments in order
+ * and captures are in time order (the nearest on the other side when
+ * there is none). @out gets, up to @outmax bytes in
  * all, the first fragment's header with total length = header length +
  * the last fragment's offset * 8 + its data length, MF and fragment offset
  * cleared (DF and the reserved bit as found), header checksum recomputed,

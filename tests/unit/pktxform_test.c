@@ -1,0 +1,1192 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Packets as they were before NAT and fragmentation (userspace/pktxform.c).
+ *
+ * Every packet here is built from scratch, its checksums summed over all
+ * their bytes by the reference sum below (IPv4 header: RFC 791; UDP, TCP:
+ * pseudo-header and whole segment, RFC 768, RFC 793; ICMP: whole message,
+ * RFC 792), never by the incremental update under test. A NAT is then
+ * specified by two such packets, BEFORE (as it arrived at the router) and
+ * AFTER (as it left), and the record conntrack makes of them: inverting
+ * AFTER with the record must give BEFORE byte for byte. Fragments are cut
+ * here as a router does for a small MTU, and the head rebuilt from them
+ * must be the original's first bytes, and digest as the original does.
+ * Packets are handed over in buffers of exactly their captured length, so
+ * that ASan catches a read past it.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "kb_test.h"
+#include "../../kmod/engine/digest.h"
+#include "../../userspace/pktxform.h"
+
+#define IP4(a, b, c, d)	((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+/* Inside host, its NAT'ed public address, a server outside, a web server. */
+#define INSIDE		IP4(192, 168, 1, 10)
+#define PUBLIC		IP4(198, 51, 100, 1)
+#define SERVER		IP4(203, 0, 113, 5)
+#define WEB		IP4(10, 0, 0, 80)
+
+#define PROTO_ICMP	1
+#define PROTO_TCP	6
+#define PROTO_UDP	17
+#define PROTO_DCCP	33
+#define PROTO_GRE	47
+#define PROTO_SCTP	132
+#define PROTO_UDPLITE	136
+
+/* ---- the reference checksum ---- */
+
+/* Ones'-complement sum of @n bytes (an odd last byte padded with 0). */
+static uint32_t ref_sum(uint32_t s, const uint8_t *p, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		s += k & 1 ? p[k] : (uint32_t)p[k] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+static void set16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void set32(uint8_t *p, uint32_t v)
+{
+	set16(p, v >> 16);
+	set16(p + 2, v);
+}
+
+static uint32_t get16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+/* ---- building packets ---- */
+
+/* A flow as a packet carries it (host order); ICMP echo: id in sport. */
+struct flow {
+	uint32_t src, dst;
+	uint16_t sport, dport;
+};
+
+struct spec {
+	uint8_t proto;
+	struct flow f;
+	uint32_t payload;	/* bytes after the transport header */
+	uint8_t ttl;		/* 0: 64 */
+	uint16_t id;		/* IP ID; 0: 0x4d2e */
+	uint8_t icmp_type;	/* ICMP: 8 echo, 0 echo reply, 3 unreachable */
+	uint8_t optwords;	/* IP options, 4-byte words */
+	int udp_nocsum;		/* UDP: checksum 0 (none) */
+	uint16_t fill;		/* payload bytes 0-1 when non-zero */
+};
+
+static uint32_t l4_hdr_len(uint8_t proto)
+{
+	switch (proto) {
+	case PROTO_TCP:
+		return 20;
+	case PROTO_UDP:
+	case PROTO_UDPLITE:
+	case PROTO_ICMP:
+		return 8;
+	case PROTO_DCCP:
+		return 16;		/* the generic header with X = 1 */
+	case PROTO_SCTP:
+		return 12;		/* the common header */
+	default:
+		return 4;		/* GRE */
+	}
+}
+
+/* The packet @s into @b; its length. Checksums from scratch. */
+static uint32_t build(uint8_t *b, const struct spec *s)
+{
+	uint32_t hl = 20 + 4u * s->optwords, l4len, len, k;
+	uint8_t pseudo[12];
+	uint8_t *l4 = b + hl;
+	uint32_t sum;
+
+	l4len = l4_hdr_len(s->proto) + s->payload;
+	len = hl + l4len;
+	memset(b, 0, len);
+	b[0] = 0x40 | hl / 4;
+	b[1] = 0x10;				/* TOS */
+	set16(b + 2, len);
+	set16(b + 4, s->id ? s->id : 0x4d2e);
+	set16(b + 6, 0x4000);			/* DF, as PMTU discovery sends */
+	b[8] = s->ttl ? s->ttl : 64;
+	b[9] = s->proto;
+	set32(b + 12, s->f.src);
+	set32(b + 16, s->f.dst);
+	for (k = 0; k < 4u * s->optwords; k++)	/* NOPs, then an EOL */
+		b[20 + k] = k + 1 < 4u * s->optwords ? 1 : 0;
+
+	for (k = 0; k < s->payload; k++)
+		l4[l4_hdr_len(s->proto) + k] = (uint8_t)(0x30 + 7 * k);
+	if (s->fill)
+		set16(l4 + l4_hdr_len(s->proto), s->fill);
+
+	set32(pseudo, s->f.src);
+	set32(pseudo + 4, s->f.dst);
+	pseudo[8] = 0;
+	pseudo[9] = s->proto;
+	set16(pseudo + 10, l4len);
+	switch (s->proto) {
+	case PROTO_TCP:
+		set16(l4, s->f.sport);
+		set16(l4 + 2, s->f.dport);
+		set32(l4 + 4, 0x01020304);	/* sequence */
+		set32(l4 + 8, 0x0a0b0c0d);	/* acknowledgment */
+		l4[12] = 5 << 4;
+		l4[13] = 0x18;			/* PSH, ACK */
+		set16(l4 + 14, 0x7210);		/* window */
+		sum = ref_sum(ref_sum(0, pseudo, 12), l4, l4len);
+		set16(l4 + 16, ~sum & 0xffff);
+		break;
+	case PROTO_UDP:
+		set16(l4, s->f.sport);
+		set16(l4 + 2, s->f.dport);
+		set16(l4 + 4, l4len);
+		sum = ~ref_sum(ref_sum(0, pseudo, 12), l4, l4len) & 0xffff;
+		if (s->udp_nocsum)
+			sum = 0;
+		else if (sum == 0)
+			sum = 0xffff;		/* RFC 768 */
+		set16(l4 + 6, sum);
+		break;
+	case PROTO_UDPLITE:
+		/* RFC 3828: coverage 0 = all, checksum as UDP's, mandatory. */
+		set16(l4, s->f.sport);
+		set16(l4 + 2, s->f.dport);
+		sum = ~ref_sum(ref_sum(0, pseudo, 12), l4, l4len) & 0xffff;
+		set16(l4 + 6, sum ? sum : 0xffff);
+		break;
+	case PROTO_DCCP:
+		/* RFC 4340: CsCov 0 = all; a DataAck, X = 1, 48-bit numbers. */
+		set16(l4, s->f.sport);
+		set16(l4 + 2, s->f.dport);
+		l4[4] = 4;			/* data offset, 32-bit words */
+		l4[8] = 4 << 1 | 1;		/* type DataAck, X */
+		l4[10] = 0x12;
+		l4[12] = 0x34;
+		l4[15] = 0x56;
+		sum = ref_sum(ref_sum(0, pseudo, 12), l4, l4len);
+		set16(l4 + 6, ~sum & 0xffff);
+		break;
+	case PROTO_SCTP:
+		/* RFC 9260: CRC32c, not summed here: a fixed stand-in. */
+		set16(l4, s->f.sport);
+		set16(l4 + 2, s->f.dport);
+		set32(l4 + 4, 0x0badcafe);	/* verification tag */
+		set32(l4 + 8, 0xdeadbeef);
+		break;
+	case PROTO_ICMP:
+		l4[0] = s->icmp_type;
+		l4[1] = s->icmp_type == 3 ? 3 : 0;
+		if (s->icmp_type == 8 || s->icmp_type == 0) {
+			set16(l4 + 4, s->f.sport);
+			set16(l4 + 6, 0x0007);	/* sequence */
+		}
+		set16(l4 + 2, ~ref_sum(0, l4, l4len) & 0xffff);
+		break;
+	default:
+		set16(l4 + 2, 0x0800);		/* GRE carrying IPv4 */
+		break;
+	}
+	set16(b + 10, ~ref_sum(0, b, hl) & 0xffff);
+	return len;
+}
+
+/* The record conntrack makes of a packet that arrived as @before, left as @after. */
+static struct kbloom_xlate rec_of(uint8_t proto, const struct flow *before,
+				  const struct flow *after)
+{
+	struct kbloom_xlate r = {
+		.state = KBLOOM_XLATE_VALID,
+		.proto = proto,
+		.family = 4,
+		.before_src = htonl(before->src),
+		.before_dst = htonl(before->dst),
+		.after_src = htonl(after->src),
+		.after_dst = htonl(after->dst),
+		.before_sport = htons(before->sport),
+		.before_dport = htons(before->dport),
+		.after_sport = htons(after->sport),
+		.after_dport = htons(after->dport),
+		.first = 1795000000,
+	};
+
+	if (before->src != after->src || before->sport != after->sport)
+		r.kind |= KBLOOM_XLATE_SNAT;
+	if (before->dst != after->dst || before->dport != after->dport)
+		r.kind |= KBLOOM_XLATE_DNAT;
+	return r;
+}
+
+/* ---- calling the code under test with exact-size buffers ---- */
+
+static int want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *w)
+{
+	uint8_t *in = malloc(len ? len : 1);
+	int r;
+
+	memcpy(in, pkt, len);
+	r = pkt_xlate_want(in, len, w);
+	free(in);
+	return r;
+}
+
+static int invert(const uint8_t *pkt, uint32_t len,
+		  const struct kbloom_xlate *rec, uint8_t *out)
+{
+	uint8_t *in = malloc(len ? len : 1), *o = malloc(len ? len : 1);
+	int r;
+
+	memcpy(in, pkt, len);
+	memcpy(o, out, len);
+	r = pkt_xlate_invert(in, len, rec, o);
+	memcpy(out, o, len);
+	free(in);
+	free(o);
+	return r;
+}
+
+/* The first byte where @a and @b differ (printed), or -1. */
+static int first_diff(const uint8_t *a, const uint8_t *b, uint32_t len)
+{
+	uint32_t k;
+
+	for (k = 0; k < len; k++)
+		if (a[k] != b[k]) {
+			kb_diag("byte %u: 0x%02x, want 0x%02x", k, a[k], b[k]);
+			return (int)k;
+		}
+	return -1;
+}
+
+/*
+ * Builds BEFORE and AFTER from @s with the flows @before and @after and
+ * checks that inverting the first @cap bytes of AFTER (all when 0) with
+ * their record gives the first @cap bytes of BEFORE. Returns the first
+ * differing byte, -1 when equal, -2 when the inversion was refused.
+ */
+static int nat_case(struct spec s, const struct flow *before,
+		    const struct flow *after, uint32_t cap)
+{
+	uint8_t b[2048], a[2048], out[2048];
+	struct kbloom_xlate rec;
+	uint32_t len;
+
+	s.f = *before;
+	len = build(b, &s);
+	s.f = *after;
+	build(a, &s);
+	rec = rec_of(s.proto, before, after);
+	if (cap)
+		len = cap;
+	if (invert(a, len, &rec, out))
+		return -2;
+	return first_diff(out, b, len);
+}
+
+/* ---- the lookup key ---- */
+
+TEST(want_tcp_gives_the_ports)
+{
+	struct spec s = { .proto = PROTO_TCP, .payload = 40,
+			  .f = { PUBLIC, SERVER, 61000, 443 } };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	uint32_t len = build(p, &s);
+
+	memset(&w, 0xee, sizeof(w));
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(4, w.family);
+	EXPECT_EQ(PROTO_TCP, w.proto);
+	EXPECT_EQ(htonl(PUBLIC), w.after_src);
+	EXPECT_EQ(htonl(SERVER), w.after_dst);
+	EXPECT_EQ(htons(61000), w.after_sport);
+	EXPECT_EQ(htons(443), w.after_dport);
+	/* Everything else zeroed. */
+	EXPECT_EQ(0, w.state);
+	EXPECT_EQ(0, w.kind);
+	EXPECT_EQ(0, w.before_src);
+	EXPECT_EQ(0, w.before_dst);
+	EXPECT_EQ(0, w.before_sport);
+	EXPECT_EQ(0, w.before_dport);
+	EXPECT_EQ(0, w.first);
+}
+
+TEST(want_udp_gives_the_ports)
+{
+	struct spec s = { .proto = PROTO_UDP, .payload = 30,
+			  .f = { INSIDE, SERVER, 40000, 53 } };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	uint32_t len = build(p, &s);
+
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(PROTO_UDP, w.proto);
+	EXPECT_EQ(htonl(INSIDE), w.after_src);
+	EXPECT_EQ(htonl(SERVER), w.after_dst);
+	EXPECT_EQ(htons(40000), w.after_sport);
+	EXPECT_EQ(htons(53), w.after_dport);
+}
+
+TEST(want_icmp_echo_gives_the_identifier_in_sport)
+{
+	struct spec s = { .proto = PROTO_ICMP, .icmp_type = 8, .payload = 56,
+			  .f = { PUBLIC, SERVER, 0x1c2d, 0 } };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	uint32_t len = build(p, &s);
+
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(PROTO_ICMP, w.proto);
+	EXPECT_EQ(htons(0x1c2d), w.after_sport);
+	EXPECT_EQ(0, w.after_dport);
+
+	s.icmp_type = 0;			/* the echo reply */
+	s.f = (struct flow){ SERVER, PUBLIC, 0x1c2d, 0 };
+	len = build(p, &s);
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(htonl(SERVER), w.after_src);
+	EXPECT_EQ(htons(0x1c2d), w.after_sport);
+	EXPECT_EQ(0, w.after_dport);
+}
+
+TEST(want_icmp_unreachable_and_gre_have_no_ports)
+{
+	struct spec s = { .proto = PROTO_ICMP, .icmp_type = 3, .payload = 28,
+			  .f = { SERVER, PUBLIC, 0, 0 } };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	uint32_t len = build(p, &s);
+
+	/* Bytes 4-5 of the unreachable are "unused": make them not 0. */
+	set16(p + 24, 0xabcd);
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(PROTO_ICMP, w.proto);
+	EXPECT_EQ(htonl(SERVER), w.after_src);
+	EXPECT_EQ(0, w.after_sport);
+	EXPECT_EQ(0, w.after_dport);
+
+	s = (struct spec){ .proto = PROTO_GRE, .payload = 40,
+			   .f = { PUBLIC, SERVER, 0, 0 } };
+	len = build(p, &s);
+	ASSERT_EQ(0x0800, get16(p + 22));
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(PROTO_GRE, w.proto);
+	EXPECT_EQ(htonl(PUBLIC), w.after_src);
+	EXPECT_EQ(htonl(SERVER), w.after_dst);
+	EXPECT_EQ(0, w.after_sport);
+	EXPECT_EQ(0, w.after_dport);
+}
+
+TEST(want_reads_past_ip_options)
+{
+	struct spec s = { .proto = PROTO_UDP, .payload = 10, .optwords = 2,
+			  .f = { INSIDE, SERVER, 40000, 53 } };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	uint32_t len = build(p, &s);
+
+	ASSERT_EQ(0x47, p[0]);
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(htons(40000), w.after_sport);
+	EXPECT_EQ(htons(53), w.after_dport);
+}
+
+TEST(want_first_fragment_has_ports_later_ones_none)
+{
+	struct spec s = { .proto = PROTO_UDP, .payload = 100,
+			  .f = { INSIDE, SERVER, 40000, 53 } };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	uint32_t len = build(p, &s);
+
+	set16(p + 6, 0x2000);			/* MF, offset 0 */
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(htons(40000), w.after_sport);
+	set16(p + 6, 0x2000 | 10);		/* MF, offset 80 */
+	EXPECT_EQ(-1, want(p, len, &w));
+	set16(p + 6, 10);			/* the last fragment */
+	EXPECT_EQ(-1, want(p, len, &w));
+}
+
+TEST(want_refuses_what_is_too_short_or_not_ipv4)
+{
+	struct spec s = { .proto = PROTO_TCP, .payload = 0,
+			  .f = { INSIDE, SERVER, 40000, 80 } };
+	struct kbloom_xlate w;
+	uint8_t p[256], v6[48] = { 0x60 };
+	uint32_t len = build(p, &s);
+
+	EXPECT_EQ(0, want(p, 24, &w));		/* the ports, no more */
+	EXPECT_EQ(-1, want(p, 23, &w));
+	EXPECT_EQ(-1, want(p, 20, &w));
+	EXPECT_EQ(-1, want(p, 19, &w));		/* not even a header */
+	EXPECT_EQ(-1, want(p, 0, &w));
+	/* Padding past the total length is no payload. */
+	set16(p + 2, 22);
+	EXPECT_EQ(-1, want(p, len, &w));
+	set16(p + 2, 19);			/* shorter than its header */
+	EXPECT_EQ(-1, want(p, len, &w));
+	set16(p + 2, len);
+	p[0] = 0x44;				/* IHL 4 */
+	EXPECT_EQ(-1, want(p, len, &w));
+	p[0] = 0x4f;				/* IHL 15: 60 > 40 captured */
+	EXPECT_EQ(-1, want(p, len, &w));
+
+	s = (struct spec){ .proto = PROTO_ICMP, .icmp_type = 8, .payload = 8,
+			   .f = { INSIDE, SERVER, 0x1234, 0 } };
+	len = build(p, &s);
+	EXPECT_EQ(0, want(p, 26, &w));		/* up to the identifier */
+	EXPECT_EQ(-1, want(p, 25, &w));
+	EXPECT_EQ(-1, want(p, 20, &w));		/* no type byte */
+	p[20] = 3;				/* not echo: the type will do */
+	EXPECT_EQ(0, want(p, 21, &w));
+
+	EXPECT_EQ(-1, want(v6, sizeof(v6), &w));
+}
+
+/* ---- inverting NAT: whole packets ---- */
+
+TEST(snat_udp)
+{
+	struct flow b = { INSIDE, SERVER, 40000, 53 };
+	struct flow a = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 64 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	/* Address only, port kept (as MASQUERADE does when it can). */
+	a.sport = 40000;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+}
+
+TEST(snat_tcp)
+{
+	struct flow b = { INSIDE, SERVER, 51514, 443 };
+	struct flow a = { PUBLIC, SERVER, 1025, 443 };
+	struct spec s = { .proto = PROTO_TCP, .payload = 100 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	s.payload = 31;				/* odd: the last byte padded */
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+}
+
+TEST(snat_icmp_echo_changes_the_identifier)
+{
+	struct flow b = { INSIDE, SERVER, 0x0b0b, 0 };
+	struct flow a = { PUBLIC, SERVER, 0xe001, 0 };
+	struct spec s = { .proto = PROTO_ICMP, .icmp_type = 8, .payload = 56 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+}
+
+TEST(dnat_port_forward_udp_and_tcp)
+{
+	/* 198.51.100.1:8080 forwarded to 10.0.0.80:80; the client outside. */
+	struct flow b = { SERVER, PUBLIC, 33000, 8080 };
+	struct flow a = { SERVER, WEB, 33000, 80 };
+	struct spec s = { .proto = PROTO_TCP, .payload = 28 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	s.proto = PROTO_UDP;
+	s.payload = 77;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+}
+
+TEST(snat_and_dnat_at_once)
+{
+	struct flow b = { INSIDE, PUBLIC, 45678, 8443 };
+	struct flow a = { PUBLIC, WEB, 2000, 443 };
+	struct spec s = { .proto = PROTO_TCP, .payload = 64 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	s.proto = PROTO_UDP;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	s.proto = PROTO_ICMP;
+	s.icmp_type = 8;
+	b.sport = 0x0101;
+	a.sport = 0x7777;
+	b.dport = a.dport = 0;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+}
+
+TEST(reply_direction_is_un_nated)
+{
+	/*
+	 * The reply to 192.168.1.10:40000 -> 203.0.113.5:53, SNAT'ed to
+	 * 198.51.100.1:61000: it arrives from outside for the public address
+	 * and leaves inwards for the host.
+	 */
+	struct flow b = { SERVER, PUBLIC, 53, 61000 };
+	struct flow a = { SERVER, INSIDE, 53, 40000 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 90 };
+	struct kbloom_xlate rec = rec_of(PROTO_UDP, &b, &a);
+
+	EXPECT_EQ(KBLOOM_XLATE_DNAT, rec.kind);
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	s.proto = PROTO_TCP;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	/* An echo reply: its identifier mapped back to the host's. */
+	s.proto = PROTO_ICMP;
+	s.icmp_type = 0;
+	b = (struct flow){ SERVER, PUBLIC, 0xe001, 0 };
+	a = (struct flow){ SERVER, INSIDE, 0x0b0b, 0 };
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+}
+
+TEST(udplite_and_dccp_sum_their_pseudo_header_and_ports)
+{
+	struct flow b = { INSIDE, SERVER, 40000, 5004 };
+	struct flow a = { PUBLIC, WEB, 61000, 5006 };
+	struct spec s = { .proto = PROTO_UDPLITE, .payload = 50 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 28));
+	s.proto = PROTO_DCCP;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 28));
+}
+
+TEST(sctp_gets_the_ports_and_its_crc_is_left_as_found)
+{
+	/* Both built with the same stand-in CRC: out must keep it. */
+	struct flow b = { INSIDE, SERVER, 40000, 38412 };
+	struct flow a = { PUBLIC, SERVER, 61000, 38412 };
+	struct spec s = { .proto = PROTO_SCTP, .payload = 16 };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	uint32_t len;
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	s.f = a;
+	len = build(p, &s);
+	ASSERT_EQ(0, want(p, len, &w));
+	EXPECT_EQ(htons(61000), w.after_sport);
+	EXPECT_EQ(htons(38412), w.after_dport);
+}
+
+TEST(gre_gets_the_addresses_and_the_ip_checksum)
+{
+	struct flow b = { INSIDE, SERVER, 0, 0 };
+	struct flow a = { PUBLIC, SERVER, 0, 0 };
+	struct spec s = { .proto = PROTO_GRE, .payload = 40 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+}
+
+TEST(ip_options_are_kept_and_skipped)
+{
+	struct flow b = { INSIDE, SERVER, 40000, 53 };
+	struct flow a = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 40, .optwords = 3 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+	s.proto = PROTO_TCP;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 0));
+}
+
+TEST(ttl_is_left_as_found_and_spie_ignores_it)
+{
+	struct flow bf = { INSIDE, SERVER, 40000, 53 };
+	struct flow af = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 48, .f = bf };
+	struct kbloom_xlate rec = rec_of(PROTO_UDP, &bf, &af);
+	uint8_t b[256], a[256], out[256];
+	struct kb_digest db, dout;
+	uint32_t len;
+
+	len = build(b, &s);
+	s.f = af;
+	s.ttl = 63;				/* the router decremented it */
+	build(a, &s);
+	ASSERT_EQ(0, invert(a, len, &rec, out));
+	/* The digest of the inverted packet is BEFORE's. */
+	ASSERT_EQ(KBLOOM_SKIP_NONE, kb_digest(b, len, KBLOOM_DIGEST_SPIE, &db));
+	ASSERT_EQ(KBLOOM_SKIP_NONE,
+		  kb_digest(out, len, KBLOOM_DIGEST_SPIE, &dout));
+	ASSERT_EQ(28, db.len);
+	ASSERT_EQ(28, dout.len);
+	EXPECT_EQ(-1, first_diff(dout.key, db.key, 28));
+	/* The TTL is AFTER's, and the header checksum sums right with it. */
+	EXPECT_EQ(63, out[8]);
+	EXPECT_EQ(0, ~ref_sum(0, out, 20) & 0xffff);
+	/* Apart from the TTL and the header checksum, out is BEFORE. */
+	out[8] = 64;
+	set16(out + 10, 0);
+	set16(out + 10, ~ref_sum(0, out, 20) & 0xffff);
+	EXPECT_EQ(-1, first_diff(out, b, len));
+}
+
+/* ---- UDP's checksum 0 ---- */
+
+TEST(udp_checksum_zero_means_none_and_stays_zero)
+{
+	struct flow bf = { INSIDE, SERVER, 40000, 53 };
+	struct flow af = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 40, .udp_nocsum = 1 };
+	uint8_t a[256], out[256];
+	struct kbloom_xlate rec = rec_of(PROTO_UDP, &bf, &af);
+	uint32_t len;
+
+	s.f = af;
+	len = build(a, &s);
+	ASSERT_EQ(0, get16(a + 26));
+	EXPECT_EQ(-1, nat_case(s, &bf, &af, 0));
+	ASSERT_EQ(0, invert(a, len, &rec, out));
+	EXPECT_EQ(0, get16(out + 26));
+}
+
+/*
+ * The 16-bit payload word that makes the checksum of a UDP packet from @bf,
+ * summed from scratch, come out 0 (so sent as 0xffff; a sum of non-zero
+ * bytes is never 0, so 0xffff means exactly that): found by trying every
+ * value.
+ */
+static uint32_t udp_zero_word(const struct flow *bf, uint32_t payload)
+{
+	struct spec s = { .proto = PROTO_UDP, .payload = payload, .f = *bf };
+	uint8_t p[256];
+	uint32_t w;
+
+	for (w = 1; w <= 0xffff; w++) {
+		s.fill = (uint16_t)w;
+		build(p, &s);
+		if (get16(p + 26) == 0xffff)
+			return w;
+	}
+	return 0;
+}
+
+TEST(udp_checksum_that_becomes_zero_is_sent_as_ffff)
+{
+	struct flow bf = { INSIDE, SERVER, 40000, 53 };
+	struct flow af = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 40 };
+	uint8_t b[256], a[256];
+
+	s.fill = (uint16_t)udp_zero_word(&bf, 40);
+	ASSERT_NE(0, s.fill);
+	s.f = bf;
+	build(b, &s);
+	ASSERT_EQ(0xffff, get16(b + 26));	/* BEFORE as the sender sent it */
+	s.f = af;
+	build(a, &s);
+	ASSERT_NE(0xffff, get16(a + 26));
+	ASSERT_NE(0, get16(a + 26));
+	EXPECT_EQ(-1, nat_case(s, &bf, &af, 0));
+}
+
+TEST(udp_checksum_ffff_after_nat_inverts_right)
+{
+	/* The other way round: AFTER is the packet whose sum came out 0. */
+	struct flow bf = { INSIDE, SERVER, 40000, 53 };
+	struct flow af = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 40 };
+	uint8_t b[256], a[256];
+
+	s.fill = (uint16_t)udp_zero_word(&af, 40);
+	ASSERT_NE(0, s.fill);
+	s.f = af;
+	build(a, &s);
+	ASSERT_EQ(0xffff, get16(a + 26));
+	s.f = bf;
+	build(b, &s);
+	ASSERT_NE(0xffff, get16(b + 26));
+	EXPECT_EQ(-1, nat_case(s, &bf, &af, 0));
+}
+
+/* ---- truncated captures ---- */
+
+TEST(truncated_to_28_bytes_inverts_to_before_s_first_28)
+{
+	struct flow b = { INSIDE, SERVER, 40000, 53 };
+	struct flow a = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 100 };
+
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 28));
+	s.proto = PROTO_TCP;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 28));
+	s.proto = PROTO_ICMP;
+	s.icmp_type = 8;
+	b.sport = 0x0b0b;
+	a.sport = 0xe001;
+	b.dport = a.dport = 0;
+	EXPECT_EQ(-1, nat_case(s, &b, &a, 28));
+}
+
+TEST(tcp_checksum_is_updated_only_when_captured_whole)
+{
+	struct flow bf = { INSIDE, SERVER, 51514, 443 };
+	struct flow af = { PUBLIC, SERVER, 1025, 443 };
+	struct spec s = { .proto = PROTO_TCP, .payload = 60 };
+	struct kbloom_xlate rec = rec_of(PROTO_TCP, &bf, &af);
+	uint8_t b[256], a[256], out[256];
+
+	s.f = bf;
+	build(b, &s);
+	s.f = af;
+	build(a, &s);
+	ASSERT_NE(a[36], b[36]);
+	ASSERT_NE(a[37], b[37]);
+	/* 38 bytes: the checksum (bytes 36-37) is in, and right. */
+	EXPECT_EQ(-1, nat_case(s, &bf, &af, 38));
+	/* 37: half of it, left as found. */
+	ASSERT_EQ(0, invert(a, 37, &rec, out));
+	EXPECT_EQ(-1, first_diff(out, b, 36));
+	EXPECT_EQ(a[36], out[36]);
+}
+
+TEST(udp_checksum_is_updated_only_when_captured_whole)
+{
+	struct flow bf = { INSIDE, SERVER, 40000, 53 };
+	struct flow af = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 60 };
+	struct kbloom_xlate rec = rec_of(PROTO_UDP, &bf, &af);
+	uint8_t b[256], a[256], out[256];
+
+	s.f = bf;
+	build(b, &s);
+	s.f = af;
+	build(a, &s);
+	ASSERT_NE(a[26], b[26]);
+	ASSERT_EQ(0, invert(a, 27, &rec, out));
+	EXPECT_EQ(-1, first_diff(out, b, 26));
+	EXPECT_EQ(a[26], out[26]);
+	/* 24: the ports, still enough to invert. */
+	EXPECT_EQ(-1, nat_case(s, &bf, &af, 24));
+}
+
+/* ---- what is refused ---- */
+
+TEST(mismatch_is_refused_and_out_untouched)
+{
+	struct flow bf = { INSIDE, SERVER, 40000, 53 };
+	struct flow af = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 40, .f = af };
+	struct kbloom_xlate rec = rec_of(PROTO_UDP, &bf, &af), r;
+	uint8_t a[256], out[256], fresh[256];
+	uint32_t len = build(a, &s);
+
+	memset(fresh, 0x5a, sizeof(fresh));
+	memcpy(out, fresh, sizeof(out));
+	ASSERT_EQ(0, invert(a, len, &rec, out));	/* the record fits */
+
+	memcpy(out, fresh, sizeof(out));
+	r = rec;
+	r.after_sport = htons(61001);
+	EXPECT_EQ(-1, invert(a, len, &r, out));
+	r = rec;
+	r.after_dport = htons(54);
+	EXPECT_EQ(-1, invert(a, len, &r, out));
+	r = rec;
+	r.after_src = htonl(PUBLIC + 1);
+	EXPECT_EQ(-1, invert(a, len, &r, out));
+	r = rec;
+	r.after_dst = htonl(SERVER + 1);
+	EXPECT_EQ(-1, invert(a, len, &r, out));
+	r = rec;
+	r.proto = PROTO_TCP;
+	EXPECT_EQ(-1, invert(a, len, &r, out));
+	r = rec;
+	r.family = 6;
+	EXPECT_EQ(-1, invert(a, len, &r, out));
+	/* The BEFORE tuple is no match either. */
+	r = rec_of(PROTO_UDP, &af, &bf);
+	EXPECT_EQ(-1, invert(a, len, &r, out));
+	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
+}
+
+TEST(non_ipv4_and_non_first_fragments_are_refused)
+{
+	struct flow bf = { INSIDE, SERVER, 40000, 53 };
+	struct flow af = { PUBLIC, SERVER, 61000, 53 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 40, .f = af };
+	struct kbloom_xlate rec = rec_of(PROTO_UDP, &bf, &af);
+	uint8_t a[256], out[256], fresh[256], v6[64] = { 0x60 };
+	uint32_t len = build(a, &s);
+
+	memset(fresh, 0x5a, sizeof(fresh));
+	memcpy(out, fresh, sizeof(out));
+	EXPECT_EQ(-1, invert(v6, sizeof(v6), &rec, out));
+	/* A later fragment whose first 4 data bytes look like the ports. */
+	set16(a + 6, 0x2000 | 69);
+	EXPECT_EQ(-1, invert(a, len, &rec, out));
+	set16(a + 6, 69);
+	EXPECT_EQ(-1, invert(a, len, &rec, out));
+	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
+}
+
+/* ---- fragments ---- */
+
+#define FRAG_MAX	8
+
+struct frags {
+	uint8_t b[FRAG_MAX][1600];
+	uint32_t len[FRAG_MAX];
+	size_t n;
+};
+
+/*
+ * Cuts @p as a router with MTU @mtu does (RFC 791): data in pieces of the
+ * largest multiple of 8 that fits, each with the header copied (options
+ * assumed all copied), total length, MF but on the last, offset in 8-byte
+ * units, TTL less @ttl_dec, checksum from scratch. Appends to @f.
+ */
+static void fragment(const uint8_t *p, uint32_t mtu, uint32_t ttl_dec,
+		     struct frags *f)
+{
+	uint32_t hl = (p[0] & 15) * 4, tot = get16(p + 2);
+	uint32_t step = (mtu - hl) & ~7u, off, n;
+	uint8_t *q;
+
+	for (off = 0; off < tot - hl; off += n) {
+		n = tot - hl - off < step ? tot - hl - off : step;
+		q = f->b[f->n];
+		memcpy(q, p, hl);
+		memcpy(q + hl, p + hl + off, n);
+		set16(q + 2, hl + n);
+		set16(q + 6, (get16(p + 6) & 0xc000) |
+			     (off + n < tot - hl ? 0x2000 : 0) | off / 8);
+		q[8] -= ttl_dec;
+		set16(q + 10, 0);
+		set16(q + 10, ~ref_sum(0, q, hl) & 0xffff);
+		f->len[f->n++] = hl + n;
+	}
+}
+
+static uint8_t big[2][1600];
+
+/* An original UDP packet of @len bytes, DF clear, IP ID @id. */
+static void original(uint8_t *p, uint32_t len, uint16_t id, uint16_t sport)
+{
+	struct spec s = { .proto = PROTO_UDP, .payload = len - 28, .id = id,
+			  .f = { INSIDE, SERVER, sport, 53 } };
+
+	build(p, &s);
+	set16(p + 6, 0);			/* DF clear: may be fragmented */
+	set16(p + 10, 0);
+	set16(p + 10, ~ref_sum(0, p, 20) & 0xffff);
+}
+
+/*
+ * pkt_defrag_head over @refs with outputs in exact-size buffers; the
+ * result, *@outlen and @out as returned.
+ */
+static int defrag(const struct pkt_frag_ref *refs, size_t n, size_t i,
+		  uint8_t *out, uint32_t outmax, uint32_t *outlen)
+{
+	struct pkt_frag_ref r[FRAG_MAX * 2];
+	uint8_t *o = malloc(outmax ? outmax : 1);
+	size_t k;
+	int ret;
+
+	for (k = 0; k < n; k++) {
+		r[k].len = refs[k].len;
+		r[k].pkt = malloc(refs[k].len ? refs[k].len : 1);
+		memcpy((uint8_t *)r[k].pkt, refs[k].pkt, refs[k].len);
+	}
+	memcpy(o, out, outmax);
+	ret = pkt_defrag_head(r, n, i, o, outmax, outlen);
+	memcpy(out, o, outmax);
+	for (k = 0; k < n; k++)
+		free((void *)r[k].pkt);
+	free(o);
+	return ret;
+}
+
+TEST(fragments_of_a_1400_byte_packet_at_mtu_576)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[1600];
+	uint32_t outlen;
+	size_t i;
+
+	original(big[0], 1400, 0x1234, 40000);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	/* The router's cut: 552 + 552 + 276 data bytes. */
+	ASSERT_EQ(3, f.n);
+	EXPECT_EQ(572, f.len[0]);
+	EXPECT_EQ(572, f.len[1]);
+	EXPECT_EQ(296, f.len[2]);
+	EXPECT_EQ(0x2000, get16(f.b[0] + 6));
+	EXPECT_EQ(0x2000 | 69, get16(f.b[1] + 6));
+	EXPECT_EQ(138, get16(f.b[2] + 6));
+	for (i = 0; i < f.n; i++)
+		refs[i] = (struct pkt_frag_ref){ f.b[i], f.len[i] };
+
+	for (i = 0; i < f.n; i++) {
+		memset(out, 0, sizeof(out));
+		outlen = 0;
+		ASSERT_EQ(0, defrag(refs, f.n, i, out, sizeof(out), &outlen));
+		/* The original's first 572 bytes: its header, then data. */
+		EXPECT_EQ(572, outlen);
+		EXPECT_EQ(1400, get16(out + 2));
+		EXPECT_EQ(0, get16(out + 6));
+		EXPECT_EQ(-1, first_diff(out, big[0], 572));
+	}
+}
+
+TEST(fragment_head_is_cut_at_outmax_and_at_the_capture)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[1600];
+	uint32_t outlen;
+	size_t i;
+
+	original(big[0], 1400, 0x1234, 40000);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	for (i = 0; i < f.n; i++)
+		refs[i] = (struct pkt_frag_ref){ f.b[i], f.len[i] };
+
+	memset(out, 0xcc, sizeof(out));
+	ASSERT_EQ(0, defrag(refs, f.n, 2, out, 28, &outlen));
+	EXPECT_EQ(28, outlen);
+	EXPECT_EQ(-1, first_diff(out, big[0], 28));
+	EXPECT_EQ(0xcc, out[28]);
+	ASSERT_EQ(0, defrag(refs, f.n, 1, out, 12, &outlen));
+	EXPECT_EQ(12, outlen);
+	EXPECT_EQ(-1, first_diff(out, big[0], 12));
+
+	/* Every fragment captured to 28 bytes (snaplen 28 at the IP layer). */
+	for (i = 0; i < f.n; i++)
+		refs[i].len = 28;
+	ASSERT_EQ(0, defrag(refs, f.n, 1, out, sizeof(out), &outlen));
+	EXPECT_EQ(28, outlen);
+	EXPECT_EQ(-1, first_diff(out, big[0], 28));
+}
+
+TEST(fragments_without_first_or_last_are_refused)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[64], fresh[64];
+	uint32_t outlen = 7;
+
+	original(big[0], 1400, 0x1234, 40000);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	memset(fresh, 0x5a, sizeof(fresh));
+	memcpy(out, fresh, sizeof(out));
+
+	/* The last one lost: the total length is unknown. */
+	refs[0] = (struct pkt_frag_ref){ f.b[0], f.len[0] };
+	refs[1] = (struct pkt_frag_ref){ f.b[1], f.len[1] };
+	EXPECT_EQ(-1, defrag(refs, 2, 0, out, sizeof(out), &outlen));
+	EXPECT_EQ(-1, defrag(refs, 2, 1, out, sizeof(out), &outlen));
+	/* The first one lost: no header data, no ports. */
+	refs[0] = (struct pkt_frag_ref){ f.b[1], f.len[1] };
+	refs[1] = (struct pkt_frag_ref){ f.b[2], f.len[2] };
+	EXPECT_EQ(-1, defrag(refs, 2, 0, out, sizeof(out), &outlen));
+	EXPECT_EQ(-1, defrag(refs, 2, 1, out, sizeof(out), &outlen));
+	/* Alone. */
+	EXPECT_EQ(-1, defrag(refs, 1, 0, out, sizeof(out), &outlen));
+	EXPECT_EQ(7, outlen);
+	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
+}
+
+TEST(first_and_last_suffice)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[2];
+	uint8_t out[1600];
+	uint32_t outlen;
+
+	original(big[0], 1400, 0x1234, 40000);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	refs[0] = (struct pkt_frag_ref){ f.b[2], f.len[2] };	/* any order */
+	refs[1] = (struct pkt_frag_ref){ f.b[0], f.len[0] };
+	ASSERT_EQ(0, defrag(refs, 2, 0, out, sizeof(out), &outlen));
+	EXPECT_EQ(572, outlen);
+	EXPECT_EQ(-1, first_diff(out, big[0], 572));
+}
+
+TEST(non_fragments_are_left_to_the_caller)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[64], fresh[64], v6[48] = { 0x60 };
+	uint32_t outlen = 7;
+
+	original(big[0], 1400, 0x1234, 40000);
+	original(big[1], 300, 0x1235, 40001);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	memset(fresh, 0x5a, sizeof(fresh));
+	memcpy(out, fresh, sizeof(out));
+	refs[0] = (struct pkt_frag_ref){ f.b[0], f.len[0] };
+	refs[1] = (struct pkt_frag_ref){ big[1], 300 };
+	refs[2] = (struct pkt_frag_ref){ f.b[2], f.len[2] };
+	refs[3] = (struct pkt_frag_ref){ v6, sizeof(v6) };
+	EXPECT_EQ(1, defrag(refs, 4, 1, out, sizeof(out), &outlen));
+	EXPECT_EQ(1, defrag(refs, 4, 3, out, sizeof(out), &outlen));
+	EXPECT_EQ(7, outlen);
+	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
+	/* A truncated IPv4 header is malformed, not "no fragment". */
+	refs[1].len = 19;
+	EXPECT_EQ(-1, defrag(refs, 4, 1, out, sizeof(out), &outlen));
+	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
+}
+
+TEST(fragments_of_two_packets_are_kept_apart)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[1600];
+	uint32_t outlen;
+	size_t i, k;
+
+	/* Same addresses and protocol, IDs 0x1234 and 0x1235, interleaved. */
+	original(big[0], 1400, 0x1234, 40000);
+	original(big[1], 1000, 0x1235, 40001);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	fragment(big[1], 576, 0, &f);
+	ASSERT_EQ(5, f.n);
+	k = 0;
+	refs[k++] = (struct pkt_frag_ref){ f.b[3], f.len[3] };	/* B 1 */
+	refs[k++] = (struct pkt_frag_ref){ f.b[0], f.len[0] };	/* A 1 */
+	refs[k++] = (struct pkt_frag_ref){ f.b[4], f.len[4] };	/* B 2 */
+	refs[k++] = (struct pkt_frag_ref){ f.b[1], f.len[1] };	/* A 2 */
+	refs[k++] = (struct pkt_frag_ref){ f.b[2], f.len[2] };	/* A 3 */
+
+	for (i = 0; i < k; i++) {
+		const uint8_t *orig = get16(refs[i].pkt + 4) == 0x1234 ?
+				      big[0] : big[1];
+
+		ASSERT_EQ(0, defrag(refs, k, i, out, sizeof(out), &outlen));
+		EXPECT_EQ(572, outlen);
+		EXPECT_EQ(get16(orig + 2), get16(out + 2));
+		EXPECT_EQ(-1, first_diff(out, orig, 572));
+	}
+	/* Without B's last fragment, B's are refused and A's still built. */
+	refs[2] = refs[4];
+	EXPECT_EQ(-1, defrag(refs, 4, 0, out, sizeof(out), &outlen));
+	EXPECT_EQ(0, defrag(refs, 4, 1, out, sizeof(out), &outlen));
+	EXPECT_EQ(1400, get16(out + 2));
+}
+
+TEST(an_id_reused_in_the_capture_pairs_by_capture_order)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[1600];
+	uint32_t outlen;
+	size_t i;
+
+	/* Two datagrams with the same ID one after the other: A1-3, B1-3. */
+	original(big[0], 1400, 0x1234, 40000);
+	original(big[1], 1200, 0x1234, 40001);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	fragment(big[1], 576, 0, &f);
+	ASSERT_EQ(6, f.n);
+	for (i = 0; i < f.n; i++)
+		refs[i] = (struct pkt_frag_ref){ f.b[i], f.len[i] };
+	for (i = 0; i < f.n; i++) {
+		const uint8_t *orig = i < 3 ? big[0] : big[1];
+
+		ASSERT_EQ(0, defrag(refs, f.n, i, out, sizeof(out), &outlen));
+		EXPECT_EQ(572, outlen);
+		EXPECT_EQ(-1, first_diff(out, orig, 572));
+	}
+}
+
+TEST(fragments_sent_last_first_are_found_too)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[1600];
+	uint32_t outlen;
+	size_t i;
+
+	original(big[0], 1400, 0x1234, 40000);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	for (i = 0; i < f.n; i++)
+		refs[i] = (struct pkt_frag_ref){ f.b[f.n - 1 - i],
+						 f.len[f.n - 1 - i] };
+	for (i = 0; i < f.n; i++) {
+		ASSERT_EQ(0, defrag(refs, f.n, i, out, sizeof(out), &outlen));
+		EXPECT_EQ(572, outlen);
+		EXPECT_EQ(-1, first_diff(out, big[0], 572));
+	}
+}
+
+TEST(rebuilt_head_digests_as_the_original)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	struct kb_digest d_orig, d_head, d_frag;
+	uint8_t out[1600];
+	uint32_t outlen;
+	size_t i;
+
+	original(big[0], 1400, 0x1234, 40000);
+	f.n = 0;
+	fragment(big[0], 576, 1, &f);	/* TTL 63: SPIE does not mind */
+	for (i = 0; i < f.n; i++)
+		refs[i] = (struct pkt_frag_ref){ f.b[i], f.len[i] };
+	ASSERT_EQ(KBLOOM_SKIP_NONE,
+		  kb_digest(big[0], 1400, KBLOOM_DIGEST_SPIE, &d_orig));
+	ASSERT_EQ(28, d_orig.len);
+	/* A fragment's own digest is another (total length, MF). */
+	ASSERT_EQ(KBLOOM_SKIP_NONE,
+		  kb_digest(f.b[0], f.len[0], KBLOOM_DIGEST_SPIE, &d_frag));
+	EXPECT_NE(0, memcmp(d_orig.key, d_frag.key, 28));
+
+	for (i = 0; i < f.n; i++) {
+		ASSERT_EQ(0, defrag(refs, f.n, i, out, 28, &outlen));
+		ASSERT_EQ(28, outlen);
+		ASSERT_EQ(KBLOOM_SKIP_NONE,
+			  kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &d_head));
+		ASSERT_EQ(28, d_head.len);
+		EXPECT_EQ(-1, first_diff(d_head.key, d_orig.key, 28));
+	}
+}
+
+TEST(inconsistent_first_and_last_are_refused)
+{
+	static struct frags f;
+	struct pkt_frag_ref refs[FRAG_MAX];
+	uint8_t out[1600];
+	uint32_t outlen;
+
+	original(big[0], 1400, 0x1234, 40000);
+	f.n = 0;
+	fragment(big[0], 576, 0, &f);
+	refs[0] = (struct pkt_frag_ref){ f.b[0], f.len[0] };
+	refs[1] = (struct pkt_frag_ref){ f.b[2], f.len[2] };
+	/* A last fragment ending within the first: offset 8, 8 bytes. */
+	set16(f.b[2] + 6, 1);
+	set16(f.b[2] + 2, 28);
+	EXPECT_EQ(-1, defrag(refs, 2, 0, out, sizeof(out), &outlen));
+	/* One ending past 65535 bytes. */
+	set16(f.b[2] + 6, 0x1fff);
+	EXPECT_EQ(-1, defrag(refs, 2, 0, out, sizeof(out), &outlen));
+	/* 65535 exactly is fine. */
+	set16(f.b[2] + 6, (65535 - 20 - 8) / 8);
+	set16(f.b[2] + 2, 28 + (65535 - 20 - 8) % 8);
+	ASSERT_EQ(0, defrag(refs, 2, 0, out, sizeof(out), &outlen));
+	EXPECT_EQ(65535, get16(out + 2));
+}
+
+TEST_HARNESS_MAIN
