@@ -47,6 +47,7 @@
 #include "engine/digest.h"
 #include "engine/filter.h"
 #include "savefile.h"
+#include "../tests/unit/kb_rng.h"
 
 #define T0_NS	1764000000000000000ULL	/* 2025-11-24T16:00:00Z */
 #define NS	1000000000ULL
@@ -56,46 +57,8 @@ static struct {
 	uint64_t bits;
 } opt = { 1000, 2, 3, 10, 10, 1, 8192 };
 
-static uint64_t rng_s[4];
-
-static uint64_t rotl(uint64_t x, int b)
-{
-	return (x << b) | (x >> (64 - b));
-}
-
-/* xoshiro256** seeded by splitmix64 (as tests/unit/kb_test.h). */
-static void rng_seed(uint64_t seed)
-{
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		rng_s[i] = z ^ (z >> 31);
-	}
-}
-
-static uint64_t rng(void)
-{
-	uint64_t *s = rng_s;
-	uint64_t out = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
-}
-
-static uint64_t below(uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rng() * n) >> 64);
-}
+/* The one stream every choice is drawn from (seeded with --seed). */
+static struct kb_rng rng;
 
 static void die(const char *what)
 {
@@ -116,7 +79,7 @@ static void *xcalloc(size_t n, size_t sz)
 #define PKT_LEN 48
 static uint32_t make_packet(uint8_t *p)
 {
-	uint64_t r = rng(), r2 = rng();
+	uint64_t r = kb_rng_next(&rng), r2 = kb_rng_next(&rng);
 	int tcp = r & 1;
 	uint32_t ihl = 20, l4 = tcp ? 20 : 8, len = ihl + l4 + 8, sum = 0, i;
 
@@ -136,7 +99,7 @@ static uint32_t make_packet(uint8_t *p)
 	sum = ~sum & 0xffff;
 	p[10] = sum >> 8;
 	p[11] = sum & 0xff;
-	r = rng();
+	r = kb_rng_next(&rng);
 	memcpy(p + ihl, &r, 4);		/* ports */
 	if (tcp) {
 		memcpy(p + ihl + 4, &r2, 8);	/* seq, ack */
@@ -146,7 +109,7 @@ static uint32_t make_packet(uint8_t *p)
 		p[ihl + 4] = (8 + 8) >> 8;
 		p[ihl + 5] = (8 + 8) & 0xff;
 	}
-	r = rng();
+	r = kb_rng_next(&rng);
 	memcpy(p + ihl + l4, &r, 8);	/* payload */
 	return len;
 }
@@ -258,7 +221,7 @@ int main(int argc, char **argv)
 	outdir = argv[optind];
 	n = opt.routers;
 	m = opt.links;
-	rng_seed(opt.seed);
+	kb_rng_seed(&rng, opt.seed);
 
 	/* Preferential attachment: router 0 .. m form a clique to start. */
 	deg = xcalloc(n, sizeof(*deg));
@@ -279,7 +242,7 @@ int main(int argc, char **argv)
 
 		for (c = 0; c < m; c++) {
 			do {
-				t = ends[below(nends)];
+				t = ends[kb_rng_below(&rng, nends)];
 				for (j = base; j < nl && lb[j] != t; j++)
 					;
 			} while (j < nl);
@@ -328,7 +291,7 @@ int main(int argc, char **argv)
 			hops = dist[i];
 	for (c = 0, i = 0; i < n; i++)
 		c += deg[i] == m && dist[i] == hops;
-	c = below(c);
+	c = kb_rng_below(&rng, c);
 	for (ingress = 0; ; ingress++)
 		if (deg[ingress] == m && dist[ingress] == hops && !c--)
 			break;
@@ -409,7 +372,7 @@ int main(int argc, char **argv)
 		if (bg > 1000)
 			bg = 1000;
 		for (j = 0; j < sizeof(hkey); j += 8) {
-			uint64_t r = rng();
+			uint64_t r = kb_rng_next(&rng);
 
 			memcpy(hkey + j, &r, 8);
 		}

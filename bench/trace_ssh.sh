@@ -94,8 +94,9 @@ run() {
 	printf '%s\n' "${ms[@]}" | sort -n | sed -n "$(( (rounds + 1) / 2 ))p"
 }
 
+ways=("parallel 1 reuse no" "parallel 1 reuse yes" "parallel 16 reuse no" "parallel 16 reuse yes")
 declare -A t
-for way in "parallel 1 reuse no" "parallel 1 reuse yes" "parallel 16 reuse no" "parallel 16 reuse yes"; do
+for way in "${ways[@]}"; do
 	# shellcheck disable=SC2086
 	t[$way]=$(run $way)
 done
@@ -103,7 +104,7 @@ slow=${t["parallel 1 reuse no"]}
 logins=$(grep -c 'Accepted publickey' "$tmp/sshd.log" || true)
 echo "trace over ssh: $routers routers on $hosts addresses (star), median of $rounds"
 printf '%-24s %8s %8s\n' "way" "ms" "ratio"
-for way in "parallel 1 reuse no" "parallel 1 reuse yes" "parallel 16 reuse no" "parallel 16 reuse yes"; do
+for way in "${ways[@]}"; do
 	awk -v w="$way" -v m="${t[$way]}" -v s="$slow" \
 		'BEGIN { printf "%-24s %8d %8.2f\n", w, m, s / m }'
 done

@@ -29,7 +29,10 @@ struct kb_pcpu_stats {
 	struct u64_stats_sync syncp;
 	/*
 	 * The hook's digests, counted into inserts by kb_stats_read(): one
-	 * this_cpu_inc() a packet, safe in any context, outside syncp.
+	 * this_cpu_inc() a packet, safe in any context, outside syncp. Not
+	 * the attachment's own digested count (attach.c): that one is freed
+	 * at DETACH and starts again at 0 on the next ATTACH, while the
+	 * filter's inserts keep every digest it was given.
 	 */
 	unsigned long hooked;
 };

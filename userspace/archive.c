@@ -229,16 +229,9 @@ int cmd_archive(int argc, char **argv)
 			once = true;
 		} else if (!strcmp(argv[i], "compress") && !have_compress) {
 			have_compress = true;
-			if (i + 1 >= argc) {
-				usage_errorf(argv[0], "'compress' needs 'zstd'");
+			if (!parse_compress("archive", argc, argv, i++,
+					    &a.zstd))
 				return EXIT_ERROR;
-			}
-			if (strcmp(argv[++i], "zstd")) {
-				errorf("archive: invalid compression '%s': only 'zstd'",
-				       quote(argv[i]));
-				return EXIT_ERROR;
-			}
-			a.zstd = true;
 		} else if (!strcmp(argv[i], "once") ||
 			   !strcmp(argv[i], "compress")) {
 			usage_errorf(argv[0], "'%s' given twice", argv[i]);

@@ -23,21 +23,13 @@
 
 #include "commands.h"
 #include "restore.h"
+#include "savedir.h"
 #include "util.h"
-
-#define SAVE_EXT	".kbf"
 
 struct file_list {
 	char **path;
 	size_t n, cap;
 };
-
-static bool has_ext(const char *name)
-{
-	size_t len = strlen(name), ext = strlen(SAVE_EXT);
-
-	return len > ext && !strcmp(name + len - ext, SAVE_EXT);
-}
 
 static int by_path(const void *a, const void *b)
 {
@@ -60,18 +52,11 @@ static int list_dir(const char *dir, struct file_list *l)
 		e = readdir(d);
 		if (!e)
 			break;
-		if (!has_ext(e->d_name))
+		if (!savedir_entry(e->d_name))
 			continue;
 		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 16;
-			char **p = realloc(l->path, cap * sizeof(*p));
-
-			if (!p) {
-				errorf("out of memory");
-				exit(EXIT_ERROR);
-			}
-			l->path = p;
-			l->cap = cap;
+			l->cap = l->cap ? 2 * l->cap : 16;
+			l->path = xrealloc(l->path, l->cap * sizeof(*l->path));
 		}
 		if (asprintf(&l->path[l->n], "%s/%s", dir, e->d_name) < 0) {
 			errorf("out of memory");
@@ -116,15 +101,9 @@ int kb_restore_all(int argc, char **argv)
 	int ret = EXIT_ERROR, r;
 	size_t i, j;
 
-	if (argc < 3) {
-		usage_errorf(argv[0], "'all' needs a DIR (as 'save all' wrote it)");
+	if (!savedir_args(argc, argv, " (as 'save all' wrote it)", &dir,
+			  NULL))
 		return EXIT_ERROR;
-	}
-	if (argc > 3) {
-		unexpected_argument(argv[0], argv[3]);
-		return EXIT_ERROR;
-	}
-	dir = argv[2];
 	if (list_dir(dir, &l))
 		return EXIT_ERROR;
 	o = calloc(l.n ? l.n : 1, sizeof(*o));

@@ -274,6 +274,22 @@ int kb_export_save(struct kb_nl *nl, struct kb_export *x)
 	}
 }
 
+bool parse_compress(const char *cmd, int argc, char **argv, int i,
+		    bool *zstd)
+{
+	if (i + 1 >= argc) {
+		usage_errorf(argv[0], "'compress' needs 'zstd'");
+		return false;
+	}
+	if (strcmp(argv[i + 1], "zstd")) {
+		errorf("%s: invalid compression '%s': only 'zstd'", cmd,
+		       quote(argv[i + 1]));
+		return false;
+	}
+	*zstd = true;
+	return true;
+}
+
 static bool parse_save_args(int argc, char **argv, struct kb_export *x)
 {
 	bool have_window = false, have_compress = false;
@@ -300,16 +316,8 @@ static bool parse_save_args(int argc, char **argv, struct kb_export *x)
 			}
 		} else if (!strcmp(argv[i], "compress") && !have_compress) {
 			have_compress = true;
-			if (i + 1 >= argc) {
-				usage_errorf(argv[0], "'compress' needs 'zstd'");
+			if (!parse_compress("save", argc, argv, i, &x->zstd))
 				return false;
-			}
-			if (strcmp(argv[i + 1], "zstd")) {
-				errorf("save: invalid compression '%s': only 'zstd'",
-				       quote(argv[i + 1]));
-				return false;
-			}
-			x->zstd = true;
 		} else if (!strcmp(argv[i], "window") ||
 			   !strcmp(argv[i], "compress")) {
 			usage_errorf(argv[0], "'%s' given twice", argv[i]);

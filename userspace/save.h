@@ -40,6 +40,14 @@ struct kb_export {
  */
 int kb_export_save(struct kb_nl *nl, struct kb_export *x);
 
+/*
+ * 'compress zstd' at argv[@i] (which is "compress"), of command @cmd
+ * ("save", "archive"): sets *@zstd; false when argv[@i + 1] is missing or
+ * not "zstd" (printed).
+ */
+bool parse_compress(const char *cmd, int argc, char **argv, int i,
+		    bool *zstd);
+
 /* save all DIR [compress zstd] (save_all.c); argv as cmd_save's. */
 int kb_save_all(int argc, char **argv);
 

@@ -31,9 +31,8 @@
 #include "commands.h"
 #include "describe.h"
 #include "save.h"
+#include "savedir.h"
 #include "util.h"
-
-#define SAVE_EXT	".kbf"
 
 struct name_list {
 	struct {
@@ -54,15 +53,8 @@ static int names_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 	int r;
 
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		void *p = realloc(l->f, cap * sizeof(*l->f));
-
-		if (!p) {
-			errorf("out of memory");
-			exit(EXIT_ERROR);
-		}
-		l->f = p;
-		l->cap = cap;
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->f = xrealloc(l->f, l->cap * sizeof(*l->f));
 	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
@@ -82,13 +74,6 @@ static int names_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(a, b);	/* the name is the entry's first member */
-}
-
-static bool has_ext(const char *name)
-{
-	size_t len = strlen(name), ext = strlen(SAVE_EXT);
-
-	return len > ext && !strcmp(name + len - ext, SAVE_EXT);
 }
 
 /*
@@ -116,7 +101,7 @@ static int clean_dir(const char *dir, bool remove)
 			errorf("out of memory");
 			exit(EXIT_ERROR);
 		}
-		if (!has_ext(e->d_name) || lstat(path, &st) ||
+		if (!savedir_entry(e->d_name) || lstat(path, &st) ||
 		    !S_ISREG(st.st_mode)) {
 			if (!remove) {
 				errorf("save: refusing to replace '%s': it holds '%s', not a save file of 'save all'",
@@ -157,48 +142,23 @@ int kb_save_all(int argc, char **argv)
 	struct name_list l = { 0 };
 	struct kb_export x;
 	char *dir, *tmp = NULL, *path;
+	const char *arg;
 	bool zstd = false, exists = false, made = false;
 	struct kb_nl nl;
 	struct stat st;
 	int ret = EXIT_ERROR, r;
 	size_t i, len;
 
-	if (argc < 3) {
-		usage_errorf(argv[0], "'all' needs a DIR");
+	if (!savedir_args(argc, argv, "", &arg, &zstd))
 		return EXIT_ERROR;
-	}
-	if (argc > 3) {
-		if (strcmp(argv[3], "compress")) {
-			unexpected_argument(argv[0], argv[3]);
-			return EXIT_ERROR;
-		}
-		if (argc < 5) {
-			usage_errorf(argv[0], "'compress' needs 'zstd'");
-			return EXIT_ERROR;
-		}
-		if (strcmp(argv[4], "zstd")) {
-			errorf("save: invalid compression '%s': only 'zstd'",
-			       quote(argv[4]));
-			return EXIT_ERROR;
-		}
-		if (argc > 5) {
-			unexpected_argument(argv[0], argv[5]);
-			return EXIT_ERROR;
-		}
-		zstd = true;
-	}
-	dir = strdup(argv[2]);
-	if (!dir) {
-		errorf("out of memory");
-		exit(EXIT_ERROR);
-	}
+	dir = xstrdup(arg);
 	len = strlen(dir);
 	while (len > 1 && dir[len - 1] == '/')
 		dir[--len] = 0;
 	if (!*dir || !strcmp(dir, "-") || !strcmp(dir, "/") ||
 	    !strcmp(dir, ".") || !strcmp(dir, "..")) {
 		errorf("save: invalid DIR '%s': a directory to make or replace",
-		       quote(argv[2]));
+		       quote(arg));
 		goto out;
 	}
 

@@ -39,41 +39,36 @@ link r1 r2
 link r2 r3
 EOF
 
-if run 1 "unknown at r1 (router r1: archive $tmp/empty: no window files of filter 'spie' (spie.*.kbf))" \
-	trace "$tmp/topo.txt" from r1 packet $pkt; then
-	ok "an empty archive directory: unknown, with the reason, exit 1"
-else
-	notok "an empty archive directory: unknown, with the reason, exit 1"
-fi
+ok_if "an empty archive directory: unknown, with the reason, exit 1" \
+	run 1 "unknown at r1 (router r1: archive $tmp/empty: no window files of filter 'spie' (spie.*.kbf))" \
+	trace "$tmp/topo.txt" from r1 packet $pkt
 
-if run 1 "partial: 1 router could not be asked" \
-	trace "$tmp/topo.txt" from r2 packet $pkt &&
-   printf '%s\n' "$out" | grep -q "^unknown at r2 (router r2: savefile $tmp/foreign/spie.0000000001.kbf: "; then
-	ok "an archive directory with foreign files: unknown, naming the file, exit 1"
-else
-	notok "an archive directory with foreign files: unknown, naming the file, exit 1"
-fi
+foreign() {
+	run 1 "partial: 1 router could not be asked" \
+		trace "$tmp/topo.txt" from r2 packet $pkt &&
+	printf '%s\n' "$out" | grep -q "^unknown at r2 (router r2: savefile $tmp/foreign/spie.0000000001.kbf: "
+}
+ok_if "an archive directory with foreign files: unknown, naming the file, exit 1" foreign
 
-out=$("$bc" -j trace "$tmp/topo.txt" from r1 packet $pkt 2>/dev/null)
-rc=$?
-if [ $rc -eq 1 ] && printf '%s\n' "$out" | python3 -c '
+json_unknown() {
+	out=$("$bc" -j trace "$tmp/topo.txt" from r1 packet $pkt 2>/dev/null)
+	rc=$?
+	if [ $rc -eq 1 ] && printf '%s\n' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert d["status"] == "unknown" and d["traceable"] is False, d
 assert d["why"].startswith("router r1: archive ") and d["nodes"] == [], d
 assert d["unknown"] == [] and d["ingress"] == [], d'; then
-	ok "-j: status unknown, traceable false, why"
-else
+		return 0
+	fi
 	printf '%s\n' "exit $rc" "$out" | sed 's/^/# /'
-	notok "-j: status unknown, traceable false, why"
-fi
+	return 1
+}
+ok_if "-j: status unknown, traceable false, why" json_unknown
 
-if run 2 "bloomctl: invalid from 'r3': router r3 records nothing (declared 'none' on line 3 of $tmp/topo.txt); start at a router next to the victim that does" \
-	trace "$tmp/topo.txt" from r3 packet $pkt; then
-	ok "from a 'none' router: an error, exit 2"
-else
-	notok "from a 'none' router: an error, exit 2"
-fi
+ok_if "from a 'none' router: an error, exit 2" \
+	run 2 "bloomctl: invalid from 'r3': router r3 records nothing (declared 'none' on line 3 of $tmp/topo.txt); start at a router next to the victim that does" \
+	trace "$tmp/topo.txt" from r3 packet $pkt
 
 # 100 000 routers in a chain, each an empty archive: the walk steps over
 # every one of them (each unknown, its neighbour asked in its place).
@@ -81,23 +76,17 @@ awk 'BEGIN {
 	for (i = 0; i < 100000; i++) printf "router r%d archive empty filter spie\n", i
 	for (i = 1; i < 100000; i++) printf "link r%d r%d\n", i - 1, i
 }' >"$tmp/big.txt"
-if run 1 "unknown at r0 (router r0: archive $tmp/empty: no window files of filter 'spie' (spie.*.kbf))" \
-	trace "$tmp/big.txt" from r0 packet $pkt; then
-	ok "a topology of 100 000 routers: read, and a clear answer"
-else
-	notok "a topology of 100 000 routers: read, and a clear answer"
-fi
+ok_if "a topology of 100 000 routers: read, and a clear answer" \
+	run 1 "unknown at r0 (router r0: archive $tmp/empty: no window files of filter 'spie' (spie.*.kbf))" \
+	trace "$tmp/big.txt" from r0 packet $pkt
 
 # every router linked to every other (300 routers, 44 850 links)
 awk 'BEGIN {
 	for (i = 0; i < 300; i++) printf "router k%d archive empty filter spie\n", i
 	for (i = 0; i < 300; i++) for (j = i + 1; j < 300; j++) printf "link k%d k%d\n", i, j
 }' >"$tmp/clique.txt"
-if run 1 "partial: 1 router could not be asked" \
-	trace "$tmp/clique.txt" from k0 packet $pkt; then
-	ok "a graph of 44 850 links, all cycles: read, and a clear answer"
-else
-	notok "a graph of 44 850 links, all cycles: read, and a clear answer"
-fi
+ok_if "a graph of 44 850 links, all cycles: read, and a clear answer" \
+	run 1 "partial: 1 router could not be asked" \
+	trace "$tmp/clique.txt" from k0 packet $pkt
 
 finish

@@ -139,6 +139,28 @@ static void make_packet(struct kb_rng *rng, uint8_t pkt[36])
 	kb_rng_bytes(rng, pkt + 28, 8);
 }
 
+/* A random packet in @pkt, traced as @tp: the victim saw it at @at. */
+static void packet_at(struct kb_rng *rng, uint8_t pkt[36],
+		      struct tb_packet *tp, uint64_t at)
+{
+	make_packet(rng, pkt);
+	tp->pkt = pkt;
+	tp->len = 36;
+	tp->at = at;
+}
+
+/* @n random packets from seed @seed, as packet_at. */
+static void packets_at(uint64_t seed, uint8_t (*pkt)[36],
+		       struct tb_packet *tp, size_t n, uint64_t at)
+{
+	struct kb_rng rng;
+	size_t i;
+
+	kb_rng_seed(&rng, seed);
+	for (i = 0; i < n; i++)
+		packet_at(&rng, pkt[i], &tp[i], at);
+}
+
 static void insert_packet(struct mem *m, size_t r, size_t win,
 			  const uint8_t *pkt)
 {
@@ -388,39 +410,44 @@ TEST(random_trees)
 	KB_ASSERT_NO_LEAKS();
 }
 
-/* r1 - r2 - r3 in a line. */
-static void line3(struct kb_topo *t)
+/*
+ * r1 - r2 - ... - rn in a line (n <= 99), r@none declared 'none' (0: every
+ * router records), the others 'netns - filter f'.
+ */
+static int line_topo(struct kb_topo *t, size_t n, size_t none)
 {
-	char err[256];
+	char text[64 * 100], err[256];
+	size_t len = 0, i;
 
-	if (kb_topo_parse("router r1 netns a filter f\nrouter r2 netns b filter f\n"
-			  "router r3 netns c filter f\nlink r1 r2\nlink r2 r3\n",
-			  "line", t, err, sizeof(err)))
-		abort();
+	for (i = 1; i <= n; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				i == none ? "router r%zu none\n" :
+				"router r%zu netns - filter f\n", i);
+	for (i = 1; i < n; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"link r%zu r%zu\n", i, i + 1);
+	if (kb_topo_parse(text, "line", t, err, sizeof(err))) {
+		fprintf(stderr, "# %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 TEST(not_traceable_and_absent)
 {
-	struct tb_backend be = { mem_ask, NULL, 0 };
+	struct mem m;
+	struct tb_backend be = { mem_ask, &m, 0 };
 	struct tb_result res[5];
 	struct tb_packet tp[5] = { 0 };
 	uint8_t pkt[5][36];
 	struct kb_topo t;
-	struct kb_rng rng;
-	struct mem m;
 	char err[256];
 	int i;
 
-	kb_rng_seed(&rng, 7);
-	line3(&t);
+	ASSERT_EQ(0, line_topo(&t, 3, 0));
 	/* windows 5, 6, 7: 4 were dropped; from 100 s */
 	mem_init(&m, 3, 5, 100 * SEC);
-	be.ctx = &m;
-	for (i = 0; i < 5; i++) {
-		make_packet(&rng, pkt[i]);
-		tp[i].pkt = pkt[i];
-		tp[i].len = 36;
-	}
+	packets_at(7, pkt, tp, 5, 0);
 	for (i = 0; i < 3; i++) {
 		insert_packet(&m, i, 0, pkt[0]);
 		insert_packet(&m, i, 0, pkt[1]);
@@ -454,7 +481,6 @@ TEST(not_traceable_and_absent)
 
 	/* Window 1 retained: nothing was dropped, the same packet traces. */
 	mem_init(&m, 3, 1, 100 * SEC);
-	be.ctx = &m;
 	for (i = 0; i < 3; i++)
 		insert_packet(&m, i, 0, pkt[0]);
 	ASSERT_EQ(0, tb_trace(&t, 0, tp, 1, 2 * SEC, &be, res, NULL, err,
@@ -481,13 +507,12 @@ TEST(cycles_make_a_graph)
 	 *     \  /
 	 *      r4 - r5
 	 */
-	struct tb_backend be = { mem_ask, NULL, 0 };
+	struct mem m;
+	struct tb_backend be = { mem_ask, &m, 0 };
 	struct tb_result res;
 	struct tb_packet tp = { 0 };
 	uint8_t pkt[36];
 	struct kb_topo t;
-	struct kb_rng rng;
-	struct mem m;
 	char err[256];
 	size_t per[5] = { 0 };
 	struct tb_stats st = { .per_router = per };
@@ -500,17 +525,13 @@ TEST(cycles_make_a_graph)
 				   "router r5 netns a filter f\n"
 				   "link r1 r2\nlink r1 r3\nlink r2 r4\nlink r3 r4\nlink r4 r5\n",
 				   "diamond", &t, err, sizeof(err)));
-	kb_rng_seed(&rng, 3);
-	make_packet(&rng, pkt);
+	/* at 20.5 s: windows 2 and 3 overlap [18.5, 20.5] */
+	packets_at(3, &pkt, &tp, 1, 20 * SEC + SEC / 2);
 	mem_init(&m, 5, 1, 0);
-	be.ctx = &m;
 	for (i = 0; i < 4; i++)
 		insert_packet(&m, i, 2, pkt);
 	/* a second window in range holding it at r2: the newer one is shown */
 	insert_packet(&m, 1, 1, pkt);
-	tp.pkt = pkt;
-	tp.len = 36;
-	tp.at = 20 * SEC + SEC / 2;	/* windows 2 and 3 overlap [18.5, 20.5] */
 	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, &st, err,
 			      sizeof(err)));
 	ASSERT_EQ(TB_TRACED, res.status);
@@ -571,16 +592,10 @@ TEST(tiny_rates_are_not_rounded_to_zero)
 	struct tb_packet tp = { 0 };
 	uint8_t pkt[36];
 	struct kb_topo t;
-	struct kb_rng rng;
 	char err[256];
 
-	ASSERT_EQ(0, kb_topo_parse("router r1 netns a filter f\nrouter r2 netns a filter f\n"
-				   "link r1 r2\n", "chain", &t, err, sizeof(err)));
-	kb_rng_seed(&rng, 5);
-	make_packet(&rng, pkt);
-	tp.pkt = pkt;
-	tp.len = 36;
-	tp.at = 25 * SEC;
+	ASSERT_EQ(0, line_topo(&t, 2, 0));
+	packets_at(5, &pkt, &tp, 1, 25 * SEC);
 	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,
 			      sizeof(err)));
 	ASSERT_EQ(TB_TRACED, res.status);
@@ -592,19 +607,6 @@ TEST(tiny_rates_are_not_rounded_to_zero)
 	KB_ASSERT_NO_LEAKS();
 }
 
-/* r1 - r2 - r3 - r4 in a line, r2 as @kind2 ("netns a filter f", "none"). */
-static void line4(struct kb_topo *t, const char *kind2)
-{
-	char text[512], err[256];
-
-	snprintf(text, sizeof(text),
-		 "router r1 netns a filter f\nrouter r2 %s\n"
-		 "router r3 netns a filter f\nrouter r4 netns a filter f\n"
-		 "link r1 r2\nlink r2 r3\nlink r3 r4\n", kind2);
-	if (kb_topo_parse(text, "line", t, err, sizeof(err)))
-		abort();
-}
-
 TEST(a_failing_router_is_unknown_and_stepped_over)
 {
 	/*
@@ -612,28 +614,22 @@ TEST(a_failing_router_is_unknown_and_stepped_over)
 	 * r2 is an unknown node, r3 is asked in its place and holds them,
 	 * r4 does not: ingress r3. r2 is asked once, not again.
 	 */
-	struct tb_backend be = { mem_ask, NULL, 0 };
+	struct mem m;
+	struct tb_backend be = { mem_ask, &m, 0 };
 	struct tb_result res[2];
 	struct tb_packet tp[2] = { 0 };
 	uint8_t pkt[2][36];
 	size_t per[4] = { 0 };
 	struct tb_stats st = { .per_router = per };
 	struct kb_topo t;
-	struct kb_rng rng;
-	struct mem m;
 	char err[256] = "";
 	int i;
 
-	kb_rng_seed(&rng, 9);
-	line4(&t, "netns a filter f");
+	ASSERT_EQ(0, line_topo(&t, 4, 0));
 	mem_init(&m, 4, 1, 0);
 	m.fail_at = 1;
-	be.ctx = &m;
+	packets_at(9, pkt, tp, 2, 25 * SEC);
 	for (i = 0; i < 2; i++) {
-		make_packet(&rng, pkt[i]);
-		tp[i].pkt = pkt[i];
-		tp[i].len = 36;
-		tp[i].at = 25 * SEC;
 		insert_packet(&m, 0, 2, pkt[i]);
 		insert_packet(&m, 2, 2, pkt[i]);
 	}
@@ -681,25 +677,19 @@ TEST(an_unknown_router_with_nothing_beyond_is_listed_apart)
 	 * leads to no router that saw it, so it is not on the path but in
 	 * res.unknown, and r1 is the ingress (as far as anyone can say).
 	 */
-	struct tb_backend be = { mem_ask, NULL, 0 };
+	struct mem m;
+	struct tb_backend be = { mem_ask, &m, 0 };
 	struct tb_stats st = { 0 };
 	struct tb_result res;
 	struct tb_packet tp = { 0 };
 	uint8_t pkt[36];
 	struct kb_topo t;
-	struct kb_rng rng;
-	struct mem m;
 	char err[256] = "";
 
-	kb_rng_seed(&rng, 10);
-	line4(&t, "netns a filter f");
+	ASSERT_EQ(0, line_topo(&t, 4, 0));
 	mem_init(&m, 4, 1, 0);
 	m.fail_at = 1;
-	be.ctx = &m;
-	make_packet(&rng, pkt);
-	tp.pkt = pkt;
-	tp.len = 36;
-	tp.at = 25 * SEC;
+	packets_at(10, &pkt, &tp, 1, 25 * SEC);
 	insert_packet(&m, 0, 2, pkt);
 	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, &st, err,
 			      sizeof(err)));
@@ -724,25 +714,19 @@ TEST(an_unknown_router_with_nothing_beyond_is_listed_apart)
 
 TEST(a_router_declared_none_is_stepped_over_without_asking)
 {
-	struct tb_backend be = { mem_ask, NULL, 0 };
+	struct mem m;
+	struct tb_backend be = { mem_ask, &m, 0 };
 	size_t per[4] = { 0 };
 	struct tb_stats st = { .per_router = per };
 	struct tb_result res;
 	struct tb_packet tp = { 0 };
 	uint8_t pkt[36];
 	struct kb_topo t;
-	struct kb_rng rng;
-	struct mem m;
 	char err[256] = "";
 
-	kb_rng_seed(&rng, 11);
-	line4(&t, "none");
+	ASSERT_EQ(0, line_topo(&t, 4, 2));
 	mem_init(&m, 4, 1, 0);
-	be.ctx = &m;
-	make_packet(&rng, pkt);
-	tp.pkt = pkt;
-	tp.len = 36;
-	tp.at = 25 * SEC;
+	packets_at(11, &pkt, &tp, 1, 25 * SEC);
 	insert_packet(&m, 0, 2, pkt);
 	insert_packet(&m, 2, 2, pkt);
 	insert_packet(&m, 3, 2, pkt);
@@ -766,28 +750,19 @@ TEST(a_router_declared_none_is_stepped_over_without_asking)
 
 TEST(from_unknown_stops_every_packet)
 {
-	struct tb_backend be = { mem_ask, NULL, 0 };
+	struct mem m;
+	struct tb_backend be = { mem_ask, &m, 0 };
 	struct tb_stats st = { 0 };
 	struct tb_result res[2];
 	struct tb_packet tp[2] = { 0 };
 	uint8_t pkt[2][36];
 	struct kb_topo t;
-	struct kb_rng rng;
-	struct mem m;
 	char err[256] = "";
-	int i;
 
-	kb_rng_seed(&rng, 12);
-	line3(&t);
+	ASSERT_EQ(0, line_topo(&t, 3, 0));
 	mem_init(&m, 3, 1, 0);
 	m.fail_at = 0;
-	be.ctx = &m;
-	for (i = 0; i < 2; i++) {
-		make_packet(&rng, pkt[i]);
-		tp[i].pkt = pkt[i];
-		tp[i].len = 36;
-		tp[i].at = 25 * SEC;
-	}
+	packets_at(12, pkt, tp, 2, 25 * SEC);
 	ASSERT_EQ(0, tb_trace(&t, 0, tp, 2, 2 * SEC, &be, res, &st, err,
 			      sizeof(err)));
 	EXPECT_EQ(TB_UNKNOWN, res[0].status);
@@ -818,24 +793,16 @@ TEST(ten_thousand_packets_in_one_walk)
 	struct tb_packet *tp = calloc(n, sizeof(*tp));
 	struct tb_result *res = calloc(n, sizeof(*res));
 	uint8_t pkt[36];
-	char text[2048], err[256];
-	size_t i, len = 0, bad = 0;
+	char err[256];
+	size_t i, bad = 0;
 	struct kb_topo t;
-	struct kb_rng rng;
 
 	ASSERT_TRUE(tp && res);
-	for (i = 0; i < nr; i++)
-		len += snprintf(text + len, sizeof(text) - len,
-				"router c%zu netns - filter f\n", i);
-	for (i = 1; i < nr; i++)
-		len += snprintf(text + len, sizeof(text) - len,
-				"link c%zu c%zu\n", i - 1, i);
-	ASSERT_EQ(0, kb_topo_parse(text, "chain", &t, err, sizeof(err)));
-	kb_rng_seed(&rng, 13);
-	make_packet(&rng, pkt);
-	for (i = 0; i < n; i++) {
-		tp[i].pkt = pkt;
-		tp[i].len = 36;
+	ASSERT_EQ(0, line_topo(&t, nr, 0));
+	/* one packet, seen n times */
+	packets_at(13, &pkt, tp, 1, 25 * SEC);
+	for (i = 1; i < n; i++) {
+		tp[i] = tp[0];
 		tp[i].at = (25 + i % 7) * SEC;
 	}
 	ASSERT_EQ(0, tb_trace(&t, 0, tp, n, 2 * SEC, &be, res, &st, err,
@@ -951,10 +918,7 @@ TEST(parallel_and_sequential_walks_give_the_same_graphs)
 		for (i = 0; i < npk; i++) {
 			size_t at = 0, steps = kb_rng_below(&rng, 8);
 
-			make_packet(&rng, pkt[i]);
-			tp[i].pkt = pkt[i];
-			tp[i].len = 36;
-			tp[i].at = 25 * SEC;
+			packet_at(&rng, pkt[i], &tp[i], 25 * SEC);
 			insert_packet(&m, 0, 2, pkt[i]);
 			for (j = 0; j < steps && t.r[at].nnbr; j++) {
 				at = t.r[at].nbr[kb_rng_below(&rng, t.r[at].nnbr)];

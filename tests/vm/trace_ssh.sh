@@ -444,6 +444,21 @@ unknown next to the path: down (router down (ssh root@10.99.0.2): ssh exited wit
 }
 check "an unknown router with nothing beyond it: 'unknown next to the path', exit 1" dead_end
 
+# timed_trace TOPOLOGY ARGS...: 'bloomctl trace TOPOLOGY from r1 pcap
+# cap.pcap ARGS...' into $tmp/out, printed with its exit status ($s0) and
+# how long it took ($ms).
+timed_trace() {
+	local t0 t1 topo=$1
+	shift
+	t0=$(date +%s%N)
+	$bc trace "$topo" from r1 pcap "$tmp/cap.pcap" "$@" >"$tmp/out" 2>&1
+	s0=$?
+	t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+	cat "$tmp/out"
+	echo "exit $s0 after $ms ms"
+}
+
 hang_up() {
 	# accepts connections, never says a word
 	ip netns exec kbt-remote python3 -c '
@@ -467,16 +482,10 @@ while True:
 	link mute r2
 	link r2 r3
 	EOF
-	local t0 t1 s0
-	t0=$(date +%s%N)
+	local s0 ms
 	# (10 s: r2's login must fit in it on a busy VM)
-	$bc trace "$tmp/hang.txt" from r1 pcap "$tmp/cap.pcap" packet 3 timeout 10s \
-		>"$tmp/out" 2>&1
-	s0=$?
-	t1=$(date +%s%N)
-	cat "$tmp/out"
-	echo "exit $s0 after $(( (t1 - t0) / 1000000 )) ms"
-	[ $s0 -eq 1 ] && [ $(( (t1 - t0) / 1000000 )) -lt 30000 ] &&
+	timed_trace "$tmp/hang.txt" packet 3 timeout 10s
+	[ $s0 -eq 1 ] && [ $ms -lt 30000 ] &&
 	grep -Eq '^`-- mute  unknown: router mute \(ssh root@10.99.0.2\): ' "$tmp/out" &&
 	grep -q '^ingress: r3$' "$tmp/out"
 }
@@ -484,19 +493,13 @@ check "a host that accepts and never answers: cut off at 'timeout 10s', unknown,
 
 hung_bloomctl() {
 	# logs in, then the remote command never answers: killed at the timeout
-	local t0 t1 s0
+	local s0 ms
 	printf '#!/bin/sh\nsleep 600\n' >"$tmp/hung-bloomctl"
 	chmod +x "$tmp/hung-bloomctl"
 	printf 'router r1 netns kbt-r1 filter spie\nrouter r2 ssh root@10.99.0.2 filter spie identity %s config %s bloomctl %s\nlink r1 r2\n' \
 		"$tmp/id" "$tmp/ssh_config" "$tmp/hung-bloomctl" >"$tmp/hung.txt"
-	t0=$(date +%s%N)
-	$bc trace "$tmp/hung.txt" from r1 pcap "$tmp/cap.pcap" packet 3 timeout 2s \
-		>"$tmp/out" 2>&1
-	s0=$?
-	t1=$(date +%s%N)
-	cat "$tmp/out"
-	echo "exit $s0 after $(( (t1 - t0) / 1000000 )) ms"
-	[ $s0 -eq 1 ] && [ $(( (t1 - t0) / 1000000 )) -lt 20000 ] &&
+	timed_trace "$tmp/hung.txt" packet 3 timeout 2s
+	[ $s0 -eq 1 ] && [ $ms -lt 20000 ] &&
 	grep -q '^unknown next to the path: r2 (router r2 (ssh root@10.99.0.2): no answer within the timeout (2000 ms): killed)$' "$tmp/out" &&
 	! pgrep -f "ssh.*$tmp/hung-bloomctl" >/dev/null
 }
