@@ -129,7 +129,12 @@ static int load_window(struct kb_archive_window *w, uint64_t name_id,
 	h = kb_save_reader_header(r);
 	if (kb_save_reader_expect(r, kb_save_engine_cell_bytes(h, NULL)))
 		goto out;
-	if (!h->window.id) {
+	/*
+	 * A whole filter's save file is no window, unless its name says
+	 * window 0 (no archive writes that: the one table of a transforms
+	 * table without windows, xlate_read.c).
+	 */
+	if (!h->window.id && name_id) {
 		say(err, errlen, "archive file %s: not a window (a whole filter's save file)",
 		    w->path);
 		goto out;

@@ -243,8 +243,9 @@ static const char *why_unknown(const struct trace *t, size_t router)
 	return t->why && t->why[router] ? t->why[router] : "not asked";
 }
 
+/* @cont: what a further line of the node starts with (the tree's bars). */
 static void print_node_line(const struct trace *t, const struct tb_result *r,
-			    size_t x)
+			    size_t x, const char *cont)
 {
 	const struct tb_node *nd = &r->node[x];
 	struct kb_window_desc w = {
@@ -259,7 +260,8 @@ static void print_node_line(const struct trace *t, const struct tb_result *r,
 	printf("%s  window %llu (%s), fpr %.3g\n", rname(t, r, x),
 	       (unsigned long long)w.id, kb_window_span(&w), nd->fpr);
 	if (nd->xf)
-		printf("%*s  %s\n", (int)strlen(rname(t, r, x)), "", nd->xf);
+		printf("%s%*s  %s\n", cont, (int)strlen(rname(t, r, x)), "",
+		       nd->xf);
 }
 
 /* The nodes upstream of node @x, drawn below it. */
@@ -282,11 +284,13 @@ static void print_tree(const struct trace *t, const struct tb_result *r,
 			continue;
 		}
 		shown[up] = 1;
-		print_node_line(t, r, up);
 		if (plen + 5 < 4096) {
 			strcpy(prefix + plen, e == last ? "    " : "|   ");
+			print_node_line(t, r, up, prefix);
 			print_tree(t, r, up, prefix, plen + 4, shown);
 			prefix[plen] = 0;
+		} else {
+			print_node_line(t, r, up, "");
 		}
 	}
 }
@@ -331,7 +335,7 @@ static void print_text_one(const struct trace *t, const struct tpkt *p,
 		exit(EXIT_ERROR);
 	}
 	shown[0] = 1;
-	print_node_line(t, r, 0);
+	print_node_line(t, r, 0, "");
 	prefix[0] = 0;
 	print_tree(t, r, 0, prefix, 0, shown);
 	free(shown);

@@ -66,14 +66,14 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
 		goto out;
 	}
 	dir = make_tmp_dir(err, errlen);
-	nwin = d->have & KB_HAVE_WINDOW_LIST ? d->nwin : 0;
+	/* Not time-paged: its one table, saved whole as "window 0". */
+	nwin = d->have & KB_HAVE_WINDOWS ? d->nwin : 0;
 	paths = calloc(nwin + 1, sizeof(*paths));
 	if (!dir || !paths) {
 		if (dir)
 			snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	/* A table without windows is its one table, window 0. */
 	for (i = 0; i < (nwin ? nwin : 1); i++) {
 		struct kb_export x = {
 			.name = name, .window = nwin ? d->win[i].id : 0,
