@@ -144,6 +144,14 @@ static const struct command commands[] = {
 		"                               (default 2)\n"
 		"    tighten R                  r, slice rate factor, 0.01 to 0.99\n"
 		"                               (default 0.9)\n"
+		"  transforms   no filter: a table of what a NAT router rewrote (the\n"
+		"               transform lookup table of SPIE, Snoeren et al. 2002),\n"
+		"               so 'trace' can walk through it. 'capacity N' (required)\n"
+		"               records per window, in m = N / 0.75 cells of 32 bytes\n"
+		"               ('bits M' gives m itself); no fpr, hashes or keys.\n"
+		"               Written by its attachment at hook postrouting (no\n"
+		"               digest), read by query and trace; windows, save,\n"
+		"               restore and archive as a filter's.\n"
 		"An existing NAME is refused. With the global option --exist\n"
 		"('bloomctl --exist create ...', as ipset -exist), a filter NAME made\n"
 		"with these very parameters (type, shape, capacity, dims, windows,\n"
@@ -411,7 +419,8 @@ static const struct command commands[] = {
 	},
 	{
 		"attach", cmd_attach, "record packet digests into a filter",
-		"NAME hook HOOK [dev IFACE] [family ipv4|ipv6|any] digest MODE\n",
+		"NAME hook HOOK [dev IFACE] [family ipv4|ipv6|any] digest MODE\n"
+		"NAME hook postrouting [dev IFACE] [family ipv4|any]   (transforms)\n",
 		"Attaches filter NAME to a netfilter hook of its network namespace:\n"
 		"every IPv4 and IPv6 packet reaching the hook is reduced to a key by\n"
 		"the digest mode and added to the filter (to its current window when\n"
@@ -443,7 +452,14 @@ static const struct command commands[] = {
 		"--exist the very attachment asked for (hook, dev, family, digest),\n"
 		"made already, is success, and one that differs is refused naming it.\n"
 		"'show' prints it with its counters; 'bloomctl digest' prints a\n"
-		"packet's digest. Prints nothing on success.\n",
+		"packet's digest.\n"
+		"A transforms table is attached at postrouting, after NAT, without a\n"
+		"digest: each IPv4 packet whose conntrack entry has NAT gives one\n"
+		"record per flow direction and window, as it left (AFTER) and as it\n"
+		"arrived (BEFORE): addresses and ports, or the ICMP echo identifier.\n"
+		"Packets without NAT (and ICMP errors about a flow) are counted as\n"
+		"untransformed; a record that finds no free cell in its lines is not\n"
+		"made and its packet is counted as full. Prints nothing on success.\n",
 	},
 	{
 		"detach", cmd_detach, "stop recording packet digests",
@@ -454,7 +470,8 @@ static const struct command commands[] = {
 	{
 		"query", cmd_query, "did these packets pass here, and when?",
 		"NAME packet HEX [digest MODE] [since TIME] [until TIME]\n"
-		"NAME pcap FILE [digest MODE] [since TIME] [until TIME]\n",
+		"NAME pcap FILE [digest MODE] [since TIME] [until TIME]\n"
+		"NAME { packet HEX | pcap FILE } [since TIME] [until TIME]  (transforms)\n",
 		"Reduces each packet to its digest (the module's own code, compiled\n"
 		"into bloomctl) and asks filter NAME which of its windows hold it.\n"
 		"  packet HEX     one packet from its IP header on, in hex; blanks and\n"
@@ -495,7 +512,20 @@ static const struct command commands[] = {
 		"   \"packets_total\",\"present\",\"absent\",\"not_recorded\",\"skipped\"}\n"
 		"status: \"present\", \"absent\", \"absent in part\" or \"not recorded\".\n"
 		"Exit status: 0 every packet with a digest present, 1 some absent or\n"
-		"not recorded (wholly or in part), 2 error.\n",
+		"not recorded (wholly or in part), 2 error.\n"
+		"On a transforms table (no digest mode): each packet, as it left the\n"
+		"router, is looked up in the windows overlapping [since, until]; each\n"
+		"record found gives the packet as it arrived, and its spie digest (what\n"
+		"the routers before this one recorded):\n"
+		"  INDEX [TIME] DESCRIPTION: SNAT A <- B (window ID), before:\n"
+		"                            DESCRIPTION, digest 0x...[; ...]\n"
+		"  INDEX [TIME] DESCRIPTION: not transformed here\n"
+		"  N packets: T transformed, U not\n"
+		"(A <- B: as it left <- as it arrived; SNAT for the source, DNAT for\n"
+		"the destination). With -j, per packet {\"packet\",\"time\",\"time_ns\",\n"
+		"\"description\",\"transforms\":[{\"window\",\"transform\",\"before\",\n"
+		"\"before_digest\",\"before_packet\"},...]} (an array for pcap). Exit\n"
+		"status: 0 every packet transformed, 1 some not, 2 error.\n",
 	},
 	{
 		"digest", cmd_digest, "print the digest of packets",
@@ -630,6 +660,8 @@ static const struct command commands[] = {
 		"  router NAME netns NETNS filter FILTER     a namespace here ('-': this\n"
 		"                                            one, or -n's)\n"
 		"  router NAME archive DIR filter FILTER     windows of 'bloomctl archive'\n"
+		"  ... [transforms TABLE]                    (netns, archive) its NAT's\n"
+		"                                            transforms table (below)\n"
 		"  router NAME ssh [USER@]HOST filter FILTER [netns NETNS] [port N]\n"
 		"         [identity FILE] [config FILE] [bloomctl PATH]\n"
 		"                                            a remote router: runs\n"
@@ -667,6 +699,14 @@ static const struct command commands[] = {
 		"where false positives branch it in parentheses), the routers asked and\n"
 		"the expected number of false branches (the sum of their rates). A\n"
 		"packet older than ROUTER's oldest window is 'not traceable', not absent.\n"
+		"Through NAT: a router with 'transforms TABLE' looks each packet up in\n"
+		"its transforms table (windows overlapping [at - slack, at]; see\n"
+		"'bloomctl create --help'); a record found turns the packet back into\n"
+		"what arrived there, its hop prints the transform (\"SNAT A <- B\n"
+		"(window ID)\"), and the routers upstream are asked about that form.\n"
+		"Fragments: a fragment whose first and last siblings are in the\n"
+		"capture is also asked about as the packet it was cut from (what the\n"
+		"routers before the fragmenting one saw).\n"
 		"With -j, a JSON object per packet (an array for several): see\n"
 		"docs/trace.md. $KBLOOM_SSH names the ssh program (default ssh).\n"
 		"Left-out packets are listed ('left out (sent by the victim: ...)') and\n"

@@ -233,7 +233,10 @@
  * Attaching to the packet path
  * ----------------------------
  * KBLOOM_CMD_ATTACH  (doit)
- *	Request: NAME, HOOK, DIGEST; optional FAMILY (default ANY) and IFNAME
+ *	Request: NAME, HOOK, DIGEST (none for a transforms table, which
+ *	takes HOOK POSTROUTING and FAMILY ANY or IPV4 only: its hook records
+ *	NAT from conntrack, KBLOOM_TYPE_TRANSFORMS); optional FAMILY (default
+ *	ANY) and IFNAME
  *	(only packets whose input device, or output device at OUTPUT and
  *	POSTROUTING, is IFNAME). Registers a netfilter hook in the filter's
  *	netns that reduces every packet to a key by the digest mode and adds

@@ -142,7 +142,9 @@ check "list takes nothing" "bloomctl list "
 check "--help for a command" "bloomctl show -" --help
 check "help: command names" "bloomctl help " create show save attach help
 check "types after create NAME" "bloomctl create x " \
-	bloom partitioned blocked counting dleft stable multi scalable dcf
+	bloom partitioned blocked counting dleft stable multi scalable dcf transforms
+check "a transforms table's keywords: records, no rate" "bloomctl create x transforms " \
+	bits capacity key windows interval
 check "types by prefix" "bloomctl create x b" bloom blocked
 check "no completion for a new NAME" "bloomctl create "
 check "create bloom keywords" "bloomctl create x bloom " \
