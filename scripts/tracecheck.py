@@ -79,6 +79,12 @@ def pick(args):
         for line in f:
             p = json.loads(line)
             sent[(p["src"], p["id"])] = p
+    # Behind a NAT (--nat-src ADDR) the victim sees ADDR as the source of
+    # every forged packet: those are matched by IP ID and protocol, which
+    # NAT keeps, when exactly one packet sent has them.
+    by_id = {}
+    for k, p in sent.items():
+        by_id.setdefault((p["id"], p["proto"]), []).append(k)
     head, _e, lt, recs = read_pcap(args.capture)
     found = []
     for i, rec in enumerate(recs, start=1):
@@ -86,6 +92,11 @@ def pick(args):
         if ip is None:
             continue
         key = (socket.inet_ntoa(ip[12:16]), struct.unpack(">H", ip[4:6])[0])
+        if key not in sent and args.nat_src and key[0] == args.nat_src:
+            proto = {1: "icmp", 17: "udp"}.get(ip[9])
+            cands = [k for k in by_id.get((key[1], proto), []) if k in sent]
+            if len(cands) == 1:
+                key = cands[0]
         if key in sent:
             found.append((i, rec, sent.pop(key)))
     # Spread: round robin over the attackers, evenly over each one's packets.
@@ -218,6 +229,7 @@ def main():
     p.add_argument("log")
     p.add_argument("out")
     p.add_argument("--max", type=int, default=6)
+    p.add_argument("--nat-src", help="the NAT address forged packets arrive with")
     r = sub.add_parser("report")
     r.add_argument("topo")
     r.add_argument("picked")
