@@ -156,22 +156,24 @@ static unsigned int kb_hook(void *priv, struct sk_buff *skb,
 }
 
 /*
- * A transforms table's hook: one record per NAT'ed flow direction and
- * window; a packet of a flow already recorded writes nothing.
+ * A transforms table's hooks: at POSTROUTING one record per NAT'ed flow
+ * direction and window (a packet of a flow already recorded writes
+ * nothing), at LOCAL_IN one per IPIP or GRE packet to decapsulate.
  */
 static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
+	bool post = state->hook == NF_INET_POST_ROUTING;
+	const struct net_device *dev = post ? state->out : state->in;
 	struct kb_attach *att = priv;
 	struct kbloom_xlate rec;
 	struct kb_window *w;
 	u32 why;
 
-	if (att->ifindex && (!state->out ||
-			     state->out->ifindex != att->ifindex))
+	if (att->ifindex && (!dev || dev->ifindex != att->ifindex))
 		return NF_ACCEPT;
 	this_cpu_inc(att->stats->seen);
-	why = kb_xlate_of_skb(skb, &rec);
+	why = post ? kb_xlate_of_skb(skb, &rec) : kb_xlate_of_tunnel(skb, &rec);
 	if (!why) {
 		w = kb_window_cur(&att->obj->ring);
 		switch (kb_xlate_put(&w->filter, &rec)) {
@@ -195,26 +197,36 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 static int kb_attach_ops(struct kb_attach *att)
 {
 	static const u8 pfs[] = { NFPROTO_IPV4, NFPROTO_IPV6 };
+	/* Transforms: NAT after it happened, tunnels before decapsulation. */
+	static const unsigned int xlate_hooks[] = {
+		NF_INET_POST_ROUTING, NF_INET_LOCAL_IN,
+	};
+	bool xlate = !kb_filter_keyed(kb_ring_shape(&att->obj->ring));
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < ARRAY_SIZE(pfs); i++) {
 		struct nf_hook_ops *ops = &att->ops[att->nops];
 
-		if (att->family != KBLOOM_FAMILY_ANY && att->family != i + 1)
+		if (!xlate && att->family != KBLOOM_FAMILY_ANY &&
+		    att->family != i + 1)
 			continue;
-		/* Transform records are IPv4 (struct kbloom_xlate). */
-		if (!kb_filter_keyed(kb_ring_shape(&att->obj->ring)) &&
-		    pfs[i] != NFPROTO_IPV4)
-			continue;
-		ops->hook = kb_filter_keyed(kb_ring_shape(&att->obj->ring)) ?
-			    kb_hook : kb_hook_xlate;
 		ops->priv = att;
-		ops->pf = pfs[i];
-		ops->hooknum = kb_nf_hook[att->hook];
-		/* As on the wire: before defrag, or last on the way out. */
-		ops->priority = att->hook == KBLOOM_HOOK_POSTROUTING ?
-				NF_IP_PRI_LAST : NF_IP_PRI_RAW_BEFORE_DEFRAG;
+		/* Transform records are IPv4 (struct kbloom_xlate). */
+		if (xlate) {
+			ops->hook = kb_hook_xlate;
+			ops->pf = NFPROTO_IPV4;
+			ops->hooknum = xlate_hooks[i];
+			/* After NAT; at LOCAL_IN, before the tunnel's handler. */
+			ops->priority = NF_IP_PRI_LAST;
+		} else {
+			ops->hook = kb_hook;
+			ops->pf = pfs[i];
+			ops->hooknum = kb_nf_hook[att->hook];
+			/* As on the wire: before defrag, or last on the way out. */
+			ops->priority = att->hook == KBLOOM_HOOK_POSTROUTING ?
+					NF_IP_PRI_LAST : NF_IP_PRI_RAW_BEFORE_DEFRAG;
+		}
 		err = nf_register_net_hook(att->net, ops);
 		if (err) {
 			while (att->nops)

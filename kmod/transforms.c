@@ -6,8 +6,10 @@
  * direction's). Reading them needs no lock: the skb holds a reference on
  * the entry, and the tuples of an entry with NAT set up do not change.
  */
+#include <linux/ip.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
+#include <net/ip.h>
 #include <net/netfilter/nf_conntrack.h>
 
 #include "transforms.h"
@@ -82,4 +84,61 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec)
 #else
 	return KBLOOM_SKIP_UNTRANSFORMED;
 #endif
+}
+
+/* GRE (RFC 2784, RFC 2890): the flags a tunnel record can hold. */
+#define KB_GRE_CSUM		0x8000
+#define KB_GRE_ROUTING		0x4000
+#define KB_GRE_KEY		0x2000
+#define KB_GRE_SEQ		0x1000
+#define KB_GRE_VERSION		0x0007
+
+u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec)
+{
+	u8 obuf[sizeof(struct iphdr)], ibuf[sizeof(struct iphdr)], gbuf[8];
+	int off = skb_network_offset(skb);
+	const struct iphdr *o, *in;
+	const __be16 *gre;
+	u32 hl, glen = 0;
+	u16 flags;
+
+	o = skb_header_pointer(skb, off, sizeof(obuf), obuf);
+	if (!o || o->version != 4 || o->ihl < 5 ||
+	    (o->protocol != IPPROTO_IPIP && o->protocol != IPPROTO_GRE) ||
+	    (ntohs(o->frag_off) & (IP_MF | IP_OFFSET)))
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	hl = o->ihl * 4;
+	memset(rec, 0, sizeof(*rec));
+	if (o->protocol == IPPROTO_GRE) {
+		gre = skb_header_pointer(skb, off + hl, sizeof(gbuf), gbuf);
+		if (!gre)
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		flags = ntohs(gre[0]);
+		/* A checksum or sequence number is per packet: not kept. */
+		if (flags & (KB_GRE_CSUM | KB_GRE_ROUTING | KB_GRE_SEQ |
+			     KB_GRE_VERSION) || gre[1] != htons(ETH_P_IP))
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		glen = 4;
+		rec->kind = KBLOOM_XLATE_GRE;
+		if (flags & KB_GRE_KEY) {
+			rec->kind |= KBLOOM_XLATE_GRE_KEY;
+			memcpy(&rec->first, &gre[2], sizeof(rec->first));
+			glen = 8;
+		}
+	} else {
+		rec->kind = KBLOOM_XLATE_IPIP;
+	}
+	in = skb_header_pointer(skb, off + hl + glen, sizeof(ibuf), ibuf);
+	if (!in || in->version != 4 || in->ihl < 5)
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	rec->family = 4;
+	rec->proto = in->protocol;
+	rec->after_src = in->saddr;
+	rec->after_dst = in->daddr;
+	rec->after_sport = in->id;
+	rec->before_src = o->saddr;
+	rec->before_dst = o->daddr;
+	rec->before_sport = o->id;
+	rec->before_dport = o->frag_off;
+	return KBLOOM_SKIP_NONE;
 }

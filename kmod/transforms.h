@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a transforms table records about a packet (uapi/kbloom.h,
- * KBLOOM_TYPE_TRANSFORMS): the NAT its conntrack entry applied.
+ * KBLOOM_TYPE_TRANSFORMS): the NAT its conntrack entry applied, or the
+ * tunnel it came out of.
  */
 #ifndef KBLOOM_TRANSFORMS_H
 #define KBLOOM_TRANSFORMS_H
@@ -16,5 +17,12 @@
  * neither its source nor its destination.
  */
 u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec);
+
+/*
+ * The same at LOCAL_IN for an IPIP or GRE packet (network header: the
+ * outer one) that this router will decapsulate: its tunnel record, or
+ * KBLOOM_SKIP_UNTRANSFORMED for any other packet.
+ */
+u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec);
 
 #endif /* KBLOOM_TRANSFORMS_H */

@@ -457,9 +457,12 @@ static const struct command commands[] = {
 		"digest: each IPv4 packet whose conntrack entry has NAT gives one\n"
 		"record per flow direction and window, as it left (AFTER) and as it\n"
 		"arrived (BEFORE): addresses and ports, or the ICMP echo identifier.\n"
-		"Packets without NAT (and ICMP errors about a flow) are counted as\n"
-		"untransformed; a record that finds no free cell in its lines is not\n"
-		"made and its packet is counted as full. Prints nothing on success.\n",
+		"The same attachment hooks input too: each IPIP or GRE packet this\n"
+		"router decapsulates gives a record of its outer header (addresses,\n"
+		"IP ID, GRE key), per packet. Other packets (and ICMP errors about a\n"
+		"flow) are counted as untransformed; a record that finds no free cell\n"
+		"in its lines is not made and its packet is counted as full. Prints\n"
+		"nothing on success.\n",
 	},
 	{
 		"detach", cmd_detach, "stop recording packet digests",
@@ -699,11 +702,13 @@ static const struct command commands[] = {
 		"where false positives branch it in parentheses), the routers asked and\n"
 		"the expected number of false branches (the sum of their rates). A\n"
 		"packet older than ROUTER's oldest window is 'not traceable', not absent.\n"
-		"Through NAT: a router with 'transforms TABLE' looks each packet up in\n"
-		"its transforms table (windows overlapping [at - slack, at]; see\n"
-		"'bloomctl create --help'); a record found turns the packet back into\n"
-		"what arrived there, its hop prints the transform (\"SNAT A <- B\n"
-		"(window ID)\"), and the routers upstream are asked about that form.\n"
+		"Through NAT and tunnels: a router with 'transforms TABLE' looks each\n"
+		"packet up in its transforms table (windows overlapping [at - slack,\n"
+		"at]; see 'bloomctl create --help'); a record found turns the packet\n"
+		"back into what arrived there (NAT undone, or the outer packet of an\n"
+		"IPIP or GRE tunnel), its hop prints the transform (\"SNAT A <- B\n"
+		"(window ID)\", \"GRE A > B id N\"), and the routers upstream are asked\n"
+		"about that form too.\n"
 		"Fragments: a fragment whose first and last siblings are in the\n"
 		"capture is also asked about as the packet it was cut from (what the\n"
 		"routers before the fragmenting one saw).\n"

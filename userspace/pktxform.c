@@ -273,3 +273,68 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 	*outlen = take;
 	return 0;
 }
+
+int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
+{
+	struct ip4 h;
+
+	if (ip4_parse(pkt, len, &h))
+		return -1;
+	memset(want, 0, sizeof(*want));
+	want->family = 4;
+	want->proto = h.proto;
+	memcpy(&want->after_src, pkt + 12, 4);
+	memcpy(&want->after_dst, pkt + 16, 4);
+	memcpy(&want->after_sport, pkt + 4, 2);	/* the IP ID */
+	return 0;
+}
+
+int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
+		     const struct kbloom_xlate *rec, uint8_t *out,
+		     uint32_t outmax, uint32_t *outlen)
+{
+	uint8_t head[28] = { 0 };
+	struct kbloom_xlate want;
+	uint32_t glen, n, tot;
+	struct ip4 h;
+
+	if (!(rec->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)) ||
+	    pkt_tunnel_want(pkt, len, &want) || ip4_parse(pkt, len, &h) ||
+	    want.proto != rec->proto || want.after_src != rec->after_src ||
+	    want.after_dst != rec->after_dst ||
+	    want.after_sport != rec->after_sport)
+		return -1;
+	glen = rec->kind & KBLOOM_XLATE_GRE ?
+	       (rec->kind & KBLOOM_XLATE_GRE_KEY ? 8 : 4) : 0;
+	tot = 20 + glen + h.tot;
+	if (tot > 65535)
+		return -1;
+	/* The outer header as the encapsulating kernel wrote it, TOS and
+	 * TTL aside (a digest zeroes both).
+	 */
+	head[0] = 0x45;
+	put16(head + 2, tot);
+	memcpy(head + 4, &rec->before_sport, 2);	/* its IP ID */
+	memcpy(head + 6, &rec->before_dport, 2);	/* flags, offset */
+	head[8] = 64;
+	head[9] = rec->kind & KBLOOM_XLATE_GRE ? 47 : 4;
+	memcpy(head + 12, &rec->before_src, 4);
+	memcpy(head + 16, &rec->before_dst, 4);
+	put16(head + 10, csum(head, 20));
+	if (glen) {
+		/* GRE (RFC 2784): version 0, protocol IPv4; a key (RFC 2890). */
+		put16(head + 20, glen == 8 ? 0x2000 : 0);
+		put16(head + 22, 0x0800);
+		if (glen == 8)
+			memcpy(head + 24, &rec->first, 4);
+	}
+	n = 20 + glen;
+	if (outmax < n)
+		return -1;
+	memcpy(out, head, n);
+	if (len > outmax - n)
+		len = outmax - n;
+	memcpy(out + n, pkt, len);
+	*outlen = n + len;
+	return 0;
+}

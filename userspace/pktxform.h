@@ -109,4 +109,24 @@ struct pkt_frag_ref {
 int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 		    uint8_t *out, uint32_t outmax, uint32_t *outlen);
 
+/*
+ * Tunnels (IPIP, GRE: RFC 2003, RFC 2784): a tunnel record (KIND IPIP or
+ * GRE) says that the inner packet with these addresses, protocol and IP
+ * ID arrived at the decapsulating router inside an outer packet; the
+ * routers inside the tunnel recorded that one. pkt_tunnel_want() gives
+ * an inner packet's lookup key: FAMILY 4, PROTO, AFTER_SRC, AFTER_DST and
+ * its IP ID in AFTER_SPORT (0, or -1 for no IPv4 header).
+ * pkt_tunnel_outer() writes the outer packet: a 20-byte IPv4 header (the
+ * record's addresses, IP ID, flags and offset; protocol 4 or 47; total
+ * length 20 + the GRE header + the inner total length; TOS 0, TTL 64 and
+ * its checksum, which no digest covers), the GRE header (version 0,
+ * protocol 0x0800, the key when KIND has GRE_KEY), then the inner packet
+ * as captured, up to @outmax bytes; *@outlen the bytes written. 0, or -1
+ * when @rec is no tunnel record of this inner packet.
+ */
+int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);
+int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
+		     const struct kbloom_xlate *rec, uint8_t *out,
+		     uint32_t outmax, uint32_t *outlen);
+
 #endif

@@ -12,6 +12,7 @@
  * routers before this one recorded. Exit: 0 every packet transformed,
  * 1 some not, 2 error.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,17 +44,17 @@ static void print_before(struct qx *q, const uint8_t *pkt, uint32_t len,
 			 const struct kb_xlate_hit *h, bool first)
 {
 	char what[96], desc[256], dig[KB_DIGEST_STR_MAX] = "none";
-	uint8_t *before = malloc(len ? len : 1);
 	struct kb_digest d;
+	uint8_t *before;
+	int r;
 
-	if (!before) {
-		errorf("out of memory");
-		exit(EXIT_ERROR);
-	}
 	kb_xlate_str(&h->rec, what, sizeof(what));
-	if (pkt_xlate_invert(pkt, len, &h->rec, before)) {
-		/* The lookup matched the key: inversion cannot refuse. */
-		memcpy(before, pkt, len);
+	/* The lookup matched the key: only memory can fail. */
+	r = kb_xlate_before(&h->rec, pkt, len, &before, &len);
+	if (r) {
+		errorf("%s", r == -ENOMEM ? "out of memory" :
+		       "internal error: a record found does not invert");
+		exit(EXIT_ERROR);
 	}
 	kb_pkt_describe(before, len, desc, sizeof(desc));
 	if (!kb_digest(before, len, KBLOOM_DIGEST_SPIE, &d))

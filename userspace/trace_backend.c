@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "cardinality.h"
-#include "pktxform.h"
 #include "trace_backend.h"
 #include "util.h"
 #include "xlate_read.h"
@@ -220,19 +219,19 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 				    items[k].ts, hit, XLATE_HITS_MAX);
 		for (h = 0; h < m && h < XLATE_HITS_MAX; h++) {
 			struct tb_xform *xf;
-			uint8_t *buf = malloc(items[k].len ? items[k].len : 1);
+			uint32_t blen;
+			uint8_t *buf;
+			int r = kb_xlate_before(&hit[h].rec, items[k].pkt,
+						items[k].len, &buf, &blen);
 
-			if (!buf)
+			if (r == -ENOMEM)
 				return -1;
-			if (pkt_xlate_invert(items[k].pkt, items[k].len,
-					     &hit[h].rec, buf)) {
-				free(buf);
+			if (r)
 				continue;
-			}
 			/* Two CPUs may have recorded one flow twice. */
 			for (q = 0; q < a->nxf; q++)
-				if (a->xf[q].row == k &&
-				    !memcmp(a->xf[q].pkt, buf, items[k].len))
+				if (a->xf[q].row == k && a->xf[q].len == blen &&
+				    !memcmp(a->xf[q].pkt, buf, blen))
 					break;
 			if (q < a->nxf) {
 				free(buf);
@@ -253,7 +252,7 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 			memset(xf, 0, sizeof(*xf));
 			xf->row = k;
 			xf->pkt = buf;
-			xf->len = items[k].len;
+			xf->len = blen;
 			xf->window = hit[h].window;
 			kb_xlate_str(&hit[h].rec, xf->what, sizeof(xf->what));
 		}

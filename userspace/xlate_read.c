@@ -117,34 +117,80 @@ out:
 	return ret;
 }
 
-size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
-		       uint32_t len, uint64_t lo, uint64_t hi,
-		       struct kb_xlate_hit *out, size_t max)
-{
-	struct kbloom_xlate want, found[XLATE_PER_WINDOW];
-	size_t j, n = 0;
-	uint32_t k, m;
+#define XLATE_NAT	(KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT)
+#define XLATE_TUNNEL	(KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)
 
-	if (a->type != KBLOOM_TYPE_TRANSFORMS || pkt_xlate_want(pkt, len, &want))
-		return 0;
+/* The records of key @want and a kind in @kinds, appended to @out. */
+static size_t lookup_key(const struct kb_archive *a,
+			 const struct kbloom_xlate *want, uint8_t kinds,
+			 uint64_t lo, uint64_t hi, struct kb_xlate_hit *out,
+			 size_t n, size_t max)
+{
+	struct kbloom_xlate found[XLATE_PER_WINDOW];
+	uint32_t k, m;
+	size_t j;
+
 	for (j = 0; j < a->n; j++) {
 		const struct kb_archive_window *w = &a->w[j];
 
 		if (w->start_ns > hi || (w->end_ns && w->end_ns < lo))
 			continue;
 		m = kb_xlate_find((const struct kbloom_xlate *)w->f.mem,
-				  w->f.s.m, &w->f.hkey, &want, found,
+				  w->f.s.m, &w->f.hkey, want, found,
 				  XLATE_PER_WINDOW);
-		for (k = 0; k < m && k < XLATE_PER_WINDOW; k++, n++) {
-			if (n >= max)
+		for (k = 0; k < m && k < XLATE_PER_WINDOW; k++) {
+			/* A NAT key and a tunnel key may be equal. */
+			if (!(found[k].kind & kinds))
 				continue;
-			out[n].rec = found[k];
-			out[n].window = w->id;
-			out[n].start = w->start_ns;
-			out[n].end = w->end_ns;
+			if (n < max) {
+				out[n].rec = found[k];
+				out[n].window = w->id;
+				out[n].start = w->start_ns;
+				out[n].end = w->end_ns;
+			}
+			n++;
 		}
 	}
 	return n;
+}
+
+size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
+		       uint32_t len, uint64_t lo, uint64_t hi,
+		       struct kb_xlate_hit *out, size_t max)
+{
+	struct kbloom_xlate want;
+	size_t n = 0;
+
+	if (a->type != KBLOOM_TYPE_TRANSFORMS)
+		return 0;
+	if (!pkt_xlate_want(pkt, len, &want))
+		n = lookup_key(a, &want, XLATE_NAT, lo, hi, out, n, max);
+	if (!pkt_tunnel_want(pkt, len, &want))
+		n = lookup_key(a, &want, XLATE_TUNNEL, lo, hi, out, n, max);
+	return n;
+}
+
+int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
+		    uint32_t len, uint8_t **out, uint32_t *outlen)
+{
+	uint32_t max = len + 28;	/* an outer IPv4 and a GRE header */
+	uint8_t *buf = malloc(max);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	if (r->kind & XLATE_TUNNEL) {
+		ret = pkt_tunnel_outer(pkt, len, r, buf, max, outlen);
+	} else {
+		ret = pkt_xlate_invert(pkt, len, r, buf);
+		*outlen = len;
+	}
+	if (ret) {
+		free(buf);
+		return -EINVAL;
+	}
+	*out = buf;
+	return 0;
 }
 
 /* "100.64.0.1:61000", "10.9.0.5 id 7", "10.9.0.5" (protocols without). */
@@ -162,7 +208,29 @@ static void endpoint(char *buf, size_t len, uint8_t proto, uint32_t addr,
 		snprintf(buf, len, "%s:%u", a, ntohs(port));
 }
 
+static void nat_str(const struct kbloom_xlate *r, char *buf, size_t len);
+
 void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
+{
+	char x[INET_ADDRSTRLEN], y[INET_ADDRSTRLEN];
+
+	if (r->kind & XLATE_TUNNEL) {
+		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
+		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
+		if (r->kind & KBLOOM_XLATE_GRE_KEY)
+			snprintf(buf, len, "GRE %s > %s id %u key %u", x, y,
+				 ntohs(r->before_sport), ntohl(r->first));
+		else
+			snprintf(buf, len, "%s %s > %s id %u",
+				 r->kind & KBLOOM_XLATE_GRE ? "GRE" : "IPIP", x,
+				 y, ntohs(r->before_sport));
+		return;
+	}
+	nat_str(r, buf, len);
+}
+
+/* "SNAT A <- B; DNAT C <- D". */
+static void nat_str(const struct kbloom_xlate *r, char *buf, size_t len)
 {
 	bool ports = r->proto == 1 || r->proto == 6 || r->proto == 17 ||
 		     r->proto == 33 || r->proto == 132 || r->proto == 136;

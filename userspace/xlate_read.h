@@ -43,9 +43,19 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       struct kb_xlate_hit *out, size_t max);
 
 /*
+ * The packet @pkt (@len bytes) was before record @r: NAT undone, or the
+ * outer packet of a tunnel around it (pktxform.h). 0 and *@out (malloc,
+ * *@outlen bytes), -EINVAL when @r is not a record of @pkt, -ENOMEM.
+ */
+int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
+		    uint32_t len, uint8_t **out, uint32_t *outlen);
+
+/*
  * What record @r undid, AFTER <- BEFORE: "SNAT 100.64.0.1:61000 <-
  * 10.9.0.5:4000", "DNAT 10.9.0.5:53 <- 100.64.0.1:5353", an ICMP echo as
- * "SNAT 100.64.0.1 id 7 <- 10.9.0.5 id 3"; both as "SNAT ...; DNAT ...".
+ * "SNAT 100.64.0.1 id 7 <- 10.9.0.5 id 3"; both as "SNAT ...; DNAT ...";
+ * a tunnel by its outer packet, "IPIP 10.2.0.1 > 10.3.0.2 id 4660" or
+ * "GRE 10.2.0.1 > 10.3.0.2 id 4660[ key 7]".
  */
 void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len);
 

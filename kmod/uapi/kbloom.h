@@ -234,9 +234,10 @@
  * ----------------------------
  * KBLOOM_CMD_ATTACH  (doit)
  *	Request: NAME, HOOK, DIGEST (none for a transforms table, which
- *	takes HOOK POSTROUTING and FAMILY ANY or IPV4 only: its hook records
- *	NAT from conntrack, KBLOOM_TYPE_TRANSFORMS); optional FAMILY (default
- *	ANY) and IFNAME
+ *	takes HOOK POSTROUTING and FAMILY ANY or IPV4 only: it records NAT
+ *	from conntrack there, and tunnels at LOCAL_IN, where IFNAME is the
+ *	input device; struct kbloom_xlate); optional FAMILY (default ANY)
+ *	and IFNAME
  *	(only packets whose input device, or output device at OUTPUT and
  *	POSTROUTING, is IFNAME). Registers a netfilter hook in the filter's
  *	netns that reduces every packet to a key by the digest mode and adds
@@ -613,7 +614,8 @@ enum kbloom_skip {
 	KBLOOM_SKIP_GSO,	/* a GSO packet other than TCP */
 	/* Transforms attachments: */
 	KBLOOM_SKIP_UNTRANSFORMED, /* no NAT on its conntrack entry (or
-				    * none), or an ICMP error about a flow
+				    * none), an ICMP error about a flow; at
+				    * LOCAL_IN: no IPIP or GRE we can record
 				    */
 	KBLOOM_SKIP_FULL,	/* its record's lines are all taken */
 	__KBLOOM_SKIP_MAX
@@ -799,12 +801,23 @@ enum kbloom_attach_attr {
 
 /*
  * A transform record: the cells of a KBLOOM_TYPE_TRANSFORMS table, as
- * EXPORT gives them. A packet of a NAT'ed flow left the router as AFTER
- * and had arrived as BEFORE: addresses and ports (for ICMP echo and echo
- * reply the identifier in SPORT, DPORT 0; 0 for protocols without ports)
- * in network byte order. FIRST: CLOCK_REALTIME seconds (low 32 bits) when
- * the record was made. A cell whose STATE is not KBLOOM_XLATE_VALID holds
- * no record (0: free; KBLOOM_XLATE_WRITING: being written).
+ * EXPORT gives them, in network byte order. Two kinds:
+ * NAT (KIND SNAT and/or DNAT), per flow direction and window, made at
+ *	POSTROUTING: a packet of a NAT'ed flow left the router as AFTER and
+ *	had arrived as BEFORE: addresses and ports (for ICMP echo and echo
+ *	reply the identifier in SPORT, DPORT 0; 0 for protocols without
+ *	ports). FIRST: CLOCK_REALTIME seconds (low 32 bits) when it was made.
+ * Tunnel (KIND IPIP or GRE), per packet, made at LOCAL_IN of the router
+ *	that decapsulates it: the inner packet (AFTER_SRC, AFTER_DST, its IP
+ *	ID in AFTER_SPORT, AFTER_DPORT 0, PROTO its protocol) arrived inside
+ *	an outer one from BEFORE_SRC to BEFORE_DST with IP ID BEFORE_SPORT
+ *	and flags and fragment offset BEFORE_DPORT (the outer header has no
+ *	options; GRE: version 0, protocol 0x0800, no checksum, routing or
+ *	sequence number; with KIND GRE_KEY a key, in FIRST). The outer IP ID
+ *	is drawn per packet by the encapsulating kernel: a trace needs it to
+ *	find the outer packet the routers inside the tunnel saw.
+ * A cell whose STATE is not KBLOOM_XLATE_VALID holds no record (0: free;
+ * KBLOOM_XLATE_WRITING: being written).
  */
 struct kbloom_xlate {
 	__u8 state;
@@ -822,6 +835,9 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_VALID	2
 #define KBLOOM_XLATE_SNAT	_BITUL(0)	/* the source was rewritten */
 #define KBLOOM_XLATE_DNAT	_BITUL(1)	/* the destination was */
+#define KBLOOM_XLATE_IPIP	_BITUL(2)	/* decapsulated from IPIP */
+#define KBLOOM_XLATE_GRE	_BITUL(3)	/* decapsulated from GRE */
+#define KBLOOM_XLATE_GRE_KEY	_BITUL(4)	/* ... which had a key */
 #define KBLOOM_XLATE_LINE	2		/* records per 64-byte line */
 #define KBLOOM_XLATE_PROBES	8		/* lines a record may use */
 

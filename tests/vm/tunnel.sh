@@ -1,0 +1,176 @@
+#!/bin/bash
+# Traceback across tunnels (transforms tables, tunnel records), in the VM:
+#
+#   h 10.1.0.2 ── e ══════ m ══════ d ── v 10.4.0.2
+#                 10.2.0.1   10.3.0.2
+#                 └── tunnel t0: IPIP, GRE, GRE key 7 ──┘
+#
+# e encapsulates what h sends to v (route 10.4.0.0/24 dev t0), d
+# decapsulates it; m, inside the tunnel, knows only the outer addresses
+# (10.2.0.0/24, 10.3.0.0/24): it cannot route h's packets, only the outer
+# ones. Every router records spie digests at forward: e and d the inner
+# packets, m the outer. d's transforms table records, per packet, the
+# outer packet each inner one came in (its IP ID is drawn per packet by
+# e's kernel). Each packet v captures must trace from d through m (the
+# outer packet) to e (the inner again), d's node naming the tunnel.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/tap.sh
+bc=userspace/bloomctl
+py=(python3 -S)
+tmp=$(mktemp -d)
+P=kt2-
+teardown() {
+	local n
+	for n in h e m d v; do ip netns del $P$n 2>/dev/null; done
+}
+trap 'teardown; rm -rf "$tmp"' EXIT
+dmesg_mark=$(dmesg | wc -l)
+
+nx() { local n=$1; shift; nsenter --net=/run/netns/$P$n "$@"; }
+
+# link NS1 DEV1 NS2 DEV2: a veth pair, up, offloads off.
+link() {
+	ip -n $P$1 link add $2 type veth peer name $4 netns $P$3 || return 1
+	ip -n $P$1 link set $2 up && ip -n $P$3 link set $4 up || return 1
+	nx $1 ethtool -K $2 tx off rx off tso off gso off gro off >/dev/null 2>&1
+	nx $3 ethtool -K $4 tx off rx off tso off gso off gro off >/dev/null 2>&1
+	return 0
+}
+
+build() {
+	local n r
+	for n in h e m d v; do
+		ip netns add $P$n && ip -n $P$n link set lo up || return 1
+	done
+	link h eth0 e eth0 && link e eth1 m eth0 && link m eth1 d eth0 &&
+		link d eth1 v eth0 || return 1
+	ip -n ${P}h addr add 10.1.0.2/24 dev eth0
+	ip -n ${P}e addr add 10.1.0.1/24 dev eth0
+	ip -n ${P}e addr add 10.2.0.1/24 dev eth1
+	ip -n ${P}m addr add 10.2.0.2/24 dev eth0
+	ip -n ${P}m addr add 10.3.0.1/24 dev eth1
+	ip -n ${P}d addr add 10.3.0.2/24 dev eth0
+	ip -n ${P}d addr add 10.4.0.1/24 dev eth1
+	ip -n ${P}v addr add 10.4.0.2/24 dev eth0
+	ip -n ${P}h route add default via 10.1.0.1
+	ip -n ${P}v route add default via 10.4.0.1
+	ip -n ${P}e route add 10.3.0.0/24 via 10.2.0.2
+	ip -n ${P}d route add 10.2.0.0/24 via 10.3.0.1
+	for r in e m d; do
+		nx $r sysctl -qw net.ipv4.ip_forward=1 || return 1
+		$bc -n $P$r create spie bloom capacity 20000 fpr 0.000001 windows 60 interval 2s &&
+			$bc -n $P$r attach spie hook forward digest spie || return 1
+	done
+	$bc -n ${P}d create xlate transforms capacity 10000 windows 60 interval 2s &&
+		$bc -n ${P}d attach xlate hook postrouting || return 1
+	cat >"$tmp/topo.txt" <<-EOF
+	router d netns ${P}d filter spie transforms xlate
+	router m netns ${P}m filter spie
+	router e netns ${P}e filter spie
+	link d m
+	link m e
+	EOF
+}
+
+# tunnel TYPE [ARGS]: (re)makes t0 on e and d, and the routes through it.
+tunnel() {
+	local side
+	for side in "e 10.2.0.1 10.3.0.2 10.4.0.0/24" "d 10.3.0.2 10.2.0.1 10.1.0.0/24"; do
+		set -- $side "$@"
+		ip -n $P$1 link del t0 2>/dev/null
+		ip -n $P$1 link add t0 type $5 local $2 remote $3 "${@:6}" &&
+			ip -n $P$1 link set t0 up &&
+			ip -n $P$1 route replace $4 dev t0 || return 1
+		shift 4
+	done
+	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through $*"; return 1; }
+}
+
+capture() {
+	local i
+	nsenter --net=/run/netns/${P}v tcpdump -i eth0 -Q in -nn -U -s 0 --immediate-mode \
+		-w "$tmp/$1.pcap" ip >/dev/null 2>"$tmp/$1.err" &
+	cap=$!
+	for i in $(seq 150); do
+		grep -q 'listening on' "$tmp/$1.err" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+stop() {
+	local i
+	sleep 0.3
+	kill -INT "$cap"
+	for i in $(seq 100); do kill -0 "$cap" 2>/dev/null || break; sleep 0.1; done
+	wait "$cap" 2>/dev/null
+	return 0
+}
+
+# send NAME: pings and UDP datagrams from h to v, captured at v.
+send() {
+	capture "$1" || return 1
+	nx h ping -q -c 3 -i 0.3 10.4.0.2 >/dev/null
+	nx h "${py[@]}" -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.1.0.2", 4000))
+for i in range(3):
+    s.sendto(b"datagram %d" % i, ("10.4.0.2", 7777))'
+	stop
+}
+
+# traced NAME WANT: every packet of NAME.pcap traced from d through m to
+# e, d's node naming the tunnel (WANT: a python regex of the whole text),
+# m's and e's none; 6 packets (3 echo requests, 3 datagrams).
+traced() {
+	local rc=0
+	$bc -j trace "$tmp/topo.txt" from d pcap "$tmp/$1.pcap" >"$tmp/$1.json" || rc=$?
+	[ $rc -le 1 ] || return 1
+	"${py[@]}" - "$tmp/$1.json" "$2" <<-'EOF'
+	import json, re, sys
+	res = json.load(open(sys.argv[1]))
+	res = res if isinstance(res, list) else [res]
+	want = sys.argv[2]
+	for r in res:
+	    print(r["packet"], r["description"], r["status"], r.get("ingress"),
+	          [(n["router"], n["transforms"]) for n in r["nodes"]])
+	    assert r["status"] == "traced"
+	    assert r["ingress"] == ["e"], r["ingress"]
+	    path = [n["router"] for n in r["nodes"]]
+	    assert path == ["d", "m", "e"], path
+	    d = r["nodes"][0]["transforms"]
+	    assert d is not None and re.fullmatch(want, d), (d, want)
+	    assert r["nodes"][1]["transforms"] is None and r["nodes"][2]["transforms"] is None
+	assert len(res) == 6, len(res)
+	EOF
+}
+
+check "build: h, e, m, d, v; a spie filter at forward on e, m, d, a transforms table on d" build
+
+check "IPIP: t0 between e and d carries h's packets to v" tunnel ipip
+send ipip
+check "IPIP: each packet v got traces from d, through m (the outer packet), to e; d names 'IPIP 10.2.0.1 > 10.3.0.2 id N'" \
+	traced ipip 'IPIP 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ \(window \d+\)'
+check "m saw only outer packets: none of v's captured packets is in m's table as v got it" sh -c "
+	$bc -n ${P}m query spie pcap $tmp/ipip.pcap | tail -1 | tee /dev/stderr | grep -qx '6 packets: 0 present, 6 absent, 0 not recorded, 0 skipped'"
+
+check "GRE: t0 between e and d" tunnel gre
+send gre
+check "GRE: each packet traces from d through m to e; d names 'GRE 10.2.0.1 > 10.3.0.2 id N'" \
+	traced gre 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ \(window \d+\)'
+
+check "GRE with key 7: t0 between e and d" tunnel gre key 7
+send grekey
+check "GRE with a key: each packet traces from d through m to e; d names 'GRE ... key 7'" \
+	traced grekey 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ key 7 \(window \d+\)'
+
+check "query on d's table: each packet's outer packet, its digest as m recorded it" sh -c "
+	out=\$($bc -n ${P}d query xlate pcap $tmp/grekey.pcap); echo \"\$out\"
+	echo \"\$out\" | tail -1 | grep -qx '6 packets: 6 transformed, 0 not' &&
+	for d in \$(echo \"\$out\" | sed -n 's/.*before: .*, digest \\(0x[0-9a-f]*\\).*/\\1/p'); do
+		$bc -n ${P}m test spie \$d || exit 1
+	done"
+
+check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
+finish
