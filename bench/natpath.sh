@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The packet rate through a NAT router, with and without kbloom's
+# transforms table, inside the test VM:
+#
+#   pktgen (xmit_mode netif_receive) --injects--> kbn1 (veth)
+#     the router (this namespace): forwards 198.19.0.0/16 to kbn2,
+#     nft masquerade at postrouting (conntrack), [kbloom attachments]
+#   kbn2 <-veth-> kbn3 in namespace kbnsink (forwarding on, blackhole
+#     route 198.19.0.0/16: the packets are dropped after routing)
+#
+# pktgen builds each packet (64-byte UDP from FLOWS sources 10.0.0.1 ..,
+# port 1024, to 198.19.0.1:9, the sources taken in turn, so FLOWS
+# conntrack entries, each masqueraded once and then only looked up) and
+# runs the router's receive, forward, NAT and veth transmit inline, so its
+# packets per second fall by exactly what an attachment costs.
+# Configurations, interleaved round by round so drift hits them all alike:
+#   none             NAT, nothing attached
+#   transforms       a transforms table attached at postrouting (a record
+#                    per flow, then one lookup per packet finding it known)
+#   transforms+spie  that, and a blocked filter (BITS bits, K hashes)
+#                    attached at forward with digest spie
+# After each run: the sink got every packet, the transforms table holds
+# one record per flow and the attachment recorded every packet, the digest
+# filter digested every packet.
+#
+#   bench/natpath.sh [--quick] [--rounds R] [--out FILE]
+#     --quick   one short round, prints TAP (make check: the pipeline
+#               works; no timing is asserted)
+#     --out     raw rows "nat CONFIG ROUND PPS" (TSV) for bench/report.py
+# Needs the module loaded (scripts/vm ... runs it after insmod), nft.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+bc=$PWD/userspace/bloomctl
+. bench/pktgen.sh
+
+quick=0 rounds=5 out=/dev/null
+while (($#)); do
+	case $1 in
+	--quick) quick=1; rounds=1; shift ;;
+	--rounds) rounds=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	*) echo "natpath.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+
+BITS=$((1 << 24)) K=7 FLOWS=1000
+if ((quick)); then
+	PKTS=20000
+else
+	PKTS=200000
+fi
+CONFIGS=(none transforms transforms+spie)
+SINK=kbnsink
+
+tap_n=0 tap_fail=0
+ok() {	# ok COND-STATUS DESCRIPTION
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_fail=1; fi
+}
+row() { printf '%s\t%s\t%s\t%s\n' "$@" >>"$out"; echo "# $*"; }
+die() { echo "natpath.sh: $*" >&2; echo "not ok $((tap_n + 1)) - $*"; exit 1; }
+
+cleanup() {
+	$bc destroy all >/dev/null 2>&1
+	[ -e "$PG/kpktgend_0" ] && echo rem_device_all >"$PG/kpktgend_0"
+	nft delete table ip kbnat 2>/dev/null
+	ip link del kbn0 2>/dev/null
+	ip link del kbn2 2>/dev/null
+	ip netns del $SINK 2>/dev/null
+	ip route del 10.0.0.0/16 dev kbn1 2>/dev/null
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+command -v nft >/dev/null || die "nft is not installed (scripts/deps)"
+modprobe pktgen || die "modprobe pktgen"
+
+# The router's two veth pairs; the sink's end in its namespace.
+ip netns add $SINK || die "netns $SINK"
+ip link add kbn0 type veth peer name kbn1 || die "veth kbn0"
+ip link add kbn2 type veth peer name kbn3 netns $SINK || die "veth kbn2"
+for d in kbn0 kbn1 kbn2; do
+	# no IPv6 (router solicitations would be forwarded and digested too)
+	sysctl -qw net.ipv6.conf.$d.disable_ipv6=1
+	ip link set $d up
+done
+ip -n $SINK link set lo up
+ip netns exec $SINK sysctl -qw net.ipv6.conf.kbn3.disable_ipv6=1 \
+	net.ipv4.ip_forward=1
+ip -n $SINK link set kbn3 up
+ip addr add 198.18.4.2/24 dev kbn1
+ip addr add 198.18.5.1/24 dev kbn2
+ip -n $SINK addr add 198.18.5.2/24 dev kbn3
+ip -n $SINK route add blackhole 198.19.0.0/16 || die "sink blackhole route"
+ip -n $SINK route add 198.18.4.0/24 via 198.18.5.1 || die "sink return route"
+sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+	net.ipv4.conf.kbn1.rp_filter=0
+# The senders are behind kbn1 (whatever the default route says).
+ip route add 10.0.0.0/16 dev kbn1 || die "route to the senders"
+ip route add 198.19.0.0/16 via 198.18.5.2 dev kbn2 || die "route to the sink"
+# No ARP on the measured path.
+ip neigh replace 198.18.5.2 lladdr "$(ip -n $SINK -br link show kbn3 | awk '{print $3}')" \
+	dev kbn2 nud permanent || die "neighbour entry of the sink"
+nft -f - <<'EOF' || die "nft masquerade table"
+table ip kbnat {
+	chain post {
+		type nat hook postrouting priority srcnat; policy accept;
+		oifname "kbn2" masquerade
+	}
+}
+EOF
+
+# natdev COUNT: kbn1 on pktgen thread 0: COUNT UDP packets of 64 bytes,
+# sources 10.0.0.1 .. (FLOWS of them, in turn), port 1024 -> 198.19.0.1:9.
+natdev() {
+	local f last=$((FLOWS))
+	pg kpktgend_0 rem_device_all
+	pg kpktgend_0 "add_device kbn1"
+	for f in "count $1" "pkt_size 64" "clone_skb 0" "burst 1" \
+		"xmit_mode netif_receive" "dst 198.19.0.1" \
+		"dst_mac $(cat /sys/class/net/kbn1/address)" \
+		"src_min 10.0.0.1" "src_max 10.0.$((last / 256)).$((last % 256))" \
+		"udp_src_min 1024" "udp_src_max 1024" \
+		"udp_dst_min 9" "udp_dst_max 9"; do
+		pg kbn1 "$f"
+	done
+}
+
+sink_rx() { ip netns exec $SINK cat /sys/class/net/kbn3/statistics/rx_packets; }
+show() { $bc -j show "$1" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
+
+setup() {
+	case $1 in
+	none) ;;
+	transforms) $bc create x transforms capacity $((4 * FLOWS)) &&
+		$bc attach x hook postrouting ;;
+	transforms+spie) setup transforms &&
+		$bc create d blocked bits $BITS hashes $K &&
+		$bc attach d hook forward family ipv4 digest spie ;;
+	esac
+}
+teardown() {
+	case $1 in
+	none) ;;
+	transforms) $bc destroy x ;;
+	transforms+spie) $bc destroy x && $bc destroy d ;;
+	esac
+}
+# check CONFIG SINK-RX: after a run, what CONFIG's tables must hold.
+check() {
+	local records recorded digested
+	[ "$2" = "$PKTS" ] || die "$1: the sink got $2 of $PKTS packets"
+	case $1 in
+	transforms | transforms+spie)
+		records=$(show x 'd["fill"]')
+		recorded=$(show x 'd["attach"]["digested"]')
+		[ "$records" = "$FLOWS" ] ||
+			die "$1: $records transform records, want one per flow: $FLOWS"
+		[ "$recorded" = "$PKTS" ] ||
+			die "$1: the transforms attachment recorded $recorded of $PKTS packets"
+		;;
+	esac
+	if [ "$1" = transforms+spie ]; then
+		digested=$(show d 'd["attach"]["digested"]')
+		[ "$digested" = "$PKTS" ] ||
+			die "$1: the spie attachment digested $digested of $PKTS packets"
+	fi
+}
+
+bench_crng
+# A first run warms caches, conntrack (FLOWS entries, each masqueraded)
+# and the allocator; it is not counted.
+natdev "$PKTS"
+pg pgctrl start
+natdev "$PKTS"
+n=$(conntrack -C 2>/dev/null) && echo "# conntrack entries after the warm-up: $n"
+
+declare -A rate
+for ((r = 1; r <= rounds; r++)); do
+	for c in "${CONFIGS[@]}"; do
+		setup "$c" || die "set-up of $c"
+		rx0=$(sink_rx)
+		pg pgctrl start
+		rate[$c]=$(pps kbn1)
+		check "$c" $(($(sink_rx) - rx0))
+		teardown "$c" || die "tear-down of $c"
+		row nat "$c" "$r" "${rate[$c]}"
+	done
+	echo "# round $r: transforms / none = $(python3 -c "print(f'{${rate[transforms]} / ${rate[none]}:.3f}')")"
+done
+ok 0 "NAT router: ${CONFIGS[*]} each ran $rounds round(s) of $PKTS packets from $FLOWS flows, every packet reached the sink, one transform record per flow, every packet recorded and digested"
+if ((quick)); then
+	# The pipeline gives a figure; how large is for `make bench`.
+	awk "BEGIN { exit !(${rate[transforms]} > 0 && ${rate[none]} > 0) }"
+	ok $? "NAT router: transforms / none = $(python3 -c "print(f'{${rate[transforms]} / ${rate[none]}:.3f}')") (> 0)"
+fi
+
+echo "1..$tap_n"
+exit $tap_fail
