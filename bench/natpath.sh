@@ -124,6 +124,22 @@ natdev() {
 }
 
 sent() { cat /sys/class/net/kbn2/statistics/tx_packets; }
+
+# run: one pktgen run of PKTS packets, to its end. Writing start to pgctrl
+# returns when no device is running, after giving the threads 125 ms to
+# start: a VM stalled longer than that by the host's load returns before
+# the run began. So the device is added anew (its result "Idle") and the
+# run waited for until the device has a result.
+run() {
+	local i
+	natdev "$PKTS"
+	pg pgctrl start
+	for ((i = 0; i < 1200; i++)); do
+		grep -q '^Result: Idle' "$PG/kbn1" || return 0
+		sleep 0.5
+	done
+	die "pktgen: no result on kbn1 after 10 minutes"
+}
 show() { $bc -j show "$1" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
 
 setup() {
@@ -167,9 +183,7 @@ check() {
 bench_crng
 # A first run warms caches, conntrack (FLOWS entries, each masqueraded)
 # and the allocator; it is not counted.
-natdev "$PKTS"
-pg pgctrl start
-natdev "$PKTS"
+run
 n=$(conntrack -C 2>/dev/null) && echo "# conntrack entries after the warm-up: $n"
 
 declare -A rate
@@ -179,7 +193,7 @@ for ((r = 1; r <= rounds; r++)); do
 	for c in "${order[@]}"; do
 		setup "$c" || die "set-up of $c"
 		tx0=$(sent)
-		pg pgctrl start
+		run
 		rate[$c]=$(pps kbn1)
 		check "$c" $(($(sent) - tx0))
 		teardown "$c" || die "tear-down of $c"
