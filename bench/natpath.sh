@@ -110,9 +110,15 @@ EOF
 # natdev COUNT: kbn1 on pktgen thread 0: COUNT UDP packets of 64 bytes,
 # sources 10.0.0.1 .. (FLOWS of them, in turn), port 1024 -> 198.19.0.1:9.
 natdev() {
-	local f last=$((FLOWS))
+	local f i last=$((FLOWS))
 	pg kpktgend_0 rem_device_all
-	pg kpktgend_0 "add_device kbn1"
+	# The thread removes the device itself, within 125 ms unless the VM
+	# stalls: until then adding it again is EBUSY.
+	for ((i = 0; i < 100; i++)); do
+		echo "add_device kbn1" 2>/dev/null >"$PG/kpktgend_0" && break
+		sleep 0.2
+	done
+	((i < 100)) || die "pktgen: cannot add kbn1 to kpktgend_0"
 	for f in "count $1" "pkt_size 64" "clone_skb 0" "burst 1" \
 		"xmit_mode netif_receive" "dst 198.19.0.1" \
 		"dst_mac $(cat /sys/class/net/kbn1/address)" \
