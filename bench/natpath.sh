@@ -195,7 +195,7 @@ n=$(conntrack -C 2>/dev/null) && echo "# conntrack entries after the warm-up: $n
 declare -A rate
 for ((r = 1; r <= rounds; r++)); do
 	order=("${CONFIGS[@]}")
-	((r % 2)) || order=($(printf '%s\n' "${CONFIGS[@]}" | tac))
+	((r % 2)) || mapfile -t order < <(printf '%s\n' "${CONFIGS[@]}" | tac)
 	for c in "${order[@]}"; do
 		setup "$c" || die "set-up of $c"
 		tx0=$(sent)
