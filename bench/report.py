@@ -3,11 +3,13 @@
 """Turns bench/pktpath.sh's rows into the packet-path part of results.md
 and PNG plots (gnuplot), every figure a ratio measured in the same run.
 
-  bench/report.py ROWS.tsv RESULTS.md PLOTDIR COMMAND
+  bench/report.py ROWS.tsv RESULTS.md PLOTDIR COMMAND [NAT.tsv NATCOMMAND]
 
 ROWS.tsv holds "SECTION CONFIG ROUND VALUE" lines (bench/pktpath.sh --out);
 the section is appended to RESULTS.md; COMMAND is the command line that
-produced the rows, printed beside every table. Memory per key comes from
+produced the rows, printed beside every table. NAT.tsv, when given, holds
+bench/natpath.sh's rows (section "nat": the NAT router with and without
+the transforms table), produced by NATCOMMAND. Memory per key comes from
 `bloomctl -j calc` (the sizing rules the module is created with).
 """
 import json
@@ -79,8 +81,37 @@ e
 """)
 
 
+def nat_section(w, nat, command):
+    """bench/natpath.sh's rows: packets/s through a NAT router, each
+    configuration against `none` (NAT, nothing attached) round by round."""
+    if "none" not in nat or "transforms" not in nat:
+        sys.exit("report.py: the NAT rows lack 'none' or 'transforms'")
+    w("\n## NAT router in the test VM: the transforms table\n")
+    w(f"Produced by `{command}`: pktgen injects 64-byte UDP packets of")
+    w("1000 flows (conntrack entries) into a veth of the VM, which routes")
+    w("them out of a dummy device (the sink) and masquerades them (nft,")
+    w("postrouting);")
+    w("`transforms`: a transforms table attached at postrouting (one record")
+    w("per flow, every packet looked up); `transforms+spie`: that and a")
+    w("blocked filter with digest spie at forward. Configurations interleaved")
+    w("round by round; median of the rounds and [min–max]; ratios taken round")
+    w("by round against `none`; \"best\": the ratio of the configurations'")
+    w("best rates (other load on the host only slows a run down). QEMU TCG:")
+    w("only the ratios mean anything.\n")
+    w("| configuration | packets/s | vs none | vs none, best |")
+    w("|---|---:|---:|---:|")
+    for cfg in nat:
+        best = max(nat[cfg].values()) / max(nat["none"].values())
+        w(f"| {cfg} | {fmt_rate(list(nat[cfg].values()))} | "
+          f"{fmt_ratio(ratios(nat, cfg, 'none'))} | {best:.2f}× |")
+    ratio = spread(ratios(nat, "transforms", "none"))[0]
+    w("")
+    w(f"NAT router: transforms attached / not attached = {ratio:.2f} "
+      f"(median of {len(ratios(nat, 'transforms', 'none'))} rounds, `{command}`).\n")
+
+
 def main():
-    if len(sys.argv) != 5:
+    if len(sys.argv) not in (5, 7):
         sys.exit(__doc__)
     rows, out, plotdir, command = load(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
     md = []
@@ -163,6 +194,9 @@ def main():
         w("\n`kbloom-test-batch`: `bloomctl test NAME -f FILE` (netlink batches, from the")
         w("tool's start to its end); `bpf-test-run`: BPF_PROG_TEST_RUN of a tc program")
         w("computing the digest and peeking the BPF Bloom filter map, per run.\n")
+
+    if len(sys.argv) == 7:
+        nat_section(w, load(sys.argv[5]).get("nat", {}), sys.argv[6])
 
     # Item 6: memory per key beside the information-theoretic bound.
     w("## Memory per key at a target FPR (issue 8, item 6)\n")

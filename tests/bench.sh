@@ -8,8 +8,11 @@
 # no false negatives (the stable filter's are by design: skipped); then
 # `bench/pktpath.sh --quick` in the test VM: every packet-path
 # configuration (kbloom and the BPF Bloom map) ran and recorded every
-# packet, bulk load and lookups ran; then `bench/ablate/quick.sh`: every
-# variant of the ablation builds and runs one short round. It checks that
+# packet, bulk load and lookups ran, and `bench/natpath.sh --quick`: the
+# NAT router ran with and without a transforms table, every packet
+# forwarded and recorded, one record per flow; then
+# `bench/ablate/quick.sh`: every variant of the ablation builds and runs
+# one short round. It checks that
 # the pipeline works, not the figures: `make bench` and `make ablate`
 # measure.
 cd "$(dirname "$0")/.." || exit 1
@@ -21,6 +24,8 @@ if ! out=$(make -s -C bench 2>&1); then
 	exit 1
 fi
 bench/engine_bench --quick || rc=1
-scripts/vm --timeout 900 sh -c 'insmod kmod/kbloom.ko && bench/pktpath.sh --quick' || rc=1
+# One VM for both packet-path scripts (each prints its own TAP).
+scripts/vm --timeout 900 sh -c 'insmod kmod/kbloom.ko &&
+	{ bench/pktpath.sh --quick; rc=$?; bench/natpath.sh --quick || rc=1; exit $rc; }' || rc=1
 bench/ablate/quick.sh || rc=1
 exit ${rc:-0}
