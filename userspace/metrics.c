@@ -111,16 +111,48 @@ static int by_name(const void *a, const void *b)
 		      ((const struct entry *)b)->d.name);
 }
 
-/* The label set {filter="NAME"}, NAME escaped as the format wants. */
+/* A label value, escaped as the format wants. */
+static void put_value(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		fputc(*v, f);
+	}
+}
+
+/*
+ * With -n NS every sample is labelled netns="NS" too, so that the files
+ * of several namespaces can sit side by side in the textfile directory.
+ */
+static void put_netns_label(FILE *f, bool more)
+{
+	if (!opts.netns)
+		return;
+	fputs("netns=\"", f);
+	put_value(f, opts.netns);
+	fputs(more ? "\"," : "\"", f);
+}
+
+/* The labels {[netns="NS",]filter="NAME"} without the closing brace. */
 static void put_filter_label(FILE *f, const char *name)
 {
+	put_netns_label(f, true);
 	fputs("filter=\"", f);
-	for (; *name; name++) {
-		if (*name == '\\' || *name == '"')
-			fputc('\\', f);
-		fputc(*name, f);
-	}
+	put_value(f, name);
 	fputc('"', f);
+}
+
+/* A module sample: NAME[{netns="NS"}] V. */
+static void put_module_sample(FILE *f, const char *name, uint64_t v)
+{
+	fputs(name, f);
+	if (opts.netns) {
+		fputc('{', f);
+		put_netns_label(f, false);
+		fputc('}', f);
+	}
+	fprintf(f, " %llu\n", (unsigned long long)v);
 }
 
 static void header(FILE *f, const char *metric, const char *type,
@@ -410,17 +442,21 @@ static void put_growth(FILE *f, const struct filters *fl)
 static void put_module(FILE *f, const struct status *st)
 {
 	header(f, "kbloom_module_loaded", "gauge", "1 when the kbloom module is loaded.");
-	fprintf(f, "kbloom_module_loaded %d\n", st != NULL);
+	put_module_sample(f, "kbloom_module_loaded", st != NULL);
 	if (!st)
 		return;
 	if (st->version[0]) {
 		header(f, "kbloom_module_info", "gauge", "The loaded module's version (value 1).");
-		fprintf(f, "kbloom_module_info{version=\"%s\"} 1\n", st->version);
+		fputs("kbloom_module_info{", f);
+		put_netns_label(f, true);
+		fputs("version=\"", f);
+		put_value(f, st->version);
+		fputs("\"} 1\n", f);
 	}
-#define SAMPLE(name, help, v)						\
-	do {								\
-		header(f, name, "gauge", help);				\
-		fprintf(f, "%s %llu\n", name, (unsigned long long)(v));	\
+#define SAMPLE(name, help, v)				\
+	do {						\
+		header(f, name, "gauge", help);		\
+		put_module_sample(f, name, v);		\
 	} while (0)
 	SAMPLE("kbloom_filters", "Filters in this network namespace.", st->nfilters);
 	SAMPLE("kbloom_filters_max", "Filters a network namespace may hold (max_filters).", st->max_filters);
