@@ -552,12 +552,12 @@ static int write_file(const char *path, const struct status *st,
 
 	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >=
 	    (int)sizeof(tmp)) {
-		errorf("metrics: file name too long: %s", quote(path));
+		errorf("metrics: file name too long: '%s'", quote(path));
 		return EXIT_ERROR;
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || fchmod(fd, 0644) || !(f = fdopen(fd, "w"))) {
-		errorf("metrics: unable to write %s: %s", quote(tmp),
+		errorf("metrics: unable to write '%s': %s", quote(tmp),
 		       strerror(errno));
 		if (fd >= 0) {
 			close(fd);
@@ -567,7 +567,7 @@ static int write_file(const char *path, const struct status *st,
 	}
 	put_all(f, st, fl);
 	if (fflush(f) || fsync(fd) || ferror(f)) {
-		errorf("metrics: unable to write %s: %s", quote(tmp),
+		errorf("metrics: unable to write '%s': %s", quote(tmp),
 		       strerror(errno));
 		fclose(f);
 		unlink(tmp);
@@ -575,7 +575,7 @@ static int write_file(const char *path, const struct status *st,
 	}
 	fclose(f);
 	if (rename(tmp, path)) {
-		errorf("metrics: unable to rename %s to %s: %s", quote(tmp),
+		errorf("metrics: unable to rename '%s' to '%s': %s", quote(tmp),
 		       quote(path), strerror(errno));
 		unlink(tmp);
 		return EXIT_ERROR;
