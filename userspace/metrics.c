@@ -283,7 +283,8 @@ static double g_fpr_limit(const struct entry *e)
 
 static double g_windows(const struct entry *e)
 {
-	return HAVE(&e->d, KB_HAVE_WINDOW_LIST) ? U(e->d.nwin) : NAN;
+	return HAVE(&e->d, KB_HAVE_WINDOWS) &&
+	       HAVE(&e->d, KB_HAVE_WINDOW_LIST) ? U(e->d.nwin) : NAN;
 }
 
 static double g_windows_max(const struct entry *e)
@@ -299,8 +300,9 @@ static double g_interval(const struct entry *e)
 /* Windows are numbered 1, +1 per rotation: the newest's ID less one. */
 static double g_rotations(const struct entry *e)
 {
-	return HAVE(&e->d, KB_HAVE_WINDOW_LIST) && e->d.nwin ? U(e->d.win[0].id - 1) :
-	       NAN;
+	return HAVE(&e->d, KB_HAVE_WINDOWS) &&
+	       HAVE(&e->d, KB_HAVE_WINDOW_LIST) && e->d.nwin ?
+	       U(e->d.win[0].id - 1) : NAN;
 }
 
 static double g_seen(const struct entry *e)
