@@ -35,7 +35,7 @@ halt_systemd() {
 cleanup() {
 	halt_systemd
 	umount -l "$r" 2>/dev/null
-	rmdir "$cg" 2>/dev/null
+	[ -d "$cg" ] && find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null
 	$bc destroy all >/dev/null 2>&1
 	rm -rf "$sd"
 	[ -e /sys/module/kbloom ] || insmod "$ko"
