@@ -167,7 +167,9 @@ dkms-remove:
 	done
 
 # make install: bloomctl (and its man page and bash completion when they
-# exist) under $(DESTDIR)$(PREFIX), and the module: MODULE_INSTALL=dkms
+# exist) under $(DESTDIR)$(PREFIX), the service (systemd/: units in
+# $(UNITDIR), kbloom-service, /etc/kbloom/kbloom.conf, /etc/default/kbloom),
+# and the module: MODULE_INSTALL=dkms
 # (the default when dkms is installed and DESTDIR is empty), kbuild
 # (make modules_install for KDIR, unsigned: the key of Debian's kernels is
 # not shipped; then depmod unless DESTDIR is set) or none.
@@ -175,6 +177,11 @@ PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The service (systemd/): units, the script they run, the configuration and
+# its defaults (kept when they exist: they are the admin's).
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+UNITS := kbloom.service kbloom-archive@.service kbloom-metrics.service kbloom-metrics.timer
 MODULE_INSTALL ?= $(if $(DESTDIR),kbuild,$(if $(shell command -v dkms),dkms,kbuild))
 
 install: userspace
@@ -183,6 +190,16 @@ install: userspace
 		install -D -m 0644 userspace/bloomctl.8 $(DESTDIR)$(MANDIR)/man8/bloomctl.8; fi
 	if [ -f userspace/bloomctl.bash-completion ]; then \
 		install -D -m 0644 userspace/bloomctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/bloomctl; fi
+	install -D -m 0755 systemd/kbloom-service $(DESTDIR)$(SBINDIR)/kbloom-service
+	install -d -m 0755 $(DESTDIR)$(UNITDIR)
+	for u in $(UNITS); do \
+		sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/$$u >$(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
+	[ -e $(DESTDIR)$(SYSCONFDIR)/kbloom/kbloom.conf ] || \
+		install -D -m 0644 systemd/kbloom.conf $(DESTDIR)$(SYSCONFDIR)/kbloom/kbloom.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/kbloom ] || \
+		install -D -m 0644 systemd/kbloom.default $(DESTDIR)$(SYSCONFDIR)/default/kbloom
 ifeq ($(MODULE_INSTALL),dkms)
 	$(MAKE) dkms-install
 else ifeq ($(MODULE_INSTALL),kbuild)

@@ -175,7 +175,16 @@ debs() {
 	mkdir -p "$pkg/kbloom" &&
 	tar -C "$top" --exclude=./.git --exclude=./build -cf - . | tar -C "$pkg/kbloom" -xf - &&
 	(cd "$pkg/kbloom" && dpkg-buildpackage -us -uc -b) &&
-	dpkg-deb -c "$pkg"/bloomctl_*.deb | grep -E ' \./usr/sbin/bloomctl$' &&
+	dpkg-deb -c "$pkg"/bloomctl_*.deb >"$pkg/bloomctl.list" &&
+	for f in usr/sbin/bloomctl usr/sbin/kbloom-service etc/kbloom/kbloom.conf \
+		etc/default/kbloom lib/systemd/system/kbloom.service \
+		lib/systemd/system/kbloom-archive@.service \
+		lib/systemd/system/kbloom-metrics.service \
+		lib/systemd/system/kbloom-metrics.timer; do
+		grep -E " \./$f\$" "$pkg/bloomctl.list" || { echo "bloomctl lacks $f"; return 1; }
+	done &&
+	dpkg-deb -I "$pkg"/bloomctl_*.deb postinst | grep -q "deb-systemd-helper.*enable.*'kbloom.service'" &&
+	dpkg-deb -I "$pkg"/bloomctl_*.deb postinst | grep -q "deb-systemd-helper.*enable.*'kbloom-metrics.timer'" &&
 	dpkg-deb -c "$pkg"/kbloom-dkms_*_all.deb >"$pkg/dkms.list" || return 1
 	for f in dkms.conf $(cd kmod && ls Kbuild ./*.[ch] engine/*.[ch] uapi/*.h |
 		sed 's|^\./||' | grep -v '\.mod\.c$'); do
@@ -186,7 +195,7 @@ debs() {
 }
 log=$scratch/deb.log
 debs >"$log" 2>&1
-result $? "dpkg-buildpackage builds bloomctl and kbloom-dkms (the module's whole source, DKMS hooks)" "$log"
+result $? "dpkg-buildpackage builds bloomctl (with the service units, enabled) and kbloom-dkms (the module's whole source, DKMS hooks)" "$log"
 for k in "${kvers[@]}"; do
 	echo "# the test VM booting $k:"
 	cat "$scratch/guest-$k.tap"

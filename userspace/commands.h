@@ -40,6 +40,7 @@ int cmd_archive(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_batch(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
 
 /*
  * Runs argv[0] from the command table (or help, or COMMAND --help), as

@@ -1184,3 +1184,31 @@ void kb_desc_json(struct json *j, const struct kb_desc *d)
 out:
 	json_obj_end(j);
 }
+
+void kb_desc_figures(const struct kb_desc *d, struct kb_desc_figures *f)
+{
+	const struct kb_params *p = &d->p;
+	uint64_t cells = d->have & KB_HAVE_SLICES ? slices_bits(d) :
+			 card_cells(p);
+
+	f->fill_ratio = f->estimated_keys = f->fpr_now = NAN;
+	f->fpr_at_capacity = f->fpr_limit = f->slice_keys = NAN;
+	if (d->have & KB_HAVE_FILL)
+		f->fill_ratio = (double)d->fill / (double)cells;
+	if (d->have & KB_HAVE_SLICES) {
+		f->slice_keys = (double)slices_keys(d);
+		f->fpr_now = slices_fpr_now(d);
+		f->fpr_limit = sizing_scalable_limit(&d->p);
+		return;
+	}
+	if (!params_known(p))
+		return;
+	if (d->have & KB_HAVE_FILL) {
+		f->estimated_keys = card_keys(p, d->fill);
+		f->fpr_now = card_fpr_now(p, d->fill);
+	}
+	if (p->type == KBLOOM_TYPE_STABLE)
+		f->fpr_limit = kb_params_fpr(p, 0);
+	else if ((d->have & KB_HAVE_CAPACITY) && d->capacity)
+		f->fpr_at_capacity = kb_params_fpr(p, (double)d->capacity);
+}

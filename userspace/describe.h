@@ -141,6 +141,19 @@ void kb_desc_print_full(const struct kb_desc *d);
 void kb_desc_json(struct json *j, const struct kb_desc *d);
 
 /*
+ * The figures show -j derives from a description, each NAN where show -j
+ * has none (or null): fill_ratio (fill_percent / 100), estimated_keys,
+ * fpr_now, fpr_at_capacity, fpr_limit (fpr_stable_point of a stable
+ * filter, fpr_limit of a scalable one) and slice_keys (a scalable
+ * filter's keys).
+ */
+struct kb_desc_figures {
+	double fill_ratio, estimated_keys, fpr_now, fpr_at_capacity;
+	double fpr_limit, slice_keys;
+};
+void kb_desc_figures(const struct kb_desc *d, struct kb_desc_figures *f);
+
+/*
  * How two filters differ for merge and estimate (type, shape, parameters,
  * dimension names): "bits 1024 vs 2048", or "" when they do not (then
  * only the hash keys can differ).

@@ -1,0 +1,137 @@
+#!/bin/bash
+# The family's YNL spec (docs/netlink/kbloom.yaml) drives the real module:
+# the kernel's own spec-driven CLI (tools/net/ynl/cli.py of Debian's
+# linux-source-6.12, copied to tests/vm/build/ynl by make -C tests/vm)
+# creates filters, adds, tests and counts keys, dumps the list and reads
+# the module's status with no kbloom code of its own; bloomctl checks what
+# it did, and what it reports is what bloomctl reports.
+#
+# One behaviour per check, exact values.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/tap.sh
+bc=$PWD/userspace/bloomctl
+ynldir=$PWD/tests/vm/build/ynl
+spec=$PWD/docs/netlink/kbloom.yaml
+tmp=$(mktemp -d)
+trap '$bc destroy all >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+
+# ynl ARGS...: the CLI on the spec, JSON out, stdout in $tmp/out, stderr in
+# $tmp/err, exit status in $rc (shown for the log).
+ynl() {
+	python3 "$ynldir/tools/net/ynl/cli.py" --spec "$spec" \
+		--schema "$ynldir/Documentation/netlink/genetlink-legacy.yaml" \
+		--output-json "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	echo "ynl $*: exit $rc"
+	sed 's/^/stdout: /' "$tmp/out" | head -20
+	sed 's/^/stderr: /' "$tmp/err" | head -20
+}
+
+# json_is PYTHON-EXPR WANT: the expression over j (the JSON of $tmp/out)
+# prints exactly WANT.
+json_is() {
+	local got
+	got=$(python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$tmp/out" "$1") || return 1
+	[ "$got" = "$2" ] || { echo "got: $got"; echo "want: $2"; return 1; }
+}
+
+hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
+
+create() {
+	ynl --do create --json '{"name": "y1", "type": "bloom", "bits": 4096, "hashes": 3}' &&
+	[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] &&
+	[ "$($bc -j show y1 | python3 -c 'import json, sys
+j = json.load(sys.stdin)
+print(j["name"], j["type"], j["bits"], j["hashes"])')" = "y1 bloom 4096 3" ]
+}
+check "create (type by enum name): bloomctl shows bloom y1, 4096 bits, 3 hashes" create
+
+add() {
+	ynl --do add --json "{\"name\": \"y1\", \"keys\": {\"key\": [\"$(hex alpha)\", \"$(hex beta)\"]}}" &&
+	[ $rc -eq 0 ] &&
+	[ "$($bc test y1 alpha beta)" = $'alpha present\nbeta present' ]
+}
+check "add two keys (a multi-attr nest): bloomctl finds both present" add
+
+testkeys() {
+	"$bc" add y1 gamma &&
+	ynl --do test --json "{\"name\": \"y1\", \"keys\": {\"key\": [\"$(hex alpha)\", \"$(hex delta)\", \"$(hex gamma)\"]}}" &&
+	[ $rc -eq 0 ] &&
+	json_is '(j["name"], j["nkeys"], j["npresent"], j["result"])' "('y1', 3, 2, '05')"
+}
+check "test: nkeys 3, npresent 2, result bitmap 05 (keys 0 and 2 present)" testkeys
+
+count() {
+	"$bc" create y2 counting bits 1024 hashes 2 windows 3 interval 1h &&
+	"$bc" add y2 a a a b &&
+	ynl --do count --json "{\"name\": \"y2\", \"keys\": {\"key\": [\"$(hex a)\", \"$(hex b)\", \"$(hex c)\"]}}" &&
+	[ $rc -eq 0 ] &&
+	json_is '(j["nkeys"], j["npresent"], j["counts"])' "(3, 2, [3, 1, 0])"
+}
+check "count on a counting filter: counts decoded as u32s [3, 1, 0]" count
+
+dump() {
+	ynl --dump get && [ $rc -eq 0 ] &&
+	json_is '[(f["name"], f["type"], f["bits"], f["hashes"], f.get("windows"), f.get("counter-bits"), f.get("update")) for f in j]' \
+		"[('y1', 'bloom', 4096, 3, None, None, None), ('y2', 'counting', 1024, 2, 3, 4, 'plain')]"
+}
+check "dump get lists both filters with type, shape and type parameters" dump
+
+# The dump's figures are bloomctl's: the same attributes, decoded by two
+# independent codecs.
+same_as_bloomctl() {
+	ynl --dump get && [ $rc -eq 0 ] &&
+	"$bc" -j list >"$tmp/bc.json" &&
+	python3 -c 'import json, sys
+y = {f["name"]: f for f in json.load(open(sys.argv[1]))}
+b = {f["name"]: f for f in json.load(open(sys.argv[2]))}
+assert sorted(y) == sorted(b) == ["y1", "y2"], (sorted(y), sorted(b))
+for n in y:
+    got = (y[n]["memory"], y[n]["fill"], y[n]["generation"], y[n]["stats"]["inserts"], y[n]["capacity"])
+    want = (b[n]["memory"], b[n]["fill"], b[n]["generation"], b[n]["inserts"], b[n]["capacity"])
+    assert got == want, (n, got, want)' "$tmp/out" "$tmp/bc.json"
+}
+check "dump get: memory, fill, generation, inserts and capacity equal bloomctl -j list's" same_as_bloomctl
+
+windows() {
+	ynl --do get --json '{"name": "y2"}' && [ $rc -eq 0 ] &&
+	json_is '[(w["id"], w["end"], w["packets"]) for w in j["window-list"]["window"]]' "[(1, 0, 4)]"
+}
+check "get y2: its window list (nested multi-attr) holds window 1, open, 4 keys" windows
+
+status() {
+	local v
+	v=$(cat /sys/module/kbloom/version) &&
+	ynl --do status && [ $rc -eq 0 ] &&
+	json_is '(j["nfilters"], j["version"], j["mem-limit"] == int(open("/sys/module/kbloom/parameters/max_memory").read()))' \
+		"(2, '$v', True)"
+}
+check "status: 2 filters, the module's version, mem-limit is max_memory" status
+
+multi() {
+	ynl --do create --json '{"name": "y3", "type": "multi", "bits": 4096, "hashes": 3, "dims": {"name": ["src", "dst"]}}' &&
+	[ $rc -eq 0 ] &&
+	ynl --do add --json "{\"name\": \"y3\", \"keys\": {\"tuple\": [{\"dim1\": \"$(hex s1)\", \"dim2\": \"$(hex d1)\"}]}}" &&
+	[ $rc -eq 0 ] &&
+	"$bc" test y3 src=s1,dst=d1 >/dev/null &&
+	{ "$bc" test y3 src=s1,dst=d2 >/dev/null; [ $? -eq 1 ]; }
+}
+check "a multi filter: dims by name, a tuple key by dimension number" multi
+
+exists() {
+	ynl --do create --json '{"name": "y1", "type": "bloom", "bits": 64, "hashes": 1}' &&
+	[ $rc -ne 0 ] && grep -q "error: -17" "$tmp/out" &&
+	grep -q "'msg': 'a filter of that name exists in this namespace'" "$tmp/out"
+}
+check "create of a taken name: error -17 (EEXIST) with the module's extack message" exists
+
+flags() {
+	ynl --do destroy --json '{"flags": ["all"]}' && [ $rc -eq 0 ] &&
+	[ "$($bc -j list)" = "[]" ]
+}
+check "destroy with flags [all] (a flags enum): no filter left" flags
+
+finish

@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * metrics [FILE]: the module's and every filter's figures in the
+ * Prometheus text exposition format (version 0.0.4), on stdout or written
+ * to FILE atomically (a temp file in its directory, renamed over it), as
+ * the node exporter's textfile collector reads them. Names follow the
+ * Prometheus conventions (https://prometheus.io/docs/practices/naming/):
+ * base units in the name (_bytes, _seconds, _ratio), _total for counters,
+ * one metric family's samples together, filters told apart by the label
+ * filter="NAME". The derived figures (estimated keys, false positive
+ * rates) are those of show -j (kb_desc_figures).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "describe.h"
+#include "pktfmt.h"
+#include "util.h"
+
+struct status {
+	uint64_t mem_netns, mem_all, mem_limit, mem_user, mem_user_limit;
+	uint32_t nfilters, max_filters, user_filters, user_max_filters;
+	bool all, owned;
+	char version[KBLOOM_VERSION_MAX];
+	int replies;
+};
+
+static int status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
+{
+	struct status *st = arg;
+
+	if (st->replies++)
+		return kb_nl_fail(nl, "more than one status reply");
+	if (!tb[KBLOOM_A_MEM_LIMIT] || !tb[KBLOOM_A_MEM_NETNS] ||
+	    !tb[KBLOOM_A_NFILTERS] || !tb[KBLOOM_A_MAX_FILTERS])
+		return kb_nl_fail(nl, "status reply without its figures");
+	st->mem_limit = nla_get_u64(tb[KBLOOM_A_MEM_LIMIT]);
+	st->mem_netns = nla_get_u64(tb[KBLOOM_A_MEM_NETNS]);
+	st->nfilters = nla_get_u32(tb[KBLOOM_A_NFILTERS]);
+	st->max_filters = nla_get_u32(tb[KBLOOM_A_MAX_FILTERS]);
+	st->all = tb[KBLOOM_A_MEM_ALL] != NULL;
+	if (st->all)
+		st->mem_all = nla_get_u64(tb[KBLOOM_A_MEM_ALL]);
+	st->owned = tb[KBLOOM_A_MEM_USER] && tb[KBLOOM_A_MEM_USER_LIMIT] &&
+		    tb[KBLOOM_A_USER_FILTERS] && tb[KBLOOM_A_USER_MAX_FILTERS];
+	if (st->owned) {
+		st->mem_user = nla_get_u64(tb[KBLOOM_A_MEM_USER]);
+		st->mem_user_limit = nla_get_u64(tb[KBLOOM_A_MEM_USER_LIMIT]);
+		st->user_filters = nla_get_u32(tb[KBLOOM_A_USER_FILTERS]);
+		st->user_max_filters = nla_get_u32(tb[KBLOOM_A_USER_MAX_FILTERS]);
+	}
+	if (tb[KBLOOM_A_VERSION])
+		nla_strlcpy(st->version, tb[KBLOOM_A_VERSION],
+			    sizeof(st->version));
+	return 0;
+}
+
+/* The names of the netns's filters (a GET dump), then each one's GET. */
+struct names {
+	char (*name)[KBLOOM_NAME_MAX];
+	size_t n, cap;
+};
+
+static void names_reset(void *arg)
+{
+	((struct names *)arg)->n = 0;
+}
+
+static int names_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
+{
+	struct names *l = arg;
+
+	if (!tb[KBLOOM_A_NAME])
+		return kb_nl_fail(nl, "filter description without NAME");
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		void *p = realloc(l->name, cap * sizeof(*l->name));
+
+		if (!p) {
+			errorf("out of memory");
+			exit(EXIT_ERROR);
+		}
+		l->name = p;
+		l->cap = cap;
+	}
+	nla_strlcpy(l->name[l->n++], tb[KBLOOM_A_NAME], KBLOOM_NAME_MAX);
+	return 0;
+}
+
+/* A filter's description and the figures derived from it. */
+struct entry {
+	struct kb_desc d;
+	struct kb_desc_figures g;
+};
+
+struct filters {
+	struct entry *e;
+	size_t n;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->d.name,
+		      ((const struct entry *)b)->d.name);
+}
+
+/* A label value, escaped as the format wants. */
+static void put_value(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		fputc(*v, f);
+	}
+}
+
+/*
+ * With -n NS every sample is labelled netns="NS" too, so that the files
+ * of several namespaces can sit side by side in the textfile directory.
+ */
+static void put_netns_label(FILE *f, bool more)
+{
+	if (!opts.netns)
+		return;
+	fputs("netns=\"", f);
+	put_value(f, opts.netns);
+	fputs(more ? "\"," : "\"", f);
+}
+
+/* The labels {[netns="NS",]filter="NAME"} without the closing brace. */
+static void put_filter_label(FILE *f, const char *name)
+{
+	put_netns_label(f, true);
+	fputs("filter=\"", f);
+	put_value(f, name);
+	fputc('"', f);
+}
+
+/* A module sample: NAME[{netns="NS"}] V. */
+static void put_module_sample(FILE *f, const char *name, uint64_t v)
+{
+	fputs(name, f);
+	if (opts.netns) {
+		fputc('{', f);
+		put_netns_label(f, false);
+		fputc('}', f);
+	}
+	fprintf(f, " %llu\n", (unsigned long long)v);
+}
+
+static void header(FILE *f, const char *metric, const char *type,
+		   const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", metric, help, metric, type);
+}
+
+/* A per-filter sample whose value comes from a getter; NAN: none. */
+typedef double (*getter)(const struct entry *e);
+
+static void family(FILE *f, const struct filters *fl, const char *metric,
+		   const char *type, const char *help, getter get)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < fl->n; i++) {
+		double v = get(&fl->e[i]);
+
+		if (isnan(v))
+			continue;
+		if (!any)
+			header(f, metric, type, help);
+		any = true;
+		fprintf(f, "%s{", metric);
+		put_filter_label(f, fl->e[i].d.name);
+		/* integers exactly, the rest to double's precision */
+		if (v == floor(v) && fabs(v) < 0x1p53)
+			fprintf(f, "} %.0f\n", v);
+		else
+			fprintf(f, "} %.17g\n", v);
+	}
+}
+
+#define HAVE(d, bit)	((d)->have & (bit))
+#define U(x)		((double)(x))
+
+static bool has_counters(uint32_t type)
+{
+	return type == KBLOOM_TYPE_COUNTING || type == KBLOOM_TYPE_STABLE ||
+	       type == KBLOOM_TYPE_DLEFT;
+}
+
+static double g_cells(const struct entry *e)
+{
+	return U(e->d.p.m);
+}
+
+static double g_hashes(const struct entry *e)
+{
+	return U(e->d.p.k);
+}
+
+static double g_capacity(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_CAPACITY) && e->d.capacity ? U(e->d.capacity) : NAN;
+}
+
+static double g_memory(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_MEMORY) ? U(e->d.memory) : NAN;
+}
+
+static double g_fill(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_FILL) ? U(e->d.fill) : NAN;
+}
+
+static double g_fill_ratio(const struct entry *e)
+{
+	return e->g.fill_ratio;
+}
+
+static double g_saturated(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_SATURATED) && has_counters(e->d.p.type) ?
+	       U(e->d.saturated) : NAN;
+}
+
+static double g_generation(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_GENERATION) ? U(e->d.generation) : NAN;
+}
+
+static double g_inserts(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_INSERTS) ? U(e->d.inserts) : NAN;
+}
+
+static double g_queries(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_QUERIES) ? U(e->d.queries) : NAN;
+}
+
+static double g_positives(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_POSITIVES) ? U(e->d.positives) : NAN;
+}
+
+static double g_deletes(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_DELETES) && kb_type_counts(e->d.p.type) ?
+	       U(e->d.deletes) : NAN;
+}
+
+static double g_estimated(const struct entry *e)
+{
+	if (HAVE(&e->d, KB_HAVE_SLICES))
+		return e->g.slice_keys;
+	return isfinite(e->g.estimated_keys) ? e->g.estimated_keys : NAN;
+}
+
+static double g_fpr(const struct entry *e)
+{
+	return isfinite(e->g.fpr_now) ? e->g.fpr_now : NAN;
+}
+
+static double g_fpr_cap(const struct entry *e)
+{
+	return isfinite(e->g.fpr_at_capacity) ? e->g.fpr_at_capacity : NAN;
+}
+
+static double g_fpr_limit(const struct entry *e)
+{
+	return isfinite(e->g.fpr_limit) ? e->g.fpr_limit : NAN;
+}
+
+static double g_windows(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_WINDOWS) &&
+	       HAVE(&e->d, KB_HAVE_WINDOW_LIST) ? U(e->d.nwin) : NAN;
+}
+
+static double g_windows_max(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_WINDOWS) ? U(e->d.windows) : NAN;
+}
+
+static double g_interval(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_WINDOWS) ? U(e->d.interval_ms) / 1000 : NAN;
+}
+
+/* Windows are numbered 1, +1 per rotation: the newest's ID less one. */
+static double g_rotations(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_WINDOWS) &&
+	       HAVE(&e->d, KB_HAVE_WINDOW_LIST) && e->d.nwin ?
+	       U(e->d.win[0].id - 1) : NAN;
+}
+
+static double g_seen(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_ATTACH) ? U(e->d.attach.seen) : NAN;
+}
+
+static double g_digested(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_ATTACH) ? U(e->d.attach.digested) : NAN;
+}
+
+static double g_slices(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_SLICES) ? U(e->d.nslices) : NAN;
+}
+
+static double g_overflow(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_SLICES) ? U(e->d.overflow) : NAN;
+}
+
+static double g_ofv_bits(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_OFV) ? U(e->d.ofv_bits) : NAN;
+}
+
+static double g_lost(const struct entry *e)
+{
+	return HAVE(&e->d, KB_HAVE_OFV) ? U(e->d.lost) : NAN;
+}
+
+static const struct {
+	const char *metric, *type, *help;
+	getter get;
+} per_filter[] = {
+	{ "kbloom_filter_cells", "gauge", "Cells m of the filter's table (bits; counters for counting types; a scalable filter's slice 0).", g_cells },
+	{ "kbloom_filter_hashes", "gauge", "Hash functions k.", g_hashes },
+	{ "kbloom_filter_capacity_keys", "gauge", "Design capacity n given at create.", g_capacity },
+	{ "kbloom_filter_memory_bytes", "gauge", "Kernel memory the filter holds.", g_memory },
+	{ "kbloom_filter_fill_cells", "gauge", "Cells set or non-zero (the current window's for a time-paged filter).", g_fill },
+	{ "kbloom_filter_fill_ratio", "gauge", "Fill over cells, 0 to 1.", g_fill_ratio },
+	{ "kbloom_filter_saturated_cells", "gauge", "Counters at their maximum.", g_saturated },
+	{ "kbloom_filter_generation", "gauge", "Contents generation: 1, +1 per clear, merge into or import.", g_generation },
+	{ "kbloom_filter_inserts_total", "counter", "Keys added (add, and packet digests).", g_inserts },
+	{ "kbloom_filter_queries_total", "counter", "Keys tested.", g_queries },
+	{ "kbloom_filter_positives_total", "counter", "Tests answered present.", g_positives },
+	{ "kbloom_filter_deletes_total", "counter", "Keys deleted.", g_deletes },
+	{ "kbloom_filter_estimated_keys", "gauge", "Distinct keys estimated from the fill (a scalable filter: keys counted in its slices).", g_estimated },
+	{ "kbloom_filter_false_positive_ratio", "gauge", "False positive rate now, from the fill.", g_fpr },
+	{ "kbloom_filter_false_positive_ratio_at_capacity", "gauge", "False positive rate at the design capacity.", g_fpr_cap },
+	{ "kbloom_filter_false_positive_ratio_limit", "gauge", "False positive rate bound: a stable filter's stable point, a scalable filter's limit.", g_fpr_limit },
+	{ "kbloom_filter_windows", "gauge", "Windows retained by a time-paged filter.", g_windows },
+	{ "kbloom_filter_windows_max", "gauge", "Windows a time-paged filter retains at most (W).", g_windows_max },
+	{ "kbloom_filter_window_interval_seconds", "gauge", "Time a window is open.", g_interval },
+	{ "kbloom_filter_rotations_total", "counter", "Windows closed since the filter was created.", g_rotations },
+	{ "kbloom_filter_packets_seen_total", "counter", "Packets that reached the filter's netfilter hook and matched its device and family.", g_seen },
+	{ "kbloom_filter_packets_digested_total", "counter", "Packet digests added to the filter.", g_digested },
+	{ "kbloom_filter_slices", "gauge", "Slices a scalable filter has made.", g_slices },
+	{ "kbloom_filter_overflow_keys_total", "counter", "Keys a scalable filter added beyond a full slice.", g_overflow },
+	{ "kbloom_filter_ofv_bits", "gauge", "Bits per overflow-vector counter of a dcf.", g_ofv_bits },
+	{ "kbloom_filter_lost_increments_total", "counter", "Increments a dcf dropped (its counts may be low).", g_lost },
+};
+
+static void put_info(FILE *f, const struct filters *fl)
+{
+	size_t i;
+
+	if (!fl->n)
+		return;
+	header(f, "kbloom_filter_info", "gauge", "The filter and its type (value 1).");
+	for (i = 0; i < fl->n; i++) {
+		fputs("kbloom_filter_info{", f);
+		put_filter_label(f, fl->e[i].d.name);
+		fprintf(f, ",type=\"%s\"} 1\n", kb_type_str(fl->e[i].d.p.type));
+	}
+}
+
+static void put_attach(FILE *f, const struct filters *fl)
+{
+	bool any = false;
+	unsigned int r;
+	size_t i;
+
+	for (i = 0; i < fl->n; i++) {
+		const struct kb_attach_desc *at = &fl->e[i].d.attach;
+
+		if (!HAVE(&fl->e[i].d, KB_HAVE_ATTACH))
+			continue;
+		if (!any)
+			header(f, "kbloom_filter_attach_info", "gauge",
+			       "The filter's netfilter attachment (value 1).");
+		any = true;
+		fputs("kbloom_filter_attach_info{", f);
+		put_filter_label(f, fl->e[i].d.name);
+		fprintf(f, ",hook=\"%s\",family=\"%s\",digest=\"%s\",dev=\"%s\"} 1\n",
+			kb_hook_str(at->hook), kb_family_str(at->family),
+			kb_digest_str(at->digest), at->ifname);
+	}
+	any = false;
+	for (i = 0; i < fl->n; i++) {
+		if (!HAVE(&fl->e[i].d, KB_HAVE_ATTACH))
+			continue;
+		if (!any)
+			header(f, "kbloom_filter_packets_skipped_total", "counter",
+			       "Packets that gave no digest, by reason.");
+		any = true;
+		for (r = 1; r <= KBLOOM_SKIP_MAX; r++) {
+			fputs("kbloom_filter_packets_skipped_total{", f);
+			put_filter_label(f, fl->e[i].d.name);
+			fprintf(f, ",reason=\"%s\"} %llu\n", kb_skip_str(r),
+				(unsigned long long)fl->e[i].d.attach.skipped[r]);
+		}
+	}
+}
+
+/* Types that grow (scalable, dcf): 1 when growth stopped, with why. */
+static void put_growth(FILE *f, const struct filters *fl)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < fl->n; i++) {
+		const struct kb_desc *d = &fl->e[i].d;
+
+		if (!HAVE(d, KB_HAVE_SLICES) && !HAVE(d, KB_HAVE_OFV))
+			continue;
+		if (!any)
+			header(f, "kbloom_filter_growth_stopped", "gauge",
+			       "1 when the filter cannot grow now, reason the limit; 0 with reason ok while it grows.");
+		any = true;
+		fputs("kbloom_filter_growth_stopped{", f);
+		put_filter_label(f, d->name);
+		fprintf(f, ",reason=\"%s\"} %d\n", kb_grow_name(d->grow_error),
+			d->grow_error != KBLOOM_GROW_OK);
+	}
+}
+
+static void put_module(FILE *f, const struct status *st)
+{
+	header(f, "kbloom_module_loaded", "gauge", "1 when the kbloom module is loaded.");
+	put_module_sample(f, "kbloom_module_loaded", st != NULL);
+	if (!st)
+		return;
+	if (st->version[0]) {
+		header(f, "kbloom_module_info", "gauge", "The loaded module's version (value 1).");
+		fputs("kbloom_module_info{", f);
+		put_netns_label(f, true);
+		fputs("version=\"", f);
+		put_value(f, st->version);
+		fputs("\"} 1\n", f);
+	}
+#define SAMPLE(name, help, v)				\
+	do {						\
+		header(f, name, "gauge", help);		\
+		put_module_sample(f, name, v);		\
+	} while (0)
+	SAMPLE("kbloom_filters", "Filters in this network namespace.", st->nfilters);
+	SAMPLE("kbloom_filters_max", "Filters a network namespace may hold (max_filters).", st->max_filters);
+	SAMPLE("kbloom_memory_bytes", "Kernel memory of this network namespace's filters.", st->mem_netns);
+	if (st->all)
+		SAMPLE("kbloom_memory_all_bytes", "Kernel memory of every namespace's filters.", st->mem_all);
+	SAMPLE("kbloom_memory_limit_bytes", "The module's memory limit (max_memory).", st->mem_limit);
+	if (st->owned) {
+		SAMPLE("kbloom_user_filters", "Filters in every namespace of this namespace's owner.", st->user_filters);
+		SAMPLE("kbloom_user_filters_max", "Filters the owner may hold (user_max_filters).", st->user_max_filters);
+		SAMPLE("kbloom_user_memory_bytes", "Kernel memory of the owner's filters.", st->mem_user);
+		SAMPLE("kbloom_user_memory_limit_bytes", "The owner's share of max_memory (user_memory_percent).", st->mem_user_limit);
+	}
+#undef SAMPLE
+}
+
+static void put_all(FILE *f, const struct status *st, const struct filters *fl)
+{
+	size_t i;
+
+	put_module(f, st);
+	if (!st)
+		return;
+	put_info(f, fl);
+	for (i = 0; i < sizeof(per_filter) / sizeof(per_filter[0]); i++)
+		family(f, fl, per_filter[i].metric, per_filter[i].type,
+		       per_filter[i].help, per_filter[i].get);
+	put_attach(f, fl);
+	put_growth(f, fl);
+}
+
+/* Asks the module; 0, or EXIT_ERROR with the error printed. */
+static int collect(struct status *st, struct filters *fl)
+{
+	struct names l = { 0 };
+	struct nl_msg *msg;
+	struct kb_nl nl;
+	size_t i;
+	int r;
+
+	if (open_netlink(&nl))
+		return EXIT_ERROR;
+	msg = kb_nl_msg(&nl, KBLOOM_CMD_STATUS, 0, 0);
+	r = kb_nl_request(&nl, msg, status_reply, st);
+	nlmsg_free(msg);
+	if (!r && !st->replies)
+		r = kb_nl_fail(&nl, "no status reply");
+	if (r) {
+		kb_nl_perror(&nl, "unable to read the module's status");
+		goto out;
+	}
+	r = kb_nl_dump(&nl, KBLOOM_CMD_GET, names_reply, names_reset, &l);
+	if (r) {
+		kb_nl_perror(&nl, "unable to list filters");
+		goto out;
+	}
+	fl->e = calloc(l.n ? l.n : 1, sizeof(*fl->e));
+	if (!fl->e) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
+	}
+	for (i = 0; i < l.n; i++) {
+		struct kb_desc *d = &fl->e[fl->n].d;
+
+		/* the full description: GET's doit has the window list */
+		r = kb_desc_get(&nl, l.name[i], d);
+		if (r == -ENOENT)	/* destroyed since the dump */
+			continue;
+		if (r) {
+			kb_nl_perror(&nl, "unable to describe filter '%s'",
+				     quote(l.name[i]));
+			goto out;
+		}
+		fl->n++;
+	}
+	if (fl->n)
+		qsort(fl->e, fl->n, sizeof(*fl->e), by_name);
+	for (i = 0; i < fl->n; i++)
+		kb_desc_figures(&fl->e[i].d, &fl->e[i].g);
+out:
+	free(l.name);
+	kb_nl_close(&nl);
+	return r ? EXIT_ERROR : EXIT_OK;
+}
+
+/* Writes FILE.PID.tmp in FILE's directory, mode 0644, and renames it. */
+static int write_file(const char *path, const struct status *st,
+		      const struct filters *fl)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >=
+	    (int)sizeof(tmp)) {
+		errorf("metrics: file name too long: '%s'", quote(path));
+		return EXIT_ERROR;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || fchmod(fd, 0644) || !(f = fdopen(fd, "w"))) {
+		errorf("metrics: unable to write '%s': %s", quote(tmp),
+		       strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return EXIT_ERROR;
+	}
+	put_all(f, st, fl);
+	if (fflush(f) || fsync(fd) || ferror(f)) {
+		errorf("metrics: unable to write '%s': %s", quote(tmp),
+		       strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return EXIT_ERROR;
+	}
+	fclose(f);
+	if (rename(tmp, path)) {
+		errorf("metrics: unable to rename '%s' to '%s': %s", quote(tmp),
+		       quote(path), strerror(errno));
+		unlink(tmp);
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+int cmd_metrics(int argc, char **argv)
+{
+	struct status st = { 0 };
+	struct filters fl = { 0 };
+	bool loaded;
+	int r = EXIT_OK;
+
+	if (argc > 2) {
+		unexpected_argument(argv[0], argv[2]);
+		return EXIT_ERROR;
+	}
+	if (opts.json) {
+		usage_errorf(argv[0], "no JSON output: the format is Prometheus text");
+		return EXIT_ERROR;
+	}
+	/* not loaded is a figure, not an error (and is not cured by loading) */
+	loaded = !access("/sys/module/kbloom", F_OK);
+	if (!loaded && errno != ENOENT) {
+		errorf("unable to tell whether the kbloom module is loaded (/sys/module/kbloom): %s",
+		       strerror(errno));
+		return EXIT_ERROR;
+	}
+	if (loaded)
+		r = collect(&st, &fl);
+	if (r == EXIT_OK) {
+		if (argc == 2 && strcmp(argv[1], "-"))
+			r = write_file(argv[1], loaded ? &st : NULL, &fl);
+		else
+			put_all(stdout, loaded ? &st : NULL, &fl);
+	}
+	free(fl.e);
+	return r;
+}
