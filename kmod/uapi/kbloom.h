@@ -532,12 +532,14 @@ enum kbloom_type {
 	 * router rewrote, so a traceback can invert it. m cells are records
 	 * of struct kbloom_xlate (32 bytes), m a multiple of
 	 * KBLOOM_XLATE_LINE (records per 64-byte line); HASHES must be 1.
-	 * Written only by an attachment at HOOK POSTROUTING (after NAT),
-	 * which reads the packet's conntrack entry: a packet whose entry
-	 * has NAT gives one record per flow direction and window. A record
-	 * lives in line h1 * (m / KBLOOM_XLATE_LINE) >> 64 of its key (the
-	 * AFTER_* fields and PROTO, struct kbloom_xlate_key, hashed as a
-	 * key) or one of the KBLOOM_XLATE_PROBES - 1 lines after it
+	 * Written only by an attachment at HOOK POSTROUTING: there, after
+	 * NAT, a packet whose conntrack entry has NAT gives one record per
+	 * flow direction and window; the same attachment hooks LOCAL_IN,
+	 * where each IPIP or GRE packet to decapsulate gives one (struct
+	 * kbloom_xlate). A record lives in line h1 * (m /
+	 * KBLOOM_XLATE_LINE) >> 64 of its key (KBLOOM_XLATE_KEY_LEN bytes:
+	 * FAMILY, PROTO and the AFTER_* fields, hashed as a key) or one of
+	 * the KBLOOM_XLATE_PROBES - 1 lines after it
 	 * (wrapping); when all of them are taken the packet is counted in
 	 * the attachment's SKIPPED FULL and nothing is recorded. FILL counts
 	 * records, a window's PACKETS the records made in it. No ADD, TEST,
