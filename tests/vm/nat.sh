@@ -17,6 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/tap.sh
+. tests/vm/netns.sh
 bc=userspace/bloomctl
 py=(python3 -S)
 tmp=$(mktemp -d)
@@ -31,25 +32,13 @@ teardown() {
 trap 'teardown; sysctl -qw $saved; rm -rf "$tmp"' EXIT
 dmesg_mark=$(dmesg | wc -l)
 
-nx() { local n=$1; shift; nsenter --net=/run/netns/$P$n "$@"; }
-
-# link NS1 DEV1 NS2 DEV2: a veth pair, up, with every offload off (the
-# UDP checksum must be the final one on the wire, as SPIE digests it).
-link() {
-	ip -n $P$1 link add $2 type veth peer name $4 netns $P$3 || return 1
-	ip -n $P$1 link set $2 up && ip -n $P$3 link set $4 up || return 1
-	nx $1 ethtool -K $2 tx off rx off tso off gso off gro off >/dev/null 2>&1
-	nx $3 ethtool -K $4 tx off rx off tso off gso off gro off >/dev/null 2>&1
-	return 0
-}
-
 build() {
 	local n r
 	for n in a b r2 nat r1 v; do
 		ip netns add $P$n && ip -n $P$n link set lo up || return 1
 	done
-	link a eth0 r2 eth0 && link b eth0 r2 eth2 && link r2 eth1 nat eth0 &&
-		link nat eth1 r1 eth0 && link r1 eth1 v eth0 || return 1
+	veth a eth0 r2 eth0 && veth b eth0 r2 eth2 && veth r2 eth1 nat eth0 &&
+		veth nat eth1 r1 eth0 && veth r1 eth1 v eth0 || return 1
 	ip -n ${P}a addr add 10.9.0.5/24 dev eth0
 	ip -n ${P}b addr add 10.7.0.5/24 dev eth0
 	ip -n ${P}r2 addr add 10.9.0.1/24 dev eth0
@@ -98,30 +87,6 @@ build() {
 	link r1 nat
 	link nat r2
 	EOF
-}
-
-# capture NS NAME: starts tcpdump on NS's eth0 (incoming only) into
-# $tmp/NAME.pcap; stop NAME ends it.
-capture() {
-	local i
-	# --immediate-mode: nothing waits in the kernel's ring when it stops
-	nsenter --net=/run/netns/$P$1 tcpdump -i eth0 -Q in -nn -U -s 0 --immediate-mode \
-		-w "$tmp/$2.pcap" >/dev/null 2>"$tmp/$2.err" &
-	eval "cap_$2=$!"
-	for i in $(seq 150); do
-		grep -q 'listening on' "$tmp/$2.err" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-stop() {
-	local pid i
-	pid=$(eval echo "\$cap_$1")
-	sleep 0.3
-	kill -INT "$pid"
-	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-	wait "$pid" 2>/dev/null
-	return 0
 }
 
 # traced NAME FROM INGRESS NAT-REGEX [PROTO]: traces every IP packet of

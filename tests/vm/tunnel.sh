@@ -16,6 +16,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/tap.sh
+. tests/vm/netns.sh
 bc=userspace/bloomctl
 py=(python3 -S)
 tmp=$(mktemp -d)
@@ -27,24 +28,13 @@ teardown() {
 trap 'teardown; rm -rf "$tmp"' EXIT
 dmesg_mark=$(dmesg | wc -l)
 
-nx() { local n=$1; shift; nsenter --net=/run/netns/$P$n "$@"; }
-
-# link NS1 DEV1 NS2 DEV2: a veth pair, up, offloads off.
-link() {
-	ip -n $P$1 link add $2 type veth peer name $4 netns $P$3 || return 1
-	ip -n $P$1 link set $2 up && ip -n $P$3 link set $4 up || return 1
-	nx $1 ethtool -K $2 tx off rx off tso off gso off gro off >/dev/null 2>&1
-	nx $3 ethtool -K $4 tx off rx off tso off gso off gro off >/dev/null 2>&1
-	return 0
-}
-
 build() {
 	local n r
 	for n in h e m d v; do
 		ip netns add $P$n && ip -n $P$n link set lo up || return 1
 	done
-	link h eth0 e eth0 && link e eth1 m eth0 && link m eth1 d eth0 &&
-		link d eth1 v eth0 || return 1
+	veth h eth0 e eth0 && veth e eth1 m eth0 && veth m eth1 d eth0 &&
+		veth d eth1 v eth0 || return 1
 	ip -n ${P}h addr add 10.1.0.2/24 dev eth0
 	ip -n ${P}e addr add 10.1.0.1/24 dev eth0
 	ip -n ${P}e addr add 10.2.0.1/24 dev eth1
@@ -87,29 +77,9 @@ tunnel() {
 	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through $*"; return 1; }
 }
 
-capture() {
-	local i
-	nsenter --net=/run/netns/${P}v tcpdump -i eth0 -Q in -nn -U -s 0 --immediate-mode \
-		-w "$tmp/$1.pcap" ip >/dev/null 2>"$tmp/$1.err" &
-	cap=$!
-	for i in $(seq 150); do
-		grep -q 'listening on' "$tmp/$1.err" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-stop() {
-	local i
-	sleep 0.3
-	kill -INT "$cap"
-	for i in $(seq 100); do kill -0 "$cap" 2>/dev/null || break; sleep 0.1; done
-	wait "$cap" 2>/dev/null
-	return 0
-}
-
 # send NAME: pings and UDP datagrams from h to v, captured at v.
 send() {
-	capture "$1" || return 1
+	capture v "$1" ip || return 1
 	nx h ping -q -c 3 -i 0.3 10.4.0.2 >/dev/null
 	nx h "${py[@]}" -c '
 import socket
@@ -117,7 +87,7 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("10.1.0.2", 4000))
 for i in range(3):
     s.sendto(b"datagram %d" % i, ("10.4.0.2", 7777))'
-	stop
+	stop "$1"
 }
 
 # traced NAME WANT: every packet of NAME.pcap traced from d through m to

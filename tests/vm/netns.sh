@@ -1,0 +1,43 @@
+# Network namespace helpers of the transforms suites (sourced; nat.sh,
+# tunnel.sh). Namespaces are named $P<name>.
+#   nx NAME CMD...                  runs CMD in namespace NAME
+#   veth NS1 DEV1 NS2 DEV2          a veth pair, both ends up, every offload
+#                                   off (checksums final on the wire, as
+#                                   SPIE digests them; no GSO)
+#   capture NS NAME [FILTER...]     tcpdump on NS's eth0, incoming only,
+#                                   into $tmp/NAME.pcap; stop NAME ends it
+
+nx() { local n=$1; shift; nsenter --net=/run/netns/$P$n "$@"; }
+
+veth() {
+	ip -n $P$1 link add $2 type veth peer name $4 netns $P$3 || return 1
+	ip -n $P$1 link set $2 up && ip -n $P$3 link set $4 up || return 1
+	nx $1 ethtool -K $2 tx off rx off tso off gso off gro off >/dev/null 2>&1
+	nx $3 ethtool -K $4 tx off rx off tso off gso off gro off >/dev/null 2>&1
+	return 0
+}
+
+capture() {
+	local ns=$1 name=$2 i
+	shift 2
+	# --immediate-mode: nothing waits in the kernel's ring when it stops
+	nsenter --net=/run/netns/$P$ns tcpdump -i eth0 -Q in -nn -U -s 0 \
+		--immediate-mode -w "$tmp/$name.pcap" "$@" \
+		>/dev/null 2>"$tmp/$name.err" &
+	eval "cap_$name=$!"
+	for i in $(seq 150); do
+		grep -q 'listening on' "$tmp/$name.err" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+stop() {
+	local pid i
+	pid=$(eval echo "\$cap_$1")
+	sleep 0.3
+	kill -INT "$pid"
+	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	wait "$pid" 2>/dev/null
+	return 0
+}
