@@ -34,7 +34,7 @@ export KBLOOM_CONF=$tmp/kbloom.conf
 export KBLOOM_STATE_DIR=$tmp/lib/state
 export KBLOOM_DAMAGED_DIR=$tmp/lib/damaged
 export KBLOOM_ARCHIVE_DIR=$tmp/lib/archive
-export KBLOOM_ARCHIVE_MAX_AGE=0 KBLOOM_ARCHIVE_MAX_BYTES=3000
+export KBLOOM_ARCHIVE_MAX_AGE=0 KBLOOM_ARCHIVE_MAX_BYTES=600
 export KBLOOM_ARCHIVE_PRUNE_SECONDS=1
 
 # exec_line UNIT KEY [INSTANCE]: the unit's KEY= command, as words.
@@ -101,13 +101,13 @@ retention() {
 	newest=$($bc -j show w1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["window_list"][1]["id"])')
 	n=$(echo "$ids" | wc -l)
 	echo "total $total bytes, ids $(echo $ids), newest closed $newest"
-	[ "$total" -le 3000 ] && [ "$n" -ge 1 ] &&
+	[ "$total" -le 600 ] && [ "$n" -ge 1 ] &&
 	# the ones kept are the newest: consecutive IDs ending at most 2 windows back
 	[ "$(echo "$ids" | tail -n 1)" -ge $((newest - 2)) ] &&
 	[ "$(echo "$ids" | head -n 1)" -eq $(($(echo "$ids" | tail -n 1) - n + 1)) ] &&
 	[ "$(echo "$ids" | head -n 1)" -gt 1 ]
 }
-check "retention KBLOOM_ARCHIVE_MAX_BYTES=3000: at most 3000 bytes kept, the newest windows, window 1 pruned" retention
+check "retention KBLOOM_ARCHIVE_MAX_BYTES=600: at most 600 bytes kept (about 4 windows of 145), the newest windows, window 1 pruned" retention
 
 archived_file() {
 	local f
