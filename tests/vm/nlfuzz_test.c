@@ -69,16 +69,24 @@ static void valid_request(struct nlr *s, struct nlr_msg *m)
 		 NLM_F_DUMP : 0);
 	switch (cmd) {
 	case KBLOOM_CMD_CREATE: {
+		/*
+		 * Transforms tables too: ADD, TEST, QUERY ... meet their
+		 * EOPNOTSUPP, ATTACH its hook and digest checks, EXPORT and
+		 * IMPORT their 32-byte records (BITS = records, even; HASHES 1).
+		 */
 		static const uint32_t types[] = { KBLOOM_TYPE_BLOOM, KBLOOM_TYPE_BLOCKED,
 			KBLOOM_TYPE_COUNTING, KBLOOM_TYPE_DLEFT, KBLOOM_TYPE_STABLE,
-			KBLOOM_TYPE_MULTI, KBLOOM_TYPE_PARTITIONED };
-		uint32_t type = types[rnd() % 7];
+			KBLOOM_TYPE_MULTI, KBLOOM_TYPE_PARTITIONED,
+			KBLOOM_TYPE_TRANSFORMS };
+		uint32_t type = types[rnd() % ARRAY_SIZE(types)];
+		bool one_hash = type == KBLOOM_TYPE_DLEFT ||
+				type == KBLOOM_TYPE_TRANSFORMS;
 
 		nlr_put_str(m, KBLOOM_A_NAME, name);
 		nlr_put_u32(m, KBLOOM_A_TYPE, type);
 		nlr_put_u64(m, KBLOOM_A_BITS, type == KBLOOM_TYPE_DLEFT ? 4 * 8 * 64 :
 			    512 * (1 + rnd() % 64));
-		nlr_put_u32(m, KBLOOM_A_HASHES, type == KBLOOM_TYPE_DLEFT ? 1 : 1 + rnd() % 8);
+		nlr_put_u32(m, KBLOOM_A_HASHES, one_hash ? 1 : 1 + rnd() % 8);
 		if (type == KBLOOM_TYPE_COUNTING)
 			nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 4 << (rnd() % 3));
 		if (type == KBLOOM_TYPE_STABLE) {
