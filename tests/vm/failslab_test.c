@@ -88,8 +88,13 @@ static bool is_transforms(enum op op)
 	return op == OP_CREATE_TRANSFORMS || op == OP_RESTORE_TRANSFORMS;
 }
 
-/* A transforms table of 4096 records (HASHES 1, BITS = records). */
-#define XLATE_RECORDS	4096
+/*
+ * Transforms tables (HASHES 1, BITS = records): one of 4096 records a
+ * window created, one of 256 restored (8 KiB, two IMPORTs: each injected
+ * failure replays the IMPORTs before it, and the debug kernel is slow).
+ */
+#define XLATE_RECORDS		4096
+#define XLATE_RESTORE_RECORDS	256
 
 /* The layout of "sbase", a scalable filter of 700 keys (setup). */
 static struct slice base_slices[KBLOOM_SLICES_MAX];
@@ -149,14 +154,15 @@ static int run_op(struct nlr *s, struct nlr_msg *m, enum op op)
 		nlr_put_u64(m, KBLOOM_A_INTERVAL, 60000);
 		return nlr_send(s, m);
 	case OP_RESTORE_TRANSFORMS:
-		create_msg(s, m, "f", KBLOOM_TYPE_TRANSFORMS, XLATE_RECORDS, 1);
+		create_msg(s, m, "f", KBLOOM_TYPE_TRANSFORMS,
+			   XLATE_RESTORE_RECORDS, 1);
 		nlr_put(m, KBLOOM_A_HASH_KEY, hkey, 16);
 		nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
 		err = nlr_send(s, m);
 		if (err)
 			return err;
 		/* free cells (STATE 0), a record of 32 bytes each */
-		return import_zeros(s, m, XLATE_RECORDS *
+		return import_zeros(s, m, XLATE_RESTORE_RECORDS *
 				    sizeof(struct kbloom_xlate));
 	case OP_RESTORE:
 		create_msg(s, m, "f", KBLOOM_TYPE_BLOOM, 1 << 15, 4);
