@@ -1189,4 +1189,414 @@ TEST(inconsistent_first_and_last_are_refused)
 	EXPECT_EQ(65535, get16(out + 2));
 }
 
+/* ---- tunnels: the outer packet of an IPIP or GRE packet ---- */
+
+/* The tunnel's endpoints, and an inner flow through it. */
+#define TUN_LOCAL	IP4(192, 0, 2, 1)
+#define TUN_REMOTE	IP4(192, 0, 2, 2)
+#define IN_SRC		IP4(10, 1, 1, 5)
+#define IN_DST		IP4(10, 2, 2, 7)
+#define PROTO_IPIP	4
+
+/* An encapsulation as the sending kernel chose it (host order). */
+struct tun {
+	uint8_t kind;		/* KBLOOM_XLATE_IPIP, _GRE, _GRE | _GRE_KEY */
+	uint32_t key;		/* GRE_KEY */
+	uint16_t id;		/* outer IP ID */
+	uint16_t frag;		/* outer flags and offset */
+	uint8_t tos, ttl;	/* outer TOS, TTL */
+};
+
+static uint32_t gre_len(const struct tun *t)
+{
+	if (!(t->kind & KBLOOM_XLATE_GRE))
+		return 0;
+	return t->kind & KBLOOM_XLATE_GRE_KEY ? 8 : 4;
+}
+
+/*
+ * The outer packet the encapsulating kernel puts on the wire around the
+ * first @cap bytes of @inner (RFC 2003 IPIP, RFC 2784 GRE, RFC 2890 key):
+ * a 20-byte header, total length from the inner header's total length,
+ * checksum summed from scratch; the GRE header; the inner bytes. Its
+ * captured length.
+ */
+static uint32_t ref_outer(uint8_t *o, const uint8_t *inner, uint32_t cap,
+			  const struct tun *t)
+{
+	uint32_t g = gre_len(t);
+
+	memset(o, 0, 20 + g);
+	o[0] = 0x45;
+	o[1] = t->tos;
+	set16(o + 2, 20 + g + get16(inner + 2));
+	set16(o + 4, t->id);
+	set16(o + 6, t->frag);
+	o[8] = t->ttl;
+	o[9] = g ? PROTO_GRE : PROTO_IPIP;
+	set32(o + 12, TUN_LOCAL);
+	set32(o + 16, TUN_REMOTE);
+	set16(o + 10, ~ref_sum(0, o, 20) & 0xffff);
+	if (g) {
+		set16(o + 20, g == 8 ? 0x2000 : 0);	/* K, version 0 */
+		set16(o + 22, 0x0800);			/* IPv4 */
+		if (g == 8)
+			set32(o + 24, t->key);
+	}
+	memcpy(o + 20 + g, inner, cap);
+	return 20 + g + cap;
+}
+
+/*
+ * The record the decapsulating router makes (uapi kbloom.h, "A transform
+ * record"): AFTER_* the inner packet's addresses and IP ID, BEFORE_* the
+ * outer's addresses, IP ID and flags/offset field, the key in FIRST.
+ */
+static struct kbloom_xlate tun_rec(const uint8_t *inner, const struct tun *t)
+{
+	struct kbloom_xlate r = {
+		.state = KBLOOM_XLATE_VALID,
+		.kind = t->kind,
+		.proto = inner[9],
+		.family = 4,
+		.before_src = htonl(TUN_LOCAL),
+		.before_dst = htonl(TUN_REMOTE),
+		.before_sport = htons(t->id),
+		.before_dport = htons(t->frag),
+		.first = t->kind & KBLOOM_XLATE_GRE_KEY ? htonl(t->key) : 0,
+	};
+
+	memcpy(&r.after_src, inner + 12, 4);
+	memcpy(&r.after_dst, inner + 16, 4);
+	memcpy(&r.after_sport, inner + 4, 2);
+	return r;
+}
+
+/* An inner ICMP echo request or UDP packet of @payload bytes; its length. */
+static uint32_t inner_pkt(uint8_t *b, uint8_t proto, uint32_t payload)
+{
+	struct spec s = {
+		.proto = proto,
+		.f = { IN_SRC, IN_DST, proto == PROTO_ICMP ? 0x0517 : 41000,
+		       proto == PROTO_ICMP ? 0 : 53 },
+		.payload = payload,
+		.ttl = 63,
+		.id = 0x1a2b,
+		.icmp_type = 8,
+	};
+
+	return build(b, &s);
+}
+
+/* pkt_tunnel_want() on an exact-size copy of @pkt (@len bytes). */
+static int tun_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *w)
+{
+	uint8_t *in = malloc(len ? len : 1);
+	int r;
+
+	memcpy(in, pkt, len);
+	r = pkt_tunnel_want(in, len, w);
+	free(in);
+	return r;
+}
+
+/* pkt_tunnel_outer() on exact-size copies of @pkt (@len) and of @out. */
+static int outer(const uint8_t *pkt, uint32_t len,
+		 const struct kbloom_xlate *rec, uint8_t *out, uint32_t outmax,
+		 uint32_t *outlen)
+{
+	uint8_t *in = malloc(len ? len : 1), *o = malloc(outmax ? outmax : 1);
+	int r;
+
+	memcpy(in, pkt, len);
+	r = pkt_tunnel_outer(in, len, rec, o, outmax, outlen);
+	if (r == 0)
+		memcpy(out, o, *outlen);
+	free(in);
+	free(o);
+	return r;
+}
+
+/*
+ * Builds the inner packet (@proto, @payload bytes, @cap captured; all when
+ * 0) and the outer around it with @t, and compares pkt_tunnel_outer() of
+ * the inner with @outmax bytes (all when 0) against the wire packet with
+ * TOS 0 and TTL 64 (the function's choice: no digest covers them). The
+ * first differing byte, -1 when equal, -2 when refused, -3 when the
+ * length differs.
+ */
+static int tun_case(uint8_t proto, uint32_t payload, uint32_t cap,
+		    struct tun t, uint32_t outmax)
+{
+	uint8_t in[2048], ref[2048], out[2048];
+	struct kbloom_xlate rec;
+	uint32_t len, reflen, outlen = 0;
+
+	len = inner_pkt(in, proto, payload);
+	if (cap)
+		len = cap;
+	t.tos = 0;
+	t.ttl = 64;
+	reflen = ref_outer(ref, in, len, &t);
+	if (outmax && outmax < reflen)
+		reflen = outmax;
+	rec = tun_rec(in, &t);
+	if (outer(in, len, &rec, out, outmax ? outmax : sizeof(out), &outlen))
+		return -2;
+	if (outlen != reflen) {
+		kb_diag("outlen %u, want %u", outlen, reflen);
+		return -3;
+	}
+	return first_diff(out, ref, reflen);
+}
+
+/* DF set (Linux's default for a tunnel device with pmtudisc) or not. */
+static const struct tun ipip = {
+	.kind = KBLOOM_XLATE_IPIP, .id = 0xbeef, .frag = 0x4000,
+};
+static const struct tun gre = {
+	.kind = KBLOOM_XLATE_GRE, .id = 0x0101, .frag = 0,
+};
+static const struct tun gre_key = {
+	.kind = KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_KEY, .key = 0xc0ffee42,
+	.id = 0x8000, .frag = 0x4000,
+};
+
+TEST(tunnel_want_gives_addresses_protocol_and_ip_id)
+{
+	static const uint8_t protos[] = { PROTO_ICMP, PROTO_UDP };
+	struct kbloom_xlate w, z;
+	uint8_t in[256];
+	uint32_t len;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		len = inner_pkt(in, protos[i], 16);
+		memset(&w, 0xa5, sizeof(w));
+		ASSERT_EQ(0, tun_want(in, len, &w));
+		EXPECT_EQ(4, w.family);
+		EXPECT_EQ(protos[i], w.proto);
+		EXPECT_EQ(IN_SRC, ntohl(w.after_src));
+		EXPECT_EQ(IN_DST, ntohl(w.after_dst));
+		EXPECT_EQ(0x1a2b, ntohs(w.after_sport));
+		/* Every other field 0: no ports, even for UDP. */
+		z = w;
+		z.family = z.proto = 0;
+		z.after_src = z.after_dst = 0;
+		z.after_sport = 0;
+		memset(&w, 0, sizeof(w));
+		EXPECT_EQ(0, memcmp(&z, &w, sizeof(w)));
+	}
+}
+
+TEST(tunnel_want_needs_an_ipv4_header)
+{
+	struct kbloom_xlate w;
+	uint8_t in[256];
+	uint32_t len;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	/* The 20-byte header is enough, ... */
+	EXPECT_EQ(0, tun_want(in, 20, &w));
+	EXPECT_EQ(0x1a2b, ntohs(w.after_sport));
+	/* ... 19 bytes are not. */
+	EXPECT_EQ(-1, tun_want(in, 19, &w));
+	EXPECT_EQ(-1, tun_want(in, 0, &w));
+	in[0] = 0x60;				/* IPv6 */
+	EXPECT_EQ(-1, tun_want(in, len, &w));
+	in[0] = 0x44;				/* IHL 4 */
+	EXPECT_EQ(-1, tun_want(in, len, &w));
+}
+
+TEST(ipip_outer_is_the_wire_packet)
+{
+	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 56, 0, ipip, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, ipip, 0));
+}
+
+TEST(gre_outer_is_the_wire_packet)
+{
+	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 56, 0, gre, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre, 0));
+}
+
+TEST(gre_key_outer_is_the_wire_packet)
+{
+	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 56, 0, gre_key, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre_key, 0));
+}
+
+TEST(outer_flags_and_id_are_the_record_s)
+{
+	struct tun t = ipip;
+
+	t.frag = 0;			/* no DF */
+	t.id = 0;
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 20, 0, t, 0));
+	t.frag = 0x4000;
+	t.id = 0xffff;
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 20, 0, t, 0));
+	t = gre_key;
+	t.key = 0;			/* a key of 0 is still a key */
+	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 8, 0, t, 0));
+}
+
+TEST(outer_digests_as_the_wire_packet_whatever_its_tos_and_ttl)
+{
+	const struct tun *ts[] = { &ipip, &gre, &gre_key };
+	static const uint8_t protos[] = { PROTO_ICMP, PROTO_UDP };
+	uint8_t in[256], wire[512], out[512];
+	struct kb_digest dw, dout;
+	struct kbloom_xlate rec;
+	uint32_t len, wlen, outlen;
+	struct tun t;
+	size_t i, j;
+
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 2; j++) {
+			len = inner_pkt(in, protos[j], 40);
+			t = *ts[i];
+			t.tos = 0xb8;		/* EF */
+			t.ttl = 253;
+			wlen = ref_outer(wire, in, len, &t);
+			rec = tun_rec(in, &t);
+			ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out),
+					   &outlen));
+			ASSERT_EQ(wlen, outlen);
+			/* Not the same bytes ... */
+			EXPECT_NE(0, memcmp(out, wire, wlen));
+			/* ... but the same digest. */
+			ASSERT_EQ(KBLOOM_SKIP_NONE,
+				  kb_digest(wire, wlen, KBLOOM_DIGEST_SPIE, &dw));
+			ASSERT_EQ(KBLOOM_SKIP_NONE,
+				  kb_digest(out, outlen, KBLOOM_DIGEST_SPIE,
+					    &dout));
+			ASSERT_EQ(28, dw.len);
+			ASSERT_EQ(28, dout.len);
+			EXPECT_EQ(-1, first_diff(dout.key, dw.key, 28));
+		}
+}
+
+TEST(outer_of_a_truncated_inner_capture_has_the_whole_total_length)
+{
+	uint8_t in[512], out[512];
+	struct kbloom_xlate rec;
+	uint32_t outlen;
+
+	/* 28 of 228 inner bytes captured: the outer says 20 + g + 228. */
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 200, 28, ipip, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 200, 28, gre, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 200, 28, gre_key, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 200, 20, gre_key, 0));
+
+	inner_pkt(in, PROTO_UDP, 200);
+	rec = tun_rec(in, &gre_key);
+	ASSERT_EQ(0, outer(in, 28, &rec, out, sizeof(out), &outlen));
+	EXPECT_EQ(28 + 28, outlen);
+	EXPECT_EQ(28 + 228, get16(out + 2));
+}
+
+TEST(outer_is_cut_at_outmax)
+{
+	uint8_t in[512], out[512];
+	struct kbloom_xlate rec;
+	uint32_t outlen;
+
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, ipip, 48));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre, 48));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre_key, 48));
+	/* The outer headers alone. */
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, ipip, 20));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre_key, 28));
+	/* The total length stays the whole packet's. */
+	inner_pkt(in, PROTO_UDP, 100);
+	rec = tun_rec(in, &gre);
+	ASSERT_EQ(0, outer(in, 128, &rec, out, 30, &outlen));
+	EXPECT_EQ(30, outlen);
+	EXPECT_EQ(24 + 128, get16(out + 2));
+}
+
+TEST(outer_refuses_a_record_that_is_no_tunnel_s)
+{
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, outlen;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	rec = tun_rec(in, &ipip);
+	ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+	rec.kind = KBLOOM_XLATE_SNAT;
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+	rec.kind = KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT;
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+	rec.kind = 0;
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+	rec.kind = KBLOOM_XLATE_GRE_KEY;	/* a key without GRE */
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+}
+
+TEST(outer_refuses_a_record_of_another_inner_packet)
+{
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec, r;
+	uint32_t len, outlen;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	rec = tun_rec(in, &gre);
+	ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+	r = rec;
+	r.after_src = htonl(IN_SRC + 1);
+	EXPECT_EQ(-1, outer(in, len, &r, out, sizeof(out), &outlen));
+	r = rec;
+	r.after_dst = htonl(IN_DST + 1);
+	EXPECT_EQ(-1, outer(in, len, &r, out, sizeof(out), &outlen));
+	r = rec;
+	r.after_sport = htons(0x1a2c);		/* another IP ID */
+	EXPECT_EQ(-1, outer(in, len, &r, out, sizeof(out), &outlen));
+	r = rec;
+	r.proto = PROTO_TCP;
+	EXPECT_EQ(-1, outer(in, len, &r, out, sizeof(out), &outlen));
+}
+
+TEST(outer_refuses_an_inner_packet_that_is_not_ipv4)
+{
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, outlen;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	rec = tun_rec(in, &ipip);
+	in[0] = 0x60;				/* IPv6 */
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+	in[0] = 0x45;
+	EXPECT_EQ(-1, outer(in, 19, &rec, out, sizeof(out), &outlen));
+	set16(in + 2, 19);			/* total length < header */
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+}
+
+TEST(outer_refuses_a_total_length_over_65535)
+{
+	const struct tun *ts[] = { &ipip, &gre, &gre_key };
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	uint32_t outlen, g;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		g = gre_len(ts[i]);
+		inner_pkt(in, PROTO_UDP, 16);
+		rec = tun_rec(in, ts[i]);
+		/* An inner packet captured in part: 65535 in all is fine ... */
+		set16(in + 2, 65535 - 20 - g);
+		ASSERT_EQ(0, outer(in, 28, &rec, out, sizeof(out), &outlen));
+		EXPECT_EQ(65535, get16(out + 2));
+		EXPECT_EQ(20 + g + 28, outlen);
+		/* ... one more byte is not. */
+		set16(in + 2, 65535 - 20 - g + 1);
+		EXPECT_EQ(-1, outer(in, 28, &rec, out, sizeof(out), &outlen));
+		set16(in + 2, 65535);
+		EXPECT_EQ(-1, outer(in, 28, &rec, out, sizeof(out), &outlen));
+	}
+}
+
 TEST_HARNESS_MAIN

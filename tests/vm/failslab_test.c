@@ -5,13 +5,15 @@
  * allocation of this task fail, for N = 1, 2, ... until the request runs
  * to its end without meeting the fault:
  *
- *   test --CREATE (windows) | CREATE LOAD + IMPORT + LOADED (bloom,
- *         scalable of 3-4 slices, dcf with a 4-bit OFV) | ATTACH |
+ *   test --CREATE (counting, transforms; with windows) | CREATE LOAD +
+ *         IMPORT + LOADED (bloom, scalable of 3-4 slices, dcf with a
+ *         4-bit OFV, transforms) | ATTACH |
  *         ADD 500 keys | QUERY | EXPORT | a scalable grown to 3 slices |
  *         a dcf's OFV widened 1 -> 8 bits
  *                                --> kbloom.ko, N-th allocation fails
  *   each failure: an error, no half-made filter (what is listed answers
- *   GET and TEST), every byte charged given back once it is destroyed,
+ *   GET and TEST; a transforms table, which takes no TEST, GET and
+ *   EXPORT), every byte charged given back once it is destroyed,
  *   the run without a fault succeeds, and after the run kmemleak finds
  *   nothing (vm-init).
  */
@@ -71,13 +73,28 @@ static long long mem_netns(struct nlr *s, struct nlr_msg *m)
 enum op {
 	OP_CREATE, OP_RESTORE, OP_RESTORE_SCALABLE, OP_RESTORE_DCF, OP_ATTACH,
 	OP_ADD, OP_QUERY, OP_EXPORT, OP_GROW_SCALABLE, OP_WIDEN_DCF,
+	OP_CREATE_TRANSFORMS, OP_RESTORE_TRANSFORMS,
 };
 
 static bool is_restore(enum op op)
 {
 	return op == OP_RESTORE || op == OP_RESTORE_SCALABLE ||
-	       op == OP_RESTORE_DCF;
+	       op == OP_RESTORE_DCF || op == OP_RESTORE_TRANSFORMS;
 }
+
+/* "f" is a transforms table: no TEST (EOPNOTSUPP), its cells by EXPORT. */
+static bool is_transforms(enum op op)
+{
+	return op == OP_CREATE_TRANSFORMS || op == OP_RESTORE_TRANSFORMS;
+}
+
+/*
+ * Transforms tables (HASHES 1, BITS = records): one of 4096 records a
+ * window created, one of 256 restored (8 KiB, two IMPORTs: each injected
+ * failure replays the IMPORTs before it, and the debug kernel is slow).
+ */
+#define XLATE_RECORDS		4096
+#define XLATE_RESTORE_RECORDS	256
 
 /* The layout of "sbase", a scalable filter of 700 keys (setup). */
 static struct slice base_slices[KBLOOM_SLICES_MAX];
@@ -131,6 +148,22 @@ static int run_op(struct nlr *s, struct nlr_msg *m, enum op op)
 		nlr_put_u32(m, KBLOOM_A_WINDOWS, 3);
 		nlr_put_u64(m, KBLOOM_A_INTERVAL, 60000);
 		return nlr_send(s, m);
+	case OP_CREATE_TRANSFORMS:
+		create_msg(s, m, "f", KBLOOM_TYPE_TRANSFORMS, XLATE_RECORDS, 1);
+		nlr_put_u32(m, KBLOOM_A_WINDOWS, 3);
+		nlr_put_u64(m, KBLOOM_A_INTERVAL, 60000);
+		return nlr_send(s, m);
+	case OP_RESTORE_TRANSFORMS:
+		create_msg(s, m, "f", KBLOOM_TYPE_TRANSFORMS,
+			   XLATE_RESTORE_RECORDS, 1);
+		nlr_put(m, KBLOOM_A_HASH_KEY, hkey, 16);
+		nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
+		err = nlr_send(s, m);
+		if (err)
+			return err;
+		/* free cells (STATE 0), a record of 32 bytes each */
+		return import_zeros(s, m, XLATE_RESTORE_RECORDS *
+				    sizeof(struct kbloom_xlate));
 	case OP_RESTORE:
 		create_msg(s, m, "f", KBLOOM_TYPE_BLOOM, 1 << 15, 4);
 		nlr_put(m, KBLOOM_A_HASH_KEY, hkey, 16);
@@ -268,6 +301,8 @@ FIXTURE_VARIANT_ADD(fs, restore_scalable) { .op = OP_RESTORE_SCALABLE };
 FIXTURE_VARIANT_ADD(fs, restore_dcf) { .op = OP_RESTORE_DCF };
 FIXTURE_VARIANT_ADD(fs, grow_scalable) { .op = OP_GROW_SCALABLE };
 FIXTURE_VARIANT_ADD(fs, widen_dcf) { .op = OP_WIDEN_DCF };
+FIXTURE_VARIANT_ADD(fs, create_transforms) { .op = OP_CREATE_TRANSFORMS };
+FIXTURE_VARIANT_ADD(fs, restore_transforms) { .op = OP_RESTORE_TRANSFORMS };
 
 TEST_F(fs, each_allocation_failure_is_clean)
 {
@@ -297,7 +332,15 @@ TEST_F(fs, each_allocation_failure_is_clean)
 		 * listed must be whole: it answers GET and TEST.
 		 */
 		if (!get(s, &self->m, "f")) {
-			EXPECT_EQ(0, keys_cmd(s, &self->m, KBLOOM_CMD_TEST, "f", 0, 1));
+			if (is_transforms(variant->op)) {
+				nlr_init(s, &self->m, s->family,
+					 KBLOOM_CMD_EXPORT, NLM_F_DUMP);
+				nlr_put_str(&self->m, KBLOOM_A_NAME, "f");
+				EXPECT_EQ(0, nlr_send(s, &self->m));
+			} else {
+				EXPECT_EQ(0, keys_cmd(s, &self->m,
+						      KBLOOM_CMD_TEST, "f", 0, 1));
+			}
 			nlr_init(s, &self->m, s->family, KBLOOM_CMD_DESTROY, 0);
 			nlr_put_str(&self->m, KBLOOM_A_NAME, "f");
 			EXPECT_EQ(0, nlr_send(s, &self->m));

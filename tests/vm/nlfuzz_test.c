@@ -34,6 +34,9 @@ static uint64_t rnd(void)
 
 static const char *names[] = { "fz0", "fz1", "fz2", "fz3" };
 
+/* The type of the CREATE valid_request() made last, 0 for other commands. */
+static uint32_t created_type;
+
 static void put_keys(struct nlr_msg *m, int n, bool tuples)
 {
 	size_t nest = nlr_nest_start(m, KBLOOM_A_KEYS), t;
@@ -64,21 +67,31 @@ static void valid_request(struct nlr *s, struct nlr_msg *m)
 
 	if (cmd == KBLOOM_CMD_ROTATED)
 		cmd = KBLOOM_CMD_STATUS;
+	created_type = 0;
 	nlr_init(s, m, s->family, cmd,
 		 cmd == KBLOOM_CMD_EXPORT || (cmd == KBLOOM_CMD_GET && rnd() % 2) ?
 		 NLM_F_DUMP : 0);
 	switch (cmd) {
 	case KBLOOM_CMD_CREATE: {
+		/*
+		 * Transforms tables too: ADD, TEST, QUERY ... meet their
+		 * EOPNOTSUPP, ATTACH its hook and digest checks, EXPORT and
+		 * IMPORT their 32-byte records (BITS = records, even; HASHES 1).
+		 */
 		static const uint32_t types[] = { KBLOOM_TYPE_BLOOM, KBLOOM_TYPE_BLOCKED,
 			KBLOOM_TYPE_COUNTING, KBLOOM_TYPE_DLEFT, KBLOOM_TYPE_STABLE,
-			KBLOOM_TYPE_MULTI, KBLOOM_TYPE_PARTITIONED };
-		uint32_t type = types[rnd() % 7];
+			KBLOOM_TYPE_MULTI, KBLOOM_TYPE_PARTITIONED,
+			KBLOOM_TYPE_TRANSFORMS };
+		uint32_t type = types[rnd() % ARRAY_SIZE(types)];
+		bool one_hash = type == KBLOOM_TYPE_DLEFT ||
+				type == KBLOOM_TYPE_TRANSFORMS;
 
+		created_type = type;
 		nlr_put_str(m, KBLOOM_A_NAME, name);
 		nlr_put_u32(m, KBLOOM_A_TYPE, type);
 		nlr_put_u64(m, KBLOOM_A_BITS, type == KBLOOM_TYPE_DLEFT ? 4 * 8 * 64 :
 			    512 * (1 + rnd() % 64));
-		nlr_put_u32(m, KBLOOM_A_HASHES, type == KBLOOM_TYPE_DLEFT ? 1 : 1 + rnd() % 8);
+		nlr_put_u32(m, KBLOOM_A_HASHES, one_hash ? 1 : 1 + rnd() % 8);
 		if (type == KBLOOM_TYPE_COUNTING)
 			nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 4 << (rnd() % 3));
 		if (type == KBLOOM_TYPE_STABLE) {
@@ -284,8 +297,8 @@ TEST_F_TIMEOUT(fz, every_request_answered_and_no_kernel_report, 600)
 	const char *secs = getenv("KBLOOM_FUZZ_SECONDS");
 	long total = env ? atol(env) : 50000, i;
 	double deadline = now_s() + (secs ? atof(secs) : 300);
-	long ok = 0, errors = 0, mutated = 0;
-	bool unanswered = false;
+	long ok = 0, errors = 0, mutated = 0, xlate_tables = 0;
+	bool unanswered = false, mut;
 	unsigned long long saved = read_param();
 	int err;
 
@@ -294,7 +307,8 @@ TEST_F_TIMEOUT(fz, every_request_answered_and_no_kernel_report, 600)
 	write_param(64ULL << 20);
 	for (i = 0; i < total; i++) {
 		valid_request(&s, &m);
-		if (rnd() % 4) {
+		mut = rnd() % 4;
+		if (mut) {
 			mutate(&m);
 			mutated++;
 		}
@@ -312,6 +326,9 @@ TEST_F_TIMEOUT(fz, every_request_answered_and_no_kernel_report, 600)
 			errors++;
 		else
 			ok++;
+		/* Transforms tables were made, for the others to meet. */
+		if (!err && !mut && created_type == KBLOOM_TYPE_TRANSFORMS)
+			xlate_tables++;
 		if (i % 300 == 299) {
 			sweep(&s, &m);
 			if (now_s() > deadline) {
@@ -324,7 +341,9 @@ TEST_F_TIMEOUT(fz, every_request_answered_and_no_kernel_report, 600)
 	write_param(saved);
 	TH_LOG("%ld messages (%ld mutated): %ld accepted, %ld refused%s",
 	       i, mutated, ok, errors, i < total ? " (time limit)" : "");
+	TH_LOG("%ld transforms tables created", xlate_tables);
 	EXPECT_FALSE(unanswered);
+	EXPECT_LT(0, xlate_tables);
 	EXPECT_EQ(ok + errors, i);
 	EXPECT_LE(total < FUZZ_MIN ? total : FUZZ_MIN, i);
 	EXPECT_LT(i / 20, ok);
