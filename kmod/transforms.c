@@ -103,7 +103,8 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec)
 	u16 flags;
 
 	o = skb_header_pointer(skb, off, sizeof(obuf), obuf);
-	if (!o || o->version != 4 || o->ihl < 5 ||
+	/* An outer header with options could not be rebuilt: none kept. */
+	if (!o || o->version != 4 || o->ihl != 5 ||
 	    (o->protocol != IPPROTO_IPIP && o->protocol != IPPROTO_GRE) ||
 	    (ntohs(o->frag_off) & (IP_MF | IP_OFFSET)))
 		return KBLOOM_SKIP_UNTRANSFORMED;

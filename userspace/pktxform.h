@@ -122,7 +122,8 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
  * its checksum, which no digest covers), the GRE header (version 0,
  * protocol 0x0800, the key when KIND has GRE_KEY), then the inner packet
  * as captured, up to @outmax bytes; *@outlen the bytes written. 0, or -1
- * when @rec is no tunnel record of this inner packet.
+ * when @rec is no tunnel record of this inner packet or @outmax does not
+ * hold the outer headers.
  */
 int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);
 int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
