@@ -47,8 +47,9 @@ VARIANTS = {
     "HOOK": ("the digest, the hash and the add: the hook counts the "
              "packet and returns",
              [("attach.c",
-               "\tthis_cpu_inc(att->stats->seen);\n",
-               "\tthis_cpu_inc(att->stats->seen);\n\treturn NF_ACCEPT;\n")]),
+               "\tthis_cpu_inc(att->stats->seen);\n\n\tp = kb_skb_head(",
+               "\tthis_cpu_inc(att->stats->seen);\n\treturn NF_ACCEPT;\n"
+               "\n\tp = kb_skb_head(")]),
 }
 
 # The steps, as the differences of two neighbouring variants.
