@@ -99,7 +99,7 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec)
 	int off = skb_network_offset(skb);
 	const struct iphdr *o, *in;
 	const __be16 *gre;
-	u32 hl, glen = 0;
+	u32 hl = sizeof(*o), glen = 0;
 	u16 flags;
 
 	o = skb_header_pointer(skb, off, sizeof(obuf), obuf);
@@ -108,7 +108,6 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec)
 	    (o->protocol != IPPROTO_IPIP && o->protocol != IPPROTO_GRE) ||
 	    (ntohs(o->frag_off) & (IP_MF | IP_OFFSET)))
 		return KBLOOM_SKIP_UNTRANSFORMED;
-	hl = o->ihl * 4;
 	memset(rec, 0, sizeof(*rec));
 	if (o->protocol == IPPROTO_GRE) {
 		gre = skb_header_pointer(skb, off + hl, sizeof(gbuf), gbuf);

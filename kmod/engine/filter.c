@@ -124,7 +124,7 @@ bool kb_filter_can_delete(const struct kb_filter *f)
 
 bool kb_filter_keyed(const struct kb_filter *f)
 {
-	return f->ops != &kb_xlate_ops;
+	return !f->ops->records;
 }
 
 bool kb_filter_can_count(const struct kb_filter *f)

@@ -39,6 +39,11 @@ struct kb_type_ops {
 	void *(*xfer)(const struct kb_filter *f, u64 off, u64 *len);
 	u64 (*xfer_bytes)(const struct kb_filter *f);
 	u64 (*layout)(const struct kb_filter *f);
+	/*
+	 * A table of records, not of keys (transforms): add and test answer
+	 * nothing, and callers ask kb_filter_keyed() before either.
+	 */
+	bool records;
 };
 
 extern const struct kb_type_ops kb_bloom_ops;
