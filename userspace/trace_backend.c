@@ -51,22 +51,8 @@ int trace_answer_alloc(struct tb_answer *a, uint32_t nwin, size_t n)
  */
 static char *make_ctl_dir(char *err, size_t errlen)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *d;
-
-	if (!tmp || !*tmp || strlen(tmp) > 40)
-		tmp = "/tmp";
-	if (asprintf(&d, "%s/bloomctl-ssh.XXXXXX", tmp) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	if (!mkdtemp(d)) {	/* mode 0700 */
-		snprintf(err, errlen, "unable to make a directory for the ssh connections in %s: %s",
-			 tmp, strerror(errno));
-		free(d);
-		return NULL;
-	}
-	return d;
+	return private_dir("bloomctl-ssh", 40, " for the ssh connections", err,
+			   errlen);
 }
 
 int trace_backends_init(struct trace_backends *b, const struct kb_topo *t,

@@ -204,6 +204,14 @@ void tb_answer_free(struct tb_answer *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* The forms a packet comes with: itself and its alt[] (the walk's own
+ * forms, from transforms, follow them).
+ */
+static size_t given_forms(const struct tb_packet *p)
+{
+	return 1 + (p->nalt < TB_FORMS_MAX - 1 ? p->nalt : TB_FORMS_MAX - 1);
+}
+
 /* The forms each packet's questions use from now on. */
 static void snapshot_forms(struct walk *w)
 {
@@ -225,9 +233,8 @@ static int adopt_forms(struct walk *w, size_t i, size_t x, size_t row,
 	for (k = 0; k < a->nxf; k++) {
 		struct tb_xform *xf = &a->xf[k];
 		size_t have = nd->xf ? strlen(nd->xf) : 0;
-		char *s;
-
 		char text[sizeof(xf->what) + 32];
+		char *s;
 
 		if (xf->row < row || xf->row >= row + w->nf_step[i])
 			continue;
@@ -848,14 +855,13 @@ int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
 		goto nomem;
 	for (i = 0; i < n; i++) {
 		struct tb_form *fm = &w.forms[i * TB_FORMS_MAX];
-		size_t k, nalt = p[i].nalt < TB_FORMS_MAX - 1 ? p[i].nalt :
-				 TB_FORMS_MAX - 1;
+		size_t k;
 
 		fm[0].pkt = p[i].pkt;
 		fm[0].len = p[i].len;
-		for (k = 0; k < nalt; k++)
-			fm[1 + k] = p[i].alt[k];
-		w.nforms[i] = 1 + nalt;
+		w.nforms[i] = given_forms(&p[i]);
+		for (k = 1; k < w.nforms[i]; k++)
+			fm[k] = p[i].alt[k - 1];
 	}
 	w.cappend[from] = n;
 	w.pend[from] = malloc(n * sizeof(**w.pend));
@@ -894,10 +900,9 @@ out:
 	free(w.dead);
 	/* The forms transforms gave: after the packet and its alt[]. */
 	for (i = 0; w.forms && w.nforms && i < n; i++) {
-		size_t f, own = 1 + (p[i].nalt < TB_FORMS_MAX - 1 ? p[i].nalt :
-				     TB_FORMS_MAX - 1);
+		size_t f;
 
-		for (f = own; f < w.nforms[i]; f++)
+		for (f = given_forms(&p[i]); f < w.nforms[i]; f++)
 			free((void *)w.forms[i * TB_FORMS_MAX + f].pkt);
 	}
 	free(w.forms);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -212,4 +213,25 @@ const char *fmt_pow10(double x)
 	}
 	snprintf(buf, sizeof(bufs[0]), "%.3ge%.0f", mant, e);
 	return buf;
+}
+
+char *private_dir(const char *name, size_t tmpmax, const char *what,
+		  char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *d;
+
+	if (!tmp || !*tmp || (tmpmax && strlen(tmp) > tmpmax))
+		tmp = "/tmp";
+	if (asprintf(&d, "%s/%s.XXXXXX", tmp, name) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!mkdtemp(d)) {	/* mode 0700 */
+		snprintf(err, errlen, "unable to make a directory%s in %s: %s",
+			 what, tmp, strerror(errno));
+		free(d);
+		return NULL;
+	}
+	return d;
 }

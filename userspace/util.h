@@ -53,6 +53,15 @@ int parse_double(const char *s, double *out);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 
+/*
+ * A new private directory (mkdtemp, mode 0700) $TMPDIR/NAME.XXXXXX, or
+ * under /tmp when TMPDIR is unset, empty or longer than @tmpmax bytes
+ * (0: any length). malloc'd, or NULL with "unable to make a directory
+ * WHAT in DIR: WHY" (or "out of memory") in @err.
+ */
+char *private_dir(const char *name, size_t tmpmax, const char *what,
+		  char *err, size_t errlen);
+
 bool check_name(const char *name);
 /* check_name() and what a new filter's name may not be: "all", "-...". */
 bool check_new_name(const char *name);

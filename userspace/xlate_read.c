@@ -21,26 +21,6 @@
 /* Records of one packet in one window, at most (two CPUs, one flow). */
 #define XLATE_PER_WINDOW	8
 
-static char *make_tmp_dir(char *err, size_t errlen)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *d;
-
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if (asprintf(&d, "%s/bloomctl-xlate.XXXXXX", tmp) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	if (!mkdtemp(d)) {	/* mode 0700 */
-		snprintf(err, errlen, "unable to make a directory in %s: %s",
-			 tmp, strerror(errno));
-		free(d);
-		return NULL;
-	}
-	return d;
-}
-
 int kb_xlate_load(struct kb_nl *nl, const char *name,
 		  struct kb_archive **out, char *err, size_t errlen)
 {
@@ -65,7 +45,7 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
 			 name, kb_type_str(d->p.type));
 		goto out;
 	}
-	dir = make_tmp_dir(err, errlen);
+	dir = private_dir("bloomctl-xlate", 0, "", err, errlen);
 	/* Not time-paged: its one table, saved whole as "window 0". */
 	nwin = d->have & KB_HAVE_WINDOWS ? d->nwin : 0;
 	paths = calloc(nwin + 1, sizeof(*paths));
