@@ -10,16 +10,9 @@
 
 #include "limit_figures.h"
 
-struct status {
-	uint64_t mem_all, mem_limit, mem_netns, mem_user, mem_user_limit;
-	uint32_t nfilters, max_filters, user_filters, user_max_filters;
-	bool all, owned;
-	int replies;
-};
-
-static int status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
+int kb_status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 {
-	struct status *st = arg;
+	struct kb_status *st = arg;
 
 	if (st->replies++)
 		return kb_nl_fail(nl, "more than one status reply");
@@ -43,6 +36,9 @@ static int status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 		st->user_filters = nla_get_u32(tb[KBLOOM_A_USER_FILTERS]);
 		st->user_max_filters = nla_get_u32(tb[KBLOOM_A_USER_MAX_FILTERS]);
 	}
+	if (tb[KBLOOM_A_VERSION])
+		nla_strlcpy(st->version, tb[KBLOOM_A_VERSION],
+			    sizeof(st->version));
 	return 0;
 }
 
@@ -70,7 +66,7 @@ void kb_nl_limit_figures(struct kb_nl *nl)
 {
 	struct kb_nl_error refused = nl->error;
 	enum limit which = limit_of(refused.kmsg);
-	struct status st = { 0 };
+	struct kb_status st = { 0 };
 	struct nl_msg *msg;
 	char *tail;
 	size_t n, room;
@@ -79,7 +75,7 @@ void kb_nl_limit_figures(struct kb_nl *nl)
 	if (which == L_NONE)
 		return;
 	msg = kb_nl_msg(nl, KBLOOM_CMD_STATUS, 0, 0);
-	r = kb_nl_request(nl, msg, status_reply, &st);
+	r = kb_nl_request(nl, msg, kb_status_reply, &st);
 	nlmsg_free(msg);
 	nl->error = refused;
 	if (r || !st.replies)

@@ -2,7 +2,26 @@
 #ifndef KBLOOM_LIMIT_FIGURES_H
 #define KBLOOM_LIMIT_FIGURES_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "nl.h"
+
+/*
+ * STATUS's figures (uapi/kbloom.h, KBLOOM_CMD_STATUS): @all when the
+ * caller was told MEM_ALL (an admin of the initial namespace), @owned
+ * when the namespace's owner's figures came too.
+ */
+struct kb_status {
+	uint64_t mem_netns, mem_all, mem_limit, mem_user, mem_user_limit;
+	uint32_t nfilters, max_filters, user_filters, user_max_filters;
+	bool all, owned;
+	char version[KBLOOM_VERSION_MAX];
+	int replies;
+};
+
+/* The reply callback of a STATUS request, filling the kb_status @arg. */
+int kb_status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg);
 
 /*
  * After a CREATE refused at a module limit: when the kernel's message

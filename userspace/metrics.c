@@ -21,46 +21,9 @@
 
 #include "commands.h"
 #include "describe.h"
+#include "limit_figures.h"
 #include "pktfmt.h"
 #include "util.h"
-
-struct status {
-	uint64_t mem_netns, mem_all, mem_limit, mem_user, mem_user_limit;
-	uint32_t nfilters, max_filters, user_filters, user_max_filters;
-	bool all, owned;
-	char version[KBLOOM_VERSION_MAX];
-	int replies;
-};
-
-static int status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
-{
-	struct status *st = arg;
-
-	if (st->replies++)
-		return kb_nl_fail(nl, "more than one status reply");
-	if (!tb[KBLOOM_A_MEM_LIMIT] || !tb[KBLOOM_A_MEM_NETNS] ||
-	    !tb[KBLOOM_A_NFILTERS] || !tb[KBLOOM_A_MAX_FILTERS])
-		return kb_nl_fail(nl, "status reply without its figures");
-	st->mem_limit = nla_get_u64(tb[KBLOOM_A_MEM_LIMIT]);
-	st->mem_netns = nla_get_u64(tb[KBLOOM_A_MEM_NETNS]);
-	st->nfilters = nla_get_u32(tb[KBLOOM_A_NFILTERS]);
-	st->max_filters = nla_get_u32(tb[KBLOOM_A_MAX_FILTERS]);
-	st->all = tb[KBLOOM_A_MEM_ALL] != NULL;
-	if (st->all)
-		st->mem_all = nla_get_u64(tb[KBLOOM_A_MEM_ALL]);
-	st->owned = tb[KBLOOM_A_MEM_USER] && tb[KBLOOM_A_MEM_USER_LIMIT] &&
-		    tb[KBLOOM_A_USER_FILTERS] && tb[KBLOOM_A_USER_MAX_FILTERS];
-	if (st->owned) {
-		st->mem_user = nla_get_u64(tb[KBLOOM_A_MEM_USER]);
-		st->mem_user_limit = nla_get_u64(tb[KBLOOM_A_MEM_USER_LIMIT]);
-		st->user_filters = nla_get_u32(tb[KBLOOM_A_USER_FILTERS]);
-		st->user_max_filters = nla_get_u32(tb[KBLOOM_A_USER_MAX_FILTERS]);
-	}
-	if (tb[KBLOOM_A_VERSION])
-		nla_strlcpy(st->version, tb[KBLOOM_A_VERSION],
-			    sizeof(st->version));
-	return 0;
-}
 
 /* The names of the netns's filters (a GET dump), then each one's GET. */
 struct names {
@@ -441,7 +404,7 @@ static void put_growth(FILE *f, const struct filters *fl)
 	}
 }
 
-static void put_module(FILE *f, const struct status *st)
+static void put_module(FILE *f, const struct kb_status *st)
 {
 	header(f, "kbloom_module_loaded", "gauge", "1 when the kbloom module is loaded.");
 	put_module_sample(f, "kbloom_module_loaded", st != NULL);
@@ -475,7 +438,7 @@ static void put_module(FILE *f, const struct status *st)
 #undef SAMPLE
 }
 
-static void put_all(FILE *f, const struct status *st, const struct filters *fl)
+static void put_all(FILE *f, const struct kb_status *st, const struct filters *fl)
 {
 	size_t i;
 
@@ -491,7 +454,7 @@ static void put_all(FILE *f, const struct status *st, const struct filters *fl)
 }
 
 /* Asks the module; 0, or EXIT_ERROR with the error printed. */
-static int collect(struct status *st, struct filters *fl)
+static int collect(struct kb_status *st, struct filters *fl)
 {
 	struct names l = { 0 };
 	struct nl_msg *msg;
@@ -502,7 +465,7 @@ static int collect(struct status *st, struct filters *fl)
 	if (open_netlink(&nl))
 		return EXIT_ERROR;
 	msg = kb_nl_msg(&nl, KBLOOM_CMD_STATUS, 0, 0);
-	r = kb_nl_request(&nl, msg, status_reply, st);
+	r = kb_nl_request(&nl, msg, kb_status_reply, st);
 	nlmsg_free(msg);
 	if (!r && !st->replies)
 		r = kb_nl_fail(&nl, "no status reply");
@@ -545,7 +508,7 @@ out:
 }
 
 /* Writes FILE.PID.tmp in FILE's directory, mode 0644, and renames it. */
-static int write_file(const char *path, const struct status *st,
+static int write_file(const char *path, const struct kb_status *st,
 		      const struct filters *fl)
 {
 	char tmp[4096];
@@ -587,7 +550,7 @@ static int write_file(const char *path, const struct status *st,
 
 int cmd_metrics(int argc, char **argv)
 {
-	struct status st = { 0 };
+	struct kb_status st = { 0 };
 	struct filters fl = { 0 };
 	bool loaded;
 	int r = EXIT_OK;
