@@ -72,6 +72,13 @@ static int setup(void **state, const struct kb_topo_router *r, char *err,
 		trace_archive_free(s);
 		return -1;
 	}
+	/* Its records are not digests: asked as a filter it would say absent. */
+	if (s->a->type == KBLOOM_TYPE_TRANSFORMS) {
+		snprintf(err, errlen, "router %s (archive %s): filter '%s' is a transforms table: name it with 'transforms %s' and give the router its digest table as 'filter'",
+			 r->name, r->dir, r->filter, r->filter);
+		trace_archive_free(s);
+		return -1;
+	}
 	s->mode = s->a->w[0].digest ? s->a->w[0].digest : KBLOOM_DIGEST_SPIE;
 	if (s->mode > KBLOOM_DIGEST_MAX || s->mode == KBLOOM_DIGEST_MULTI) {
 		snprintf(err, errlen, "router %s (archive %s): windows recorded with digest mode %s, which trace cannot ask",

@@ -309,5 +309,21 @@ archived() {
 }
 check "archived windows (bloomctl archive ... once) trace the echo requests through nat as the live tables do" archived
 
+# A transforms table named as a router's filter holds no digests: that
+# router cannot be asked (unknown, naming why; the trace is partial, exit
+# 1), rather than asked and answering "absent".
+xlate_as_filter() {
+	local rc=0
+	printf '%s\n' 'router r1 archive arch-r1 filter spie' \
+		'router nat archive arch-nat filter xlate' 'link r1 nat' \
+		>"$tmp/topo-bad.txt"
+	$bc trace "$tmp/topo-bad.txt" from r1 pcap "$tmp/echo2.pcap" \
+		>"$tmp/bad.out" 2>&1 || rc=$?
+	cat "$tmp/bad.out"
+	[ $rc = 1 ] && [ "$(grep -c "^unknown next to the path: nat (router nat (archive .*arch-nat): filter 'xlate' is a transforms table: name it with 'transforms xlate'" "$tmp/bad.out")" = 3 ] &&
+		[ "$(tail -n 1 "$tmp/bad.out")" = 'partial: 1 router could not be asked' ]
+}
+check "an archived transforms table named as a router's filter: that router unknown with the reason, not answering absent" xlate_as_filter
+
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 finish
