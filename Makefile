@@ -73,8 +73,7 @@ clean:
 	rm -rf build/kmod-6.12 build/kmod-debug
 	$(MAKE) -C bench clean
 
-# ---- The second kernel (6.12), install, DKMS. See README.md, "Install on
-# a real machine".
+# ---- The second kernel (6.12), install, DKMS. See docs/install.md.
 
 # The module's sources as Kbuild and DKMS see them (kmod/Makefile is only
 # the in-checkout wrapper).
