@@ -188,6 +188,7 @@ int main(int argc, char **argv)
 	uint32_t *adjn, *adjo, *adj;
 	uint8_t (*atk)[PKT_LEN], *onpath, pkt[PKT_LEN], hkey[16];
 	uint32_t *atklen;
+	uint64_t step;
 	const char *outdir;
 	char path[4096];
 	FILE *f;
@@ -333,9 +334,11 @@ int main(int argc, char **argv)
 	put32(f, 0);
 	put32(f, 65535);
 	put32(f, 101);			/* LINKTYPE_RAW */
+	/* 1 ms apart, closer when many, all within the newest window. */
+	step = 2 * NS / opt.packets < 1000000 ? 2 * NS / opt.packets : 1000000;
 	for (c = 0; c < opt.packets; c++) {
 		uint64_t at = T0_NS + opt.windows * opt.interval * NS - 3 * NS +
-			      c * 1000000ULL;
+			      c * step;
 
 		put32(f, at / NS);
 		put32(f, at % NS / 1000);
