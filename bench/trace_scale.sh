@@ -15,6 +15,10 @@
 #              random 10%; never the 'from' router)
 #   SEED=1     trace_gen's seed; TMPDIR where the archives go (N=10000
 #              takes ~160 MB)
+#   OUT=FILE   also append one TSV row per measurement (as
+#              bench/trace_live.sh: part routers way questions wall_s
+#              packets found; part archive or archive-10pct-unknown, the
+#              latter's figures summed or averaged over the trials)
 #
 # Prints, per size: the questions asked, the median wall time, the peak
 # RSS (/usr/bin/time's maximum resident set size; python3's getrusage
@@ -75,6 +79,7 @@ listed() { grep -c "^ingress: \(.* \)\?(\?$2[,)]\?\( \|\$\)" "$1.out" || true; }
 # A fixed stream of random bytes for shuf, from a seed (as the coreutils
 # manual suggests: 'yes SEED' repeats itself and makes trials alike).
 rand() { openssl enc -aes-256-ctr -pass pass:"$1" -nosalt -pbkdf2 </dev/zero 2>/dev/null; }
+row() { [ -z "${OUT:-}" ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$OUT"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 printf '| routers | links | hops | trace | questions | wall s (median) | peak RSS MiB | packets: true ingress first | listed | reached |\n'
@@ -108,6 +113,8 @@ for n in $sizes; do
 			"$(found "$tmp/t" "$ingress")" "$pkts" \
 			"$(listed "$tmp/t" "$ingress")" "$pkts" \
 			"$(reached "$tmp/t" "$ingress")" "$pkts"
+		row archive "$n" "$([ $mode = seq ] && echo 'parallel 1' || echo 'parallel 16')" \
+			"${q[$mode]}" "${wall[$mode]}" "$pkts" "$(found "$tmp/t" "$ingress")"
 	done
 	# 10% unknown: TRIALS different random tenths, never 'from'.
 	k=$((n / 10))
@@ -151,6 +158,8 @@ for n in $sizes; do
 		"$(echo "$wpar / $trials" | bc -l)" "$(echo "$rss / 1024" | bc -l)" \
 		"$fsum" "$((pkts * trials))" "$lsum" "$((pkts * trials))" \
 		"$rsum" "$((pkts * trials))"
+	row archive-10pct-unknown "$n" "parallel 16" "$(echo "$qsum / $trials" | bc -l | xargs printf '%.1f')" \
+		"$(echo "$wpar / $trials" | bc -l | xargs printf '%.4f')" "$((pkts * trials))" "$fsum"
 	summary+=$(printf '| %s | %s | %s | %s/%s | %s/%s | %s | %s |' "$n" \
 		"$(awk -v a="${wall[par]}" -v b="${wall[seq]}" 'BEGIN { printf "%.2f", a / b }')" \
 		"$(awk -v a="$qsum" -v t="$trials" -v b="${q[par]}" 'BEGIN { printf "%.2f", a / t / b }')" \
