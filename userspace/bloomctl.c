@@ -686,8 +686,8 @@ static const struct command commands[] = {
 	},
 	{
 		"trace", cmd_trace, "trace a packet upstream through routers",
-		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no]\n"
-		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no]\n",
+		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no] [dot FILE]\n"
+		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no] [dot FILE]\n",
 		"Hash-based IP traceback (SPIE): finds the routers a packet passed\n"
 		"through, even with a forged source, from the digest tables ('attach\n"
 		"... digest spie' on time-paged filters) of the routers listed in the\n"
@@ -721,6 +721,11 @@ static const struct command commands[] = {
 		"                  its router unknown (60s)\n"
 		"  reuse no        one ssh connection per question, not one per router\n"
 		"                  for the whole trace (OpenSSH ControlMaster; yes)\n"
+		"  dot FILE        also draw the trace as a Graphviz DOT graph in FILE\n"
+		"                  ('-': standard output, alone there; not with -j):\n"
+		"                  every router and link grey, the traced edges red,\n"
+		"                  each hop with its window and fpr, the ingress\n"
+		"                  filled red (render: dot -Tsvg FILE -o trace.svg)\n"
 		"Breadth first from ROUTER, each step asks every router next to the\n"
 		"path (and not yet asked) about all its pending packets at once; a\n"
 		"router joins the path when one of its windows overlapping [at - slack,\n"

@@ -281,10 +281,10 @@ int trace_dot_write(FILE *f, const struct kb_topo *t, size_t from,
 		if (node_label(f, t, i, from, x, ntraced, why))
 			goto out;
 		if (x->seen && x->ingress)
-			fputs(", style=\"rounded,filled\", fillcolor=\"#f4cccc\", color=\"#cc0000\", fontcolor=black, peripheries=2",
+			fputs(", style=\"rounded,filled\", fillcolor=\"#f4cccc\", color=\"#cc0000\", fontcolor=black, peripheries=2, group=path",
 			      f);
 		else if (x->seen)
-			fputs(", color=black, fontcolor=black", f);
+			fputs(", color=black, fontcolor=black, group=path", f);
 		else if (x->unknown || x->unknown_next)
 			fputs(", style=\"rounded,dashed\", color=\"#e69138\", fontcolor=\"#b45f06\"",
 			      f);

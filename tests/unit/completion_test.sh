@@ -212,8 +212,9 @@ check "digest: modes" "bloomctl digest packet 4500 digest " spie flow src dst mu
 check "digest: pcap file names" "bloomctl digest pcap s" seen.kbf sub
 check "trace: topology file" "bloomctl trace t" topo.txt
 check "trace: routers of the topology" "bloomctl trace topo.txt from " r1 r9
-check "trace: keywords" "bloomctl trace topo.txt from r1 " pcap packet at slack victim parallel timeout reuse
+check "trace: keywords" "bloomctl trace topo.txt from r1 " pcap packet at slack victim parallel timeout reuse dot
 check "trace: reuse yes or no" "bloomctl trace topo.txt from r1 reuse " yes no
+check "trace: dot file names" "bloomctl trace topo.txt from r1 dot t" topo.txt
 check "batch: -k" "bloomctl batch -" -k --help -
 check "batch: file after -k" "bloomctl batch -k t" topo.txt
 

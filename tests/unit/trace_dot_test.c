@@ -80,10 +80,10 @@ TEST(one_packet_exact)
 		"  label=\"trace from r1: packet 1, \\\"odd\\\" \\\\ title\";\n"
 		"  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=11, color=grey70, fontcolor=grey55];\n"
 		"  edge [dir=none, color=grey80, fontname=\"Helvetica\", fontsize=10];\n"
-		"  \"r1\" [label=\"r1\\nfrom (next to the victim)\\nwindow 7, fpr 0.001\", color=black, fontcolor=black, penwidth=2.5];\n"
-		"  \"r2\" [label=\"r2\\nwindow 3, fpr 0.00215\\nSNAT 100.64.0.1:61000 <- 10.9.0.5:4000 (window 3)\\nGRE 10.0.1.2 > 10.0.1.1 id 9 (window 3)\", color=black, fontcolor=black];\n"
+		"  \"r1\" [label=\"r1\\nfrom (next to the victim)\\nwindow 7, fpr 0.001\", color=black, fontcolor=black, group=path, penwidth=2.5];\n"
+		"  \"r2\" [label=\"r2\\nwindow 3, fpr 0.00215\\nSNAT 100.64.0.1:61000 <- 10.9.0.5:4000 (window 3)\\nGRE 10.0.1.2 > 10.0.1.1 id 9 (window 3)\", color=black, fontcolor=black, group=path];\n"
 		"  \"r3\" [label=\"r3\\nunknown next to the path: declared \\\"none\\\" in C:\\\\topo\", style=\"rounded,dashed\", color=\"#e69138\", fontcolor=\"#b45f06\"];\n"
-		"  \"r\\\"4\\\\x\" [label=\"r\\\"4\\\\x\\nwindow 2, fpr 0.0005\\ningress\", style=\"rounded,filled\", fillcolor=\"#f4cccc\", color=\"#cc0000\", fontcolor=black, peripheries=2];\n"
+		"  \"r\\\"4\\\\x\" [label=\"r\\\"4\\\\x\\nwindow 2, fpr 0.0005\\ningress\", style=\"rounded,filled\", fillcolor=\"#f4cccc\", color=\"#cc0000\", fontcolor=black, peripheries=2, group=path];\n"
 		"  \"r5\" [label=\"r5\"];\n"
 		"  \"r2\" -> \"r1\" [dir=forward, color=\"#cc0000\", penwidth=2.5];\n"
 		"  \"r3\" -> \"r1\";\n"
@@ -128,8 +128,8 @@ TEST(two_packets_counted)
 	got = render(&t, r, 2, NULL, NULL);
 	ASSERT_NE(NULL, got);
 	EXPECT_EQ(NULL, strstr(got, "label=\"trace"));
-	EXPECT_NE(NULL, strstr(got, "  \"r2\" [label=\"r2\\nwindows 3, 4, fpr up to 0.003\\n2 of 2 packets\\ntransforms undone: 1 packet\", color=black, fontcolor=black];\n"));
-	EXPECT_NE(NULL, strstr(got, "  \"r1\" [label=\"r1\\nfrom (next to the victim)\\nwindow 7, fpr 0.001\\n2 of 2 packets\", color=black, fontcolor=black, penwidth=2.5];\n"));
+	EXPECT_NE(NULL, strstr(got, "  \"r2\" [label=\"r2\\nwindows 3, 4, fpr up to 0.003\\n2 of 2 packets\\ntransforms undone: 1 packet\", color=black, fontcolor=black, group=path];\n"));
+	EXPECT_NE(NULL, strstr(got, "  \"r1\" [label=\"r1\\nfrom (next to the victim)\\nwindow 7, fpr 0.001\\n2 of 2 packets\", color=black, fontcolor=black, group=path, penwidth=2.5];\n"));
 	EXPECT_NE(NULL, strstr(got, "  \"r4\" [label=\"r4\\nwindow 2, fpr 0.0005\\n2 of 2 packets\\ningress of 2\", "));
 	EXPECT_NE(NULL, strstr(got, "  \"r3\" [label=\"r3\\nunknown next to the path: not asked\", "));
 	EXPECT_NE(NULL, strstr(got, "  \"r2\" -> \"r1\" [dir=forward, color=\"#cc0000\", penwidth=2.5, label=\" 2\", fontcolor=\"#cc0000\"];\n"));
