@@ -25,6 +25,7 @@
  * asked, 2 error (the walk did not run).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@
 #include "pcapfile.h"
 #include "pktxform.h"
 #include "pktfmt.h"
+#include "progress.h"
 #include "timefmt.h"
 #include "topology.h"
 #include "trace_backend.h"
@@ -494,6 +496,28 @@ static void trace_free(struct trace *t)
 	kb_topo_free(&t->topo);
 }
 
+/* The backends, with the questions counted for the progress line. */
+struct counted {
+	struct trace_backends *be;
+	struct progress prog;
+	pthread_mutex_t lock;	/* the questions run in threads */
+	uint64_t answered;
+};
+
+static int ask_counted(void *ctx, size_t r, const struct tb_item *items,
+		       size_t n, struct tb_answer *a, char *err,
+		       size_t errlen)
+{
+	struct counted *c = ctx;
+	int ret = trace_backends_ask(c->be, r, items, n, a, err, errlen);
+
+	pthread_mutex_lock(&c->lock);
+	c->answered++;
+	progress_update(&c->prog, c->answered, 0);
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
 /*
  * The picture of the @ntp results (trace_dot.h), titled with what was
  * traced. 0, or -1 having said why.
@@ -551,6 +575,7 @@ int cmd_trace(int argc, char **argv)
 	static uint8_t pkt[KBLOOM_PACKET_MAX];
 	struct trace_backends be;
 	struct tb_backend backend;
+	struct counted counted = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct tb_packet *tp = NULL;
 	struct tb_form *wforms = NULL;
 	struct tb_result *res = NULL;
@@ -748,12 +773,18 @@ int cmd_trace(int argc, char **argv)
 			kb_pcap_api(why, sizeof(why));
 			break;
 		}
-	backend.ask = trace_backends_ask;
-	backend.ctx = &be;
+	counted.be = &be;
+	progress_start(&counted.prog, false, 0, "questions answered",
+		       "trace from %s (%zu routers)", t.topo.r[t.from].name,
+		       t.topo.n);
+	backend.ask = ask_counted;
+	backend.ctx = &counted;
 	backend.parallel = par;
 	why[0] = 0;
-	if (ntp && tb_trace(&t.topo, t.from, tp, ntp, t.slack, &backend, res,
-			    &st, why, sizeof(why))) {
+	r = ntp ? tb_trace(&t.topo, t.from, tp, ntp, t.slack, &backend, res,
+			   &st, why, sizeof(why)) : 0;
+	progress_end(&counted.prog);
+	if (r) {
 		if (why[0])
 			errorf("unable to trace: %s", why);
 		goto out;

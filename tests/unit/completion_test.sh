@@ -119,8 +119,9 @@ cd "$tmp/files" || exit 1
 check "command names from --help" "bloomctl " create show save attach help
 check "command names by prefix" "bloomctl s" show save
 check "command names after -j" "bloomctl -j " create show save attach help
-check "global options" "bloomctl -" -j -json --json -n --netns -e --exist -h --help -V --version
-check "global long options" "bloomctl --" --json --netns --exist --help --version
+check "global options" "bloomctl -" -j -json --json -n --netns -e --exist -q --quiet -h --help -V --version
+check "global long options" "bloomctl --" --json --netns --exist --quiet --help --version
+check "command names after -q" "bloomctl -q " create show save attach help
 check "command names after --exist" "bloomctl --exist " create show save attach help
 check "netns names after -n" "bloomctl -n " r1 r2 host-a
 check "netns names after --netns, by prefix" "bloomctl --netns h" host-a
