@@ -84,7 +84,9 @@ static void report_archived(struct archiver *a, const struct kb_window_desc *w,
 		kb_window_json(&j, w);
 		json_obj_end(&j);
 	} else {
-		progress_hide();	/* the line comes back below this one */
+		/* on the same terminal: the line comes back below this one */
+		if (isatty(STDOUT_FILENO))
+			progress_hide();
 		printf("window %" PRIu64 " (%s, %" PRIu64 " inserts): %s, %" PRIu64 " bytes\n",
 		       w->id, kb_window_span(w), w->packets, path, bytes);
 	}
