@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "describe.h"
 #include "json.h"
+#include "progress.h"
 #include "save.h"
 #include "util.h"
 
@@ -83,6 +84,9 @@ static void report_archived(struct archiver *a, const struct kb_window_desc *w,
 		kb_window_json(&j, w);
 		json_obj_end(&j);
 	} else {
+		/* on the same terminal: the line comes back below this one */
+		if (isatty(STDOUT_FILENO))
+			progress_hide();
 		printf("window %" PRIu64 " (%s, %" PRIu64 " inserts): %s, %" PRIu64 " bytes\n",
 		       w->id, kb_window_span(w), w->packets, path, bytes);
 	}
@@ -146,7 +150,8 @@ static int by_id(const void *x, const void *y)
 static int archive_pass(struct archiver *a)
 {
 	struct kb_desc *d = a->d;
-	uint64_t oldest;
+	struct progress prog = { 0 };
+	uint64_t oldest, todo = 0, done = 0;
 	uint32_t i;
 	int r;
 
@@ -182,6 +187,12 @@ static int archive_pass(struct archiver *a)
 	for (; a->next_id < oldest; a->next_id++)
 		report_lost(a, a->next_id,
 			    "dropped by a rotation before it was seen (poll too slow)");
+	/* Catching up on several closed windows: a progress line. */
+	for (i = 0; i < d->nwin; i++)
+		todo += d->win[i].id >= a->next_id && d->win[i].end;
+	if (todo > 1)
+		progress_start(&prog, false, todo, "windows", "archive '%s'",
+			       a->name);
 	for (i = 0; i < d->nwin; i++) {
 		struct kb_window_desc *w = &d->win[i];
 
@@ -189,12 +200,17 @@ static int archive_pass(struct archiver *a)
 			continue;
 		if (!w->end)
 			break;	/* the current window: not closed yet */
-		if (archive_window(a, w))
+		if (archive_window(a, w)) {
+			progress_end(&prog);
 			return -1;
+		}
 		a->next_id = w->id + 1;
+		done++;
+		progress_update(&prog, done, done);
 		if (stop_signal)
 			break;
 	}
+	progress_end(&prog);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "progress.h"
 #include "util.h"
 
 struct global_opts opts;
@@ -686,8 +687,8 @@ static const struct command commands[] = {
 	},
 	{
 		"trace", cmd_trace, "trace a packet upstream through routers",
-		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no]\n"
-		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no]\n",
+		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no] [dot FILE]\n"
+		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no] [dot FILE]\n",
 		"Hash-based IP traceback (SPIE): finds the routers a packet passed\n"
 		"through, even with a forged source, from the digest tables ('attach\n"
 		"... digest spie' on time-paged filters) of the routers listed in the\n"
@@ -721,6 +722,11 @@ static const struct command commands[] = {
 		"                  its router unknown (60s)\n"
 		"  reuse no        one ssh connection per question, not one per router\n"
 		"                  for the whole trace (OpenSSH ControlMaster; yes)\n"
+		"  dot FILE        also draw the trace as a Graphviz DOT graph in FILE\n"
+		"                  ('-': standard output, alone there; not with -j):\n"
+		"                  every router and link grey, the traced edges red,\n"
+		"                  each hop with its window and fpr, the ingress\n"
+		"                  filled red (render: dot -Tsvg FILE -o trace.svg)\n"
 		"Breadth first from ROUTER, each step asks every router next to the\n"
 		"path (and not yet asked) about all its pending packets at once; a\n"
 		"router joins the path when one of its windows overlapping [at - slack,\n"
@@ -855,7 +861,7 @@ static void main_help(FILE *f)
 {
 	size_t i;
 
-	fputs("Usage: bloomctl [-j|-json|--json] [-n|--netns NAME] [-e|--exist] COMMAND [ARGS]\n"
+	fputs("Usage: bloomctl [-j|-json|--json] [-n|--netns NAME] [-e|--exist] [-q|--quiet] COMMAND [ARGS]\n"
 	      "\n"
 	      "Manages kbloom filters (Bloom filters in kernel memory) over\n"
 	      "generic netlink.\n"
@@ -868,6 +874,10 @@ static void main_help(FILE *f)
 	      "                      attachment asked for exists already (a setup\n"
 	      "                      script may run again); one that differs is still\n"
 	      "                      an error naming the difference\n"
+	      "  -q, --quiet         no progress line: on a terminal, long work (add,\n"
+	      "                      test, del and count -f, save, restore, archive,\n"
+	      "                      trace) shows one on stderr, erased at the end;\n"
+	      "                      never with -j, nor when stderr is no terminal\n"
 	      "  -h, --help          print this help\n"
 	      "  -V, --version       print bloomctl's version and the loaded module's\n"
 	      "                      (warns when they differ; does not load it)\n"
@@ -1055,6 +1065,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "netns", required_argument, NULL, 'n' },
 		{ "exist", no_argument, NULL, 'e' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1073,7 +1084,7 @@ int main(int argc, char **argv)
 			i++;
 	}
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jen:hV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:jeqn:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			opts.json = true;
@@ -1083,6 +1094,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			opts.exist = true;
+			break;
+		case 'q':
+			opts.quiet = true;
 			break;
 		case 'h':
 			main_help(stdout);
@@ -1119,6 +1133,7 @@ int main(int argc, char **argv)
 		       quote(argv[0]));
 		return EXIT_ERROR;
 	}
+	progress_allow(!opts.quiet && !opts.json);
 	ret = run_command(argc, argv);
 	if (fflush(stdout) || ferror(stdout)) {
 		errorf("unable to write the output: %m");

@@ -14,6 +14,7 @@
 struct global_opts {
 	bool json;
 	bool exist;	/* -e/--exist: FLAGS EXIST on CREATE and ATTACH */
+	bool quiet;	/* -q/--quiet: no progress line (progress.h) */
 	const char *netns;
 };
 extern struct global_opts opts;

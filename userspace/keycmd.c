@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "keycmd.h"
+#include "progress.h"
 #include "util.h"
 
 static const char *verb_of(uint8_t cmd)
@@ -84,12 +86,21 @@ int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 	struct keybatch *b = &kc->batch;
 	bool multi = kc->desc.p.type == KBLOOM_TYPE_MULTI;
 	struct keysrc *src = &kc->src;
-	int r;
+	struct progress prog = { 0 };
+	uint64_t total = 0, n = 0;
+	struct stat st;
+	int r, ret = -1;
 
 	keybatch_init(b, &kc->nl, kc->cmd, kc->name, fn, arg);
 	kc->batch_init = true;
-	if (keysrc_is_file(src))
+	if (keysrc_is_file(src)) {
 		keybatch_pipeline(b);
+		if (!fstat(src->fd, &st) && S_ISREG(st.st_mode))
+			total = st.st_size;
+		/* test and count print per key: not beside that on a tty */
+		progress_start(&prog, fn != NULL, total, "keys", "%s '%s'",
+			       verb_of(kc->cmd), kc->name);
+	}
 	while ((r = keysrc_next(src)) > 0) {
 		if (multi)
 			r = keybatch_add_tuple(b, &src->tuple, src->text,
@@ -99,8 +110,9 @@ int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 					 src->textlen);
 		if (r) {
 			keybatch_perror(b, verb_of(kc->cmd));
-			return -1;
+			goto out;
 		}
+		progress_update(&prog, ++n, src->bytes);
 	}
 	if (r < 0) {
 		/*
@@ -110,20 +122,23 @@ int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 		 */
 		if (keybatch_flush(b))
 			keybatch_perror(b, verb_of(kc->cmd));
-		return -1;
+		goto out;
 	}
 	if (keybatch_flush(b)) {
 		keybatch_perror(b, verb_of(kc->cmd));
-		return -1;
+		goto out;
 	}
 	if (b->over) {
 		kc->nl.error = b->over_err;
 		kb_nl_perror(&kc->nl,
 			     "filter '%s' is full: every key was added, some beyond its capacity",
 			     quote(kc->name));
-		return -1;
+		goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	progress_end(&prog);
+	return ret;
 }
 
 void keycmd_close(struct keycmd *kc)

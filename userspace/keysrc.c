@@ -220,6 +220,7 @@ static int read_line(struct keysrc *s, char **line, size_t *len)
 		if (!got)
 			s->eof = true;
 		s->rlen += got;
+		s->bytes += got;
 	}
 	s->line++;
 	*line = start;

@@ -37,6 +37,7 @@ struct keysrc {
 	char *rbuf;		/* KEYSRC_READ_BUF bytes read ahead */
 	size_t rpos, rlen;	/* next line starts at rpos; rlen bytes in */
 	bool eof;
+	uint64_t bytes;		/* read from the file so far */
 	/* tuples: the filter's dimensions, and whether all are needed */
 	const struct kb_dims *dims;
 	bool all_dims;

@@ -22,6 +22,7 @@
 #include "archive_read.h"
 #include "commands.h"
 #include "limit_figures.h"
+#include "progress.h"
 #include "restore.h"
 #include "savefile.h"
 #include "util.h"
@@ -246,6 +247,7 @@ int kb_restore_create(struct kb_nl *nl, struct kb_restore *o)
 int kb_restore_cells(struct kb_nl *nl, struct kb_restore *o)
 {
 	struct kb_save_reader *rd;
+	struct progress prog = { 0 };
 	uint8_t *buf = NULL;
 	uint64_t off = 0;
 	char err[512];
@@ -270,6 +272,8 @@ int kb_restore_cells(struct kb_nl *nl, struct kb_restore *o)
 		errorf("out of memory");
 		goto out;
 	}
+	progress_start(&prog, false, o->h.cell_bytes, NULL, "restore '%s'",
+		       o->name);
 	for (;;) {
 		n = kb_save_read_cells(rd, buf, RESTORE_CHUNK);
 		if (n < 0)
@@ -282,6 +286,7 @@ int kb_restore_cells(struct kb_nl *nl, struct kb_restore *o)
 			goto out;
 		}
 		off += n;
+		progress_update(&prog, off, off);
 	}
 	if (kb_save_reader_finish(rd))
 		goto file_error;
@@ -292,6 +297,7 @@ file_error:
 	errorf("unable to restore filter '%s' from '%s': %s", quote(o->name),
 	       quote(o->path), err);
 out:
+	progress_end(&prog);
 	free(buf);
 	kb_save_reader_free(rd);
 	return ret;

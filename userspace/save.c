@@ -17,6 +17,7 @@
 #include "archive_read.h"
 #include "commands.h"
 #include "describe.h"
+#include "progress.h"
 #include "save.h"
 #include "util.h"
 
@@ -29,6 +30,7 @@ struct export_state {
 	bool tmp_made;		/* ... and it was created (is ours to unlink) */
 	struct kb_save_writer *w;
 	uint64_t got;		/* cell bytes received, in order */
+	struct progress prog;
 };
 
 static int count_write(void *arg, const void *buf, size_t len)
@@ -155,6 +157,9 @@ static int export_head(struct kb_nl *nl, struct nlattr **tb,
 		s->x->file_error = true;
 		return -EIO;
 	}
+	if (!s->x->quiet)
+		progress_start(&s->prog, false, h->cell_bytes, NULL,
+			       "save '%s'", d->name);
 	return 0;
 }
 
@@ -181,6 +186,7 @@ static int export_cb(struct kb_nl *nl, struct nlattr **tb, void *arg)
 		return -EIO;
 	}
 	s->got += len;
+	progress_update(&s->prog, s->got, s->got);
 	return 0;
 }
 
@@ -230,6 +236,7 @@ static int export_once(struct kb_nl *nl, struct kb_export *x)
 		kb_put_u64(msg, KBLOOM_A_WINDOW, x->window);
 	r = kb_nl_request(nl, msg, export_cb, &s);
 	nlmsg_free(msg);
+	progress_end(&s.prog);
 	if (!r && !s.w)
 		r = kb_nl_fail(nl, "EXPORT without its head");
 	if (!r && s.got != x->h.cell_bytes)

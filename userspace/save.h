@@ -20,6 +20,8 @@ struct kb_export {
 	uint64_t window;	/* a window ID; 0: the current (or only) table */
 	bool zstd;		/* compress (KB_SAVE_F_ZSTD) */
 	const char *path;	/* the file; "-" = stdout */
+	bool quiet;		/* no progress line (progress.h): an export
+				 * inside other work, maybe in a thread */
 	/* Out. */
 	struct kb_save_header h;	/* as written (valid after the head) */
 	uint64_t file_bytes;	/* bytes written to the file */

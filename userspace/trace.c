@@ -2,7 +2,7 @@
 /*
  * trace TOPOLOGY from ROUTER { pcap FILE [packet N] | packet HEX }
  *       [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]]
- *       [parallel N] [timeout DURATION] [reuse yes|no]
+ *       [parallel N] [timeout DURATION] [reuse yes|no] [dot FILE]
  *
  * Hash-based IP traceback (SPIE): walks upstream from the victim's router
  * through the routers of the topology file (topology.h), asking at each
@@ -10,7 +10,9 @@
  * packets (traceback.h; the backends in trace_backend.h), and prints the
  * graph of routers that saw each packet, its ingress routers, per hop the
  * window and its false positive rate, and the expected number of false
- * branches. Packets the victim sent (outgoing in a capture that records
+ * branches; with 'dot FILE', also the picture of it (trace_dot.h: FILE
+ * '-' is standard output, and then nothing else is printed there).
+ * Packets the victim sent (outgoing in a capture that records
  * direction, or from a source in 'victim') are left out, each said so.
  * Contract: docs/trace.md.
  *
@@ -22,10 +24,13 @@
  * or unknown at FROM, or none left to trace, or some router could not be
  * asked, 2 error (the walk did not run).
  */
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "describe.h"
@@ -36,9 +41,11 @@
 #include "pcapfile.h"
 #include "pktxform.h"
 #include "pktfmt.h"
+#include "progress.h"
 #include "timefmt.h"
 #include "topology.h"
 #include "trace_backend.h"
+#include "trace_dot.h"
 #include "traceback.h"
 #include "util.h"
 #include "victim.h"
@@ -50,7 +57,7 @@
 
 enum {
 	T_FROM, T_PCAP, T_PACKET, T_AT, T_SLACK, T_VICTIM, T_PARALLEL,
-	T_TIMEOUT, T_REUSE, T_NUM
+	T_TIMEOUT, T_REUSE, T_DOT, T_NUM
 };
 
 /* Why a packet is left out: the victim sent it. */
@@ -489,6 +496,68 @@ static void trace_free(struct trace *t)
 	kb_topo_free(&t->topo);
 }
 
+/* The backends, with the questions counted for the progress line. */
+struct counted {
+	struct trace_backends *be;
+	struct progress prog;
+	pthread_mutex_t lock;	/* the questions run in threads */
+	uint64_t answered;
+};
+
+static int ask_counted(void *ctx, size_t r, const struct tb_item *items,
+		       size_t n, struct tb_answer *a, char *err,
+		       size_t errlen)
+{
+	struct counted *c = ctx;
+	int ret = trace_backends_ask(c->be, r, items, n, a, err, errlen);
+
+	pthread_mutex_lock(&c->lock);
+	c->answered++;
+	progress_update(&c->prog, c->answered, 0);
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+/*
+ * The picture of the @ntp results (trace_dot.h), titled with what was
+ * traced. 0, or -1 having said why.
+ */
+static int write_dot(FILE *f, const struct trace *t,
+		     const struct tb_result *res, size_t ntp, const char *path)
+{
+	const struct tb_result **rp;
+	char title[512];
+	size_t i, ntraced = 0;
+	int r;
+
+	rp = calloc(ntp ? ntp : 1, sizeof(*rp));
+	if (!rp) {
+		errorf("out of memory");
+		return -1;
+	}
+	for (i = 0; i < ntp; i++) {
+		rp[i] = &res[i];
+		ntraced += res[i].status == TB_TRACED;
+	}
+	if (t->n == 1)
+		snprintf(title, sizeof(title), "trace from %s: packet %llu, %s",
+			 t->topo.r[t->from].name,
+			 (unsigned long long)t->p[0].index, t->p[0].desc);
+	else
+		snprintf(title, sizeof(title),
+			 "trace from %s: %zu packets, %zu traced",
+			 t->topo.r[t->from].name, t->n, ntraced);
+	errno = 0;
+	r = trace_dot_write(f, &t->topo, t->from, rp, ntp, t->why, title);
+	free(rp);
+	if (r) {
+		errorf("unable to write dot file '%s': %s", quote(path),
+		       errno ? strerror(errno) : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct kwarg kw[T_NUM] = {
@@ -501,10 +570,12 @@ int cmd_trace(int argc, char **argv)
 		[T_PARALLEL] = { "parallel" },
 		[T_TIMEOUT] = { "timeout" },
 		[T_REUSE] = { "reuse" },
+		[T_DOT] = { "dot" },
 	};
 	static uint8_t pkt[KBLOOM_PACKET_MAX];
 	struct trace_backends be;
 	struct tb_backend backend;
+	struct counted counted = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct tb_packet *tp = NULL;
 	struct tb_form *wforms = NULL;
 	struct tb_result *res = NULL;
@@ -513,7 +584,8 @@ int cmd_trace(int argc, char **argv)
 	char why[1024];
 	uint64_t now, ms, timeout_ms = TIMEOUT_DEFAULT_MS, par;
 	size_t i, ntp = 0, npos = 0, nleft = 0;
-	bool reuse = true;
+	bool reuse = true, dot_stdout = false;
+	FILE *dot = NULL;
 	int ret = EXIT_ERROR, r;
 	long from;
 	struct trace t;
@@ -589,6 +661,13 @@ int cmd_trace(int argc, char **argv)
 		       quote(kw[T_PACKET].val));
 		return EXIT_ERROR;
 	}
+	if (kw[T_DOT].val && !strcmp(kw[T_DOT].val, "-")) {
+		if (opts.json) {
+			errorf("'dot -' and -j would both write standard output: give 'dot FILE'");
+			return EXIT_ERROR;
+		}
+		dot_stdout = true;
+	}
 	if (kb_topo_load(argv[1], &t.topo, why, sizeof(why))) {
 		errorf("invalid topology: %s", why);
 		return EXIT_ERROR;
@@ -605,6 +684,15 @@ int cmd_trace(int argc, char **argv)
 		       quote(kw[T_FROM].val), t.topo.r[from].name,
 		       t.topo.r[from].line, t.topo.path);
 		goto out;
+	}
+	/* Before the walk: a file that cannot be written fails at once. */
+	if (kw[T_DOT].val) {
+		dot = dot_stdout ? stdout : fopen(kw[T_DOT].val, "w");
+		if (!dot) {
+			errorf("unable to write dot file '%s': %m",
+			       quote(kw[T_DOT].val));
+			goto out;
+		}
 	}
 
 	if (!kw[T_PCAP].val) {
@@ -685,19 +773,31 @@ int cmd_trace(int argc, char **argv)
 			kb_pcap_api(why, sizeof(why));
 			break;
 		}
-	backend.ask = trace_backends_ask;
-	backend.ctx = &be;
+	counted.be = &be;
+	progress_start(&counted.prog, false, 0, "questions answered",
+		       "trace from %s (%zu routers)", t.topo.r[t.from].name,
+		       t.topo.n);
+	backend.ask = ask_counted;
+	backend.ctx = &counted;
 	backend.parallel = par;
 	why[0] = 0;
-	if (ntp && tb_trace(&t.topo, t.from, tp, ntp, t.slack, &backend, res,
-			    &st, why, sizeof(why))) {
+	r = ntp ? tb_trace(&t.topo, t.from, tp, ntp, t.slack, &backend, res,
+			   &st, why, sizeof(why)) : 0;
+	progress_end(&counted.prog);
+	if (r) {
 		if (why[0])
 			errorf("unable to trace: %s", why);
 		goto out;
 	}
 	t.why = st.why;
 
-	if (opts.json) {
+	if (dot && write_dot(dot, &t, res, ntp, kw[T_DOT].val)) {
+		ret = EXIT_ERROR;
+		goto out;
+	}
+	if (dot_stdout) {
+		/* standard output is the picture's */
+	} else if (opts.json) {
 		struct json j;
 
 		json_init(&j, stdout);
@@ -727,7 +827,7 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (!npos)		/* nothing traced, if only as all were left out */
 		ret = EXIT_NEGATIVE;
-	if (!opts.json && t.n > 1) {
+	if (!opts.json && !dot_stdout && t.n > 1) {
 		printf("\n%zu packets: %zu traced, %zu not", t.n, npos,
 		       t.n - npos - nleft);
 		if (nleft)
@@ -743,11 +843,19 @@ int cmd_trace(int argc, char **argv)
 					st.per_router[i]);
 		fputc('\n', stderr);
 	}
-	if (st.failed && !opts.json)
+	if (st.failed && !opts.json && !dot_stdout)
 		printf("%spartial: %zu router%s could not be asked\n",
 		       t.n > 1 ? "" : "\n", st.failed,
 		       st.failed == 1 ? "" : "s");
 out:
+	if (dot && dot != stdout && fclose(dot) && ret != EXIT_ERROR) {
+		errorf("unable to write dot file '%s': %m",
+		       quote(kw[T_DOT].val));
+		ret = EXIT_ERROR;
+	}
+	/* No picture of a trace that did not run. */
+	if (dot && dot != stdout && ret == EXIT_ERROR)
+		unlink(kw[T_DOT].val);
 	if (res)
 		tb_results_free(res, ntp);
 	free(res);

@@ -12,12 +12,15 @@
 
 const char *errorf_context;
 unsigned long errorf_count;
+void (*errorf_before)(void);
 
 void errorf(const char *fmt, ...)
 {
 	va_list ap;
 
 	errorf_count++;
+	if (errorf_before)
+		errorf_before();
 	fflush(stdout);
 	fputs(PROG_NAME ": ", stderr);
 	if (errorf_context)
@@ -32,6 +35,8 @@ void warnf(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (errorf_before)
+		errorf_before();
 	fflush(stdout);
 	fputs(PROG_NAME ": warning: ", stderr);
 	va_start(ap, fmt);

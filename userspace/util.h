@@ -23,6 +23,8 @@
 void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "bloomctl: warning: <formatted>\n" on stderr; not counted as an error. */
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Called by errorf() and warnf() before they print (progress.h), or NULL. */
+extern void (*errorf_before)(void);
 /*
  * When set, errorf() prints "bloomctl: CONTEXT: ..." (batch: "FILE:LINE");
  * errorf_count counts the errors printed.

@@ -57,6 +57,7 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
 	for (i = 0; i < (nwin ? nwin : 1); i++) {
 		struct kb_export x = {
 			.name = name, .window = nwin ? d->win[i].id : 0,
+			.quiet = true,
 		};
 
 		if (asprintf(&paths[n], "%s/%s.%010" PRIu64 ".kbf", dir, name,

@@ -119,8 +119,9 @@ cd "$tmp/files" || exit 1
 check "command names from --help" "bloomctl " create show save attach help
 check "command names by prefix" "bloomctl s" show save
 check "command names after -j" "bloomctl -j " create show save attach help
-check "global options" "bloomctl -" -j -json --json -n --netns -e --exist -h --help -V --version
-check "global long options" "bloomctl --" --json --netns --exist --help --version
+check "global options" "bloomctl -" -j -json --json -n --netns -e --exist -q --quiet -h --help -V --version
+check "global long options" "bloomctl --" --json --netns --exist --quiet --help --version
+check "command names after -q" "bloomctl -q " create show save attach help
 check "command names after --exist" "bloomctl --exist " create show save attach help
 check "netns names after -n" "bloomctl -n " r1 r2 host-a
 check "netns names after --netns, by prefix" "bloomctl --netns h" host-a
@@ -212,8 +213,9 @@ check "digest: modes" "bloomctl digest packet 4500 digest " spie flow src dst mu
 check "digest: pcap file names" "bloomctl digest pcap s" seen.kbf sub
 check "trace: topology file" "bloomctl trace t" topo.txt
 check "trace: routers of the topology" "bloomctl trace topo.txt from " r1 r9
-check "trace: keywords" "bloomctl trace topo.txt from r1 " pcap packet at slack victim parallel timeout reuse
+check "trace: keywords" "bloomctl trace topo.txt from r1 " pcap packet at slack victim parallel timeout reuse dot
 check "trace: reuse yes or no" "bloomctl trace topo.txt from r1 reuse " yes no
+check "trace: dot file names" "bloomctl trace topo.txt from r1 dot t" topo.txt
 check "batch: -k" "bloomctl batch -" -k --help -
 check "batch: file after -k" "bloomctl batch -k t" topo.txt
 

@@ -20,6 +20,10 @@
 # packet and summed over packets. The small filters (~10% per hop) make the
 # bound meet real branches. Packets older than r1's oldest window (windows 2
 # interval 1s, 3.5 s later) are "not traceable" (exit 1), never "absent".
+# The picture (trace ... dot FILE) of a packet of the 6-router tree: a
+# graph Graphviz's dot accepts, every router and link drawn once, the red
+# edges exactly the answer's, the ingress marked the true one; 'dot -'
+# writes it alone on standard output, and is refused beside -j.
 # The victim's own packets: its whole capture (both directions) traced with
 # 'victim ADDR', and captures of tcpdump -i any (which record direction)
 # and -Q in (docs/trace.md), leave out every packet the victim sent.
@@ -181,6 +185,62 @@ short_filters() {
 	sed 's/ filter spie$/ filter short/' "$cur/topo.txt" >"$cur/short.txt"
 }
 
+# --- the picture: trace ... dot FILE -------------------------------------------
+picture() {
+	local rc=0
+	$bc trace "$cur/topo.txt" from r1 pcap "$cur/attack.pcap" packet 1 \
+		dot "$cur/p1.dot" >"$cur/p1.txt" || rc=$?
+	echo "exit $rc; $(grep '^ingress: ' "$cur/p1.txt")"
+	[ $rc -eq 0 ] && grep -q '^ingress: ' "$cur/p1.txt" || return 1
+	$bc -j trace "$cur/topo.txt" from r1 pcap "$cur/attack.pcap" packet 1 \
+		>"$cur/p1.json" || return 1
+	dot -Tsvg "$cur/p1.dot" -o "$cur/p1.svg" || return 1
+	grep -c '<svg' "$cur/p1.svg" | sed 's/^/svg elements: /'
+	"${py[@]}" -c '
+import json, re, sys
+cur = sys.argv[1]
+dot = open(cur + "/p1.dot").read().splitlines()
+ans = json.load(open(cur + "/p1.json"))
+topo = json.load(open(cur + "/topo.json"))
+attacker = json.load(open(cur + "/attack.pcap.json"))["picked"][0]["attacker"]
+truth = topo["true_path"][attacker]
+routers, links = [], set()
+for l in open(cur + "/topo.txt"):
+    w = l.split()
+    if w[:1] == ["router"]:
+        routers.append(w[1])
+    elif w[:1] == ["link"]:
+        links.add(frozenset(w[1:3]))
+nodes = {}
+edges = []
+for l in dot:
+    m = re.match(r"^  \"([^\"]+)\" \[label=(.*)\];$", l)
+    if m:
+        assert m.group(1) not in nodes, l
+        nodes[m.group(1)] = m.group(2)
+    m = re.match(r"^  \"([^\"]+)\" -> \"([^\"]+)\"( \[(.*)\])?;$", l)
+    if m:
+        edges.append((m.group(1), m.group(2), m.group(4) or ""))
+assert dot[0] == "digraph trace {" and dot[-1] == "}", (dot[0], dot[-1])
+assert sorted(nodes) == sorted(routers), (sorted(nodes), routers)
+drawn = [frozenset(e[:2]) for e in edges]
+assert set(drawn) == links and len(drawn) == len(links), (drawn, links)
+red = {e[:2] for e in edges if "#cc0000" in e[2]}
+want = {(e["from"], e["to"]) for e in ans["edges"]}
+ingress = {n for n, a in nodes.items() if "peripheries=2" in a}
+print("true path %s; red edges %s; ingress marked %s" %
+      (">".join(truth), sorted(red), sorted(ingress)))
+assert red == want and set(zip(truth, truth[1:])) <= red
+assert ingress == set(ans["ingress"]) and truth[0] in ingress
+assert "from (next to the victim)" in nodes["r1"]
+' "$cur" || return 1
+	$bc trace "$cur/topo.txt" from r1 pcap "$cur/attack.pcap" packet 1 dot - \
+		>"$cur/p1.stdout" || return 1
+	cmp "$cur/p1.dot" "$cur/p1.stdout" || return 1
+	expect 2 "bloomctl: 'dot -' and -j would both write standard output: give 'dot FILE'" \
+		$bc -j trace "$cur/topo.txt" from r1 pcap "$cur/attack.pcap" dot -
+}
+
 # --- not traceable: older than the oldest window ------------------------------
 not_traceable() {
 	local out rc=0
@@ -316,6 +376,8 @@ victim_q_in() {
 }
 
 run_tree t6 6 1 1
+check "t6: 'dot FILE' draws packet 1: dot accepts it, every router and link once, red edges the answer's, the true ingress marked; 'dot -' alone on stdout, refused with -j" \
+	picture
 check "t6: 3.5 s later (windows 2 interval 1s), the capture is not traceable, exit 1 (not absent)" \
 	not_traceable
 check "t6: a packet never sent is absent at r1, exit 1 (not 'not traceable')" never_sent
