@@ -40,8 +40,6 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 				 uint32_t windows, uint64_t interval_ms)
 {
 	struct nl_msg *msg = kb_nl_msg(nl, KBLOOM_CMD_CREATE, 0, 0);
-	struct nlattr *nest;
-	unsigned int i;
 
 	kb_put_name(msg, name);
 	/* --exist: the kernel compares with a filter of the name, if any. */
@@ -58,42 +56,7 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 		kb_put_u32(msg, KBLOOM_A_WINDOWS, windows);
 		kb_put_u64(msg, KBLOOM_A_INTERVAL, interval_ms);
 	}
-	switch (p->type) {
-	case KBLOOM_TYPE_COUNTING:
-		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
-		kb_put_u32(msg, KBLOOM_A_UPDATE, p->update);
-		break;
-	case KBLOOM_TYPE_STABLE:
-		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
-		kb_put_u32(msg, KBLOOM_A_DECREMENT, p->decrement);
-		break;
-	case KBLOOM_TYPE_DLEFT:
-		kb_put_u32(msg, KBLOOM_A_SUBTABLES, p->subtables);
-		kb_put_u32(msg, KBLOOM_A_BUCKET_CELLS, p->bucket_cells);
-		kb_put_u32(msg, KBLOOM_A_FP_BITS, p->fp_bits);
-		break;
-	case KBLOOM_TYPE_DCF:
-		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
-		break;
-	case KBLOOM_TYPE_SCALABLE:
-		kb_put_u32(msg, KBLOOM_A_GROWTH, p->growth);
-		kb_put_u32(msg, KBLOOM_A_TIGHTEN, p->tighten);
-		break;
-	case KBLOOM_TYPE_MULTI:
-		nest = nla_nest_start(msg, KBLOOM_A_DIMS | NLA_F_NESTED);
-		if (!nest) {
-			errorf("internal error: netlink message full");
-			exit(EXIT_ERROR);
-		}
-		for (i = 0; i < dims->n; i++)
-			if (nla_put_string(msg, KBLOOM_DIMS_A_NAME,
-					   dims->name[i]) < 0) {
-				errorf("internal error: netlink message full");
-				exit(EXIT_ERROR);
-			}
-		nla_nest_end(msg, nest);
-		break;
-	}
+	kb_put_params(msg, p, dims->name);
 	return msg;
 }
 

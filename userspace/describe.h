@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Filter descriptions (KBLOOM_CMD_GET replies): parsing, and printing as a
- * list line, a full "show" block, or JSON. Shared by list, show, the key
+ * Filter descriptions (KBLOOM_CMD_GET replies): parsing (describe_parse.c),
+ * and rendering as a list line, a full "show" block, or JSON (describe.c). Shared by list, show, the key
  * commands (which need the type and a multi filter's dimensions) and
  * estimate.
  */
@@ -14,6 +14,7 @@
 #include "json.h"
 #include "keyparse.h"
 #include "nl.h"
+#include "print.h"
 #include "sizing.h"
 
 /* Bits of struct kb_desc.have for the optional fields. */
@@ -136,9 +137,10 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d);
 /* GET @name into @d. 0 or a negative errno (nl->error says why). */
 int kb_desc_get(struct kb_nl *nl, const char *name, struct kb_desc *d);
 
+/* list's line. */
 void kb_desc_print_line(const struct kb_desc *d);
-void kb_desc_print_full(const struct kb_desc *d);
-void kb_desc_json(struct json *j, const struct kb_desc *d);
+/* show's text, or the JSON object of show -j and list -j (describe.c). */
+void kb_desc_render(const struct kb_out *o, const struct kb_desc *d);
 
 /*
  * The figures show -j derives from a description, each NAN where show -j

@@ -29,13 +29,16 @@ int cmd_show(int argc, char **argv)
 	if (r) {
 		kb_nl_perror(&nl, "unable to show filter '%s'",
 			     quote(argv[1]));
-	} else if (opts.json) {
+	} else {
+		struct kb_out o;
 		struct json j;
 
 		json_init(&j, stdout);
-		kb_desc_json(&j, &d);
-	} else {
-		kb_desc_print_full(&d);
+		if (opts.json)
+			kb_out_json(&o, &j);
+		else
+			kb_out_text(&o, stdout);
+		kb_desc_render(&o, &d);
 	}
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
+
+#include <netlink/genl/genl.h>
 
 #include "commands.h"
 #include "describe.h"
@@ -11,45 +14,97 @@
 #define KB_STR2(x)	#x
 #define KB_STR(x)	KB_STR2(x)
 
-static const struct {
-	const char *name;
-	uint32_t types;		/* bits of enum kbloom_type */
-	const char *types_text;
-} opts_info[TO_NUM] = {
-	[TO_COUNTER_BITS] = { "counter-bits",
-		1U << KBLOOM_TYPE_COUNTING | 1U << KBLOOM_TYPE_STABLE |
-		1U << KBLOOM_TYPE_DCF,
-		"counting, stable and dcf filters" },
-	[TO_UPDATE] = { "update", 1U << KBLOOM_TYPE_COUNTING,
-		"counting filters" },
-	[TO_DECREMENT] = { "decrement", 1U << KBLOOM_TYPE_STABLE,
-		"stable filters" },
-	[TO_SUBTABLES] = { "subtables", 1U << KBLOOM_TYPE_DLEFT,
-		"dleft filters" },
-	[TO_BUCKET_CELLS] = { "bucket-cells", 1U << KBLOOM_TYPE_DLEFT,
-		"dleft filters" },
-	[TO_FP_BITS] = { "fp-bits", 1U << KBLOOM_TYPE_DLEFT,
-		"dleft filters" },
-	[TO_DIMS] = { "dims", 1U << KBLOOM_TYPE_MULTI, "multi filters" },
-	[TO_GROWTH] = { "growth", 1U << KBLOOM_TYPE_SCALABLE,
-		"scalable filters" },
-	[TO_TIGHTEN] = { "tighten", 1U << KBLOOM_TYPE_SCALABLE,
-		"scalable filters" },
+#define SHAPE(f)	offsetof(struct kb_params, f)
+#define T(t)		(1U << KBLOOM_TYPE_##t)
+
+const struct kb_param kb_param_table[TO_NUM] = {
+	[TO_COUNTER_BITS] = { "counter-bits", KBLOOM_A_COUNTER_BITS,
+		SHAPE(counter_bits), "counter_bits", "  counter bits: ",
+		T(COUNTING) | T(STABLE) | T(DCF),
+		"counting, stable and dcf filters", KB_PARAM_U32 },
+	[TO_UPDATE] = { "update", KBLOOM_A_UPDATE, SHAPE(update), "update",
+		"  update: ", T(COUNTING), "counting filters",
+		KB_PARAM_UPDATE },
+	[TO_DECREMENT] = { "decrement", KBLOOM_A_DECREMENT, SHAPE(decrement),
+		"decrement", "  decrement (P): ", T(STABLE), "stable filters",
+		KB_PARAM_U32 },
+	[TO_SUBTABLES] = { "subtables", KBLOOM_A_SUBTABLES, SHAPE(subtables),
+		"subtables", "  subtables (d): ", T(DLEFT), "dleft filters",
+		KB_PARAM_U32 },
+	[TO_BUCKET_CELLS] = { "bucket-cells", KBLOOM_A_BUCKET_CELLS,
+		SHAPE(bucket_cells), "bucket_cells", "  bucket cells (c): ",
+		T(DLEFT), "dleft filters", KB_PARAM_U32 },
+	[TO_FP_BITS] = { "fp-bits", KBLOOM_A_FP_BITS, SHAPE(fp_bits),
+		"fp_bits", "  fingerprint bits: ", T(DLEFT), "dleft filters",
+		KB_PARAM_U32 },
+	[TO_DIMS] = { "dims", KBLOOM_A_DIMS, SHAPE(dims), "dims",
+		"  dimensions: ", T(MULTI), "multi filters", KB_PARAM_DIMS },
+	[TO_GROWTH] = { "growth", KBLOOM_A_GROWTH, SHAPE(growth), "growth",
+		"  growth (s): ", T(SCALABLE), "scalable filters",
+		KB_PARAM_U32 },
+	[TO_TIGHTEN] = { "tighten", KBLOOM_A_TIGHTEN, SHAPE(tighten),
+		"tighten", "  tighten (r): ", T(SCALABLE), "scalable filters",
+		KB_PARAM_RATIO },
 };
+
+#undef T
+#undef SHAPE
+
+bool kb_param_taken(int i, uint32_t type)
+{
+	return type <= KBLOOM_TYPE_MAX && (kb_param_table[i].types & 1U << type);
+}
+
+uint32_t kb_param_get(const struct kb_params *p, int i)
+{
+	return *(const uint32_t *)((const char *)p + kb_param_table[i].field);
+}
+
+void kb_param_set(struct kb_params *p, int i, uint32_t v)
+{
+	*(uint32_t *)((char *)p + kb_param_table[i].field) = v;
+}
+
+void kb_put_params(struct nl_msg *msg, const struct kb_params *p,
+		   const char (*dim_names)[KBLOOM_DIM_NAME_MAX])
+{
+	struct nlattr *nest;
+	uint32_t n;
+	int i;
+
+	for (i = 0; i < TO_NUM; i++) {
+		const struct kb_param *t = &kb_param_table[i];
+
+		if (!kb_param_taken(i, p->type))
+			continue;
+		if (t->kind != KB_PARAM_DIMS) {
+			kb_put_u32(msg, t->attr, kb_param_get(p, i));
+			continue;
+		}
+		nest = nla_nest_start(msg, t->attr | NLA_F_NESTED);
+		if (!nest)
+			kb_nl_full();
+		for (n = 0; n < p->dims; n++)
+			if (nla_put_string(msg, KBLOOM_DIMS_A_NAME,
+					   dim_names[n]) < 0)
+				kb_nl_full();
+		nla_nest_end(msg, nest);
+	}
+}
 
 int typeopt_find(const char *word)
 {
 	int i;
 
 	for (i = 0; i < TO_NUM; i++)
-		if (!strcmp(word, opts_info[i].name))
+		if (!strcmp(word, kb_param_table[i].keyword))
 			return i;
 	return -1;
 }
 
 const char *typeopt_name(int i)
 {
-	return opts_info[i].name;
+	return kb_param_table[i].keyword;
 }
 
 /*
@@ -78,9 +133,9 @@ int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
 	int i;
 
 	for (i = 0; i < TO_NUM; i++) {
-		if (val[i] && !(opts_info[i].types & (1U << p->type))) {
+		if (val[i] && !kb_param_taken(i, p->type)) {
 			usage_errorf(cmd, "'%s' is for %s, not %s",
-				     opts_info[i].name, opts_info[i].types_text,
+				     kb_param_table[i].keyword, kb_param_table[i].types_text,
 				     kb_type_str(p->type));
 			return -1;
 		}
