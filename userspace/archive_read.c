@@ -20,21 +20,13 @@ _Static_assert(sizeof(unsigned long) == 8, "64-bit unsigned long expected");
 
 void kb_save_engine_shape(const struct kb_save_header *h, struct kb_shape *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->type = h->shape.type;
-	s->m = h->shape.m;
-	s->k = h->shape.k;
-	s->cell_bits = h->shape.cell_bits;
-	s->update = h->shape.update;
-	s->decrement = h->shape.decrement;
-	s->subtables = h->shape.subtables;
-	s->bucket_cells = h->shape.bucket_cells;
-	s->fp_bits = h->shape.fp_bits;
-	s->dims = h->shape.dims;
+	*s = h->shape;
 	if (s->type == KBLOOM_TYPE_SCALABLE) {
 		s->capacity = h->capacity;
-		s->growth = h->shape.growth;
-		s->tighten = h->shape.tighten;
+	} else {
+		s->capacity = 0;
+		s->growth = 0;
+		s->tighten = 0;
 	}
 }
 

@@ -60,7 +60,7 @@ struct calc_req {
 };
 
 struct calc_row {
-	struct kb_params p;
+	struct kb_shape p;
 	char error[160];	/* empty when the row is valid */
 	uint64_t bytes, total;	/* one table; every table (windows) */
 	double bits_per_key, fpr, bound, overflow_log10, stable_zero;
@@ -71,7 +71,7 @@ struct calc_row {
 static void calc_one(const struct calc_req *q, uint32_t type,
 		     struct calc_row *row)
 {
-	struct kb_params *p = &row->p;
+	struct kb_shape *p = &row->p;
 	struct kb_dims dims;
 	int r;
 
@@ -101,7 +101,7 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 	} else {
 		p->m = q->bits;
 		p->k = type == KBLOOM_TYPE_DLEFT ? 1 : q->hashes;
-		p->n0 = q->n;
+		p->capacity = q->n;
 		if (kb_params_complete(p)) {
 			snprintf(row->error, sizeof(row->error),
 				 "m rounded up to a multiple of %llu exceeds %llu",
@@ -120,19 +120,19 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 	if (type == KBLOOM_TYPE_COUNTING)
 		row->overflow_log10 = sizing_overflow_log10(p->m, p->k,
 							    (double)q->n,
-							    p->counter_bits);
+							    p->cell_bits);
 	if (type == KBLOOM_TYPE_STABLE)
 		row->stable_zero = sizing_stable_zero(p->m, p->k,
-						      p->counter_bits,
+						      p->cell_bits,
 						      p->decrement);
 	if (type == KBLOOM_TYPE_SCALABLE) {
 		row->limit = sizing_scalable_limit(p);
 		row->fpr10 = kb_params_fpr(p, 10.0 * q->n);
 		row->fpr100 = kb_params_fpr(p, 100.0 * q->n);
-		if (p->n0 > p->m)
+		if (p->capacity > p->m)
 			snprintf(row->error, sizeof(row->error),
 				 "capacity %llu is more than the %llu bits of the first slice",
-				 (unsigned long long)p->n0,
+				 (unsigned long long)p->capacity,
 				 (unsigned long long)p->m);
 	}
 	if (q->windows && (type == KBLOOM_TYPE_STABLE ||
@@ -156,20 +156,20 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 static const char *params_text(const struct calc_row *row)
 {
 	static char buf[160];
-	const struct kb_params *p = &row->p;
+	const struct kb_shape *p = &row->p;
 
 	buf[0] = '\0';
 	switch (p->type) {
 	case KBLOOM_TYPE_COUNTING:
 		snprintf(buf, sizeof(buf),
 			 "counter-bits %u, update %s, overflow <= %s",
-			 p->counter_bits, kb_update_name(p->update),
+			 p->cell_bits, kb_update_name(p->update),
 			 fmt_pow10(row->overflow_log10));
 		break;
 	case KBLOOM_TYPE_STABLE:
 		snprintf(buf, sizeof(buf),
 			 "counter-bits %u, decrement %u (stable point, %.1f%% zero)",
-			 p->counter_bits, p->decrement, 100 * row->stable_zero);
+			 p->cell_bits, p->decrement, 100 * row->stable_zero);
 		break;
 	case KBLOOM_TYPE_DLEFT:
 		snprintf(buf, sizeof(buf),
@@ -191,7 +191,7 @@ static const char *params_text(const struct calc_row *row)
 	case KBLOOM_TYPE_DCF:
 		snprintf(buf, sizeof(buf),
 			 "counter-bits %u + overflow vector of 1 bit per cell, doubled as counts grow (counting counter-bits 16: %llu bytes)",
-			 p->counter_bits,
+			 p->cell_bits,
 			 (unsigned long long)sizing_vec_bytes(p->m, 16));
 		break;
 	case KBLOOM_TYPE_SCALABLE:
@@ -252,7 +252,7 @@ static void print_text(const struct calc_req *q, const struct calc_row *rows,
 static void print_json(const struct calc_req *q, const struct calc_row *rows,
 		       int nrows)
 {
-	const struct kb_params *p;
+	const struct kb_shape *p;
 	struct json j;
 	int i;
 
@@ -311,7 +311,7 @@ static void print_json(const struct calc_req *q, const struct calc_row *rows,
 		switch (p->type) {
 		case KBLOOM_TYPE_COUNTING:
 			json_key(&j, "counter_bits");
-			json_u64(&j, p->counter_bits);
+			json_u64(&j, p->cell_bits);
 			json_key(&j, "update");
 			json_str(&j, kb_update_name(p->update));
 			json_key(&j, "overflow_bound");
@@ -321,7 +321,7 @@ static void print_json(const struct calc_req *q, const struct calc_row *rows,
 			break;
 		case KBLOOM_TYPE_STABLE:
 			json_key(&j, "counter_bits");
-			json_u64(&j, p->counter_bits);
+			json_u64(&j, p->cell_bits);
 			json_key(&j, "decrement");
 			json_u64(&j, p->decrement);
 			json_key(&j, "stable_zero_fraction");
@@ -341,7 +341,7 @@ static void print_json(const struct calc_req *q, const struct calc_row *rows,
 			break;
 		case KBLOOM_TYPE_DCF:
 			json_key(&j, "counter_bits");
-			json_u64(&j, p->counter_bits);
+			json_u64(&j, p->cell_bits);
 			json_key(&j, "ofv_bits");
 			json_u64(&j, KB_DCF_OFV_BITS_START);
 			json_key(&j, "counting16_bytes");
@@ -461,7 +461,7 @@ int cmd_calc(int argc, char **argv)
 		}
 	}
 	if (any_opt) {
-		struct kb_params p = { .type = type };
+		struct kb_shape p = { .type = type };
 		struct kb_dims dims;
 
 		if (type < 0) {

@@ -34,7 +34,7 @@ static const char *const param_names[P_NUM] = {
 
 /* The request: the common attributes, then the type's own. */
 static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
-				 const struct kb_params *p,
+				 const struct kb_shape *p,
 				 const struct kb_dims *dims,
 				 const uint8_t *hkey, uint64_t capacity,
 				 uint32_t windows, uint64_t interval_ms)
@@ -61,7 +61,7 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 }
 
 /* Sizes from capacity and fpr; prints why not. */
-static int size_it(const char *name, struct kb_params *p, uint64_t capacity,
+static int size_it(const char *name, struct kb_shape *p, uint64_t capacity,
 		   double fpr, const char *fpr_text)
 {
 	int r = kb_params_size(p, capacity, fpr);
@@ -90,7 +90,7 @@ int cmd_create(int argc, char **argv)
 {
 	const char *name, *val[P_NUM] = { 0 }, *tval[TO_NUM] = { 0 };
 	uint8_t hkey[KBLOOM_HASH_KEY_LEN];
-	struct kb_params p = { 0 };
+	struct kb_shape p = { 0 };
 	struct kb_dims dims = { 0 };
 	uint64_t bits = 0, capacity = 0, interval_ms = 0;
 	uint32_t hashes = 0, windows = 0;
@@ -194,7 +194,7 @@ int cmd_create(int argc, char **argv)
 			     "a scalable filter needs 'capacity N' (its first slice's keys)");
 		return EXIT_ERROR;
 	}
-	p.n0 = capacity;
+	p.capacity = capacity;
 
 	if (type == KBLOOM_TYPE_TRANSFORMS) {
 		if (val[P_FPR] || val[P_HASHES] || !val[P_CAPACITY]) {

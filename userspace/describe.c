@@ -207,16 +207,16 @@ static const char *fill_what(uint32_t type)
 }
 
 /* The estimates need the type's parameters: were they all reported? */
-static bool params_known(const struct kb_params *p)
+static bool params_known(const struct kb_shape *p)
 {
 	switch (p->type) {
 	case KBLOOM_TYPE_DLEFT:
 		return p->subtables && p->bucket_cells && p->fp_bits;
 	case KBLOOM_TYPE_STABLE:
-		return p->counter_bits && p->decrement;
+		return p->cell_bits && p->decrement;
 	case KBLOOM_TYPE_COUNTING:
 	case KBLOOM_TYPE_DCF:
-		return p->counter_bits;
+		return p->cell_bits;
 	case KBLOOM_TYPE_TRANSFORMS:
 		return false;	/* records: no keys to estimate, no rate */
 	}
@@ -232,7 +232,7 @@ static bool has_counters(uint32_t type)
 /* A dcf's cells now: the CBFV and the OFV, each in whole words. */
 static uint64_t dcf_cell_bytes(const struct kb_desc *d)
 {
-	return sizing_vec_bytes(d->p.m, d->p.counter_bits) +
+	return sizing_vec_bytes(d->p.m, d->p.cell_bits) +
 	       sizing_vec_bytes(d->p.m, d->ofv_bits);
 }
 
@@ -366,7 +366,7 @@ static void render_paging(const struct kb_out *o, const struct kb_desc *d)
  */
 static void render_params(const struct kb_out *o, const struct kb_desc *d)
 {
-	const struct kb_params *p = &d->p;
+	const struct kb_shape *p = &d->p;
 	bool known = kb_type_name(p->type) != NULL;
 	int i;
 
@@ -416,7 +416,7 @@ static void render_params(const struct kb_out *o, const struct kb_desc *d)
 /* name, type, bits and hashes (a scalable filter's: its first slice's). */
 static void render_head(const struct kb_out *o, const struct kb_desc *d)
 {
-	const struct kb_params *p = &d->p;
+	const struct kb_shape *p = &d->p;
 	bool slices = d->have & KB_HAVE_SLICES;
 	const char *first = slices ? " (first slice)" : "";
 
@@ -593,7 +593,7 @@ static void render_dcf_json(const struct kb_out *o, const struct kb_desc *d)
 /* Estimated keys and rates, when the type's parameters are known. */
 static void render_estimates(const struct kb_out *o, const struct kb_desc *d)
 {
-	const struct kb_params *p = &d->p;
+	const struct kb_shape *p = &d->p;
 	bool multi = p->type == KBLOOM_TYPE_MULTI;
 	uint64_t cells = card_cells(p);
 
@@ -621,7 +621,7 @@ static void render_estimates(const struct kb_out *o, const struct kb_desc *d)
 			      " (at most)" : "");
 	}
 	if (p->type == KBLOOM_TYPE_STABLE) {
-		double zero = sizing_stable_zero(p->m, p->k, p->counter_bits,
+		double zero = sizing_stable_zero(p->m, p->k, p->cell_bits,
 						 p->decrement);
 
 		kb_print_double(o, KB_PRINT_ANY, "fpr_stable_point",
@@ -642,7 +642,7 @@ static void render_estimates(const struct kb_out *o, const struct kb_desc *d)
 	if (p->type == KBLOOM_TYPE_COUNTING) {
 		double x = sizing_overflow_log10(p->m, p->k,
 						 (double)d->capacity,
-						 p->counter_bits);
+						 p->cell_bits);
 
 		kb_print_double(o, KB_PRINT_JSON, "overflow_at_capacity", NULL,
 				pow(10, x));
@@ -655,7 +655,7 @@ static void render_estimates(const struct kb_out *o, const struct kb_desc *d)
 
 static void render_filter(const struct kb_out *o, const struct kb_desc *d)
 {
-	const struct kb_params *p = &d->p;
+	const struct kb_shape *p = &d->p;
 	bool json = kb_out_is_json(o);
 
 	render_head(o, d);
@@ -770,7 +770,7 @@ void kb_window_note(struct kb_window_desc **win, size_t *n, size_t *cap,
 
 void kb_desc_figures(const struct kb_desc *d, struct kb_desc_figures *f)
 {
-	const struct kb_params *p = &d->p;
+	const struct kb_shape *p = &d->p;
 	uint64_t cells = d->have & KB_HAVE_SLICES ? slices_bits(d) :
 			 card_cells(p);
 

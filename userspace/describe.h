@@ -60,7 +60,7 @@ struct kb_attach_desc {
 struct kb_desc {
 	char name[KBLOOM_NAME_MAX];
 	/* type, m (BITS), k (HASHES) and the type's parameters (0: not sent) */
-	struct kb_params p;
+	struct kb_shape p;
 	struct kb_dims dims;	/* multi */
 	uint64_t capacity, memory, fill, saturated, generation;
 	uint64_t inserts, queries, positives, deletes;

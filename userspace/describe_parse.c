@@ -244,8 +244,8 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 	if (d->p.type == KBLOOM_TYPE_MULTI && !d->dims.n)
 		return kb_nl_fail(nl, "multi filter '%s' without DIMS",
 				  quote(d->name));
-	if (d->p.counter_bits > 16)
-		return kb_nl_fail(nl, "COUNTER_BITS %u", d->p.counter_bits);
+	if (d->p.cell_bits > 16)
+		return kb_nl_fail(nl, "COUNTER_BITS %u", d->p.cell_bits);
 #define OPT(t, attr, field, bit)				\
 	do {							\
 		if (t[attr]) {					\
@@ -293,7 +293,7 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 		d->have |= KB_HAVE_ATTACH;
 	}
 	if (d->p.type == KBLOOM_TYPE_SCALABLE) {
-		d->p.n0 = d->capacity;
+		d->p.capacity = d->capacity;
 		if (!tb[KBLOOM_A_SLICE_LIST] || !tb[KBLOOM_A_OVERFLOW] ||
 		    !tb[KBLOOM_A_GROW_ERROR])
 			return kb_nl_fail(nl, "scalable filter '%s' without SLICE_LIST, OVERFLOW or GROW_ERROR",
@@ -353,7 +353,7 @@ int kb_desc_get(struct kb_nl *nl, const char *name, struct kb_desc *d)
 void kb_desc_diff(const struct kb_desc *a, const struct kb_desc *b,
 		  char *buf, size_t len)
 {
-	const struct kb_params *x = &a->p, *y = &b->p;
+	const struct kb_shape *x = &a->p, *y = &b->p;
 
 	buf[0] = '\0';
 #define DIFF(cond, fmt, ...)					\
@@ -368,9 +368,9 @@ void kb_desc_diff(const struct kb_desc *a, const struct kb_desc *b,
 	DIFF(x->m != y->m, "bits differ (%llu vs %llu)",
 	     (unsigned long long)x->m, (unsigned long long)y->m);
 	DIFF(x->k != y->k, "hashes differ (%u vs %u)", x->k, y->k);
-	DIFF(x->counter_bits != y->counter_bits,
-	     "counter bits differ (%u vs %u)", x->counter_bits,
-	     y->counter_bits);
+	DIFF(x->cell_bits != y->cell_bits,
+	     "counter bits differ (%u vs %u)", x->cell_bits,
+	     y->cell_bits);
 	DIFF(x->update != y->update, "update rules differ (%s vs %s)",
 	     kb_update_name(x->update), kb_update_name(y->update));
 	DIFF(x->decrement != y->decrement, "decrements differ (%u vs %u)",

@@ -90,7 +90,7 @@ static void json_shape(struct json *j, const struct kb_desc *d)
 
 static void alone(const struct kb_desc *d)
 {
-	const struct kb_params *p = &d->p;
+	const struct kb_shape *p = &d->p;
 	uint64_t cells = card_cells(p);
 	double n = card_keys(p, d->fill), fpr = card_fpr_now(p, d->fill);
 	double pct = 100.0 * (double)d->fill / (double)cells;
@@ -141,7 +141,7 @@ static void json_part(struct json *j, const char *key, uint64_t fill,
 static void pair(const struct kb_desc *d, const char *b,
 		 const struct est_reply *e)
 {
-	const struct kb_params *p = &d->p;
+	const struct kb_shape *p = &d->p;
 	uint64_t cells = card_cells(p);
 	struct card_sets s;
 	struct json j;

@@ -159,7 +159,7 @@ _Static_assert(O_NAME + KBLOOM_NAME_MAX == O_TYPE, "name");
 
 void kb_save_encode_header(const struct kb_save_header *h, uint8_t *out)
 {
-	const struct kb_save_shape *s = &h->shape;
+	const struct kb_shape *s = &h->shape;
 	uint32_t i;
 
 	memset(out, 0, kb_save_header_len(h));
@@ -213,7 +213,7 @@ void kb_save_encode_header(const struct kb_save_header *h, uint8_t *out)
 
 void kb_save_decode_header(const uint8_t *in, struct kb_save_header *h)
 {
-	struct kb_save_shape *s = &h->shape;
+	struct kb_shape *s = &h->shape;
 	uint32_t i;
 
 	memset(h, 0, sizeof(*h));
@@ -359,7 +359,7 @@ static int check_slice(const struct kb_save_header *h, uint32_t i, char *err,
 static int check_layout(const struct kb_save_header *h, char *err,
 			size_t errlen)
 {
-	const struct kb_save_shape *s = &h->shape;
+	const struct kb_shape *s = &h->shape;
 	uint64_t want;
 	uint32_t i;
 
@@ -428,7 +428,7 @@ static int check_layout(const struct kb_save_header *h, char *err,
 int kb_save_check_header(const struct kb_save_header *h, char *err,
 			 size_t errlen)
 {
-	const struct kb_save_shape *s = &h->shape;
+	const struct kb_shape *s = &h->shape;
 	uint32_t i;
 
 	if (h->flags & ~KB_SAVE_F_MASK)

@@ -14,12 +14,12 @@
 #define KB_STR2(x)	#x
 #define KB_STR(x)	KB_STR2(x)
 
-#define SHAPE(f)	offsetof(struct kb_params, f)
+#define SHAPE(f)	offsetof(struct kb_shape, f)
 #define T(t)		(1U << KBLOOM_TYPE_##t)
 
 const struct kb_param kb_param_table[TO_NUM] = {
 	[TO_COUNTER_BITS] = { "counter-bits", KBLOOM_A_COUNTER_BITS,
-		SHAPE(counter_bits), "counter_bits", "  counter bits: ",
+		SHAPE(cell_bits), "counter_bits", "  counter bits: ",
 		T(COUNTING) | T(STABLE) | T(DCF),
 		"counting, stable and dcf filters", KB_PARAM_U32 },
 	[TO_UPDATE] = { "update", KBLOOM_A_UPDATE, SHAPE(update), "update",
@@ -55,17 +55,17 @@ bool kb_param_taken(int i, uint32_t type)
 	return type <= KBLOOM_TYPE_MAX && (kb_param_table[i].types & 1U << type);
 }
 
-uint32_t kb_param_get(const struct kb_params *p, int i)
+uint32_t kb_param_get(const struct kb_shape *p, int i)
 {
 	return *(const uint32_t *)((const char *)p + kb_param_table[i].field);
 }
 
-void kb_param_set(struct kb_params *p, int i, uint32_t v)
+void kb_param_set(struct kb_shape *p, int i, uint32_t v)
 {
 	*(uint32_t *)((char *)p + kb_param_table[i].field) = v;
 }
 
-void kb_put_params(struct nl_msg *msg, const struct kb_params *p,
+void kb_put_params(struct nl_msg *msg, const struct kb_shape *p,
 		   const char (*dim_names)[KBLOOM_DIM_NAME_MAX])
 {
 	struct nlattr *nest;
@@ -126,7 +126,7 @@ static int get_u32(const char *name, const char *s, uint32_t lo, uint32_t hi,
 }
 
 int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
-		   struct kb_params *p, struct kb_dims *dims, bool dims_count)
+		   struct kb_shape *p, struct kb_dims *dims, bool dims_count)
 {
 	char why[128];
 	uint32_t n;
@@ -150,7 +150,7 @@ int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
 			    counting ? "a counting filter has 4, 8 or 16" :
 			    dcf ? "a dcf has 2, 4 or 8 (its small counters)" :
 			    "a stable filter has 1, 2, 4 or 8",
-			    &p->counter_bits))
+			    &p->cell_bits))
 			return -1;
 	}
 	if (val[TO_UPDATE]) {

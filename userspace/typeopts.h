@@ -3,7 +3,7 @@
  * The filter types' own parameters (counter-bits, update, decrement,
  * subtables, bucket-cells, fp-bits, dims, growth, tighten), described
  * once: per parameter its keyword (create, calc), its netlink attribute
- * (create, restore, the GET reply), its field of struct kb_params, its
+ * (create, restore, the GET reply), its field of struct kb_shape, its
  * JSON key and text label (show), and which types take it. create,
  * restore, the reply parser and both renderings of show loop over this
  * table; the checks of a value given on the command line are here too.
@@ -43,7 +43,7 @@ enum kb_param_kind {
 struct kb_param {
 	const char *keyword;	/* create, calc: "counter-bits" */
 	int attr;		/* KBLOOM_A_COUNTER_BITS */
-	size_t field;		/* offsetof(struct kb_params, ...), a u32 */
+	size_t field;		/* offsetof(struct kb_shape, ...), a u32 */
 	const char *json;	/* show -j: "counter_bits" */
 	const char *text;	/* show: "  counter bits: " */
 	uint32_t types;		/* bits of enum kbloom_type */
@@ -55,15 +55,15 @@ extern const struct kb_param kb_param_table[TO_NUM];
 
 /* Does filter type @type take parameter @i? */
 bool kb_param_taken(int i, uint32_t type);
-uint32_t kb_param_get(const struct kb_params *p, int i);
-void kb_param_set(struct kb_params *p, int i, uint32_t v);
+uint32_t kb_param_get(const struct kb_shape *p, int i);
+void kb_param_set(struct kb_shape *p, int i, uint32_t v);
 
 /*
  * The attributes of the parameters @p's type takes, for CREATE (create,
  * restore); a multi filter's p->dims names from @dim_names.
  */
 struct nl_msg;
-void kb_put_params(struct nl_msg *msg, const struct kb_params *p,
+void kb_put_params(struct nl_msg *msg, const struct kb_shape *p,
 		   const char (*dim_names)[KBLOOM_DIM_NAME_MAX]);
 
 /* Index of a type keyword, or -1. */
@@ -78,7 +78,7 @@ const char *typeopt_name(int i);
  * take the keyword.
  */
 int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
-		   struct kb_params *p, struct kb_dims *dims, bool dims_count);
+		   struct kb_shape *p, struct kb_dims *dims, bool dims_count);
 
 /*
  * 'windows W' and 'interval DURATION' of create and calc (either may be
