@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The filter types' own parameters (counter-bits, update, decrement,
- * subtables, bucket-cells, fp-bits, dims, growth, tighten), described
- * once: per parameter its keyword (create, calc), its netlink attribute
- * (create, restore, the GET reply), its field of struct kb_shape, its
- * JSON key and text label (show), and which types take it. create,
- * restore, the reply parser and both renderings of show loop over this
- * table; the checks of a value given on the command line are here too.
- * In the order show prints them.
+ * The per-type keywords of create and calc (the parameter table,
+ * params.h): their checks, the parameters they set, and the attributes
+ * that send them.
  */
 #ifndef BLOOMCTL_TYPEOPTS_H
 #define BLOOMCTL_TYPEOPTS_H
@@ -17,46 +12,8 @@
 #include <stdint.h>
 
 #include "keyparse.h"
+#include "params.h"
 #include "sizing.h"
-
-enum {
-	TO_COUNTER_BITS,
-	TO_UPDATE,
-	TO_DECREMENT,
-	TO_SUBTABLES,
-	TO_BUCKET_CELLS,
-	TO_FP_BITS,
-	TO_DIMS,
-	TO_GROWTH,
-	TO_TIGHTEN,
-	TO_NUM
-};
-
-/* How a value is written out (show) and sent. */
-enum kb_param_kind {
-	KB_PARAM_U32,		/* a number */
-	KB_PARAM_UPDATE,	/* enum kbloom_update, by name */
-	KB_PARAM_RATIO,		/* millionths, shown as a ratio */
-	KB_PARAM_DIMS,		/* the dimension names (a nest) */
-};
-
-struct kb_param {
-	const char *keyword;	/* create, calc: "counter-bits" */
-	int attr;		/* KBLOOM_A_COUNTER_BITS */
-	size_t field;		/* offsetof(struct kb_shape, ...), a u32 */
-	const char *json;	/* show -j: "counter_bits" */
-	const char *text;	/* show: "  counter bits: " */
-	uint32_t types;		/* bits of enum kbloom_type */
-	const char *types_text;	/* "counting, stable and dcf filters" */
-	enum kb_param_kind kind;
-};
-
-extern const struct kb_param kb_param_table[TO_NUM];
-
-/* Does filter type @type take parameter @i? */
-bool kb_param_taken(int i, uint32_t type);
-uint32_t kb_param_get(const struct kb_shape *p, int i);
-void kb_param_set(struct kb_shape *p, int i, uint32_t v);
 
 /*
  * The attributes of the parameters @p's type takes, for CREATE (create,

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The filter types' own parameters (counter-bits, update, decrement,
+ * subtables, bucket-cells, fp-bits, dims, growth, tighten), described
+ * once, as ipset describes its arguments once (lib/args.c): per
+ * parameter its keyword (create, calc), its netlink attribute (create,
+ * restore, the GET reply), its field of the engine's struct kb_shape, its
+ * JSON key and text label (show), and which types take it. create,
+ * restore, the reply parser and both renderings of show loop over this
+ * table (typeopts.c, describe_parse.c, describe.c); the checks of a
+ * value given on the command line are typeopts.c's. In the order show
+ * prints them.
+ */
+#ifndef BLOOMCTL_PARAMS_H
+#define BLOOMCTL_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sizing.h"
+
+enum {
+	TO_COUNTER_BITS,
+	TO_UPDATE,
+	TO_DECREMENT,
+	TO_SUBTABLES,
+	TO_BUCKET_CELLS,
+	TO_FP_BITS,
+	TO_DIMS,
+	TO_GROWTH,
+	TO_TIGHTEN,
+	TO_NUM
+};
+
+/* How a value is written out (show) and sent. */
+enum kb_param_kind {
+	KB_PARAM_U32,		/* a number */
+	KB_PARAM_UPDATE,	/* enum kbloom_update, by name */
+	KB_PARAM_RATIO,		/* millionths, shown as a ratio */
+	KB_PARAM_DIMS,		/* the dimension names (a nest) */
+};
+
+struct kb_param {
+	const char *keyword;	/* create, calc: "counter-bits" */
+	int attr;		/* KBLOOM_A_COUNTER_BITS */
+	size_t field;		/* offsetof(struct kb_shape, ...), a u32 */
+	const char *json;	/* show -j: "counter_bits" */
+	const char *text;	/* show: "  counter bits: " */
+	uint32_t types;		/* bits of enum kbloom_type */
+	const char *types_text;	/* "counting, stable and dcf filters" */
+	enum kb_param_kind kind;
+};
+
+extern const struct kb_param kb_param_table[TO_NUM];
+
+/* Does filter type @type take parameter @i? */
+bool kb_param_taken(int i, uint32_t type);
+uint32_t kb_param_get(const struct kb_shape *p, int i);
+void kb_param_set(struct kb_shape *p, int i, uint32_t v);
+
+#endif
