@@ -428,11 +428,7 @@ int cmd_calc(int argc, char **argv)
 		       rows[0].error);
 		return EXIT_ERROR;
 	}
-	json_init(&j, stdout);
-	if (opts.json)
-		kb_out_json(&out, &j);
-	else
-		kb_out_text(&out, stdout);
+	kb_out_stdout(&out, &j, opts.json);
 	render(&out, &q, rows, nrows);
 	return EXIT_OK;
 }

@@ -75,8 +75,7 @@ int cmd_list(int argc, char **argv)
 		struct kb_out o;
 		struct json j;
 
-		json_init(&j, stdout);
-		kb_out_json(&o, &j);
+		kb_out_stdout(&o, &j, true);
 		json_arr_begin(&j);
 		for (i = 0; i < l.n; i++)
 			kb_desc_render(&o, &l.d[i]);

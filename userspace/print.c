@@ -15,6 +15,15 @@ void kb_out_json(struct kb_out *o, struct json *j)
 	o->f = j->f;
 }
 
+void kb_out_stdout(struct kb_out *o, struct json *j, bool json)
+{
+	json_init(j, stdout);
+	if (json)
+		kb_out_json(o, j);
+	else
+		kb_out_text(o, stdout);
+}
+
 /* JSON: is the field for it (and writes the key)? */
 static bool json_field(const struct kb_out *o, enum kb_print_where w,
 		       const char *key)

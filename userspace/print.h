@@ -36,6 +36,8 @@ struct kb_out {
 /* Text output on @f, or JSON through @j (then written on j->f). */
 void kb_out_text(struct kb_out *o, FILE *f);
 void kb_out_json(struct kb_out *o, struct json *j);
+/* A command's output on stdout: JSON through @j when @json, else text. */
+void kb_out_stdout(struct kb_out *o, struct json *j, bool json);
 
 static inline bool kb_out_is_json(const struct kb_out *o)
 {

@@ -33,11 +33,7 @@ int cmd_show(int argc, char **argv)
 		struct kb_out o;
 		struct json j;
 
-		json_init(&j, stdout);
-		if (opts.json)
-			kb_out_json(&o, &j);
-		else
-			kb_out_text(&o, stdout);
+		kb_out_stdout(&o, &j, opts.json);
 		kb_desc_render(&o, &d);
 	}
 	kb_nl_close(&nl);
