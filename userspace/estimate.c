@@ -165,10 +165,6 @@ int cmd_estimate(int argc, char **argv)
 	struct kb_nl nl;
 	int r;
 
-	if (argc < 2) {
-		usage_errorf(argv[0], "missing filter NAME");
-		return EXIT_ERROR;
-	}
 	if (argc > 2) {
 		if (strcmp(argv[2], "with")) {
 			unexpected_argument(argv[0], argv[2]);
@@ -186,9 +182,8 @@ int cmd_estimate(int argc, char **argv)
 		if (!check_name(b))
 			return EXIT_ERROR;
 	}
-	if (!check_name(argv[1]))
-		return EXIT_ERROR;
-	if (open_netlink(&nl))
+	/* The words after NAME were estimate's own, checked above. */
+	if (filter_cmd_open(argc > 2 ? 2 : argc, argv, false, &nl))
 		return EXIT_ERROR;
 	r = kb_desc_get(&nl, argv[1], &d);
 	if (r) {
