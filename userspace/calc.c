@@ -311,33 +311,13 @@ int cmd_calc(int argc, char **argv)
 	bool any_opt = false;
 	struct kb_out out;
 	struct json j;
-	int i, o, type = -1, nrows = 0;
+	int i, type = -1, nrows = 0;
 
-	for (i = 1; i < argc; i += 2) {
-		const char **slot = NULL, *kw = argv[i];
-
-		for (o = 0; o < C_NUM; o++)
-			if (!strcmp(kw, calc_names[o]))
-				slot = &val[o];
-		o = typeopt_find(kw);
-		if (o >= 0) {
-			slot = &tval[o];
-			any_opt = true;
-		}
-		if (!slot) {
-			unexpected_argument(argv[0], kw);
-			return EXIT_ERROR;
-		}
-		if (*slot) {
-			usage_errorf(argv[0], "'%s' given twice", kw);
-			return EXIT_ERROR;
-		}
-		if (i + 1 >= argc) {
-			usage_errorf(argv[0], "'%s' needs a value", kw);
-			return EXIT_ERROR;
-		}
-		*slot = argv[i + 1];
-	}
+	if (typeopts_args(argv[0], argc, argv, 1, calc_names, C_NUM, val,
+			  tval))
+		return EXIT_ERROR;
+	for (i = 0; i < TO_NUM; i++)
+		any_opt = any_opt || tval[i];
 	if (!val[C_CAPACITY]) {
 		usage_errorf(argv[0], "%s",
 			     argc < 2 ? "give 'capacity N fpr P' or 'bits M hashes K capacity N'" :

@@ -97,7 +97,7 @@ int cmd_create(int argc, char **argv)
 	double fpr = 0;
 	struct nl_msg *msg;
 	struct kb_nl nl;
-	int type, i, o, r;
+	int type, r;
 
 	if (argc < 3) {
 		usage_errorf(argv[0], argc < 2 ? "missing filter NAME" :
@@ -115,30 +115,9 @@ int cmd_create(int argc, char **argv)
 	}
 	p.type = type;
 
-	for (i = 3; i < argc; i += 2) {
-		const char **slot = NULL, *kw = argv[i];
-
-		for (o = 0; o < P_NUM; o++)
-			if (!strcmp(kw, param_names[o]))
-				slot = &val[o];
-		o = typeopt_find(kw);
-		if (o >= 0)
-			slot = &tval[o];
-		if (!slot) {
-			usage_errorf(argv[0], "unknown argument '%s'",
-				     quote(kw));
-			return EXIT_ERROR;
-		}
-		if (*slot) {
-			usage_errorf(argv[0], "'%s' given twice", kw);
-			return EXIT_ERROR;
-		}
-		if (i + 1 >= argc) {
-			usage_errorf(argv[0], "'%s' needs a value", kw);
-			return EXIT_ERROR;
-		}
-		*slot = argv[i + 1];
-	}
+	if (typeopts_args(argv[0], argc, argv, 3, param_names, P_NUM, val,
+			  tval))
+		return EXIT_ERROR;
 
 	if (val[P_BITS] && (parse_u64(val[P_BITS], &bits) ||
 			    bits < KBLOOM_BITS_MIN || bits > KBLOOM_BITS_MAX)) {

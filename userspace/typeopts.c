@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "describe.h"
+#include "kwargs.h"
 #include "timefmt.h"
 #include "typeopts.h"
 #include "util.h"
@@ -41,19 +42,28 @@ void kb_put_params(struct nl_msg *msg, const struct kb_shape *p,
 	}
 }
 
-int typeopt_find(const char *word)
+int typeopts_args(const char *cmd, int argc, char **argv, int first,
+		  const char *const *names, int n, const char **val,
+		  const char *tval[TO_NUM])
 {
+	struct kwarg kw[16 + TO_NUM] = { 0 };
 	int i;
 
+	if (n > 16) {
+		errorf("internal error: %d keywords of %s", n, cmd);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		kw[i].name = names[i];
 	for (i = 0; i < TO_NUM; i++)
-		if (!strcmp(word, kb_param_table[i].keyword))
-			return i;
-	return -1;
-}
-
-const char *typeopt_name(int i)
-{
-	return kb_param_table[i].keyword;
+		kw[n + i].name = kb_param_table[i].keyword;
+	if (kwargs_parse(cmd, argc, argv, first, kw, n + TO_NUM))
+		return -1;
+	for (i = 0; i < n; i++)
+		val[i] = kw[i].val;
+	for (i = 0; i < TO_NUM; i++)
+		tval[i] = kw[n + i].val;
+	return 0;
 }
 
 /*

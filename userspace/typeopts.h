@@ -23,9 +23,15 @@ struct nl_msg;
 void kb_put_params(struct nl_msg *msg, const struct kb_shape *p,
 		   const char (*dim_names)[KBLOOM_DIM_NAME_MAX]);
 
-/* Index of a type keyword, or -1. */
-int typeopt_find(const char *word);
-const char *typeopt_name(int i);
+/*
+ * create's and calc's "KEYWORD VALUE" arguments from argv[@first..), in
+ * any order, each at most once (kwargs.c): the command's own @names (@n
+ * of them) into @val[], the type parameters' keywords (params.h) into
+ * @tval[]. Prints the usage error naming @cmd; 0 or -1.
+ */
+int typeopts_args(const char *cmd, int argc, char **argv, int first,
+		  const char *const *names, int n, const char **val,
+		  const char *tval[TO_NUM]);
 
 /*
  * Checks the keywords given (@val[i] non-NULL) against @p->type and
