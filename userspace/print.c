@@ -96,26 +96,41 @@ void kb_print_text(const struct kb_out *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* An object or an array under @key, and its end: JSON only. */
+static void nest_begin(const struct kb_out *o, const char *key, bool arr)
+{
+	if (!json_field(o, KB_PRINT_JSON, key))
+		return;
+	if (arr)
+		json_arr_begin(o->j);
+	else
+		json_obj_begin(o->j);
+}
+
+static void nest_end(const struct kb_out *o, bool arr)
+{
+	if (o->j && arr)
+		json_arr_end(o->j);
+	else if (o->j)
+		json_obj_end(o->j);
+}
+
 void kb_print_obj_begin(const struct kb_out *o, const char *key)
 {
-	if (json_field(o, KB_PRINT_JSON, key))
-		json_obj_begin(o->j);
+	nest_begin(o, key, false);
 }
 
 void kb_print_obj_end(const struct kb_out *o)
 {
-	if (o->j)
-		json_obj_end(o->j);
+	nest_end(o, false);
 }
 
 void kb_print_arr_begin(const struct kb_out *o, const char *key)
 {
-	if (json_field(o, KB_PRINT_JSON, key))
-		json_arr_begin(o->j);
+	nest_begin(o, key, true);
 }
 
 void kb_print_arr_end(const struct kb_out *o)
 {
-	if (o->j)
-		json_arr_end(o->j);
+	nest_end(o, true);
 }
