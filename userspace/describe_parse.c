@@ -354,6 +354,7 @@ void kb_desc_diff(const struct kb_desc *a, const struct kb_desc *b,
 		  char *buf, size_t len)
 {
 	const struct kb_shape *x = &a->p, *y = &b->p;
+	int i;
 
 	buf[0] = '\0';
 #define DIFF(cond, fmt, ...)					\
@@ -368,22 +369,17 @@ void kb_desc_diff(const struct kb_desc *a, const struct kb_desc *b,
 	DIFF(x->m != y->m, "bits differ (%llu vs %llu)",
 	     (unsigned long long)x->m, (unsigned long long)y->m);
 	DIFF(x->k != y->k, "hashes differ (%u vs %u)", x->k, y->k);
-	DIFF(x->cell_bits != y->cell_bits,
-	     "counter bits differ (%u vs %u)", x->cell_bits,
-	     y->cell_bits);
-	DIFF(x->update != y->update, "update rules differ (%s vs %s)",
-	     kb_update_name(x->update), kb_update_name(y->update));
-	DIFF(x->decrement != y->decrement, "decrements differ (%u vs %u)",
-	     x->decrement, y->decrement);
-	DIFF(x->subtables != y->subtables, "subtables differ (%u vs %u)",
-	     x->subtables, y->subtables);
-	DIFF(x->bucket_cells != y->bucket_cells,
-	     "bucket cells differ (%u vs %u)", x->bucket_cells,
-	     y->bucket_cells);
-	DIFF(x->fp_bits != y->fp_bits, "fingerprint bits differ (%u vs %u)",
-	     x->fp_bits, y->fp_bits);
-	DIFF(x->dims != y->dims, "dimensions differ (%u vs %u)", x->dims,
-	     y->dims);
+	for (i = 0; i < TO_NUM; i++) {
+		const struct kb_param *t = &kb_param_table[i];
+		uint32_t u = kb_param_get(x, i), v = kb_param_get(y, i);
+
+		if (!t->diff)
+			continue;
+		DIFF(u != v && t->kind == KB_PARAM_UPDATE,
+		     "%s differ (%s vs %s)", t->diff, kb_update_name(u),
+		     kb_update_name(v));
+		DIFF(u != v, "%s differ (%u vs %u)", t->diff, u, v);
+	}
 #undef DIFF
 }
 

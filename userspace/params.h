@@ -35,7 +35,7 @@ enum {
 
 /* How a value is written out (show) and sent. */
 enum kb_param_kind {
-	KB_PARAM_U32,		/* a number */
+	KB_PARAM_U32 = 0,	/* a number (the default) */
 	KB_PARAM_UPDATE,	/* enum kbloom_update, by name */
 	KB_PARAM_RATIO,		/* millionths, shown as a ratio */
 	KB_PARAM_DIMS,		/* the dimension names (a nest) */
@@ -50,6 +50,11 @@ struct kb_param {
 	uint32_t types;		/* bits of enum kbloom_type */
 	const char *types_text;	/* "counting, stable and dcf filters" */
 	enum kb_param_kind kind;
+	/*
+	 * merge, estimate: "counter bits" differ (kb_desc_diff); NULL: not
+	 * compared here (the kernel's refusal says why).
+	 */
+	const char *diff;
 };
 
 extern const struct kb_param kb_param_table[TO_NUM];
