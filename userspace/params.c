@@ -24,24 +24,28 @@ const struct kb_param kb_param_table[TO_NUM] = {
 		.field = SHAPE(decrement), .json = "decrement",
 		.text = "  decrement (P): ", .diff = "decrements",
 		.types = T(STABLE), .types_text = "stable filters",
+		.lo = 1, .hi = KBLOOM_DECREMENT_MAX,
 	},
 	[TO_SUBTABLES] = {
 		.keyword = "subtables", .attr = KBLOOM_A_SUBTABLES,
 		.field = SHAPE(subtables), .json = "subtables",
 		.text = "  subtables (d): ", .diff = "subtables",
 		.types = T(DLEFT), .types_text = "dleft filters",
+		.lo = 2, .hi = 8,
 	},
 	[TO_BUCKET_CELLS] = {
 		.keyword = "bucket-cells", .attr = KBLOOM_A_BUCKET_CELLS,
 		.field = SHAPE(bucket_cells), .json = "bucket_cells",
 		.text = "  bucket cells (c): ", .diff = "bucket cells",
 		.types = T(DLEFT), .types_text = "dleft filters",
+		.lo = 1, .hi = 16,
 	},
 	[TO_FP_BITS] = {
 		.keyword = "fp-bits", .attr = KBLOOM_A_FP_BITS,
 		.field = SHAPE(fp_bits), .json = "fp_bits",
 		.text = "  fingerprint bits: ", .diff = "fingerprint bits",
 		.types = T(DLEFT), .types_text = "dleft filters",
+		.lo = KB_DLEFT_FP_MIN, .hi = KB_DLEFT_FP_MAX,
 	},
 	[TO_DIMS] = {
 		.keyword = "dims", .attr = KBLOOM_A_DIMS,
@@ -55,6 +59,7 @@ const struct kb_param kb_param_table[TO_NUM] = {
 		.field = SHAPE(growth), .json = "growth",
 		.text = "  growth (s): ",
 		.types = T(SCALABLE), .types_text = "scalable filters",
+		.lo = KBLOOM_GROWTH_MIN, .hi = KBLOOM_GROWTH_MAX,
 	},
 	[TO_TIGHTEN] = {
 		.keyword = "tighten", .attr = KBLOOM_A_TIGHTEN,

@@ -50,6 +50,8 @@ struct kb_param {
 	uint32_t types;		/* bits of enum kbloom_type */
 	const char *types_text;	/* "counting, stable and dcf filters" */
 	enum kb_param_kind kind;
+	/* A whole number from lo to hi (hi 0: checked by typeopts.c). */
+	uint32_t lo, hi;
 	/*
 	 * merge, estimate: "counter bits" differ (kb_desc_diff); NULL: not
 	 * compared here (the kernel's refusal says why).
