@@ -80,6 +80,27 @@ TEST(keywords_attributes_and_keys_are_each_ones)
 	EXPECT_EQ(KB_PARAM_DIMS, kb_param_table[TO_DIMS].kind);
 }
 
+TEST(whole_number_ranges_are_the_modules)
+{
+	const struct kb_param *t = kb_param_table;
+
+	EXPECT_EQ(1, t[TO_DECREMENT].lo);
+	EXPECT_EQ(KBLOOM_DECREMENT_MAX, t[TO_DECREMENT].hi);
+	EXPECT_EQ(2, t[TO_SUBTABLES].lo);
+	EXPECT_EQ(8, t[TO_SUBTABLES].hi);
+	EXPECT_EQ(1, t[TO_BUCKET_CELLS].lo);
+	EXPECT_EQ(16, t[TO_BUCKET_CELLS].hi);
+	EXPECT_EQ(4, t[TO_FP_BITS].lo);
+	EXPECT_EQ(24, t[TO_FP_BITS].hi);
+	EXPECT_EQ(KBLOOM_GROWTH_MIN, t[TO_GROWTH].lo);
+	EXPECT_EQ(KBLOOM_GROWTH_MAX, t[TO_GROWTH].hi);
+	/* checked by typeopts.c itself: no range */
+	EXPECT_EQ(0, t[TO_COUNTER_BITS].hi);
+	EXPECT_EQ(0, t[TO_UPDATE].hi);
+	EXPECT_EQ(0, t[TO_DIMS].hi);
+	EXPECT_EQ(0, t[TO_TIGHTEN].hi);
+}
+
 /* The parameters each type takes, as a bit set of TO_*. */
 static uint32_t taken(uint32_t type)
 {
