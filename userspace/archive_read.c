@@ -138,7 +138,9 @@ static int load_window(struct kb_archive_window *w, uint64_t name_id,
 				       h->cell_bytes - got);
 		if (n <= 0) {
 			if (!n)
-				kb_seterr(err, errlen, "archive file %s: cells end early", w->path);
+				kb_seterr(err, errlen,
+					  "archive file %s: cells end early",
+					  w->path);
 			goto out;
 		}
 		got += n;

@@ -186,7 +186,8 @@ static void render_params(const struct kb_out *o, const struct calc_row *r)
 				pow(10, r->overflow_log10));
 		kb_print_double(o, KB_PRINT_JSON, "overflow_log10", NULL,
 				r->overflow_log10);
-		kb_print_text(o, ", overflow <= %s", fmt_pow10(r->overflow_log10));
+		kb_print_text(o, ", overflow <= %s",
+			      fmt_pow10(r->overflow_log10));
 		break;
 	case KBLOOM_TYPE_STABLE:
 		kb_print_double(o, KB_PRINT_JSON, "stable_zero_fraction", NULL,

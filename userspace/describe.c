@@ -488,7 +488,8 @@ static void render_slice(const struct kb_out *o, uint32_t i,
 	kb_print_u64(o, KB_PRINT_ANY, "hashes", ", hashes %llu", s->k);
 	kb_print_u64(o, KB_PRINT_ANY, "keys", ", keys %llu", s->keys);
 	kb_print_u64(o, KB_PRINT_ANY, "fill", ", fill %llu", s->fill);
-	kb_print_text(o, " (%.1f%%)%s\n", 100.0 * (double)s->fill / (double)s->m,
+	kb_print_text(o, " (%.1f%%)%s\n",
+		      100.0 * (double)s->fill / (double)s->m,
 		      s->current ? " (current)" : past ? " (made ahead)" : "");
 	kb_print_bool(o, KB_PRINT_JSON, "current", NULL, s->current);
 	kb_print_obj_end(o);

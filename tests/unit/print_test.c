@@ -39,7 +39,7 @@ static void fields(const struct kb_out *o)
 {
 	kb_print_obj_begin(o, NULL);
 	kb_print_str(o, KB_PRINT_ANY, "name", "filter: %s\n", "a");
-	kb_print_u64(o, KB_PRINT_ANY, "bits", "  bits: %llu\n", 18446744073709551615ULL);
+	kb_print_u64(o, KB_PRINT_ANY, "bits", "  bits: %llu\n", UINT64_MAX);
 	kb_print_double(o, KB_PRINT_ANY, "fpr", "  fpr: %.3g\n", 0.012345);
 	kb_print_bool(o, KB_PRINT_ANY, "full", "  full: %s\n", true);
 	kb_print_obj_end(o);
@@ -66,7 +66,8 @@ TEST(a_field_for_one_form_is_left_out_of_the_other)
 {
 	EXPECT_STREQ("windows of 3600000 ms\ntext 1\n",
 		     render(false, one_form_each));
-	EXPECT_STREQ("{\"interval_ms\":3600000}\n", render(true, one_form_each));
+	EXPECT_STREQ("{\"interval_ms\":3600000}\n",
+		     render(true, one_form_each));
 }
 
 static void absent_values(const struct kb_out *o)
@@ -92,7 +93,8 @@ static void nested(const struct kb_out *o)
 	kb_print_arr_begin(o, "slices");
 	for (i = 0; i < 2; i++) {
 		kb_print_obj_begin(o, NULL);
-		kb_print_u64(o, KB_PRINT_ANY, "bits", "slice bits %llu\n", 64 << i);
+		kb_print_u64(o, KB_PRINT_ANY, "bits", "slice bits %llu\n",
+			     64 << i);
 		kb_print_obj_end(o);
 	}
 	kb_print_arr_end(o);
