@@ -13,30 +13,19 @@
 #include "typeopts.h"
 #include "util.h"
 
-static const char *const type_names[KBLOOM_TYPE_MAX + 1] = {
-	[KBLOOM_TYPE_BLOOM] = "bloom",
-	[KBLOOM_TYPE_PARTITIONED] = "partitioned",
-	[KBLOOM_TYPE_BLOCKED] = "blocked",
-	[KBLOOM_TYPE_COUNTING] = "counting",
-	[KBLOOM_TYPE_DLEFT] = "dleft",
-	[KBLOOM_TYPE_STABLE] = "stable",
-	[KBLOOM_TYPE_MULTI] = "multi",
-	[KBLOOM_TYPE_SCALABLE] = "scalable",
-	[KBLOOM_TYPE_DCF] = "dcf",
-	[KBLOOM_TYPE_TRANSFORMS] = "transforms",
-};
-
 const char *kb_type_name(uint32_t type)
 {
-	return type <= KBLOOM_TYPE_MAX ? type_names[type] : NULL;
+	const struct kb_type_info *t = kb_type_info(type);
+
+	return t ? t->name : NULL;
 }
 
 int kb_type_parse(const char *name)
 {
-	unsigned int i;
+	uint32_t i;
 
-	for (i = 0; i < ARRAY_SIZE(type_names); i++)
-		if (type_names[i] && !strcmp(type_names[i], name))
+	for (i = 0; i <= KBLOOM_TYPE_MAX; i++)
+		if (kb_type_name(i) && !strcmp(kb_type_name(i), name))
 			return i;
 	return -1;
 }
@@ -45,14 +34,14 @@ const char *kb_type_list(void)
 {
 	static char buf[256];
 	size_t n = 0;
-	unsigned int i;
+	uint32_t i;
 
 	if (buf[0])
 		return buf;
-	for (i = 0; i < ARRAY_SIZE(type_names); i++)
-		if (type_names[i] && n < sizeof(buf))
+	for (i = 0; i <= KBLOOM_TYPE_MAX; i++)
+		if (kb_type_name(i) && n < sizeof(buf))
 			n += snprintf(buf + n, sizeof(buf) - n, "%s%s",
-				      n ? ", " : "", type_names[i]);
+				      n ? ", " : "", kb_type_name(i));
 	return buf;
 }
 
@@ -69,8 +58,16 @@ const char *kb_type_str(uint32_t type)
 
 bool kb_type_counts(uint32_t type)
 {
-	return type == KBLOOM_TYPE_COUNTING || type == KBLOOM_TYPE_DLEFT ||
-	       type == KBLOOM_TYPE_DCF;
+	const struct kb_type_info *t = kb_type_info(type);
+
+	return t && t->counts;
+}
+
+bool kb_type_saturates(uint32_t type)
+{
+	const struct kb_type_info *t = kb_type_info(type);
+
+	return t && t->saturated;
 }
 
 const char *kb_update_name(uint32_t update)
@@ -189,23 +186,6 @@ static uint64_t skipped_total(const struct kb_attach_desc *at)
 	return n;
 }
 
-/* What FILL counts, for the show text. */
-static const char *fill_what(uint32_t type)
-{
-	switch (type) {
-	case KBLOOM_TYPE_COUNTING:
-	case KBLOOM_TYPE_DCF:
-		return "counters non-zero";
-	case KBLOOM_TYPE_STABLE:
-		return "cells non-zero";
-	case KBLOOM_TYPE_DLEFT:
-		return "cells occupied";
-	case KBLOOM_TYPE_TRANSFORMS:
-		return "records";
-	}
-	return "bits set";
-}
-
 /* The estimates need the type's parameters: were they all reported? */
 static bool params_known(const struct kb_shape *p)
 {
@@ -221,12 +201,6 @@ static bool params_known(const struct kb_shape *p)
 		return false;	/* records: no keys to estimate, no rate */
 	}
 	return kb_type_name(p->type) != NULL;
-}
-
-static bool has_counters(uint32_t type)
-{
-	return type == KBLOOM_TYPE_COUNTING || type == KBLOOM_TYPE_STABLE ||
-	       type == KBLOOM_TYPE_DLEFT;
 }
 
 /* A dcf's cells now: the CBFV and the OFV, each in whole words. */
@@ -462,10 +436,9 @@ static void render_counters(const struct kb_out *o, const struct kb_desc *d)
 {
 	uint32_t type = d->p.type;
 
-	if (has_counters(type))
+	if (kb_type_saturates(type))
 		render_opt(o, d, KB_HAVE_SATURATED, "saturated_counters",
-			   type == KBLOOM_TYPE_STABLE ? "cells at maximum" :
-			   "saturated counters", d->saturated);
+			   kb_type_info(type)->saturated, d->saturated);
 	render_opt(o, d, KB_HAVE_INSERTS, "inserts", "inserts", d->inserts);
 	if (kb_type_counts(type))
 		render_opt(o, d, KB_HAVE_DELETES, "deletes", "deletes",
@@ -678,7 +651,8 @@ static void render_filter(const struct kb_out *o, const struct kb_desc *d)
 		render_dcf_text(o, d);
 	if (d->have & KB_HAVE_FILL) {
 		kb_print_u64(o, KB_PRINT_ANY, "fill", "  fill: %llu", d->fill);
-		kb_print_text(o, " %s (", fill_what(p->type));
+		kb_print_text(o, " %s (", kb_type_info(p->type) ?
+			      kb_type_info(p->type)->fill_what : "bits set");
 		kb_print_double(o, KB_PRINT_ANY, "fill_percent", "%.2f%%",
 				100.0 * (double)d->fill /
 				(double)card_cells(p));

@@ -127,6 +127,8 @@ const char *kb_type_str(uint32_t type);
 
 /* Types with counters: counting, dleft and dcf (del, count). */
 bool kb_type_counts(uint32_t type);
+/* Types that report SATURATED: counting, dleft and stable. */
+bool kb_type_saturates(uint32_t type);
 
 /*
  * Parses a description; NAME, TYPE, BITS and HASHES are required, and a

@@ -73,6 +73,27 @@ const struct kb_param kb_param_table[TO_NUM] = {
 #undef T
 #undef SHAPE
 
+static const struct kb_type_info types[KBLOOM_TYPE_MAX + 1] = {
+	[KBLOOM_TYPE_BLOOM] = { "bloom", "bits set" },
+	[KBLOOM_TYPE_PARTITIONED] = { "partitioned", "bits set" },
+	[KBLOOM_TYPE_BLOCKED] = { "blocked", "bits set" },
+	[KBLOOM_TYPE_COUNTING] = { "counting", "counters non-zero",
+				   "saturated counters", true },
+	[KBLOOM_TYPE_DLEFT] = { "dleft", "cells occupied", "saturated counters",
+				true },
+	[KBLOOM_TYPE_STABLE] = { "stable", "cells non-zero", "cells at maximum" },
+	[KBLOOM_TYPE_MULTI] = { "multi", "bits set" },
+	[KBLOOM_TYPE_SCALABLE] = { "scalable", "bits set" },
+	[KBLOOM_TYPE_DCF] = { "dcf", "counters non-zero", NULL, true },
+	[KBLOOM_TYPE_TRANSFORMS] = { "transforms", "records" },
+};
+
+const struct kb_type_info *kb_type_info(uint32_t type)
+{
+	return type <= KBLOOM_TYPE_MAX && types[type].name ? &types[type] :
+	       NULL;
+}
+
 bool kb_param_taken(int i, uint32_t type)
 {
 	return type <= KBLOOM_TYPE_MAX && (kb_param_table[i].types & 1U << type);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The filter types' own parameters (counter-bits, update, decrement,
+ * The filter types (kb_type_info) and their own parameters (counter-bits, update, decrement,
  * subtables, bucket-cells, fp-bits, dims, growth, tighten), described
  * once, as ipset describes its arguments once (lib/args.c): per
  * parameter its keyword (create, calc), its netlink attribute (create,
@@ -60,6 +60,21 @@ struct kb_param {
 };
 
 extern const struct kb_param kb_param_table[TO_NUM];
+
+/*
+ * A filter type, described once: its name and what its cells are, as
+ * show, list, metrics and the key commands say. Its sizing and estimates
+ * stay per type in sizing.c and cardinality.c.
+ */
+struct kb_type_info {
+	const char *name;	/* "counting" */
+	const char *fill_what;	/* what FILL counts: "counters non-zero" */
+	const char *saturated;	/* SATURATED's label; NULL: not reported */
+	bool counts;		/* counters that del lowers and count reads */
+};
+
+/* The type's description; NULL for a type newer than this tool. */
+const struct kb_type_info *kb_type_info(uint32_t type);
 
 /* Does filter type @type take parameter @i? */
 bool kb_param_taken(int i, uint32_t type);

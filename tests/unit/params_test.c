@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Host tests of the filter types' parameter table (userspace/params.c),
- * which create, restore, the GET reply parser and show loop over: each
- * entry reaches the field of struct kb_shape it names, keywords,
- * attributes and JSON keys are each one parameter's, and each type takes
- * exactly the parameters the module's CREATE takes for it
- * (docs/design.md, "Filter types").
+ * Host tests of the filter types' descriptions and parameter table
+ * (userspace/params.c), which create, restore, the GET reply parser and
+ * show loop over: each entry reaches the field of struct kb_shape it
+ * names, keywords, attributes and JSON keys are each one parameter's,
+ * each type takes exactly the parameters the module's CREATE takes for
+ * it (docs/design.md, "Filter types"), and each type is named and
+ * described once.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -131,6 +132,45 @@ TEST(each_type_takes_its_parameters)
 	/* a type newer than the table, and one past any bit */
 	EXPECT_EQ(0, taken(KBLOOM_TYPE_MAX + 1));
 	EXPECT_EQ(0, taken(40));
+}
+
+TEST(each_type_is_described_once)
+{
+	const char *const names[] = {
+		[KBLOOM_TYPE_BLOOM] = "bloom",
+		[KBLOOM_TYPE_PARTITIONED] = "partitioned",
+		[KBLOOM_TYPE_BLOCKED] = "blocked",
+		[KBLOOM_TYPE_COUNTING] = "counting",
+		[KBLOOM_TYPE_DLEFT] = "dleft",
+		[KBLOOM_TYPE_STABLE] = "stable",
+		[KBLOOM_TYPE_MULTI] = "multi",
+		[KBLOOM_TYPE_SCALABLE] = "scalable",
+		[KBLOOM_TYPE_DCF] = "dcf",
+		[KBLOOM_TYPE_TRANSFORMS] = "transforms",
+	};
+	uint32_t t, counts = 0, saturates = 0;
+
+	for (t = 0; t <= KBLOOM_TYPE_MAX; t++) {
+		const struct kb_type_info *i = kb_type_info(t);
+
+		if (!names[t]) {
+			EXPECT_EQ(NULL, i);
+			continue;
+		}
+		ASSERT_NE(NULL, i);
+		EXPECT_STREQ(names[t], i->name);
+		ASSERT_NE(NULL, i->fill_what);
+		counts |= i->counts ? 1U << t : 0;
+		saturates |= i->saturated ? 1U << t : 0;
+	}
+	EXPECT_EQ(1U << KBLOOM_TYPE_COUNTING | 1U << KBLOOM_TYPE_DLEFT |
+		  1U << KBLOOM_TYPE_DCF, counts);
+	EXPECT_EQ(1U << KBLOOM_TYPE_COUNTING | 1U << KBLOOM_TYPE_DLEFT |
+		  1U << KBLOOM_TYPE_STABLE, saturates);
+	EXPECT_STREQ("cells at maximum",
+		     kb_type_info(KBLOOM_TYPE_STABLE)->saturated);
+	EXPECT_STREQ("records", kb_type_info(KBLOOM_TYPE_TRANSFORMS)->fill_what);
+	EXPECT_EQ(NULL, kb_type_info(KBLOOM_TYPE_MAX + 1));
 }
 
 TEST_HARNESS_MAIN
