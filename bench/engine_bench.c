@@ -354,9 +354,9 @@ static double blocked_at_bloom_m(u64 n)
  */
 static void plan_variant(const struct variant *v, u64 n, struct plan *pl)
 {
-	struct kb_params p = {
+	struct kb_shape p = {
 		.type = v->type,
-		.counter_bits = v->cell_bits,
+		.cell_bits = v->cell_bits,
 		.update = v->update,
 		.dims = v->kind == VK_MULTI ? MULTI_DIMS : 0,
 	};
@@ -387,7 +387,7 @@ static void plan_variant(const struct variant *v, u64 n, struct plan *pl)
 	s->type = p.type;
 	s->m = pl->m = p.m;
 	s->k = pl->k = p.k;
-	s->cell_bits = p.counter_bits;
+	s->cell_bits = p.cell_bits;
 	s->update = p.update;
 	s->decrement = p.decrement;
 	s->subtables = p.subtables;
@@ -413,7 +413,7 @@ static void plan_variant(const struct variant *v, u64 n, struct plan *pl)
 	case KBLOOM_TYPE_COUNTING:
 		snprintf(pl->rule, sizeof(pl->rule),
 			 "bloom's m and k, %u-bit counters, %s update; model bloom's",
-			 p.counter_bits, p.update == KBLOOM_UPDATE_CONSERVATIVE ?
+			 p.cell_bits, p.update == KBLOOM_UPDATE_CONSERVATIVE ?
 			 "conservative" : "plain");
 		break;
 	case KBLOOM_TYPE_DLEFT:
@@ -424,10 +424,10 @@ static void plan_variant(const struct variant *v, u64 n, struct plan *pl)
 	case KBLOOM_TYPE_STABLE:
 		/* the test runs right after n inserts, far from the stable point */
 		pl->model = fpr_stable_after(p.m, p.k, p.decrement,
-					     (1U << p.counter_bits) - 1, n);
+					     (1U << p.cell_bits) - 1, n);
 		snprintf(pl->rule, sizeof(pl->rule),
 			 "bloom's m and k, %u-bit cells, P = %u decrements per add: the fewest whose stable-point FPR (%.2f%%) is <= 1%%; model: the cell chain after n adds",
-			 p.counter_bits, p.decrement,
+			 p.cell_bits, p.decrement,
 			 100 * kb_params_fpr(&p, (double)n));
 		break;
 	case KBLOOM_TYPE_MULTI:

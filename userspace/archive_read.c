@@ -14,27 +14,20 @@
 #include <string.h>
 
 #include "archive_read.h"
+#include "textutil.h"
 
 /* The save file's cells are the engine's unsigned longs as 64-bit LE words. */
 _Static_assert(sizeof(unsigned long) == 8, "64-bit unsigned long expected");
 
 void kb_save_engine_shape(const struct kb_save_header *h, struct kb_shape *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->type = h->shape.type;
-	s->m = h->shape.m;
-	s->k = h->shape.k;
-	s->cell_bits = h->shape.cell_bits;
-	s->update = h->shape.update;
-	s->decrement = h->shape.decrement;
-	s->subtables = h->shape.subtables;
-	s->bucket_cells = h->shape.bucket_cells;
-	s->fp_bits = h->shape.fp_bits;
-	s->dims = h->shape.dims;
+	*s = h->shape;
 	if (s->type == KBLOOM_TYPE_SCALABLE) {
 		s->capacity = h->capacity;
-		s->growth = h->shape.growth;
-		s->tighten = h->shape.tighten;
+	} else {
+		s->capacity = 0;
+		s->growth = 0;
+		s->tighten = 0;
 	}
 }
 
@@ -75,16 +68,6 @@ uint64_t kb_save_engine_cell_bytes(const struct kb_save_header *h, void *arg)
 	return kb_filter_mem_for(&s);
 }
 
-static void __attribute__((format(printf, 3, 4)))
-say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* "NAME.<digits>.kbf" → the digits' value; false for other names. */
 static bool window_file(const char *file, const char *name, uint64_t *id)
 {
@@ -119,8 +102,8 @@ static int load_window(struct kb_archive_window *w, uint64_t name_id,
 
 	f = fopen(w->path, "rb");
 	if (!f) {
-		say(err, errlen, "archive file %s: %s", w->path,
-		    strerror(errno));
+		kb_seterr(err, errlen, "archive file %s: %s", w->path,
+			  strerror(errno));
 		return -1;
 	}
 	r = kb_save_reader_open(kb_save_stdio_read, f, w->path, err, errlen);
@@ -135,19 +118,19 @@ static int load_window(struct kb_archive_window *w, uint64_t name_id,
 	 * table without windows, xlate_read.c).
 	 */
 	if (!h->window.id && name_id) {
-		say(err, errlen, "archive file %s: not a window (a whole filter's save file)",
-		    w->path);
+		kb_seterr(err, errlen, "archive file %s: not a window (a whole filter's save file)",
+			  w->path);
 		goto out;
 	}
 	if (h->window.id != name_id) {
-		say(err, errlen, "archive file %s: holds window %" PRIu64 ", its name says %" PRIu64,
-		    w->path, h->window.id, name_id);
+		kb_seterr(err, errlen, "archive file %s: holds window %" PRIu64 ", its name says %" PRIu64,
+			  w->path, h->window.id, name_id);
 		goto out;
 	}
 	kb_save_engine_shape(h, &shape);
 	if (kb_filter_init(&w->f, &shape, h->hash_key)) {
-		say(err, errlen, "archive file %s: unable to load %" PRIu64 " bytes of cells: out of memory",
-		    w->path, h->cell_bytes);
+		kb_seterr(err, errlen, "archive file %s: unable to load %" PRIu64 " bytes of cells: out of memory",
+			  w->path, h->cell_bytes);
 		goto out;
 	}
 	while (got < h->cell_bytes) {
@@ -155,7 +138,9 @@ static int load_window(struct kb_archive_window *w, uint64_t name_id,
 				       h->cell_bytes - got);
 		if (n <= 0) {
 			if (!n)
-				say(err, errlen, "archive file %s: cells end early", w->path);
+				kb_seterr(err, errlen,
+					  "archive file %s: cells end early",
+					  w->path);
 			goto out;
 		}
 		got += n;
@@ -197,8 +182,8 @@ int kb_archive_open(const char *dir, const char *name, struct kb_archive **out,
 
 	*out = NULL;
 	if (!*name || strlen(name) >= KBLOOM_NAME_MAX || strchr(name, '/')) {
-		say(err, errlen, "archive %s: invalid filter name '%s'", dir,
-		    name);
+		kb_seterr(err, errlen, "archive %s: invalid filter name '%s'", dir,
+			  name);
 		return -1;
 	}
 	a = calloc(1, sizeof(*a));
@@ -207,7 +192,7 @@ int kb_archive_open(const char *dir, const char *name, struct kb_archive **out,
 	snprintf(a->name, sizeof(a->name), "%s", name);
 	d = opendir(dir);
 	if (!d) {
-		say(err, errlen, "archive %s: %s", dir, strerror(errno));
+		kb_seterr(err, errlen, "archive %s: %s", dir, strerror(errno));
 		free(a);
 		return -1;
 	}
@@ -238,14 +223,14 @@ int kb_archive_open(const char *dir, const char *name, struct kb_archive **out,
 		ids[a->n++] = id;
 	}
 	if (errno) {
-		say(err, errlen, "archive %s: %s", dir, strerror(errno));
+		kb_seterr(err, errlen, "archive %s: %s", dir, strerror(errno));
 		closedir(d);
 		goto fail;
 	}
 	closedir(d);
 	if (!a->n) {
-		say(err, errlen, "archive %s: no window files of filter '%s' (%s.*.kbf)",
-		    dir, name, name);
+		kb_seterr(err, errlen, "archive %s: no window files of filter '%s' (%s.*.kbf)",
+			  dir, name, name);
 		goto fail;
 	}
 	for (i = 0; i < a->n; i++) {
@@ -262,16 +247,16 @@ int kb_archive_open(const char *dir, const char *name, struct kb_archive **out,
 			   w->h.shape.dims != a->dims ||
 			   memcmp(w->h.dim_names, a->dim_names,
 				  sizeof(a->dim_names))) {
-			say(err, errlen, "archive file %s: another type or dimensions than %s",
-			    w->path, a->w[0].path);
+			kb_seterr(err, errlen, "archive file %s: another type or dimensions than %s",
+				  w->path, a->w[0].path);
 			goto fail;
 		}
 	}
 	qsort(a->w, a->n, sizeof(*a->w), by_id_newest_first);
 	for (i = 1; i < a->n; i++) {
 		if (a->w[i].id == a->w[i - 1].id) {
-			say(err, errlen, "archive file %s: window %" PRIu64 " also in %s",
-			    a->w[i].path, a->w[i].id, a->w[i - 1].path);
+			kb_seterr(err, errlen, "archive file %s: window %" PRIu64 " also in %s",
+				  a->w[i].path, a->w[i].id, a->w[i - 1].path);
 			goto fail;
 		}
 	}
@@ -279,7 +264,7 @@ int kb_archive_open(const char *dir, const char *name, struct kb_archive **out,
 	*out = a;
 	return 0;
 oom:
-	say(err, errlen, "archive %s: out of memory", dir);
+	kb_seterr(err, errlen, "archive %s: out of memory", dir);
 fail:
 	free(ids);
 	kb_archive_close(a);

@@ -1017,6 +1017,22 @@ int open_netlink(struct kb_nl *nl)
 	return kb_nl_open(nl, opts.netns);
 }
 
+int filter_cmd_open(int argc, char **argv, bool all, struct kb_nl *nl)
+{
+	if (argc < 2) {
+		usage_errorf(argv[0], all ? "missing filter NAME (or 'all')" :
+			     "missing filter NAME");
+		return -1;
+	}
+	if (argc > 2) {
+		unexpected_argument(argv[0], argv[2]);
+		return -1;
+	}
+	if (!(all && !strcmp(argv[1], "all")) && !check_name(argv[1]))
+		return -1;
+	return open_netlink(nl) ? -1 : 0;
+}
+
 static int help_command(int argc, char **argv)
 {
 	const struct command *c;

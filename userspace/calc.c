@@ -30,7 +30,7 @@
 
 #include "commands.h"
 #include "describe.h"
-#include "json.h"
+#include "print.h"
 #include "sizing.h"
 #include "typeopts.h"
 #include "util.h"
@@ -60,7 +60,7 @@ struct calc_req {
 };
 
 struct calc_row {
-	struct kb_params p;
+	struct kb_shape p;
 	char error[160];	/* empty when the row is valid */
 	uint64_t bytes, total;	/* one table; every table (windows) */
 	double bits_per_key, fpr, bound, overflow_log10, stable_zero;
@@ -71,7 +71,7 @@ struct calc_row {
 static void calc_one(const struct calc_req *q, uint32_t type,
 		     struct calc_row *row)
 {
-	struct kb_params *p = &row->p;
+	struct kb_shape *p = &row->p;
 	struct kb_dims dims;
 	int r;
 
@@ -101,7 +101,7 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 	} else {
 		p->m = q->bits;
 		p->k = type == KBLOOM_TYPE_DLEFT ? 1 : q->hashes;
-		p->n0 = q->n;
+		p->capacity = q->n;
 		if (kb_params_complete(p)) {
 			snprintf(row->error, sizeof(row->error),
 				 "m rounded up to a multiple of %llu exceeds %llu",
@@ -120,19 +120,19 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 	if (type == KBLOOM_TYPE_COUNTING)
 		row->overflow_log10 = sizing_overflow_log10(p->m, p->k,
 							    (double)q->n,
-							    p->counter_bits);
+							    p->cell_bits);
 	if (type == KBLOOM_TYPE_STABLE)
 		row->stable_zero = sizing_stable_zero(p->m, p->k,
-						      p->counter_bits,
+						      p->cell_bits,
 						      p->decrement);
 	if (type == KBLOOM_TYPE_SCALABLE) {
 		row->limit = sizing_scalable_limit(p);
 		row->fpr10 = kb_params_fpr(p, 10.0 * q->n);
 		row->fpr100 = kb_params_fpr(p, 100.0 * q->n);
-		if (p->n0 > p->m)
+		if (p->capacity > p->m)
 			snprintf(row->error, sizeof(row->error),
 				 "capacity %llu is more than the %llu bits of the first slice",
-				 (unsigned long long)p->n0,
+				 (unsigned long long)p->capacity,
 				 (unsigned long long)p->m);
 	}
 	if (q->windows && (type == KBLOOM_TYPE_STABLE ||
@@ -152,218 +152,156 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 			 p->decrement, (unsigned long long)p->m);
 }
 
-/* The parameters column: "" for types without parameters. */
-static const char *params_text(const struct calc_row *row)
+/*
+ * The type's parameters (the table of params.c) and the figures that go
+ * with them: "  counter-bits 4, update plain, overflow <= ..." in the
+ * text's last column, "counter_bits":4,"update":"plain",... in JSON.
+ */
+static void render_params(const struct kb_out *o, const struct calc_row *r)
 {
-	static char buf[160];
-	const struct kb_params *p = &row->p;
+	const struct kb_shape *p = &r->p;
+	const char *sep = "  ";
+	int i;
 
-	buf[0] = '\0';
+	for (i = 0; i < TO_NUM; i++) {
+		const struct kb_param *t = &kb_param_table[i];
+		uint32_t v = kb_param_get(p, i);
+
+		if (!kb_param_taken(i, p->type))
+			continue;
+		kb_print_text(o, "%s%s ", sep, t->keyword);
+		sep = ", ";
+		if (t->kind == KB_PARAM_UPDATE)
+			kb_print_str(o, KB_PRINT_ANY, t->json, "%s",
+				     kb_update_name(v));
+		else if (t->kind == KB_PARAM_RATIO)
+			kb_print_double(o, KB_PRINT_ANY, t->json, "%g",
+					v / 1e6);
+		else	/* a number; dims: how many */
+			kb_print_u64(o, KB_PRINT_ANY, t->json, "%llu", v);
+	}
 	switch (p->type) {
 	case KBLOOM_TYPE_COUNTING:
-		snprintf(buf, sizeof(buf),
-			 "counter-bits %u, update %s, overflow <= %s",
-			 p->counter_bits, kb_update_name(p->update),
-			 fmt_pow10(row->overflow_log10));
+		kb_print_double(o, KB_PRINT_JSON, "overflow_bound", NULL,
+				pow(10, r->overflow_log10));
+		kb_print_double(o, KB_PRINT_JSON, "overflow_log10", NULL,
+				r->overflow_log10);
+		kb_print_text(o, ", overflow <= %s",
+			      fmt_pow10(r->overflow_log10));
 		break;
 	case KBLOOM_TYPE_STABLE:
-		snprintf(buf, sizeof(buf),
-			 "counter-bits %u, decrement %u (stable point, %.1f%% zero)",
-			 p->counter_bits, p->decrement, 100 * row->stable_zero);
-		break;
-	case KBLOOM_TYPE_DLEFT:
-		snprintf(buf, sizeof(buf),
-			 "subtables %u, bucket-cells %u, fp-bits %u",
-			 p->subtables, p->bucket_cells, p->fp_bits);
+		kb_print_double(o, KB_PRINT_JSON, "stable_zero_fraction", NULL,
+				r->stable_zero);
+		kb_print_text(o, " (stable point, %.1f%% zero)",
+			      100 * r->stable_zero);
 		break;
 	case KBLOOM_TYPE_MULTI:
-		snprintf(buf, sizeof(buf),
-			 "dims %u (m, k and fpr per dimension)", p->dims);
+		kb_print_text(o, " (m, k and fpr per dimension)");
 		break;
 	case KBLOOM_TYPE_BLOCKED:
-		snprintf(buf, sizeof(buf), "%llu blocks of 512 bits",
-			 (unsigned long long)(p->m / KB_BLOCK_BITS));
+		kb_print_text(o, "  %llu blocks of 512 bits",
+			      (unsigned long long)(p->m / KB_BLOCK_BITS));
 		break;
 	case KBLOOM_TYPE_PARTITIONED:
-		snprintf(buf, sizeof(buf), "%u slices of %llu bits", p->k,
-			 (unsigned long long)(p->m / p->k));
+		kb_print_text(o, "  %u slices of %llu bits", p->k,
+			      (unsigned long long)(p->m / p->k));
 		break;
 	case KBLOOM_TYPE_DCF:
-		snprintf(buf, sizeof(buf),
-			 "counter-bits %u + overflow vector of 1 bit per cell, doubled as counts grow (counting counter-bits 16: %llu bytes)",
-			 p->counter_bits,
-			 (unsigned long long)sizing_vec_bytes(p->m, 16));
+		kb_print_u64(o, KB_PRINT_JSON, "ofv_bits", NULL,
+			     KB_DCF_OFV_BITS_START);
+		kb_print_u64(o, KB_PRINT_ANY, "counting16_bytes",
+			     " + overflow vector of 1 bit per cell, doubled as counts grow (counting counter-bits 16: %llu bytes)",
+			     sizing_vec_bytes(p->m, 16));
 		break;
 	case KBLOOM_TYPE_SCALABLE:
-		snprintf(buf, sizeof(buf),
-			 "growth %u, tighten %g: first slice; any number of keys <= %.3g; at 10x %.3g, 100x %.3g",
-			 p->growth, p->tighten / 1e6, row->limit, row->fpr10,
-			 row->fpr100);
+		kb_print_text(o, ": first slice");
+		kb_print_double(o, KB_PRINT_ANY, "fpr_limit",
+				"; any number of keys <= %.3g", r->limit);
+		kb_print_double(o, KB_PRINT_ANY, "fpr_10x", "; at 10x %.3g",
+				r->fpr10);
+		kb_print_double(o, KB_PRINT_ANY, "fpr_100x", ", 100x %.3g",
+				r->fpr100);
 		break;
 	}
-	return buf;
 }
 
-static void print_text(const struct calc_req *q, const struct calc_row *rows,
-		       int nrows)
+/* One type: a line of the table, or an object of "types". */
+static void render_row(const struct kb_out *o, const struct calc_req *q,
+		       const struct calc_row *r)
 {
-	int i;
-
-	if (q->sizing)
-		printf("capacity %llu, fpr %s: at least %.2f bits per key (log2 1/fpr)\n",
-		       (unsigned long long)q->n, q->fpr_text,
-		       sizing_bound_bits(q->fpr));
-	else
-		printf("bits %llu, hashes %u, capacity %llu\n",
-		       (unsigned long long)q->bits, q->hashes,
-		       (unsigned long long)q->n);
-	if (q->windows)
-		printf("windows %u of %s: %u tables (the windows and a spare); total = %u x bytes\n",
-		       q->windows, q->interval_text, q->windows + 1,
-		       q->windows + 1);
-	printf("%-11s %10s %2s %10s ", "type", "m", "k", "bytes");
-	if (q->windows)
-		printf("%12s ", "total");
-	printf("%8s %9s %6s  %s\n", "bits/key", "fpr", "bound",
-	       "parameters");
-	for (i = 0; i < nrows; i++) {
-		const struct calc_row *r = &rows[i];
-
-		if (r->error[0]) {
-			printf("%-11s %s\n", kb_type_str(r->p.type), r->error);
-			continue;
-		}
-		printf("%-11s %10llu %2u %10llu ", kb_type_str(r->p.type),
-		       (unsigned long long)r->p.m, r->p.k,
-		       (unsigned long long)r->bytes);
-		if (q->windows)
-			printf("%12llu ", (unsigned long long)r->total);
-		printf("%8.2f %9.3g %6.2f", r->bits_per_key, r->fpr, r->bound);
-		if (*params_text(r))
-			printf("  %s", params_text(r));
-		printf("\n");
+	kb_print_obj_begin(o, NULL);
+	kb_print_str(o, KB_PRINT_ANY, "type", "%-11s ", kb_type_str(r->p.type));
+	if (r->error[0]) {
+		kb_print_str(o, KB_PRINT_ANY, "error", "%s\n", r->error);
+		kb_print_obj_end(o);
+		return;
 	}
-	if (q->windows && nrows == 1 && !rows[0].error[0])
-		printf("memory: %llu bytes (%s) of cells in %u tables\n",
-		       (unsigned long long)rows[0].total,
-		       human_bytes(rows[0].total), q->windows + 1);
+	kb_print_u64(o, KB_PRINT_ANY, "bits", "%10llu ", r->p.m);
+	kb_print_u64(o, KB_PRINT_ANY, "hashes", "%2llu ", r->p.k);
+	kb_print_u64(o, KB_PRINT_ANY, "bytes", "%10llu ", r->bytes);
+	if (q->windows)
+		kb_print_u64(o, KB_PRINT_ANY, "total_bytes", "%12llu ",
+			     r->total);
+	kb_print_double(o, KB_PRINT_ANY, "bits_per_key", "%8.2f ",
+			r->bits_per_key);
+	kb_print_double(o, KB_PRINT_ANY, "fpr", "%9.3g ", r->fpr);
+	kb_print_double(o, KB_PRINT_ANY, "bound_bits_per_key", "%6.2f",
+			r->bound);
+	render_params(o, r);
+	kb_print_text(o, "\n");
+	kb_print_obj_end(o);
 }
 
-static void print_json(const struct calc_req *q, const struct calc_row *rows,
-		       int nrows)
+/*
+ * calc's table, or its JSON object: capacity, fpr and bound_bits_per_key
+ * (or bits and hashes), windows, interval_ms and tables, then "types",
+ * one object per row.
+ */
+static void render(const struct kb_out *o, const struct calc_req *q,
+		   const struct calc_row *rows, int nrows)
 {
-	const struct kb_params *p;
-	struct json j;
 	int i;
 
-	json_init(&j, stdout);
-	json_obj_begin(&j);
-	json_key(&j, "capacity");
-	json_u64(&j, q->n);
+	kb_print_obj_begin(o, NULL);
+	kb_print_u64(o, q->sizing ? KB_PRINT_ANY : KB_PRINT_JSON, "capacity",
+		     "capacity %llu, ", q->n);
 	if (q->sizing) {
-		json_key(&j, "fpr");
-		json_double(&j, q->fpr);
-		json_key(&j, "bound_bits_per_key");
-		json_double(&j, sizing_bound_bits(q->fpr));
+		kb_print_double(o, KB_PRINT_JSON, "fpr", NULL, q->fpr);
+		kb_print_text(o, "fpr %s: ", q->fpr_text);
+		kb_print_double(o, KB_PRINT_ANY, "bound_bits_per_key",
+				"at least %.2f bits per key (log2 1/fpr)\n",
+				sizing_bound_bits(q->fpr));
 	} else {
-		json_key(&j, "bits");
-		json_u64(&j, q->bits);
-		json_key(&j, "hashes");
-		json_u64(&j, q->hashes);
+		kb_print_u64(o, KB_PRINT_ANY, "bits", "bits %llu, ", q->bits);
+		kb_print_u64(o, KB_PRINT_ANY, "hashes", "hashes %llu, ",
+			     q->hashes);
+		kb_print_u64(o, KB_PRINT_TEXT, NULL, "capacity %llu\n", q->n);
 	}
 	if (q->windows) {
-		json_key(&j, "windows");
-		json_u64(&j, q->windows);
-		json_key(&j, "interval_ms");
-		json_u64(&j, q->interval_ms);
-		json_key(&j, "tables");
-		json_u64(&j, q->windows + 1);
+		kb_print_u64(o, KB_PRINT_ANY, "windows", "windows %llu",
+			     q->windows);
+		kb_print_text(o, " of %s: ", q->interval_text);
+		kb_print_u64(o, KB_PRINT_JSON, "interval_ms", NULL,
+			     q->interval_ms);
+		kb_print_u64(o, KB_PRINT_ANY, "tables",
+			     "%llu tables (the windows and a spare)",
+			     q->windows + 1);
+		kb_print_text(o, "; total = %u x bytes\n", q->windows + 1);
 	}
-	json_key(&j, "types");
-	json_arr_begin(&j);
-	for (i = 0; i < nrows; i++) {
-		p = &rows[i].p;
-		json_obj_begin(&j);
-		json_key(&j, "type");
-		json_str(&j, kb_type_str(p->type));
-		if (rows[i].error[0]) {
-			json_key(&j, "error");
-			json_str(&j, rows[i].error);
-			json_obj_end(&j);
-			continue;
-		}
-		json_key(&j, "bits");
-		json_u64(&j, p->m);
-		json_key(&j, "hashes");
-		json_u64(&j, p->k);
-		json_key(&j, "bytes");
-		json_u64(&j, rows[i].bytes);
-		if (q->windows) {
-			json_key(&j, "total_bytes");
-			json_u64(&j, rows[i].total);
-		}
-		json_key(&j, "bits_per_key");
-		json_double(&j, rows[i].bits_per_key);
-		json_key(&j, "fpr");
-		json_double(&j, rows[i].fpr);
-		json_key(&j, "bound_bits_per_key");
-		json_double(&j, rows[i].bound);
-		switch (p->type) {
-		case KBLOOM_TYPE_COUNTING:
-			json_key(&j, "counter_bits");
-			json_u64(&j, p->counter_bits);
-			json_key(&j, "update");
-			json_str(&j, kb_update_name(p->update));
-			json_key(&j, "overflow_bound");
-			json_double(&j, pow(10, rows[i].overflow_log10));
-			json_key(&j, "overflow_log10");
-			json_double(&j, rows[i].overflow_log10);
-			break;
-		case KBLOOM_TYPE_STABLE:
-			json_key(&j, "counter_bits");
-			json_u64(&j, p->counter_bits);
-			json_key(&j, "decrement");
-			json_u64(&j, p->decrement);
-			json_key(&j, "stable_zero_fraction");
-			json_double(&j, rows[i].stable_zero);
-			break;
-		case KBLOOM_TYPE_DLEFT:
-			json_key(&j, "subtables");
-			json_u64(&j, p->subtables);
-			json_key(&j, "bucket_cells");
-			json_u64(&j, p->bucket_cells);
-			json_key(&j, "fp_bits");
-			json_u64(&j, p->fp_bits);
-			break;
-		case KBLOOM_TYPE_MULTI:
-			json_key(&j, "dims");
-			json_u64(&j, p->dims);
-			break;
-		case KBLOOM_TYPE_DCF:
-			json_key(&j, "counter_bits");
-			json_u64(&j, p->counter_bits);
-			json_key(&j, "ofv_bits");
-			json_u64(&j, KB_DCF_OFV_BITS_START);
-			json_key(&j, "counting16_bytes");
-			json_u64(&j, sizing_vec_bytes(p->m, 16));
-			break;
-		case KBLOOM_TYPE_SCALABLE:
-			json_key(&j, "growth");
-			json_u64(&j, p->growth);
-			json_key(&j, "tighten");
-			json_double(&j, p->tighten / 1e6);
-			json_key(&j, "fpr_limit");
-			json_double(&j, rows[i].limit);
-			json_key(&j, "fpr_10x");
-			json_double(&j, rows[i].fpr10);
-			json_key(&j, "fpr_100x");
-			json_double(&j, rows[i].fpr100);
-			break;
-		}
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
-	json_obj_end(&j);
+	kb_print_text(o, "%-11s %10s %2s %10s ", "type", "m", "k", "bytes");
+	if (q->windows)
+		kb_print_text(o, "%12s ", "total");
+	kb_print_text(o, "%8s %9s %6s  %s\n", "bits/key", "fpr", "bound",
+		      "parameters");
+	kb_print_arr_begin(o, "types");
+	for (i = 0; i < nrows; i++)
+		render_row(o, q, &rows[i]);
+	kb_print_arr_end(o);
+	if (q->windows && nrows == 1 && !rows[0].error[0])
+		kb_print_text(o, "memory: %llu bytes (%s) of cells in %u tables\n",
+			      (unsigned long long)rows[0].total,
+			      human_bytes(rows[0].total), q->windows + 1);
+	kb_print_obj_end(o);
 }
 
 int cmd_calc(int argc, char **argv)
@@ -372,33 +310,15 @@ int cmd_calc(int argc, char **argv)
 	struct calc_row rows[KBLOOM_TYPE_MAX];
 	struct calc_req q = { 0 };
 	bool any_opt = false;
-	int i, o, type = -1, nrows = 0;
+	struct kb_out out;
+	struct json j;
+	int i, type = -1, nrows = 0;
 
-	for (i = 1; i < argc; i += 2) {
-		const char **slot = NULL, *kw = argv[i];
-
-		for (o = 0; o < C_NUM; o++)
-			if (!strcmp(kw, calc_names[o]))
-				slot = &val[o];
-		o = typeopt_find(kw);
-		if (o >= 0) {
-			slot = &tval[o];
-			any_opt = true;
-		}
-		if (!slot) {
-			unexpected_argument(argv[0], kw);
-			return EXIT_ERROR;
-		}
-		if (*slot) {
-			usage_errorf(argv[0], "'%s' given twice", kw);
-			return EXIT_ERROR;
-		}
-		if (i + 1 >= argc) {
-			usage_errorf(argv[0], "'%s' needs a value", kw);
-			return EXIT_ERROR;
-		}
-		*slot = argv[i + 1];
-	}
+	if (typeopts_args(argv[0], argc, argv, 1, calc_names, C_NUM, val,
+			  tval))
+		return EXIT_ERROR;
+	for (i = 0; i < TO_NUM; i++)
+		any_opt = any_opt || tval[i];
 	if (!val[C_CAPACITY]) {
 		usage_errorf(argv[0], "%s",
 			     argc < 2 ? "give 'capacity N fpr P' or 'bits M hashes K capacity N'" :
@@ -461,7 +381,7 @@ int cmd_calc(int argc, char **argv)
 		}
 	}
 	if (any_opt) {
-		struct kb_params p = { .type = type };
+		struct kb_shape p = { .type = type };
 		struct kb_dims dims;
 
 		if (type < 0) {
@@ -489,9 +409,7 @@ int cmd_calc(int argc, char **argv)
 		       rows[0].error);
 		return EXIT_ERROR;
 	}
-	if (opts.json)
-		print_json(&q, rows, nrows);
-	else
-		print_text(&q, rows, nrows);
+	kb_out_stdout(&out, &j, opts.json);
+	render(&out, &q, rows, nrows);
 	return EXIT_OK;
 }

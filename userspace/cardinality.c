@@ -4,7 +4,7 @@
 
 #include "cardinality.h"
 
-uint64_t card_cells(const struct kb_params *p)
+uint64_t card_cells(const struct kb_shape *p)
 {
 	if (p->type == KBLOOM_TYPE_MULTI && p->dims)
 		return p->m * p->dims;
@@ -21,7 +21,7 @@ static double per_slice(uint64_t m, uint32_t k, uint64_t x)
 	return log1p(-(double)x / (double)m) / log1p(-(double)k / (double)m);
 }
 
-double card_keys(const struct kb_params *p, uint64_t x)
+double card_keys(const struct kb_shape *p, uint64_t x)
 {
 	switch (p->type) {
 	case KBLOOM_TYPE_BLOOM:
@@ -44,7 +44,7 @@ double card_keys(const struct kb_params *p, uint64_t x)
 	return NAN;
 }
 
-double card_fpr_now(const struct kb_params *p, uint64_t x)
+double card_fpr_now(const struct kb_shape *p, uint64_t x)
 {
 	uint64_t cells = card_cells(p);
 	double n;
@@ -88,7 +88,7 @@ const char *card_basis(uint32_t type)
 	return "none: unknown filter type";
 }
 
-void card_sets(const struct kb_params *p, uint64_t xa, uint64_t xb,
+void card_sets(const struct kb_shape *p, uint64_t xa, uint64_t xb,
 	       uint64_t xu, struct card_sets *out)
 {
 	double lo;

@@ -44,13 +44,13 @@
 #include "sizing.h"
 
 /* Cells of the whole filter: m, times dims for multi. */
-uint64_t card_cells(const struct kb_params *p);
+uint64_t card_cells(const struct kb_shape *p);
 
 /* n* for fill @x; +inf when saturated; NaN when the type has none. */
-double card_keys(const struct kb_params *p, uint64_t x);
+double card_keys(const struct kb_shape *p, uint64_t x);
 
 /* The false positive rate at fill @x. */
-double card_fpr_now(const struct kb_params *p, uint64_t x);
+double card_fpr_now(const struct kb_shape *p, uint64_t x);
 
 /* The formula card_keys() uses, in words. */
 const char *card_basis(uint32_t type);
@@ -67,7 +67,7 @@ struct card_sets {
  * Union and intersection from the fills of A, B and A u B; fields are
  * NaN where undefined (saturated union, a type without estimates).
  */
-void card_sets(const struct kb_params *p, uint64_t xa, uint64_t xb,
+void card_sets(const struct kb_shape *p, uint64_t xa, uint64_t xb,
 	       uint64_t xu, struct card_sets *out);
 
 #endif

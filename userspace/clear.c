@@ -9,17 +9,7 @@ int cmd_clear(int argc, char **argv)
 	struct kb_nl nl;
 	int r;
 
-	if (argc < 2) {
-		usage_errorf(argv[0], "missing filter NAME");
-		return EXIT_ERROR;
-	}
-	if (argc > 2) {
-		unexpected_argument(argv[0], argv[2]);
-		return EXIT_ERROR;
-	}
-	if (!check_name(argv[1]))
-		return EXIT_ERROR;
-	if (open_netlink(&nl))
+	if (filter_cmd_open(argc, argv, false, &nl))
 		return EXIT_ERROR;
 	msg = kb_nl_msg(&nl, KBLOOM_CMD_CLEAR, 0, 0);
 	kb_put_name(msg, argv[1]);

@@ -73,4 +73,12 @@ extern const char kb_tool_version[];
 /* kb_nl_open() with the global --netns. */
 int open_netlink(struct kb_nl *nl);
 
+/*
+ * The prologue of the commands on one filter, "CMD NAME" (clear, detach,
+ * show, destroy, estimate): NAME given and nothing after it, a valid
+ * name (or "all" when @all), then open_netlink(). Prints the error; 0 or
+ * -1.
+ */
+int filter_cmd_open(int argc, char **argv, bool all, struct kb_nl *nl);
+
 #endif

@@ -34,14 +34,12 @@ static const char *const param_names[P_NUM] = {
 
 /* The request: the common attributes, then the type's own. */
 static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
-				 const struct kb_params *p,
+				 const struct kb_shape *p,
 				 const struct kb_dims *dims,
 				 const uint8_t *hkey, uint64_t capacity,
 				 uint32_t windows, uint64_t interval_ms)
 {
 	struct nl_msg *msg = kb_nl_msg(nl, KBLOOM_CMD_CREATE, 0, 0);
-	struct nlattr *nest;
-	unsigned int i;
 
 	kb_put_name(msg, name);
 	/* --exist: the kernel compares with a filter of the name, if any. */
@@ -58,47 +56,12 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 		kb_put_u32(msg, KBLOOM_A_WINDOWS, windows);
 		kb_put_u64(msg, KBLOOM_A_INTERVAL, interval_ms);
 	}
-	switch (p->type) {
-	case KBLOOM_TYPE_COUNTING:
-		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
-		kb_put_u32(msg, KBLOOM_A_UPDATE, p->update);
-		break;
-	case KBLOOM_TYPE_STABLE:
-		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
-		kb_put_u32(msg, KBLOOM_A_DECREMENT, p->decrement);
-		break;
-	case KBLOOM_TYPE_DLEFT:
-		kb_put_u32(msg, KBLOOM_A_SUBTABLES, p->subtables);
-		kb_put_u32(msg, KBLOOM_A_BUCKET_CELLS, p->bucket_cells);
-		kb_put_u32(msg, KBLOOM_A_FP_BITS, p->fp_bits);
-		break;
-	case KBLOOM_TYPE_DCF:
-		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, p->counter_bits);
-		break;
-	case KBLOOM_TYPE_SCALABLE:
-		kb_put_u32(msg, KBLOOM_A_GROWTH, p->growth);
-		kb_put_u32(msg, KBLOOM_A_TIGHTEN, p->tighten);
-		break;
-	case KBLOOM_TYPE_MULTI:
-		nest = nla_nest_start(msg, KBLOOM_A_DIMS | NLA_F_NESTED);
-		if (!nest) {
-			errorf("internal error: netlink message full");
-			exit(EXIT_ERROR);
-		}
-		for (i = 0; i < dims->n; i++)
-			if (nla_put_string(msg, KBLOOM_DIMS_A_NAME,
-					   dims->name[i]) < 0) {
-				errorf("internal error: netlink message full");
-				exit(EXIT_ERROR);
-			}
-		nla_nest_end(msg, nest);
-		break;
-	}
+	kb_put_params(msg, p, dims->name);
 	return msg;
 }
 
 /* Sizes from capacity and fpr; prints why not. */
-static int size_it(const char *name, struct kb_params *p, uint64_t capacity,
+static int size_it(const char *name, struct kb_shape *p, uint64_t capacity,
 		   double fpr, const char *fpr_text)
 {
 	int r = kb_params_size(p, capacity, fpr);
@@ -127,14 +90,14 @@ int cmd_create(int argc, char **argv)
 {
 	const char *name, *val[P_NUM] = { 0 }, *tval[TO_NUM] = { 0 };
 	uint8_t hkey[KBLOOM_HASH_KEY_LEN];
-	struct kb_params p = { 0 };
+	struct kb_shape p = { 0 };
 	struct kb_dims dims = { 0 };
 	uint64_t bits = 0, capacity = 0, interval_ms = 0;
 	uint32_t hashes = 0, windows = 0;
 	double fpr = 0;
 	struct nl_msg *msg;
 	struct kb_nl nl;
-	int type, i, o, r;
+	int type, r;
 
 	if (argc < 3) {
 		usage_errorf(argv[0], argc < 2 ? "missing filter NAME" :
@@ -152,30 +115,9 @@ int cmd_create(int argc, char **argv)
 	}
 	p.type = type;
 
-	for (i = 3; i < argc; i += 2) {
-		const char **slot = NULL, *kw = argv[i];
-
-		for (o = 0; o < P_NUM; o++)
-			if (!strcmp(kw, param_names[o]))
-				slot = &val[o];
-		o = typeopt_find(kw);
-		if (o >= 0)
-			slot = &tval[o];
-		if (!slot) {
-			usage_errorf(argv[0], "unknown argument '%s'",
-				     quote(kw));
-			return EXIT_ERROR;
-		}
-		if (*slot) {
-			usage_errorf(argv[0], "'%s' given twice", kw);
-			return EXIT_ERROR;
-		}
-		if (i + 1 >= argc) {
-			usage_errorf(argv[0], "'%s' needs a value", kw);
-			return EXIT_ERROR;
-		}
-		*slot = argv[i + 1];
-	}
+	if (typeopts_args(argv[0], argc, argv, 3, param_names, P_NUM, val,
+			  tval))
+		return EXIT_ERROR;
 
 	if (val[P_BITS] && (parse_u64(val[P_BITS], &bits) ||
 			    bits < KBLOOM_BITS_MIN || bits > KBLOOM_BITS_MAX)) {
@@ -231,7 +173,7 @@ int cmd_create(int argc, char **argv)
 			     "a scalable filter needs 'capacity N' (its first slice's keys)");
 		return EXIT_ERROR;
 	}
-	p.n0 = capacity;
+	p.capacity = capacity;
 
 	if (type == KBLOOM_TYPE_TRANSFORMS) {
 		if (val[P_FPR] || val[P_HASHES] || !val[P_CAPACITY]) {

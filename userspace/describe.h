@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Filter descriptions (KBLOOM_CMD_GET replies): parsing, and printing as a
- * list line, a full "show" block, or JSON. Shared by list, show, the key
+ * Filter descriptions (KBLOOM_CMD_GET replies): parsing (describe_parse.c),
+ * and rendering as a list line, a full "show" block, or JSON (describe.c). Shared by list, show, the key
  * commands (which need the type and a multi filter's dimensions) and
  * estimate.
  */
@@ -14,6 +14,7 @@
 #include "json.h"
 #include "keyparse.h"
 #include "nl.h"
+#include "print.h"
 #include "sizing.h"
 
 /* Bits of struct kb_desc.have for the optional fields. */
@@ -59,7 +60,7 @@ struct kb_attach_desc {
 struct kb_desc {
 	char name[KBLOOM_NAME_MAX];
 	/* type, m (BITS), k (HASHES) and the type's parameters (0: not sent) */
-	struct kb_params p;
+	struct kb_shape p;
 	struct kb_dims dims;	/* multi */
 	uint64_t capacity, memory, fill, saturated, generation;
 	uint64_t inserts, queries, positives, deletes;
@@ -126,6 +127,8 @@ const char *kb_type_str(uint32_t type);
 
 /* Types with counters: counting, dleft and dcf (del, count). */
 bool kb_type_counts(uint32_t type);
+/* Types that report SATURATED: counting, dleft and stable. */
+bool kb_type_saturates(uint32_t type);
 
 /*
  * Parses a description; NAME, TYPE, BITS and HASHES are required, and a
@@ -136,9 +139,10 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d);
 /* GET @name into @d. 0 or a negative errno (nl->error says why). */
 int kb_desc_get(struct kb_nl *nl, const char *name, struct kb_desc *d);
 
+/* list's line. */
 void kb_desc_print_line(const struct kb_desc *d);
-void kb_desc_print_full(const struct kb_desc *d);
-void kb_desc_json(struct json *j, const struct kb_desc *d);
+/* show's text, or the JSON object of show -j and list -j (describe.c). */
+void kb_desc_render(const struct kb_out *o, const struct kb_desc *d);
 
 /*
  * The figures show -j derives from a description, each NAN where show -j

@@ -12,19 +12,9 @@ int cmd_destroy(int argc, char **argv)
 	bool all;
 	int r;
 
-	if (argc < 2) {
-		usage_errorf(argv[0], "missing filter NAME (or 'all')");
+	if (filter_cmd_open(argc, argv, true, &nl))
 		return EXIT_ERROR;
-	}
-	if (argc > 2) {
-		unexpected_argument(argv[0], argv[2]);
-		return EXIT_ERROR;
-	}
 	all = !strcmp(argv[1], "all");
-	if (!all && !check_name(argv[1]))
-		return EXIT_ERROR;
-	if (open_netlink(&nl))
-		return EXIT_ERROR;
 	msg = kb_nl_msg(&nl, KBLOOM_CMD_DESTROY, 0, 0);
 	if (all)
 		kb_put_u32(msg, KBLOOM_A_FLAGS, KBLOOM_F_ALL);

@@ -53,144 +53,105 @@ static int est_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 	return 0;
 }
 
-/* "123.4", "saturated" or "none" */
-static const char *keys_text(double n)
+/* An estimate: "123.4", "saturated" or "none"; JSON null when not finite. */
+static void print_keys(const struct kb_out *o, const char *key, double n)
 {
-	static char bufs[4][32];
-	static unsigned int next;
-	char *buf = bufs[next++ % 4];
-
-	if (isnan(n))
-		return "none";
-	if (isinf(n))
-		return "saturated";
-	snprintf(buf, sizeof(bufs[0]), "%.1f", n);
-	return buf;
+	kb_print_double(o, isfinite(n) ? KB_PRINT_ANY : KB_PRINT_JSON, key,
+			"%.1f", n);
+	if (!isfinite(n))
+		kb_print_text(o, "%s", isnan(n) ? "none" : "saturated");
 }
 
-static void print_shape(const struct kb_desc *d)
+static void print_shape(const struct kb_out *o, const struct kb_desc *d)
 {
-	printf("  type: %s, %s (m) %llu%s, hashes (k) %u\n",
-	       kb_type_str(d->p.type),
-	       kb_params_cell_bits(&d->p) == 1 ? "bits" : "cells",
-	       (unsigned long long)d->p.m,
-	       d->p.type == KBLOOM_TYPE_MULTI ? " per dimension" : "",
-	       d->p.k);
+	kb_print_str(o, KB_PRINT_ANY, "type", "  type: %s, ",
+		     kb_type_str(d->p.type));
+	kb_print_u64(o, KB_PRINT_ANY, "bits",
+		     kb_params_cell_bits(&d->p) == 1 ? "bits (m) %llu" :
+		     "cells (m) %llu", d->p.m);
+	kb_print_text(o, "%s, ", d->p.type == KBLOOM_TYPE_MULTI ?
+		      " per dimension" : "");
+	kb_print_u64(o, KB_PRINT_ANY, "hashes", "hashes (k) %llu\n", d->p.k);
 }
 
-static void json_shape(struct json *j, const struct kb_desc *d)
+/*
+ * One filter: filter, type, bits, hashes, fill, fill_percent, saturated,
+ * estimated_keys, estimate_basis, fpr_now.
+ */
+static void alone(const struct kb_out *o, const struct kb_desc *d)
 {
-	json_key(j, "type");
-	json_str(j, kb_type_str(d->p.type));
-	json_key(j, "bits");
-	json_u64(j, d->p.m);
-	json_key(j, "hashes");
-	json_u64(j, d->p.k);
-}
-
-static void alone(const struct kb_desc *d)
-{
-	const struct kb_params *p = &d->p;
+	const struct kb_shape *p = &d->p;
 	uint64_t cells = card_cells(p);
-	double n = card_keys(p, d->fill), fpr = card_fpr_now(p, d->fill);
-	double pct = 100.0 * (double)d->fill / (double)cells;
-	struct json j;
+	double n = card_keys(p, d->fill);
 
-	if (opts.json) {
-		json_init(&j, stdout);
-		json_obj_begin(&j);
-		json_key(&j, "filter");
-		json_str(&j, d->name);
-		json_shape(&j, d);
-		json_key(&j, "fill");
-		json_u64(&j, d->fill);
-		json_key(&j, "fill_percent");
-		json_double(&j, pct);
-		json_key(&j, "saturated");
-		json_bool(&j, d->fill >= cells);
-		json_key(&j, "estimated_keys");
-		json_double(&j, n);
-		json_key(&j, "estimate_basis");
-		json_str(&j, card_basis(p->type));
-		json_key(&j, "fpr_now");
-		json_double(&j, fpr);
-		json_obj_end(&j);
-		return;
-	}
-	printf("filter: %s\n", d->name);
-	print_shape(d);
-	printf("  fill: %llu of %llu cells (%.2f%%)\n",
-	       (unsigned long long)d->fill, (unsigned long long)cells, pct);
-	printf("  estimated keys: %s\n", keys_text(n));
-	printf("  basis: %s\n", card_basis(p->type));
-	printf("  fpr now: %.3g\n", fpr);
+	kb_print_obj_begin(o, NULL);
+	kb_print_str(o, KB_PRINT_ANY, "filter", "filter: %s\n", d->name);
+	print_shape(o, d);
+	kb_print_u64(o, KB_PRINT_ANY, "fill", "  fill: %llu", d->fill);
+	kb_print_text(o, " of %llu cells (", (unsigned long long)cells);
+	kb_print_double(o, KB_PRINT_ANY, "fill_percent", "%.2f%%",
+			100.0 * (double)d->fill / (double)cells);
+	kb_print_text(o, ")\n");
+	kb_print_bool(o, KB_PRINT_JSON, "saturated", NULL, d->fill >= cells);
+	kb_print_text(o, "  estimated keys: ");
+	print_keys(o, "estimated_keys", n);
+	kb_print_text(o, "\n");
+	kb_print_str(o, KB_PRINT_ANY, "estimate_basis", "  basis: %s\n",
+		     card_basis(p->type));
+	kb_print_double(o, KB_PRINT_ANY, "fpr_now", "  fpr now: %.3g\n",
+			card_fpr_now(p, d->fill));
+	kb_print_obj_end(o);
 }
 
-static void json_part(struct json *j, const char *key, uint64_t fill,
-		      double n)
+/* "NAME: fill F (P%), estimated keys N", or {"fill","estimated_keys"}. */
+static void print_part(const struct kb_out *o, const char *key,
+		       const char *label, uint64_t fill, uint64_t cells,
+		       double n)
 {
-	json_key(j, key);
-	json_obj_begin(j);
-	json_key(j, "fill");
-	json_u64(j, fill);
-	json_key(j, "estimated_keys");
-	json_double(j, n);
-	json_obj_end(j);
+	kb_print_obj_begin(o, key);
+	kb_print_text(o, "  %s: ", label);
+	kb_print_u64(o, KB_PRINT_ANY, "fill", "fill %llu", fill);
+	kb_print_text(o, " (%.2f%%), estimated keys ",
+		      100.0 * (double)fill / (double)cells);
+	print_keys(o, "estimated_keys", n);
+	kb_print_text(o, "\n");
+	kb_print_obj_end(o);
 }
 
-static void pair(const struct kb_desc *d, const char *b,
-		 const struct est_reply *e)
+/*
+ * Two filters: filter, with, type, bits, hashes, a, b, union ({fill,
+ * estimated_keys}), intersection ({estimated_keys, raw}), jaccard,
+ * estimate_basis.
+ */
+static void pair(const struct kb_out *o, const struct kb_desc *d,
+		 const char *b, const struct est_reply *e)
 {
-	const struct kb_params *p = &d->p;
+	const struct kb_shape *p = &d->p;
 	uint64_t cells = card_cells(p);
 	struct card_sets s;
-	struct json j;
 
 	card_sets(p, e->fill, e->src_fill, e->union_fill, &s);
-	if (opts.json) {
-		json_init(&j, stdout);
-		json_obj_begin(&j);
-		json_key(&j, "filter");
-		json_str(&j, d->name);
-		json_key(&j, "with");
-		json_str(&j, b);
-		json_shape(&j, d);
-		json_part(&j, "a", e->fill, s.a);
-		json_part(&j, "b", e->src_fill, s.b);
-		json_part(&j, "union", e->union_fill, s.uni);
-		json_key(&j, "intersection");
-		json_obj_begin(&j);
-		json_key(&j, "estimated_keys");
-		json_double(&j, s.inter);
-		json_key(&j, "raw");
-		json_double(&j, s.inter_raw);
-		json_obj_end(&j);
-		json_key(&j, "jaccard");
-		json_double(&j, s.jaccard);
-		json_key(&j, "estimate_basis");
-		json_str(&j, card_basis(p->type));
-		json_obj_end(&j);
-		return;
-	}
-	printf("filters: %s with %s\n", d->name, b);
-	print_shape(d);
-	printf("  %s: fill %llu (%.2f%%), estimated keys %s\n", d->name,
-	       (unsigned long long)e->fill,
-	       100.0 * (double)e->fill / (double)cells, keys_text(s.a));
-	printf("  %s: fill %llu (%.2f%%), estimated keys %s\n", b,
-	       (unsigned long long)e->src_fill,
-	       100.0 * (double)e->src_fill / (double)cells, keys_text(s.b));
-	printf("  union: fill %llu (%.2f%%), estimated keys %s\n",
-	       (unsigned long long)e->union_fill,
-	       100.0 * (double)e->union_fill / (double)cells,
-	       keys_text(s.uni));
-	printf("  intersection: estimated keys %s (n(A) + n(B) - n(A u B) = %s)\n",
-	       keys_text(s.inter), keys_text(s.inter_raw));
+	kb_print_obj_begin(o, NULL);
+	kb_print_str(o, KB_PRINT_ANY, "filter", "filters: %s", d->name);
+	kb_print_str(o, KB_PRINT_ANY, "with", " with %s\n", b);
+	print_shape(o, d);
+	print_part(o, "a", d->name, e->fill, cells, s.a);
+	print_part(o, "b", b, e->src_fill, cells, s.b);
+	print_part(o, "union", "union", e->union_fill, cells, s.uni);
+	kb_print_obj_begin(o, "intersection");
+	kb_print_text(o, "  intersection: estimated keys ");
+	print_keys(o, "estimated_keys", s.inter);
+	kb_print_text(o, " (n(A) + n(B) - n(A u B) = ");
+	print_keys(o, "raw", s.inter_raw);
+	kb_print_text(o, ")\n");
+	kb_print_obj_end(o);
+	kb_print_double(o, isnan(s.jaccard) ? KB_PRINT_JSON : KB_PRINT_ANY,
+			"jaccard", "  jaccard: %.4f\n", s.jaccard);
 	if (isnan(s.jaccard))
-		printf("  jaccard: none\n");
-	else
-		printf("  jaccard: %.4f\n", s.jaccard);
-	printf("  basis: %s\n", card_basis(p->type));
+		kb_print_text(o, "  jaccard: none\n");
+	kb_print_str(o, KB_PRINT_ANY, "estimate_basis", "  basis: %s\n",
+		     card_basis(p->type));
+	kb_print_obj_end(o);
 }
 
 int cmd_estimate(int argc, char **argv)
@@ -199,13 +160,11 @@ int cmd_estimate(int argc, char **argv)
 	const char *b = NULL;
 	struct kb_desc d;
 	struct nl_msg *msg;
+	struct kb_out o;
+	struct json j;
 	struct kb_nl nl;
 	int r;
 
-	if (argc < 2) {
-		usage_errorf(argv[0], "missing filter NAME");
-		return EXIT_ERROR;
-	}
 	if (argc > 2) {
 		if (strcmp(argv[2], "with")) {
 			unexpected_argument(argv[0], argv[2]);
@@ -223,9 +182,8 @@ int cmd_estimate(int argc, char **argv)
 		if (!check_name(b))
 			return EXIT_ERROR;
 	}
-	if (!check_name(argv[1]))
-		return EXIT_ERROR;
-	if (open_netlink(&nl))
+	/* The words after NAME were estimate's own, checked above. */
+	if (filter_cmd_open(argc > 2 ? 2 : argc, argv, false, &nl))
 		return EXIT_ERROR;
 	r = kb_desc_get(&nl, argv[1], &d);
 	if (r) {
@@ -240,7 +198,8 @@ int cmd_estimate(int argc, char **argv)
 				     quote(argv[1]));
 			goto out;
 		}
-		alone(&d);
+		kb_out_stdout(&o, &j, opts.json);
+		alone(&o, &d);
 		goto out;
 	}
 	msg = kb_nl_msg(&nl, KBLOOM_CMD_ESTIMATE, 0, 0);
@@ -259,7 +218,8 @@ int cmd_estimate(int argc, char **argv)
 			     quote(argv[1]), quote(b));
 		goto out;
 	}
-	pair(&d, b, &e);
+	kb_out_stdout(&o, &j, opts.json);
+	pair(&o, &d, b, &e);
 out:
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;

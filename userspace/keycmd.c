@@ -29,7 +29,7 @@ static const char *prep_of(uint8_t cmd)
 /* del and count: only for the types with counters. */
 static int check_type(const struct keycmd *kc)
 {
-	const struct kb_params *p = &kc->desc.p;
+	const struct kb_shape *p = &kc->desc.p;
 
 	switch (kc->cmd) {
 	case KBLOOM_CMD_DEL:

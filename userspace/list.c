@@ -72,12 +72,13 @@ int cmd_list(int argc, char **argv)
 	if (l.n)
 		qsort(l.d, l.n, sizeof(*l.d), by_name);
 	if (opts.json) {
+		struct kb_out o;
 		struct json j;
 
-		json_init(&j, stdout);
+		kb_out_stdout(&o, &j, true);
 		json_arr_begin(&j);
 		for (i = 0; i < l.n; i++)
-			kb_desc_json(&j, &l.d[i]);
+			kb_desc_render(&o, &l.d[i]);
 		json_arr_end(&j);
 	} else {
 		for (i = 0; i < l.n; i++)

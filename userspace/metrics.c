@@ -154,12 +154,6 @@ static void family(FILE *f, const struct filters *fl, const char *metric,
 #define HAVE(d, bit)	((d)->have & (bit))
 #define U(x)		((double)(x))
 
-static bool has_counters(uint32_t type)
-{
-	return type == KBLOOM_TYPE_COUNTING || type == KBLOOM_TYPE_STABLE ||
-	       type == KBLOOM_TYPE_DLEFT;
-}
-
 static double g_cells(const struct entry *e)
 {
 	return U(e->d.p.m);
@@ -192,7 +186,7 @@ static double g_fill_ratio(const struct entry *e)
 
 static double g_saturated(const struct entry *e)
 {
-	return HAVE(&e->d, KB_HAVE_SATURATED) && has_counters(e->d.p.type) ?
+	return HAVE(&e->d, KB_HAVE_SATURATED) && kb_type_saturates(e->d.p.type) ?
 	       U(e->d.saturated) : NAN;
 }
 

@@ -12,6 +12,7 @@
 
 #include "pcapdl.h"
 #include "pcapfile.h"
+#include "textutil.h"
 
 #define ETH_P_IPV4	0x0800
 #define ETH_P_IPV6	0x86dd
@@ -36,20 +37,6 @@ enum kb_link {
 	KB_LINK_SLL2,		/* 20-byte cooked header, protocol at 0 */
 	KB_LINK_NULL,		/* 4-byte address family */
 };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int link_of(int dlt, enum kb_link *link)
 {
@@ -199,17 +186,17 @@ int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 
 		/* libpcap names the file itself when the open fails. */
 		if (!strncmp(ebuf, path, n) && ebuf[n] == ':')
-			seterr(err, errlen, "%s", ebuf);
+			kb_seterr(err, errlen, "%s", ebuf);
 		else
-			seterr(err, errlen, "%s: %s", path, ebuf);
+			kb_seterr(err, errlen, "%s: %s", path, ebuf);
 		return -1;
 	}
 	dlt = pc->datalink(p);
 	if (link_of(dlt, &link)) {
 		const char *name = pc->datalink_val_to_name(dlt);
 
-		seterr(err, errlen, "%s: unsupported link type %s (%d)", path,
-		       name ? name : "unknown", dlt);
+		kb_seterr(err, errlen, "%s: unsupported link type %s (%d)", path,
+			  name ? name : "unknown", dlt);
 		pc->close(p);
 		return -1;
 	}
@@ -241,8 +228,8 @@ int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 			break;
 	}
 	if (rc == PCAP_ERROR) {
-		seterr(err, errlen, "%s: frame %llu: %s", path,
-		       (unsigned long long)counts->frames + 1, pc->geterr(p));
+		kb_seterr(err, errlen, "%s: frame %llu: %s", path,
+			  (unsigned long long)counts->frames + 1, pc->geterr(p));
 		ret = -1;
 	}
 	pc->close(p);

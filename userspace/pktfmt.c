@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pktfmt.h"
+#include "textutil.h"
 
 static const char *const hook_names[KBLOOM_HOOK_MAX + 1] = {
 	[KBLOOM_HOOK_PREROUTING] = "prerouting",
@@ -123,17 +124,6 @@ int kb_digest_parse(const char *s)
 	return PARSE_IN(digest_names, s);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool separator(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':';
@@ -155,14 +145,14 @@ int kb_hex_packet_parse(const char *s, uint8_t *out, size_t cap, size_t *len,
 			p++;
 		if (!*p)
 			break;
-		hi = hexval(p[0]);
+		hi = kb_hexval(p[0]);
 		if (hi < 0) {
 			snprintf(why, whylen,
 				 "'%c' at offset %zu is not a hex digit",
 				 p[0], (size_t)(p - s));
 			return -1;
 		}
-		lo = hexval(p[1]);
+		lo = kb_hexval(p[1]);
 		if (lo < 0) {
 			if (!p[1] || separator(p[1]))
 				snprintf(why, whylen,

@@ -43,6 +43,7 @@
 #include "kwargs.h"
 #include "pcapfile.h"
 #include "pktfmt.h"
+#include "print.h"
 #include "query_xlate.h"
 #include "timefmt.h"
 #include "util.h"
@@ -258,66 +259,6 @@ static const char *status_str(enum qstatus s)
 	}
 }
 
-static void print_text(const struct query *q)
-{
-	uint64_t npresent = 0, nabsent = 0, nunrec = 0, nskipped = 0;
-	char ts[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX];
-	const struct kb_window_desc *w;
-	const struct qpacket *p;
-	size_t i;
-	uint32_t h, shown;
-
-	for (i = 0; i < q->n; i++) {
-		p = &q->p[i];
-		printf("%llu ", (unsigned long long)p->index);
-		if (q->pcap)
-			printf("%s ", kb_time_str(p->ts, false, ts, sizeof(ts)));
-		printf("%s: ", p->desc);
-		if (p->skip) {
-			printf("no digest (%s)\n", kb_skip_str(p->skip));
-			nskipped++;
-			continue;
-		}
-		shown = 0;
-		for (h = 0; h < p->nhits; h++) {
-			w = find_window(q, p->hits[h]);
-			if (!w || !in_range(q, w))
-				continue;
-			printf("%swindow %llu (%s)", shown++ ? ", " : "",
-			       (unsigned long long)w->id, kb_window_span(w));
-		}
-		kb_time_str(q->oldest, false, old, sizeof(old));
-		switch (shown ? QS_PRESENT : status(q, p)) {
-		case QS_PRESENT:
-			npresent++;
-			break;
-		case QS_ABSENT:
-			printf("absent");
-			nabsent++;
-			break;
-		case QS_ABSENT_PART:
-			printf("absent from the oldest window on (%s), not recorded before",
-			       old);
-			nunrec++;
-			break;
-		case QS_BEFORE:
-			printf("not recorded (before the oldest window, %s)",
-			       old);
-			nunrec++;
-			break;
-		case QS_AFTER:
-			printf("not recorded (after now)");
-			nunrec++;
-			break;
-		}
-		putchar('\n');
-	}
-	printf("%llu packets: %llu present, %llu absent, %llu not recorded, %llu skipped\n",
-	       (unsigned long long)q->n, (unsigned long long)npresent,
-	       (unsigned long long)nabsent, (unsigned long long)nunrec,
-	       (unsigned long long)nskipped);
-}
-
 static void json_ns(struct json *j, const char *key, uint64_t ns)
 {
 	char buf[KB_TIME_STR_MAX];
@@ -329,86 +270,110 @@ static void json_ns(struct json *j, const char *key, uint64_t ns)
 		json_null(j);
 }
 
-static void print_json(const struct query *q)
+/*
+ * The answer, one line a packet and a summary line, or one JSON object:
+ * filter, digest, since, until, oldest, windows (those of the range),
+ * packets ([{index, ts, ts_ns, description, digest, windows, present,
+ * status}], or status "no digest" and skip), packets_total, present,
+ * absent, not_recorded, skipped.
+ */
+static void render(const struct kb_out *o, const struct query *q)
 {
 	uint64_t npresent = 0, nabsent = 0, nunrec = 0, nskipped = 0;
-	enum qstatus st;
+	char ts[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX];
 	const struct kb_window_desc *w;
 	const struct qpacket *p;
-	struct json j;
+	enum qstatus st;
+	uint32_t h, shown;
 	size_t i;
-	uint32_t h;
 
-	json_init(&j, stdout);
-	json_obj_begin(&j);
-	json_key(&j, "filter");
-	json_str(&j, q->name);
-	json_key(&j, "digest");
-	json_str(&j, kb_digest_str(q->mode));
-	json_ns(&j, "since", q->since);
-	json_ns(&j, "until", q->until == UINT64_MAX ? 0 : q->until);
-	kb_json_time(&j, "oldest", q->oldest);
-	json_key(&j, "windows");
-	json_arr_begin(&j);
-	for (i = 0; i < q->nwin; i++)
-		if (in_range(q, &q->win[i]))
-			kb_window_json(&j, &q->win[i]);
-	json_arr_end(&j);
-	json_key(&j, "packets");
-	json_arr_begin(&j);
+	kb_print_obj_begin(o, NULL);
+	if (kb_out_is_json(o)) {
+		kb_print_str(o, KB_PRINT_JSON, "filter", NULL, q->name);
+		kb_print_str(o, KB_PRINT_JSON, "digest", NULL,
+			     kb_digest_str(q->mode));
+		json_ns(o->j, "since", q->since);
+		json_ns(o->j, "until", q->until == UINT64_MAX ? 0 : q->until);
+		kb_json_time(o->j, "oldest", q->oldest);
+		kb_print_arr_begin(o, "windows");
+		for (i = 0; i < q->nwin; i++)
+			if (in_range(q, &q->win[i]))
+				kb_window_json(o->j, &q->win[i]);
+		kb_print_arr_end(o);
+	}
+	kb_time_str(q->oldest, false, old, sizeof(old));
+	kb_print_arr_begin(o, "packets");
 	for (i = 0; i < q->n; i++) {
 		p = &q->p[i];
-		json_obj_begin(&j);
-		json_key(&j, "index");
-		json_u64(&j, p->index);
-		json_ns(&j, "ts", p->ts);
-		json_key(&j, "ts_ns");
-		json_u64(&j, p->ts);
-		json_key(&j, "description");
-		json_str(&j, p->desc);
-		if (p->skip) {
-			json_key(&j, "status");
-			json_str(&j, "no digest");
-			json_key(&j, "skip");
-			json_str(&j, kb_skip_str(p->skip));
-			nskipped++;
-		} else {
-			json_key(&j, "digest");
-			json_str(&j, p->digest);
-			json_key(&j, "windows");
-			json_arr_begin(&j);
-			for (h = 0; h < p->nhits; h++) {
-				w = find_window(q, p->hits[h]);
-				if (w && in_range(q, w))
-					json_u64(&j, w->id);
-			}
-			json_arr_end(&j);
-			st = status(q, p);
-			json_key(&j, "present");
-			json_bool(&j, st == QS_PRESENT);
-			json_key(&j, "status");
-			json_str(&j, status_str(st));
-			if (st == QS_PRESENT)
-				npresent++;
-			else if (st == QS_ABSENT)
-				nabsent++;
-			else
-				nunrec++;
+		kb_print_obj_begin(o, NULL);
+		kb_print_u64(o, KB_PRINT_ANY, "index", "%llu ", p->index);
+		if (kb_out_is_json(o)) {
+			json_ns(o->j, "ts", p->ts);
+			kb_print_u64(o, KB_PRINT_JSON, "ts_ns", NULL, p->ts);
+		} else if (q->pcap) {
+			kb_print_text(o, "%s ",
+				      kb_time_str(p->ts, false, ts, sizeof(ts)));
 		}
-		json_obj_end(&j);
+		kb_print_str(o, KB_PRINT_ANY, "description", "%s: ", p->desc);
+		if (p->skip) {
+			kb_print_str(o, KB_PRINT_JSON, "status", NULL,
+				     "no digest");
+			kb_print_str(o, KB_PRINT_ANY, "skip", "no digest (%s)\n",
+				     kb_skip_str(p->skip));
+			kb_print_obj_end(o);
+			nskipped++;
+			continue;
+		}
+		kb_print_str(o, KB_PRINT_JSON, "digest", NULL, p->digest);
+		kb_print_arr_begin(o, "windows");
+		shown = 0;
+		for (h = 0; h < p->nhits; h++) {
+			w = find_window(q, p->hits[h]);
+			if (!w || !in_range(q, w))
+				continue;
+			kb_print_text(o, "%swindow ", shown++ ? ", " : "");
+			kb_print_u64(o, KB_PRINT_ANY, NULL, "%llu", w->id);
+			kb_print_text(o, " (%s)", kb_window_span(w));
+		}
+		kb_print_arr_end(o);
+		st = status(q, p);
+		kb_print_bool(o, KB_PRINT_JSON, "present", NULL,
+			      st == QS_PRESENT);
+		kb_print_str(o, KB_PRINT_JSON, "status", NULL, status_str(st));
+		switch (st) {
+		case QS_PRESENT:
+			npresent++;
+			break;
+		case QS_ABSENT:
+			kb_print_text(o, "absent");
+			nabsent++;
+			break;
+		case QS_ABSENT_PART:
+			kb_print_text(o, "absent from the oldest window on (%s), not recorded before",
+				      old);
+			nunrec++;
+			break;
+		case QS_BEFORE:
+			kb_print_text(o, "not recorded (before the oldest window, %s)",
+				      old);
+			nunrec++;
+			break;
+		case QS_AFTER:
+			kb_print_text(o, "not recorded (after now)");
+			nunrec++;
+			break;
+		}
+		kb_print_text(o, "\n");
+		kb_print_obj_end(o);
 	}
-	json_arr_end(&j);
-	json_key(&j, "packets_total");
-	json_u64(&j, q->n);
-	json_key(&j, "present");
-	json_u64(&j, npresent);
-	json_key(&j, "absent");
-	json_u64(&j, nabsent);
-	json_key(&j, "not_recorded");
-	json_u64(&j, nunrec);
-	json_key(&j, "skipped");
-	json_u64(&j, nskipped);
-	json_obj_end(&j);
+	kb_print_arr_end(o);
+	kb_print_u64(o, KB_PRINT_ANY, "packets_total", "%llu packets: ", q->n);
+	kb_print_u64(o, KB_PRINT_ANY, "present", "%llu present, ", npresent);
+	kb_print_u64(o, KB_PRINT_ANY, "absent", "%llu absent, ", nabsent);
+	kb_print_u64(o, KB_PRINT_ANY, "not_recorded", "%llu not recorded, ",
+		     nunrec);
+	kb_print_u64(o, KB_PRINT_ANY, "skipped", "%llu skipped\n", nskipped);
+	kb_print_obj_end(o);
 }
 
 /* The digest mode: given, the attachment's, or spie (multi: multi). */
@@ -497,6 +462,8 @@ int cmd_query(int argc, char **argv)
 	static uint8_t pkt[KBLOOM_PACKET_MAX];
 	static struct query q;
 	struct kb_pcap_counts counts;
+	struct kb_out out;
+	struct json j;
 	char why[160];
 	size_t len = 0, i;
 	int ret = EXIT_ERROR, r;
@@ -584,10 +551,8 @@ int cmd_query(int argc, char **argv)
 	}
 	if (q.nwin)
 		qsort(q.win, q.nwin, sizeof(*q.win), by_id);
-	if (opts.json)
-		print_json(&q);
-	else
-		print_text(&q);
+	kb_out_stdout(&out, &j, opts.json);
+	render(&out, &q);
 	ret = EXIT_OK;
 	for (i = 0; i < q.n; i++)
 		if (!q.p[i].skip && !present(&q, &q.p[i]))

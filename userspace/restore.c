@@ -25,6 +25,7 @@
 #include "progress.h"
 #include "restore.h"
 #include "savefile.h"
+#include "typeopts.h"
 #include "util.h"
 
 /* Cells per IMPORT message: well inside one attribute (u16 length). */
@@ -59,10 +60,8 @@ static void put_slices(struct nl_msg *msg, const struct kb_save_header *h)
 static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 				 const struct kb_save_header *h)
 {
-	const struct kb_save_shape *s = &h->shape;
+	const struct kb_shape *s = &h->shape;
 	struct nl_msg *msg = kb_nl_msg(nl, KBLOOM_CMD_CREATE, 0, 0);
-	struct nlattr *nest;
-	unsigned int i;
 
 	kb_put_name(msg, name);
 	kb_put_u32(msg, KBLOOM_A_FLAGS, KBLOOM_F_LOAD);
@@ -73,45 +72,14 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 	if (h->capacity)
 		kb_put_u64(msg, KBLOOM_A_CAPACITY, h->capacity);
 	/* Not WINDOWS: a restored filter is a plain filter of one table. */
-	switch (s->type) {
-	case KBLOOM_TYPE_COUNTING:
-		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, s->cell_bits);
-		kb_put_u32(msg, KBLOOM_A_UPDATE, s->update);
-		break;
-	case KBLOOM_TYPE_STABLE:
-		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, s->cell_bits);
-		kb_put_u32(msg, KBLOOM_A_DECREMENT, s->decrement);
-		break;
-	case KBLOOM_TYPE_DLEFT:
-		kb_put_u32(msg, KBLOOM_A_SUBTABLES, s->subtables);
-		kb_put_u32(msg, KBLOOM_A_BUCKET_CELLS, s->bucket_cells);
-		kb_put_u32(msg, KBLOOM_A_FP_BITS, s->fp_bits);
-		break;
-	case KBLOOM_TYPE_SCALABLE:
-		kb_put_u32(msg, KBLOOM_A_GROWTH, s->growth);
-		kb_put_u32(msg, KBLOOM_A_TIGHTEN, s->tighten);
+	kb_put_params(msg, s, h->dim_names);
+	/* The layout of a scalable filter or a dcf (version 2). */
+	if (s->type == KBLOOM_TYPE_SCALABLE) {
 		kb_put_u64(msg, KBLOOM_A_OVERFLOW, h->overflow);
 		put_slices(msg, h);
-		break;
-	case KBLOOM_TYPE_DCF:
-		kb_put_u32(msg, KBLOOM_A_COUNTER_BITS, s->cell_bits);
+	} else if (s->type == KBLOOM_TYPE_DCF) {
 		kb_put_u32(msg, KBLOOM_A_OFV_BITS, h->ofv_bits);
 		kb_put_u64(msg, KBLOOM_A_LOST, h->overflow);
-		break;
-	case KBLOOM_TYPE_MULTI:
-		nest = nla_nest_start(msg, KBLOOM_A_DIMS | NLA_F_NESTED);
-		if (!nest) {
-			errorf("internal error: netlink message full");
-			exit(EXIT_ERROR);
-		}
-		for (i = 0; i < s->dims; i++)
-			if (nla_put_string(msg, KBLOOM_DIMS_A_NAME,
-					   h->dim_names[i]) < 0) {
-				errorf("internal error: netlink message full");
-				exit(EXIT_ERROR);
-			}
-		nla_nest_end(msg, nest);
-		break;
 	}
 	return msg;
 }

@@ -75,16 +75,7 @@ static int export_head(struct kb_nl *nl, struct nlattr **tb,
 	memset(h, 0, sizeof(*h));
 	h->flags = s->x->zstd ? KB_SAVE_F_ZSTD : 0;
 	snprintf(h->name, sizeof(h->name), "%s", d->name);
-	h->shape.type = d->p.type;
-	h->shape.m = d->p.m;
-	h->shape.k = d->p.k;
-	h->shape.cell_bits = d->p.counter_bits;
-	h->shape.update = d->p.update;
-	h->shape.decrement = d->p.decrement;
-	h->shape.subtables = d->p.subtables;
-	h->shape.bucket_cells = d->p.bucket_cells;
-	h->shape.fp_bits = d->p.fp_bits;
-	h->shape.dims = d->p.dims;
+	h->shape = d->p;
 	for (i = 0; i < d->dims.n && i < KBLOOM_DIMS_MAX; i++)
 		memcpy(h->dim_names[i], d->dims.name[i], KBLOOM_DIM_NAME_MAX);
 	h->digest = d->have & KB_HAVE_ATTACH ? d->attach.digest : 0;
@@ -108,8 +99,6 @@ static int export_head(struct kb_nl *nl, struct nlattr **tb,
 	if (d->p.type == KBLOOM_TYPE_SCALABLE) {
 		if (!(d->have & KB_HAVE_SLICES) || !d->nslices)
 			return kb_nl_fail(nl, "EXPORT head of a scalable filter without its SLICE_LIST");
-		h->shape.growth = d->p.growth;
-		h->shape.tighten = d->p.tighten;
 		h->nslices = d->nslices;
 		h->overflow = d->overflow;
 		for (i = 0; i < d->nslices; i++) {

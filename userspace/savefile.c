@@ -14,6 +14,7 @@
 
 #include "savefile.h"
 #include "sizing.h"
+#include "textutil.h"
 
 #define CHUNK		65536	/* raw read size and push chunk size */
 
@@ -159,7 +160,7 @@ _Static_assert(O_NAME + KBLOOM_NAME_MAX == O_TYPE, "name");
 
 void kb_save_encode_header(const struct kb_save_header *h, uint8_t *out)
 {
-	const struct kb_save_shape *s = &h->shape;
+	const struct kb_shape *s = &h->shape;
 	uint32_t i;
 
 	memset(out, 0, kb_save_header_len(h));
@@ -213,7 +214,7 @@ void kb_save_encode_header(const struct kb_save_header *h, uint8_t *out)
 
 void kb_save_decode_header(const uint8_t *in, struct kb_save_header *h)
 {
-	struct kb_save_shape *s = &h->shape;
+	struct kb_shape *s = &h->shape;
 	uint32_t i;
 
 	memset(h, 0, sizeof(*h));
@@ -266,18 +267,6 @@ void kb_save_decode_header(const uint8_t *in, struct kb_save_header *h)
 
 /* ---- Header checks -------------------------------------------------- */
 
-static void __attribute__((format(printf, 3, 4)))
-say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* A NUL-terminated, NUL-padded field of 1..size-1 bytes that @ok accepts. */
 static bool field_ok(const char *f, size_t size, bool (*ok)(unsigned char))
 {
@@ -318,7 +307,7 @@ static bool all_zero(const void *p, size_t len)
 #define BAD(off, ...) do { \
 	char why_[160]; \
 	snprintf(why_, sizeof(why_), __VA_ARGS__); \
-	say(err, errlen, "%s at byte %d", why_, (int)(off)); \
+	kb_seterr(err, errlen, "%s at byte %d", why_, (int)(off)); \
 	return -1; \
 } while (0)
 
@@ -359,7 +348,7 @@ static int check_slice(const struct kb_save_header *h, uint32_t i, char *err,
 static int check_layout(const struct kb_save_header *h, char *err,
 			size_t errlen)
 {
-	const struct kb_save_shape *s = &h->shape;
+	const struct kb_shape *s = &h->shape;
 	uint64_t want;
 	uint32_t i;
 
@@ -428,7 +417,7 @@ static int check_layout(const struct kb_save_header *h, char *err,
 int kb_save_check_header(const struct kb_save_header *h, char *err,
 			 size_t errlen)
 {
-	const struct kb_save_shape *s = &h->shape;
+	const struct kb_shape *s = &h->shape;
 	uint32_t i;
 
 	if (h->flags & ~KB_SAVE_F_MASK)
@@ -625,7 +614,7 @@ struct kb_save_writer {
 #define WFAIL(w, ...) do { \
 	char why_[200]; \
 	snprintf(why_, sizeof(why_), __VA_ARGS__); \
-	say((w)->err, (w)->errlen, "savefile %s: %s", (w)->label, why_); \
+	kb_seterr((w)->err, (w)->errlen, "savefile %s: %s", (w)->label, why_); \
 	(w)->failed = true; \
 	return -1; \
 } while (0)
@@ -688,14 +677,14 @@ struct kb_save_writer *kb_save_writer_begin(const struct kb_save_header *h,
 	char why[200];
 
 	if (kb_save_check_header(h, why, sizeof(why))) {
-		say(err, errlen, "savefile %s: refusing to write: %s", label,
-		    why);
+		kb_seterr(err, errlen, "savefile %s: refusing to write: %s", label,
+			  why);
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w || !(w->label = strdup(label))) {
 		free(w);
-		say(err, errlen, "savefile %s: out of memory", label);
+		kb_seterr(err, errlen, "savefile %s: out of memory", label);
 		return NULL;
 	}
 	w->write = write;
@@ -710,8 +699,8 @@ struct kb_save_writer *kb_save_writer_begin(const struct kb_save_header *h,
 		if (!w->cctx || !w->zout ||
 		    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx,
 				ZSTD_c_compressionLevel, KB_SAVE_ZSTD_LEVEL))) {
-			say(err, errlen, "savefile %s: cannot set up zstd",
-			    label);
+			kb_seterr(err, errlen, "savefile %s: cannot set up zstd",
+				  label);
 			kb_save_writer_free(w);
 			return NULL;
 		}
@@ -807,7 +796,7 @@ struct kb_save_reader {
 #define RFAIL(r, ...) do { \
 	char why_[200]; \
 	snprintf(why_, sizeof(why_), __VA_ARGS__); \
-	say((r)->err, (r)->errlen, "savefile %s: %s", (r)->label, why_); \
+	kb_seterr((r)->err, (r)->errlen, "savefile %s: %s", (r)->label, why_); \
 	(r)->failed = true; \
 	return -1; \
 } while (0)
@@ -958,7 +947,7 @@ struct kb_save_reader *kb_save_reader_open(kb_save_read_fn read, void *arg,
 		if (r)
 			free(r->label);
 		free(r);
-		say(err, errlen, "savefile %s: out of memory", label);
+		kb_seterr(err, errlen, "savefile %s: out of memory", label);
 		return NULL;
 	}
 	r->read = read;
@@ -966,30 +955,30 @@ struct kb_save_reader *kb_save_reader_open(kb_save_read_fn read, void *arg,
 	r->err = err;
 	r->errlen = errlen;
 	if (r_refill(r) == 0 && !r->failed) {
-		say(err, errlen, "savefile %s: empty file at byte 0", label);
+		kb_seterr(err, errlen, "savefile %s: empty file at byte 0", label);
 		goto fail;
 	}
 	if (r->failed ||
 	    r_need(r, raw, KB_SAVE_PREFIX_LEN, true, "the prefix"))
 		goto fail;
 	if (memcmp(raw, KB_SAVE_MAGIC, 8)) {
-		say(err, errlen, "savefile %s: bad magic at byte 0: not a kbloom save file",
-		    label);
+		kb_seterr(err, errlen, "savefile %s: bad magic at byte 0: not a kbloom save file",
+			  label);
 		goto fail;
 	}
 	v = get32(raw + O_VERSION);
 	if (v != KB_SAVE_VERSION && v != KB_SAVE_VERSION_LAYOUT) {
-		say(err, errlen, "savefile %s: unsupported format version %" PRIu32 " at byte %d (this reader knows versions %d and %d)",
-		    label, v, O_VERSION, KB_SAVE_VERSION,
-		    KB_SAVE_VERSION_LAYOUT);
+		kb_seterr(err, errlen, "savefile %s: unsupported format version %" PRIu32 " at byte %d (this reader knows versions %d and %d)",
+			  label, v, O_VERSION, KB_SAVE_VERSION,
+			  KB_SAVE_VERSION_LAYOUT);
 		goto fail;
 	}
 	r->hlen = v == KB_SAVE_VERSION ? KB_SAVE_HEADER_LEN :
 		  KB_SAVE_HEADER_V2_LEN;
 	v = get32(raw + O_FLAGS);
 	if (v & ~KB_SAVE_F_MASK) {
-		say(err, errlen, "savefile %s: unknown flags 0x%" PRIx32 " at byte %d",
-		    label, v & ~KB_SAVE_F_MASK, O_FLAGS);
+		kb_seterr(err, errlen, "savefile %s: unknown flags 0x%" PRIx32 " at byte %d",
+			  label, v & ~KB_SAVE_F_MASK, O_FLAGS);
 		goto fail;
 	}
 	if (v & KB_SAVE_F_ZSTD) {
@@ -997,8 +986,8 @@ struct kb_save_reader *kb_save_reader_open(kb_save_read_fn read, void *arg,
 		r->dctx = ZSTD_createDCtx();
 		r->zout = malloc(r->zcap);
 		if (!r->dctx || !r->zout) {
-			say(err, errlen, "savefile %s: cannot set up zstd",
-			    label);
+			kb_seterr(err, errlen, "savefile %s: cannot set up zstd",
+				  label);
 			goto fail;
 		}
 	}
@@ -1007,7 +996,7 @@ struct kb_save_reader *kb_save_reader_open(kb_save_read_fn read, void *arg,
 		goto fail;
 	kb_save_decode_header(raw, &r->h);
 	if (check_raw_header(raw, &r->h, why, sizeof(why))) {
-		say(err, errlen, "savefile %s: %s", label, why);
+		kb_seterr(err, errlen, "savefile %s: %s", label, why);
 		goto fail;
 	}
 	r->cells_left = r->h.cell_bytes;
@@ -1196,7 +1185,7 @@ int kb_save_verify(kb_save_read_fn read, void *arg, const char *label,
 		goto out;
 	buf = malloc(CHUNK);
 	if (!buf) {
-		say(err, errlen, "savefile %s: out of memory", label);
+		kb_seterr(err, errlen, "savefile %s: out of memory", label);
 		goto out;
 	}
 	do {
@@ -1225,7 +1214,7 @@ int kb_save_verify_file(const char *path,
 	int ret;
 
 	if (!f) {
-		say(err, errlen, "savefile %s: %s", path, strerror(errno));
+		kb_seterr(err, errlen, "savefile %s: %s", path, strerror(errno));
 		return -1;
 	}
 	ret = kb_save_verify(kb_save_stdio_read, f, path, expect, earg, out,

@@ -168,6 +168,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "../kmod/engine/filter.h"
 #include "../kmod/uapi/kbloom.h"
 
 #define KB_SAVE_MAGIC		"KBLOOMF\n"	/* 8 bytes, no NUL */
@@ -186,21 +187,6 @@
 #define KB_SAVE_TRAILER_LEN	16
 #define KB_SAVE_ZSTD_LEVEL	3		/* the writer's zstd level */
 
-/* The filter's shape; fields as struct kb_shape (kmod/engine/filter.h). */
-struct kb_save_shape {
-	uint32_t type;
-	uint64_t m;
-	uint32_t k;
-	uint32_t cell_bits;
-	uint32_t update;
-	uint32_t decrement;
-	uint32_t subtables;
-	uint32_t bucket_cells;
-	uint32_t fp_bits;
-	uint32_t dims;
-	uint32_t growth;	/* scalable (v2) */
-	uint32_t tighten;	/* scalable (v2) */
-};
 
 /* One slice of a scalable filter (v2 slice table). */
 struct kb_save_slice {
@@ -215,7 +201,11 @@ struct kb_save_header {
 	uint32_t version;	/* read: the file's; written: by type */
 	uint32_t flags;		/* KB_SAVE_F_*: the writer compresses on ZSTD */
 	char name[KBLOOM_NAME_MAX];
-	struct kb_save_shape shape;
+	/*
+	 * The engine's shape (kmod/engine/filter.h); shape.capacity is not in
+	 * the file (the header's capacity is: kb_save_engine_shape()).
+	 */
+	struct kb_shape shape;
 	uint32_t digest;	/* enum kbloom_digest, 0 = none */
 	uint64_t capacity;
 	uint8_t hash_key[KBLOOM_HASH_KEY_LEN];

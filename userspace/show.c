@@ -13,29 +13,18 @@ int cmd_show(int argc, char **argv)
 	struct kb_nl nl;
 	int r;
 
-	if (argc < 2) {
-		usage_errorf(argv[0], "missing filter NAME");
-		return EXIT_ERROR;
-	}
-	if (argc > 2) {
-		unexpected_argument(argv[0], argv[2]);
-		return EXIT_ERROR;
-	}
-	if (!check_name(argv[1]))
-		return EXIT_ERROR;
-	if (open_netlink(&nl))
+	if (filter_cmd_open(argc, argv, false, &nl))
 		return EXIT_ERROR;
 	r = kb_desc_get(&nl, argv[1], &d);
 	if (r) {
 		kb_nl_perror(&nl, "unable to show filter '%s'",
 			     quote(argv[1]));
-	} else if (opts.json) {
+	} else {
+		struct kb_out o;
 		struct json j;
 
-		json_init(&j, stdout);
-		kb_desc_json(&j, &d);
-	} else {
-		kb_desc_print_full(&d);
+		kb_out_stdout(&o, &j, opts.json);
+		kb_desc_render(&o, &d);
 	}
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;

@@ -538,16 +538,16 @@ double sizing_bound_bits(double p)
 
 /* ---- per type ----------------------------------------------------------- */
 
-void kb_params_defaults(struct kb_params *p)
+void kb_params_defaults(struct kb_shape *p)
 {
 	switch (p->type) {
 	case KBLOOM_TYPE_COUNTING:
-		if (!p->counter_bits)
-			p->counter_bits = KB_COUNTING_BITS_DEFAULT;
+		if (!p->cell_bits)
+			p->cell_bits = KB_COUNTING_BITS_DEFAULT;
 		break;
 	case KBLOOM_TYPE_STABLE:
-		if (!p->counter_bits)
-			p->counter_bits = KB_STABLE_BITS_DEFAULT;
+		if (!p->cell_bits)
+			p->cell_bits = KB_STABLE_BITS_DEFAULT;
 		break;
 	case KBLOOM_TYPE_DLEFT:
 		if (!p->subtables)
@@ -562,8 +562,8 @@ void kb_params_defaults(struct kb_params *p)
 			p->dims = 1;
 		break;
 	case KBLOOM_TYPE_DCF:
-		if (!p->counter_bits)
-			p->counter_bits = KB_DCF_BITS_DEFAULT;
+		if (!p->cell_bits)
+			p->cell_bits = KB_DCF_BITS_DEFAULT;
 		break;
 	case KBLOOM_TYPE_SCALABLE:
 		if (!p->growth)
@@ -574,7 +574,7 @@ void kb_params_defaults(struct kb_params *p)
 	}
 }
 
-uint64_t kb_params_multiple(const struct kb_params *p)
+uint64_t kb_params_multiple(const struct kb_shape *p)
 {
 	switch (p->type) {
 	case KBLOOM_TYPE_PARTITIONED:
@@ -590,7 +590,7 @@ uint64_t kb_params_multiple(const struct kb_params *p)
 	return 1;
 }
 
-int kb_params_round(struct kb_params *p)
+int kb_params_round(struct kb_shape *p)
 {
 	uint64_t mult = kb_params_multiple(p), m = p->m;
 
@@ -605,23 +605,23 @@ int kb_params_round(struct kb_params *p)
 	return 0;
 }
 
-uint32_t kb_params_cell_bits(const struct kb_params *p)
+uint32_t kb_params_cell_bits(const struct kb_shape *p)
 {
 	switch (p->type) {
 	case KBLOOM_TYPE_COUNTING:
 	case KBLOOM_TYPE_STABLE:
-		return p->counter_bits;
+		return p->cell_bits;
 	case KBLOOM_TYPE_DLEFT:
 		return 32;
 	case KBLOOM_TYPE_DCF:
-		return p->counter_bits + KB_DCF_OFV_BITS_START;
+		return p->cell_bits + KB_DCF_OFV_BITS_START;
 	case KBLOOM_TYPE_TRANSFORMS:
 		return 8 * sizeof(struct kbloom_xlate);
 	}
 	return 1;
 }
 
-uint64_t kb_params_bytes(const struct kb_params *p)
+uint64_t kb_params_bytes(const struct kb_shape *p)
 {
 	/* m <= 2^33 and cells <= 32 bits: no overflow */
 	uint64_t bits = p->m * kb_params_cell_bits(p);
@@ -629,20 +629,20 @@ uint64_t kb_params_bytes(const struct kb_params *p)
 
 	/* Two vectors, each in whole words. */
 	if (p->type == KBLOOM_TYPE_DCF)
-		return sizing_vec_bytes(p->m, p->counter_bits) +
+		return sizing_vec_bytes(p->m, p->cell_bits) +
 		       sizing_vec_bytes(p->m, KB_DCF_OFV_BITS_START);
 	return sizing_vec_bytes(bits, 1) * dims;
 }
 
-uint64_t kb_params_ring_bytes(const struct kb_params *p, uint32_t windows)
+uint64_t kb_params_ring_bytes(const struct kb_shape *p, uint32_t windows)
 {
 	return kb_params_bytes(p) * (windows > 1 ? windows + 1ULL : 1);
 }
 
 /* P for a stable point with half the cells zero: rate about 2^-k. */
-static uint32_t stable_half_decrement(const struct kb_params *p)
+static uint32_t stable_half_decrement(const struct kb_shape *p)
 {
-	double max = ldexp(1.0, p->counter_bits) - 1;
+	double max = ldexp(1.0, p->cell_bits) - 1;
 	double ik = 1.0 / p->k - 1.0 / (double)p->m;
 	double v = 1.0 / (expm1(M_LN2 / max) * ik);
 
@@ -653,7 +653,7 @@ static uint32_t stable_half_decrement(const struct kb_params *p)
 	return v < 1 ? 1 : (uint32_t)ceil(v);
 }
 
-int kb_params_complete(struct kb_params *p)
+int kb_params_complete(struct kb_shape *p)
 {
 	kb_params_defaults(p);
 	if (p->type == KBLOOM_TYPE_DLEFT && !p->fp_bits)
@@ -665,7 +665,7 @@ int kb_params_complete(struct kb_params *p)
 	return 0;
 }
 
-static int size_dleft(struct kb_params *p, uint64_t n, double fpr)
+static int size_dleft(struct kb_shape *p, uint64_t n, double fpr)
 {
 	double cells = ceil((double)n / KB_DLEFT_LOAD);
 	uint32_t f;
@@ -688,7 +688,7 @@ static int size_dleft(struct kb_params *p, uint64_t n, double fpr)
 	return -EDOM;
 }
 
-int kb_params_size(struct kb_params *p, uint64_t n, double fpr)
+int kb_params_size(struct kb_shape *p, uint64_t n, double fpr)
 {
 	int r;
 
@@ -704,7 +704,7 @@ int kb_params_size(struct kb_params *p, uint64_t n, double fpr)
 		break;
 	case KBLOOM_TYPE_SCALABLE:
 		/* Slice 0 at P0 = P (1 - r): the compound stays below P. */
-		p->n0 = n;
+		p->capacity = n;
 		r = sizing_from_capacity(n, fpr * (1 - p->tighten / 1e6),
 					 &p->m, &p->k);
 		if (!r)
@@ -719,7 +719,7 @@ int kb_params_size(struct kb_params *p, uint64_t n, double fpr)
 	if (r)
 		return r;
 	if (p->type == KBLOOM_TYPE_STABLE && !p->decrement) {
-		double d = sizing_stable_decrement(p->m, p->k, p->counter_bits,
+		double d = sizing_stable_decrement(p->m, p->k, p->cell_bits,
 						   fpr);
 
 		if (isnan(d))
@@ -735,7 +735,7 @@ int kb_params_size(struct kb_params *p, uint64_t n, double fpr)
 	return 0;
 }
 
-double kb_params_fpr(const struct kb_params *p, double n)
+double kb_params_fpr(const struct kb_shape *p, double n)
 {
 	switch (p->type) {
 	case KBLOOM_TYPE_PARTITIONED:
@@ -746,7 +746,7 @@ double kb_params_fpr(const struct kb_params *p, double n)
 		return sizing_fpr_dleft(p->m, p->subtables, p->bucket_cells,
 					p->fp_bits, n);
 	case KBLOOM_TYPE_STABLE:
-		return sizing_stable_fpr(p->m, p->k, p->counter_bits,
+		return sizing_stable_fpr(p->m, p->k, p->cell_bits,
 					 p->decrement);
 	case KBLOOM_TYPE_SCALABLE:
 		return sizing_fpr_scalable(p, n);
@@ -756,14 +756,14 @@ double kb_params_fpr(const struct kb_params *p, double n)
 
 /* ---- scalable ---------------------------------------------------------- */
 
-int sizing_scalable_slice(const struct kb_params *p, uint32_t i,
+int sizing_scalable_slice(const struct kb_shape *p, uint32_t i,
 			  uint64_t *m, uint32_t *k, uint64_t *n)
 {
 	double l = -log2(p->tighten / 1e6), mm = (double)p->m;
-	double nn = (double)p->n0, kk;
+	double nn = (double)p->capacity, kk;
 	uint32_t j;
 
-	if (i >= KBLOOM_SLICES_MAX || !p->n0 || !p->growth)
+	if (i >= KBLOOM_SLICES_MAX || !p->capacity || !p->growth)
 		return -ERANGE;
 	for (j = 0; j < i; j++) {
 		mm *= p->growth;
@@ -780,7 +780,7 @@ int sizing_scalable_slice(const struct kb_params *p, uint32_t i,
 	return 0;
 }
 
-double sizing_fpr_scalable(const struct kb_params *p, double n)
+double sizing_fpr_scalable(const struct kb_shape *p, double n)
 {
 	double ok = 1, left = n;
 	uint64_t m, cap, nm = 0, ncap = 0;
@@ -801,8 +801,8 @@ double sizing_fpr_scalable(const struct kb_params *p, double n)
 	return 1 - ok;
 }
 
-double sizing_scalable_limit(const struct kb_params *p)
+double sizing_scalable_limit(const struct kb_shape *p)
 {
-	return fpr_bloom(p->m, p->k, (double)p->n0) /
+	return fpr_bloom(p->m, p->k, (double)p->capacity) /
 	       (1 - p->tighten / 1e6);
 }

@@ -97,6 +97,7 @@
 
 #include <stdint.h>
 
+#include "../kmod/engine/filter.h"
 #include "../kmod/uapi/kbloom.h"
 
 /*
@@ -185,57 +186,44 @@ double sizing_stable_decrement(uint64_t m, uint32_t k, uint32_t counter_bits,
 double sizing_bound_bits(double p);
 
 /*
- * A filter's parameters as the ABI has them: CREATE sends them, GET
- * reports them. Fields a type does not take are 0.
+ * A filter's parameters are the engine's struct kb_shape
+ * (kmod/engine/filter.h), as the ABI has them: CREATE sends them, GET
+ * reports them. Fields a type does not take are 0 (cell_bits too, for the
+ * types of one-bit cells: kb_params_cell_bits() gives the width).
  */
-struct kb_params {
-	uint32_t type;		/* enum kbloom_type */
-	uint64_t m;		/* cells (per dimension for multi) */
-	uint32_t k;
-	uint32_t counter_bits;	/* counting 4/8/16, stable 1/2/4/8 */
-	uint32_t update;	/* counting: enum kbloom_update */
-	uint32_t decrement;	/* stable: P */
-	uint32_t subtables;	/* dleft: d */
-	uint32_t bucket_cells;	/* dleft: c */
-	uint32_t fp_bits;	/* dleft: f */
-	uint32_t dims;		/* multi */
-	uint64_t n0;		/* scalable: slice 0's capacity (CAPACITY) */
-	uint32_t growth;	/* scalable: s */
-	uint32_t tighten;	/* scalable: r in millionths */
-};
 
 /*
  * Scalable: slice @i of the plan (m_i, k_i, n_i); 0, or -ERANGE when the
  * plan has no slice @i (KBLOOM_SLICES_MAX, KBLOOM_BITS_MAX, hashes).
  */
-int sizing_scalable_slice(const struct kb_params *p, uint32_t i,
+int sizing_scalable_slice(const struct kb_shape *p, uint32_t i,
 			  uint64_t *m, uint32_t *k, uint64_t *n);
 /* Scalable: the compound rate with @n keys (above). */
-double sizing_fpr_scalable(const struct kb_params *p, double n);
+double sizing_fpr_scalable(const struct kb_shape *p, double n);
 /* Scalable: the bound P0 / (1 - r), P0 slice 0's rate at capacity. */
-double sizing_scalable_limit(const struct kb_params *p);
+double sizing_scalable_limit(const struct kb_shape *p);
 
 /*
  * Fills the type's defaults for parameters left 0 that do not depend on
  * the target rate: counter bits, d, c, k = 1 for dleft, dims = 1, s and r
  * for scalable.
  */
-void kb_params_defaults(struct kb_params *p);
+void kb_params_defaults(struct kb_shape *p);
 
 /* m must be a multiple of this: k, 512, d*c, or 1. */
-uint64_t kb_params_multiple(const struct kb_params *p);
+uint64_t kb_params_multiple(const struct kb_shape *p);
 
 /*
  * Rounds m up to the type's multiple, and up to KBLOOM_BITS_MIN. 0 or
  * -ERANGE when that exceeds KBLOOM_BITS_MAX.
  */
-int kb_params_round(struct kb_params *p);
+int kb_params_round(struct kb_shape *p);
 
 /* Bits of one cell: 1, the counter bits, 32 (dleft), c + 1 (dcf at first). */
-uint32_t kb_params_cell_bits(const struct kb_params *p);
+uint32_t kb_params_cell_bits(const struct kb_shape *p);
 
 /* Bytes of cells, as the engine allocates them (whole 64-bit words). */
-uint64_t kb_params_bytes(const struct kb_params *p);
+uint64_t kb_params_bytes(const struct kb_shape *p);
 
 /*
  * Bytes of the cells of every table of a filter of @windows windows (0 or
@@ -247,7 +235,7 @@ uint64_t kb_params_bytes(const struct kb_params *p);
  * per-CPU counters; with 2 CPUs 920 B plus 196 B per table), which 'show'
  * includes.
  */
-uint64_t kb_params_ring_bytes(const struct kb_params *p, uint32_t windows);
+uint64_t kb_params_ring_bytes(const struct kb_shape *p, uint32_t windows);
 
 /*
  * Completes a shape given as m and k (create bits M hashes K, calc bits
@@ -256,7 +244,7 @@ uint64_t kb_params_ring_bytes(const struct kb_params *p, uint32_t windows);
  * point with half the cells zero (rate 2^-k). Then rounds m.
  * 0 or -ERANGE.
  */
-int kb_params_complete(struct kb_params *p);
+int kb_params_complete(struct kb_shape *p);
 
 /*
  * Sizes the filter for @n keys at rate @fpr (defaults first; parameters
@@ -265,12 +253,12 @@ int kb_params_complete(struct kb_params *p);
  * KBLOOM_BITS_MAX or the cells KBLOOM_MEM_MAX bytes; -EDOM for a dleft
  * filter that no fingerprint of 4..24 bits brings to the rate.
  */
-int kb_params_size(struct kb_params *p, uint64_t n, double fpr);
+int kb_params_size(struct kb_shape *p, uint64_t n, double fpr);
 
 /*
  * The type's false positive rate with @n keys (stable: the stable point,
  * whatever n; multi: per dimension, a query naming one dimension).
  */
-double kb_params_fpr(const struct kb_params *p, double n);
+double kb_params_fpr(const struct kb_shape *p, double n);
 
 #endif

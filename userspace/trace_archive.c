@@ -34,20 +34,15 @@ void trace_archive_free(void *state)
 	free(s);
 }
 
-static void params_of(const struct kb_shape *sh, struct kb_params *p)
+/* The shape sizing.c's rates take: counters of counting and stable only. */
+static void params_of(const struct kb_shape *sh, struct kb_shape *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->type = sh->type;
-	p->m = sh->m;
-	p->k = sh->k;
-	if (sh->type == KBLOOM_TYPE_COUNTING || sh->type == KBLOOM_TYPE_STABLE)
-		p->counter_bits = sh->cell_bits;
-	p->update = sh->update;
-	p->decrement = sh->decrement;
-	p->subtables = sh->subtables;
-	p->bucket_cells = sh->bucket_cells;
-	p->fp_bits = sh->fp_bits;
-	p->dims = sh->dims;
+	*p = *sh;
+	if (sh->type != KBLOOM_TYPE_COUNTING && sh->type != KBLOOM_TYPE_STABLE)
+		p->cell_bits = 0;
+	p->capacity = 0;
+	p->growth = 0;
+	p->tighten = 0;
 }
 
 static int setup(void **state, const struct kb_topo_router *r, char *err,
@@ -94,7 +89,7 @@ static int setup(void **state, const struct kb_topo_router *r, char *err,
 		return -1;
 	}
 	for (j = 0; j < s->a->n; j++) {
-		struct kb_params p;
+		struct kb_shape p;
 		struct kb_fill f;
 
 		kb_filter_fill(&s->a->w[j].f, &f);

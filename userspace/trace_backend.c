@@ -19,7 +19,7 @@
 /* Records one item may have in the windows of its range, at most. */
 #define XLATE_HITS_MAX	16
 
-double trace_window_fpr(const struct kb_params *p, uint64_t fill)
+double trace_window_fpr(const struct kb_shape *p, uint64_t fill)
 {
 	double f = card_fpr_now(p, fill);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textutil.h"
 #include "trace_json.h"
 
 #define TJ_DEPTH_MAX	32
@@ -60,17 +61,6 @@ void tj_free(struct tj *v)
 	free(v);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static char *string(struct rd *r)
 {
 	char *out = malloc(r->len - r->pos + 1);
@@ -112,7 +102,7 @@ static char *string(struct rd *r)
 			if (r->pos + 4 > r->len)
 				goto bad;
 			for (i = 0; i < 4; i++) {
-				h = hexval(r->s[r->pos + i]);
+				h = kb_hexval(r->s[r->pos + i]);
 				if (h < 0)
 					goto bad;
 				v = v * 16 + h;

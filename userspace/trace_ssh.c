@@ -315,7 +315,7 @@ static int u64_of(const struct tj *o, const char *key, uint64_t *v)
 }
 
 /* show -j: the filter's type and shape. */
-static int read_shape(const struct tj *o, struct kb_params *p)
+static int read_shape(const struct tj *o, struct kb_shape *p)
 {
 	const char *type = tj_str(o, "type");
 	uint64_t v;
@@ -336,7 +336,7 @@ static int read_shape(const struct tj *o, struct kb_params *p)
 			return -1;			\
 		p->f = v;				\
 	} while (0)
-	FIELD("counter_bits", counter_bits);
+	FIELD("counter_bits", cell_bits);
 	FIELD("decrement", decrement);
 	FIELD("subtables", subtables);
 	FIELD("bucket_cells", bucket_cells);
@@ -350,7 +350,7 @@ static int read_answer(const struct tj *show, const struct tj *query,
 {
 	const struct tj *wins = tj_get(query, "windows");
 	const struct tj *pks = tj_get(query, "packets");
-	struct kb_params p;
+	struct kb_shape p;
 	size_t i, j, h;
 
 	if (read_shape(show, &p)) {

@@ -1,55 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
+
+#include <netlink/genl/genl.h>
 
 #include "commands.h"
 #include "describe.h"
+#include "kwargs.h"
 #include "timefmt.h"
 #include "typeopts.h"
 #include "util.h"
 
-#define KB_STR2(x)	#x
-#define KB_STR(x)	KB_STR2(x)
-
-static const struct {
-	const char *name;
-	uint32_t types;		/* bits of enum kbloom_type */
-	const char *types_text;
-} opts_info[TO_NUM] = {
-	[TO_COUNTER_BITS] = { "counter-bits",
-		1U << KBLOOM_TYPE_COUNTING | 1U << KBLOOM_TYPE_STABLE |
-		1U << KBLOOM_TYPE_DCF,
-		"counting, stable and dcf filters" },
-	[TO_UPDATE] = { "update", 1U << KBLOOM_TYPE_COUNTING,
-		"counting filters" },
-	[TO_DECREMENT] = { "decrement", 1U << KBLOOM_TYPE_STABLE,
-		"stable filters" },
-	[TO_SUBTABLES] = { "subtables", 1U << KBLOOM_TYPE_DLEFT,
-		"dleft filters" },
-	[TO_BUCKET_CELLS] = { "bucket-cells", 1U << KBLOOM_TYPE_DLEFT,
-		"dleft filters" },
-	[TO_FP_BITS] = { "fp-bits", 1U << KBLOOM_TYPE_DLEFT,
-		"dleft filters" },
-	[TO_DIMS] = { "dims", 1U << KBLOOM_TYPE_MULTI, "multi filters" },
-	[TO_GROWTH] = { "growth", 1U << KBLOOM_TYPE_SCALABLE,
-		"scalable filters" },
-	[TO_TIGHTEN] = { "tighten", 1U << KBLOOM_TYPE_SCALABLE,
-		"scalable filters" },
-};
-
-int typeopt_find(const char *word)
+void kb_put_params(struct nl_msg *msg, const struct kb_shape *p,
+		   const char (*dim_names)[KBLOOM_DIM_NAME_MAX])
 {
+	struct nlattr *nest;
+	uint32_t n;
 	int i;
 
-	for (i = 0; i < TO_NUM; i++)
-		if (!strcmp(word, opts_info[i].name))
-			return i;
-	return -1;
+	for (i = 0; i < TO_NUM; i++) {
+		const struct kb_param *t = &kb_param_table[i];
+
+		if (!kb_param_taken(i, p->type))
+			continue;
+		if (t->kind != KB_PARAM_DIMS) {
+			kb_put_u32(msg, t->attr, kb_param_get(p, i));
+			continue;
+		}
+		nest = nla_nest_start(msg, t->attr | NLA_F_NESTED);
+		if (!nest)
+			kb_nl_full();
+		for (n = 0; n < p->dims; n++)
+			if (nla_put_string(msg, KBLOOM_DIMS_A_NAME,
+					   dim_names[n]) < 0)
+				kb_nl_full();
+		nla_nest_end(msg, nest);
+	}
 }
 
-const char *typeopt_name(int i)
+int typeopts_args(const char *cmd, int argc, char **argv, int first,
+		  const char *const *names, int n, const char **val,
+		  const char *tval[TO_NUM])
 {
-	return opts_info[i].name;
+	struct kwarg kw[16 + TO_NUM] = { 0 };
+	int i;
+
+	if (n > 16) {
+		errorf("internal error: %d keywords of %s", n, cmd);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		kw[i].name = names[i];
+	for (i = 0; i < TO_NUM; i++)
+		kw[n + i].name = kb_param_table[i].keyword;
+	if (kwargs_parse(cmd, argc, argv, first, kw, n + TO_NUM))
+		return -1;
+	for (i = 0; i < n; i++)
+		val[i] = kw[i].val;
+	for (i = 0; i < TO_NUM; i++)
+		tval[i] = kw[n + i].val;
+	return 0;
 }
 
 /*
@@ -70,97 +81,116 @@ static int get_u32(const char *name, const char *s, uint32_t lo, uint32_t hi,
 	return 0;
 }
 
-int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
-		   struct kb_params *p, struct kb_dims *dims, bool dims_count)
+/* counter-bits: the widths the type's counters come in. */
+static int apply_counter_bits(const char *s, struct kb_shape *p)
+{
+	bool counting = p->type == KBLOOM_TYPE_COUNTING;
+	bool dcf = p->type == KBLOOM_TYPE_DCF;
+
+	return get_u32("counter-bits", s, 1, 16,
+		       counting ? (4 | 8 | 16) : dcf ? (2 | 4 | 8) :
+		       (1 | 2 | 4 | 8),
+		       counting ? "a counting filter has 4, 8 or 16" :
+		       dcf ? "a dcf has 2, 4 or 8 (its small counters)" :
+		       "a stable filter has 1, 2, 4 or 8", &p->cell_bits);
+}
+
+static int apply_update(const char *s, struct kb_shape *p)
+{
+	if (!strcmp(s, "plain")) {
+		p->update = KBLOOM_UPDATE_PLAIN;
+	} else if (!strcmp(s, "conservative")) {
+		p->update = KBLOOM_UPDATE_CONSERVATIVE;
+	} else {
+		errorf("invalid update '%s': plain or conservative", quote(s));
+		return -1;
+	}
+	return 0;
+}
+
+/* tighten: a ratio, kept in millionths as the kernel takes it. */
+static int apply_tighten(const char *s, struct kb_shape *p)
+{
+	double r;
+
+	if (parse_double(s, &r) ||
+	    !(r >= KBLOOM_TIGHTEN_MIN / 1e6 - 1e-12 &&
+	      r <= KBLOOM_TIGHTEN_MAX / 1e6 + 1e-12)) {
+		errorf("invalid tighten '%s': a ratio from 0.01 to 0.99",
+		       quote(s));
+		return -1;
+	}
+	p->tighten = (uint32_t)llround(r * 1e6);
+	return 0;
+}
+
+/* dims: the names; for calc (@dims_count) also a number of dimensions. */
+static int apply_dims(const char *s, struct kb_shape *p, struct kb_dims *dims,
+		      bool dims_count)
 {
 	char why[128];
 	uint32_t n;
-	int i;
+
+	memset(dims, 0, sizeof(*dims));
+	if (dims_count && !parse_u32(s, &n)) {
+		if (n < 1 || n > KBLOOM_DIMS_MAX) {
+			errorf("invalid dims '%s': 1 to %d dimensions",
+			       quote(s), KBLOOM_DIMS_MAX);
+			return -1;
+		}
+		p->dims = n;
+	} else if (dims_parse(s, dims, why, sizeof(why))) {
+		errorf("invalid dims '%s': %s", quote(s), why);
+		return -1;
+	} else {
+		p->dims = dims->n;
+	}
+	return 0;
+}
+
+int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
+		   struct kb_shape *p, struct kb_dims *dims, bool dims_count)
+{
+	char what[64];
+	uint32_t v;
+	int i, r;
 
 	for (i = 0; i < TO_NUM; i++) {
-		if (val[i] && !(opts_info[i].types & (1U << p->type))) {
-			usage_errorf(cmd, "'%s' is for %s, not %s",
-				     opts_info[i].name, opts_info[i].types_text,
-				     kb_type_str(p->type));
-			return -1;
-		}
-	}
-	if (val[TO_COUNTER_BITS]) {
-		bool counting = p->type == KBLOOM_TYPE_COUNTING;
-		bool dcf = p->type == KBLOOM_TYPE_DCF;
+		const struct kb_param *t = &kb_param_table[i];
 
-		if (get_u32("counter-bits", val[TO_COUNTER_BITS], 1, 16,
-			    counting ? (4 | 8 | 16) : dcf ? (2 | 4 | 8) :
-			    (1 | 2 | 4 | 8),
-			    counting ? "a counting filter has 4, 8 or 16" :
-			    dcf ? "a dcf has 2, 4 or 8 (its small counters)" :
-			    "a stable filter has 1, 2, 4 or 8",
-			    &p->counter_bits))
-			return -1;
-	}
-	if (val[TO_UPDATE]) {
-		if (!strcmp(val[TO_UPDATE], "plain")) {
-			p->update = KBLOOM_UPDATE_PLAIN;
-		} else if (!strcmp(val[TO_UPDATE], "conservative")) {
-			p->update = KBLOOM_UPDATE_CONSERVATIVE;
-		} else {
-			errorf("invalid update '%s': plain or conservative",
-			       quote(val[TO_UPDATE]));
+		if (val[i] && !kb_param_taken(i, p->type)) {
+			usage_errorf(cmd, "'%s' is for %s, not %s", t->keyword,
+				     t->types_text, kb_type_str(p->type));
 			return -1;
 		}
 	}
-	if (val[TO_DECREMENT] &&
-	    get_u32("decrement", val[TO_DECREMENT], 1, KBLOOM_DECREMENT_MAX, 0,
-		    "not an integer from 1 to " KB_STR(KBLOOM_DECREMENT_MAX),
-		    &p->decrement))
-		return -1;
-	if (val[TO_SUBTABLES] &&
-	    get_u32("subtables", val[TO_SUBTABLES], 2, 8, 0,
-		    "not an integer from 2 to 8", &p->subtables))
-		return -1;
-	if (val[TO_BUCKET_CELLS] &&
-	    get_u32("bucket-cells", val[TO_BUCKET_CELLS], 1, 16, 0,
-		    "not an integer from 1 to 16", &p->bucket_cells))
-		return -1;
-	if (val[TO_FP_BITS] &&
-	    get_u32("fp-bits", val[TO_FP_BITS], KB_DLEFT_FP_MIN,
-		    KB_DLEFT_FP_MAX, 0, "not an integer from 4 to 24",
-		    &p->fp_bits))
-		return -1;
-	if (val[TO_GROWTH] &&
-	    get_u32("growth", val[TO_GROWTH], KBLOOM_GROWTH_MIN,
-		    KBLOOM_GROWTH_MAX, 0, "not an integer from 2 to 16",
-		    &p->growth))
-		return -1;
-	if (val[TO_TIGHTEN]) {
-		double r;
+	/* In the table's order: the first bad value is the one named. */
+	for (i = 0; i < TO_NUM; i++) {
+		const struct kb_param *t = &kb_param_table[i];
 
-		/* In millionths, as the kernel takes it. */
-		if (parse_double(val[TO_TIGHTEN], &r) ||
-		    !(r >= KBLOOM_TIGHTEN_MIN / 1e6 - 1e-12 &&
-		      r <= KBLOOM_TIGHTEN_MAX / 1e6 + 1e-12)) {
-			errorf("invalid tighten '%s': a ratio from 0.01 to 0.99",
-			       quote(val[TO_TIGHTEN]));
-			return -1;
-		}
-		p->tighten = (uint32_t)llround(r * 1e6);
-	}
-	if (val[TO_DIMS]) {
-		memset(dims, 0, sizeof(*dims));
-		if (dims_count && !parse_u32(val[TO_DIMS], &n)) {
-			if (n < 1 || n > KBLOOM_DIMS_MAX) {
-				errorf("invalid dims '%s': 1 to %d dimensions",
-				       quote(val[TO_DIMS]), KBLOOM_DIMS_MAX);
-				return -1;
-			}
-			p->dims = n;
-		} else if (dims_parse(val[TO_DIMS], dims, why, sizeof(why))) {
-			errorf("invalid dims '%s': %s", quote(val[TO_DIMS]),
-			       why);
-			return -1;
+		if (!val[i])
+			continue;
+		if (t->hi) {
+			snprintf(what, sizeof(what),
+				 "not an integer from %u to %u", t->lo, t->hi);
+			r = get_u32(t->keyword, val[i], t->lo, t->hi, 0, what,
+				    &v);
+			if (!r)
+				kb_param_set(p, i, v);
+		} else if (i == TO_COUNTER_BITS) {
+			r = apply_counter_bits(val[i], p);
+		} else if (i == TO_UPDATE) {
+			r = apply_update(val[i], p);
+		} else if (i == TO_TIGHTEN) {
+			r = apply_tighten(val[i], p);
+		} else if (i == TO_DIMS) {
+			r = apply_dims(val[i], p, dims, dims_count);
 		} else {
-			p->dims = dims->n;
+			errorf("internal error: no check for '%s'", t->keyword);
+			r = -1;
 		}
+		if (r)
+			return -1;
 	}
 	return 0;
 }

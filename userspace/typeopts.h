@@ -1,34 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The per-type keywords of create and calc (counter-bits, update,
- * decrement, subtables, bucket-cells, fp-bits, dims, growth, tighten):
- * their names, their
- * checks, and the parameters they set.
+ * The per-type keywords of create and calc (the parameter table,
+ * params.h): their checks, the parameters they set, and the attributes
+ * that send them.
  */
 #ifndef BLOOMCTL_TYPEOPTS_H
 #define BLOOMCTL_TYPEOPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "keyparse.h"
+#include "params.h"
 #include "sizing.h"
 
-enum {
-	TO_COUNTER_BITS,
-	TO_UPDATE,
-	TO_DECREMENT,
-	TO_SUBTABLES,
-	TO_BUCKET_CELLS,
-	TO_FP_BITS,
-	TO_DIMS,
-	TO_GROWTH,
-	TO_TIGHTEN,
-	TO_NUM
-};
+/*
+ * The attributes of the parameters @p's type takes, for CREATE (create,
+ * restore); a multi filter's p->dims names from @dim_names.
+ */
+struct nl_msg;
+void kb_put_params(struct nl_msg *msg, const struct kb_shape *p,
+		   const char (*dim_names)[KBLOOM_DIM_NAME_MAX]);
 
-/* Index of a type keyword, or -1. */
-int typeopt_find(const char *word);
-const char *typeopt_name(int i);
+/*
+ * create's and calc's "KEYWORD VALUE" arguments from argv[@first..), in
+ * any order, each at most once (kwargs.c): the command's own @names (@n
+ * of them) into @val[], the type parameters' keywords (params.h) into
+ * @tval[]. Prints the usage error naming @cmd; 0 or -1.
+ */
+int typeopts_args(const char *cmd, int argc, char **argv, int first,
+		  const char *const *names, int n, const char **val,
+		  const char *tval[TO_NUM]);
 
 /*
  * Checks the keywords given (@val[i] non-NULL) against @p->type and
@@ -38,7 +41,7 @@ const char *typeopt_name(int i);
  * take the keyword.
  */
 int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
-		   struct kb_params *p, struct kb_dims *dims, bool dims_count);
+		   struct kb_shape *p, struct kb_dims *dims, bool dims_count);
 
 /*
  * 'windows W' and 'interval DURATION' of create and calc (either may be

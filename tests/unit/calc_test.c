@@ -87,10 +87,10 @@ TEST(bloom_types_table_3_1)
 	for (t = 0; t < 3; t++) {
 		for (row = 0; row < 8; row++) {
 			for (k = 1; k <= 7; k++) {
-				struct kb_params p = {
+				struct kb_shape p = {
 					.type = types[t],
 					.m = table_3_1[row].mn * 1000,
-					.k = k, .counter_bits = 4, .dims = 3,
+					.k = k, .cell_bits = 4, .dims = 3,
 				};
 				double want = table_3_1[row].fpr[k - 1];
 
@@ -109,7 +109,7 @@ TEST(bloom_types_table_3_1)
 
 TEST(partitioned_formula)
 {
-	struct kb_params p = { .type = KBLOOM_TYPE_PARTITIONED };
+	struct kb_shape p = { .type = KBLOOM_TYPE_PARTITIONED };
 	double bloom;
 
 	/* (1 - (1 - k/m)^n)^k, straight */
@@ -417,14 +417,14 @@ TEST(counting_overflow_bound)
 /* Counting filters have bloom's m and k, and cell_bits times its bytes. */
 TEST(counting_sizing)
 {
-	struct kb_params p = { .type = KBLOOM_TYPE_COUNTING };
+	struct kb_shape p = { .type = KBLOOM_TYPE_COUNTING };
 
 	ASSERT_EQ(0, kb_params_size(&p, 1000000, 0.01));
-	EXPECT_EQ(4U, p.counter_bits);		/* default */
+	EXPECT_EQ(4U, p.cell_bits);		/* default */
 	EXPECT_EQ((uint64_t)9585088, p.m);
 	EXPECT_EQ(7U, p.k);
 	EXPECT_EQ((uint64_t)9585088 / 2, kb_params_bytes(&p));
-	p.counter_bits = 16;
+	p.cell_bits = 16;
 	EXPECT_EQ((uint64_t)9585088 * 2, kb_params_bytes(&p));
 }
 
@@ -432,7 +432,7 @@ TEST(counting_sizing)
 
 TEST(dleft)
 {
-	struct kb_params p = { .type = KBLOOM_TYPE_DLEFT };
+	struct kb_shape p = { .type = KBLOOM_TYPE_DLEFT };
 
 	/*
 	 * 4 tables of 1000 buckets of 8 cells, 12-bit fingerprints: a stored
@@ -496,12 +496,12 @@ TEST(stable_formulas)
 /* P is capped at m and KBLOOM_DECREMENT_MAX (8-bit cells need many). */
 TEST(stable_decrement_limits)
 {
-	struct kb_params p = { .type = KBLOOM_TYPE_STABLE, .counter_bits = 8 };
+	struct kb_shape p = { .type = KBLOOM_TYPE_STABLE, .cell_bits = 8 };
 
 	EXPECT_EQ(-EDOM, kb_params_size(&p, 100, 1e-7));
 	memset(&p, 0, sizeof(p));
 	p.type = KBLOOM_TYPE_STABLE;
-	p.counter_bits = 8;
+	p.cell_bits = 8;
 	p.m = 1 << 30;
 	p.k = 1;
 	ASSERT_EQ(0, kb_params_complete(&p));
@@ -527,9 +527,9 @@ TEST(stable_decrement)
 		double d = sizing_stable_decrement(cases[i].m, cases[i].k,
 						   cases[i].c, cases[i].p);
 		uint32_t up = (uint32_t)ceil(d);
-		struct kb_params p = {
+		struct kb_shape p = {
 			.type = KBLOOM_TYPE_STABLE, .m = cases[i].m,
-			.k = cases[i].k, .counter_bits = cases[i].c,
+			.k = cases[i].k, .cell_bits = cases[i].c,
 		};
 
 		EXPECT_LE(sizing_stable_fpr(cases[i].m, cases[i].k, cases[i].c,
@@ -540,7 +540,7 @@ TEST(stable_decrement)
 				  cases[i].p);
 		/* the default of bits M hashes K: half zero */
 		ASSERT_EQ(0, kb_params_complete(&p));
-		EXPECT_NEAR(0.5, sizing_stable_zero(p.m, p.k, p.counter_bits,
+		EXPECT_NEAR(0.5, sizing_stable_zero(p.m, p.k, p.cell_bits,
 						    p.decrement), 0.1);
 	}
 }
@@ -581,10 +581,10 @@ TEST(stable_monte_carlo)
 
 TEST(stable_sizing)
 {
-	struct kb_params p = { .type = KBLOOM_TYPE_STABLE };
+	struct kb_shape p = { .type = KBLOOM_TYPE_STABLE };
 
 	ASSERT_EQ(0, kb_params_size(&p, 1000000, 0.01));
-	EXPECT_EQ(1U, p.counter_bits);		/* default */
+	EXPECT_EQ(1U, p.cell_bits);		/* default */
 	EXPECT_EQ((uint64_t)9585088, p.m);	/* m and k as bloom */
 	EXPECT_EQ(7U, p.k);
 	EXPECT_LE(kb_params_fpr(&p, 0), 0.01);
@@ -593,7 +593,7 @@ TEST(stable_sizing)
 	memset(&p, 0, sizeof(p));
 	p.type = KBLOOM_TYPE_STABLE;
 	p.decrement = 3;
-	p.counter_bits = 4;
+	p.cell_bits = 4;
 	ASSERT_EQ(0, kb_params_size(&p, 1000, 0.01));
 	EXPECT_EQ(3U, p.decrement);
 	EXPECT_EQ(p.m / 2, kb_params_bytes(&p));
@@ -603,7 +603,7 @@ TEST(stable_sizing)
 
 TEST(round_to_multiples)
 {
-	struct kb_params p = { .type = KBLOOM_TYPE_BLOCKED, .m = 1000, .k = 3 };
+	struct kb_shape p = { .type = KBLOOM_TYPE_BLOCKED, .m = 1000, .k = 3 };
 
 	ASSERT_EQ(0, kb_params_round(&p));
 	EXPECT_EQ((uint64_t)1024, p.m);
@@ -629,7 +629,7 @@ TEST(round_to_multiples)
 	p.k = 3;
 	p.dims = 3;
 	EXPECT_EQ((uint64_t)3 * 128, kb_params_bytes(&p));
-	EXPECT_EQ((uint64_t)16, kb_params_bytes(&(struct kb_params){
+	EXPECT_EQ((uint64_t)16, kb_params_bytes(&(struct kb_shape){
 		.type = KBLOOM_TYPE_BLOOM, .m = 65, .k = 1 }));
 }
 
@@ -643,7 +643,7 @@ TEST(sizing_refusals)
 	unsigned int i;
 
 	for (i = 0; i < 7; i++) {
-		struct kb_params p = { .type = types[i] };
+		struct kb_shape p = { .type = types[i] };
 
 		EXPECT_EQ(-EINVAL, kb_params_size(&p, 0, 0.01));
 		EXPECT_EQ(-EINVAL, kb_params_size(&p, 1000, 1));
@@ -652,8 +652,8 @@ TEST(sizing_refusals)
 	}
 	/* 16-bit counters: bloom's m fits, its bytes do not */
 	{
-		struct kb_params p = { .type = KBLOOM_TYPE_COUNTING,
-				       .counter_bits = 16 };
+		struct kb_shape p = { .type = KBLOOM_TYPE_COUNTING,
+				       .cell_bits = 16 };
 
 		EXPECT_EQ(-ERANGE, kb_params_size(&p, 600000000, 0.01));
 	}
@@ -688,7 +688,7 @@ TEST(scalable_plan_and_rate)
 	size_t c;
 
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		struct kb_params p = { .type = KBLOOM_TYPE_SCALABLE,
+		struct kb_shape p = { .type = KBLOOM_TYPE_SCALABLE,
 				       .growth = cases[c].s,
 				       .tighten = cases[c].r };
 		struct kb_shape sh = { .type = KBLOOM_TYPE_SCALABLE };
@@ -698,7 +698,7 @@ TEST(scalable_plan_and_rate)
 		uint64_t m, n;
 
 		ASSERT_EQ(0, kb_params_size(&p, cases[c].n, cases[c].p));
-		EXPECT_EQ(cases[c].n, p.n0);
+		EXPECT_EQ(cases[c].n, p.capacity);
 		p0 = sizing_fpr(p.m, p.k, cases[c].n);
 		/* bloom's sizing: within rounding of k (calc prints it). */
 		EXPECT_LE(p0, 1.02 * cases[c].p * (1 - cases[c].r / 1e6));
@@ -707,7 +707,7 @@ TEST(scalable_plan_and_rate)
 			    sizing_scalable_limit(&p), 1e-12);
 		sh.m = p.m;
 		sh.k = p.k;
-		sh.capacity = p.n0;
+		sh.capacity = p.capacity;
 		sh.growth = p.growth;
 		sh.tighten = p.tighten;
 		ASSERT_EQ(0, kb_filter_init(&eng, &sh, hk));

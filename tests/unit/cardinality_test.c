@@ -46,14 +46,14 @@ TEST(cardinality_within_2_percent_at_fills_10_to_80)
 
 	for (t = 0; t < ARRAY_SIZE(types); t++) {
 		struct kb_shape s = { .type = types[t], .m = M, .k = K };
-		struct kb_params p = { .type = types[t], .m = M, .k = K };
+		struct kb_shape p = { .type = types[t], .m = M, .k = K };
 		struct kb_filter f;
 		u64 n = 0;
 
 		if (types[t] == KBLOOM_TYPE_PARTITIONED)
 			s.m = p.m = M - M % K;
 		if (types[t] == KBLOOM_TYPE_COUNTING)
-			s.cell_bits = p.counter_bits = 4;
+			s.cell_bits = p.cell_bits = 4;
 		ASSERT_EQ(0, kb_filter_init(&f, &s, hk));
 		for (pct = 10; pct <= 80; pct += 10) {
 			/* Keys that bring the expected fill to pct%. */
@@ -75,7 +75,7 @@ TEST(cardinality_within_2_percent_at_fills_10_to_80)
 TEST(union_and_intersection_within_5_percent)
 {
 	struct kb_shape s = { .type = KBLOOM_TYPE_BLOOM, .m = M, .k = K };
-	struct kb_params p = { .type = KBLOOM_TYPE_BLOOM, .m = M, .k = K };
+	struct kb_shape p = { .type = KBLOOM_TYPE_BLOOM, .m = M, .k = K };
 	struct kb_filter a, b;
 	struct card_sets cs;
 	u64 u;

@@ -72,7 +72,7 @@ static uint64_t fill_slices(uint64_t m, uint32_t k, double n)
 TEST(bloom_exact)
 {
 	const uint64_t m = 1ULL << 32;
-	struct kb_params p = { .type = KBLOOM_TYPE_BLOOM, .m = m, .k = 7 };
+	struct kb_shape p = { .type = KBLOOM_TYPE_BLOOM, .m = m, .k = 7 };
 	double n;
 
 	for (n = 10; n <= 1e9; n *= 10)
@@ -80,7 +80,7 @@ TEST(bloom_exact)
 			TH_LOG("n = %g", n);
 	/* n* = -(m/k) ln(1 - X/m), literally */
 	EXPECT_NEAR(-(1000.0 / 3) * log(1 - 500.0 / 1000),
-		    card_keys(&(struct kb_params){ .type = KBLOOM_TYPE_BLOOM,
+		    card_keys(&(struct kb_shape){ .type = KBLOOM_TYPE_BLOOM,
 						   .m = 1000, .k = 3 }, 500),
 		    1e-12);
 	EXPECT_TRUE(card_keys(&p, 0) == 0.0);
@@ -101,7 +101,7 @@ TEST(slices_exact)
 
 	for (t = 0; t < 2; t++) {
 		/* a multiple of 7 and of 512 */
-		struct kb_params p = { .type = types[t], .m = 7ULL << 29,
+		struct kb_shape p = { .type = types[t], .m = 7ULL << 29,
 				       .k = 7 };
 
 		for (n = 10; n <= 1e8; n *= 10)
@@ -110,7 +110,7 @@ TEST(slices_exact)
 	}
 	/* Small m: the bloom approximation would be off by ~k/2m per key */
 	{
-		struct kb_params p = { .type = KBLOOM_TYPE_PARTITIONED,
+		struct kb_shape p = { .type = KBLOOM_TYPE_PARTITIONED,
 				       .m = 70, .k = 7 };
 		double x = 70 * (1 - pow(1 - 0.1, 20));	/* n = 20 */
 
@@ -120,13 +120,13 @@ TEST(slices_exact)
 
 TEST(other_types)
 {
-	struct kb_params multi = { .type = KBLOOM_TYPE_MULTI, .m = 1 << 24,
+	struct kb_shape multi = { .type = KBLOOM_TYPE_MULTI, .m = 1 << 24,
 				   .k = 5, .dims = 3 };
-	struct kb_params dleft = { .type = KBLOOM_TYPE_DLEFT, .m = 3200,
+	struct kb_shape dleft = { .type = KBLOOM_TYPE_DLEFT, .m = 3200,
 				   .k = 1, .subtables = 4, .bucket_cells = 8,
 				   .fp_bits = 12 };
-	struct kb_params stable = { .type = KBLOOM_TYPE_STABLE, .m = 1000,
-				    .k = 3, .counter_bits = 2, .decrement = 10 };
+	struct kb_shape stable = { .type = KBLOOM_TYPE_STABLE, .m = 1000,
+				    .k = 3, .cell_bits = 2, .decrement = 10 };
 
 	/* multi: the fill of 3 dimensions, each with the same n values */
 	EXPECT_NEAR_KEY(50000,
@@ -149,7 +149,7 @@ TEST(other_types)
 
 TEST(fpr_now)
 {
-	struct kb_params p = { .type = KBLOOM_TYPE_BLOOM, .m = 1024, .k = 7 };
+	struct kb_shape p = { .type = KBLOOM_TYPE_BLOOM, .m = 1024, .k = 7 };
 
 	EXPECT_TRUE(card_fpr_now(&p, 512) == 1.0 / 128);
 	EXPECT_TRUE(card_fpr_now(&p, 0) == 0.0);
@@ -181,7 +181,7 @@ TEST(union_intersection_exact)
 		{ 1e6, 1e6, 250000 },
 	};
 	const uint64_t m = 1ULL << 33;
-	struct kb_params p = { .type = KBLOOM_TYPE_BLOOM, .m = m, .k = 5 };
+	struct kb_shape p = { .type = KBLOOM_TYPE_BLOOM, .m = m, .k = 5 };
 	struct card_sets s;
 	unsigned int c;
 
@@ -208,7 +208,7 @@ TEST(union_intersection_exact)
 
 TEST(union_intersection_edges)
 {
-	struct kb_params p = { .type = KBLOOM_TYPE_BLOOM, .m = 1000, .k = 3 };
+	struct kb_shape p = { .type = KBLOOM_TYPE_BLOOM, .m = 1000, .k = 3 };
 	struct card_sets s;
 
 	/* noise: the union estimate above n(A) + n(B) */
@@ -293,7 +293,7 @@ TEST(simulated_filters)
 	uint64_t key;
 
 	for (t = 0; t < 3; t++) {
-		struct kb_params p = { .type = types[t].type, .m = types[t].m,
+		struct kb_shape p = { .type = types[t].type, .m = types[t].m,
 				       .k = types[t].k };
 		struct card_sets s;
 

@@ -206,7 +206,7 @@ TEST(per_type_bloom)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct kb_params p = { .type = KBLOOM_TYPE_BLOOM };
+		struct kb_shape p = { .type = KBLOOM_TYPE_BLOOM };
 		uint64_t m = 0;
 		uint32_t k = 0;
 
@@ -221,7 +221,7 @@ TEST(per_type_bloom)
 	}
 	/* the VM suite's filter: capacity 10000 at 1% */
 	{
-		struct kb_params p = { .type = KBLOOM_TYPE_BLOOM };
+		struct kb_shape p = { .type = KBLOOM_TYPE_BLOOM };
 
 		ASSERT_EQ(0, kb_params_size(&p, 10000, 0.01));
 		EXPECT_EQ((uint64_t)95872, p.m);
