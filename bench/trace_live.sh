@@ -12,8 +12,8 @@
 #   r1 <- v (victim)          a random tree of N routers (scripts/topo.py),
 #   |-- r2                    the victim behind r1, an attacker a behind a
 #   |   `-- r5 <- a           leaf, two hosts pinging the victim; every
-#   `-- r3 <- h3              router: bloom, 20 000 keys at 0.1%, 6 windows
-#       ...                   of 60 s, attached at prerouting, digest spie
+#   `-- r3 <- h3              router: bloom, 20 000 keys at 0.1%, 10 windows
+#       ...                   of 2 min, attached at prerouting, digest spie
 #
 # Per size: the attacker sends 20 packets with forged sources; the victim
 # captures them (scripts/tracecheck.py picks them out); 'bloomctl -j trace
@@ -138,7 +138,7 @@ build() {
 	"$net/build.sh" >"$tmp/build.log" 2>&1 || { sed 's/^/# /' "$tmp/build.log"; return 1; }
 	. "$net/addrs.sh"
 	for r in $(seq "$n"); do
-		printf 'create spie bloom capacity 20000 fpr 0.001 windows 6 interval 60s\nattach spie hook prerouting digest spie\n' |
+		printf 'create spie bloom capacity 20000 fpr 0.001 windows 10 interval 120s\nattach spie hook prerouting digest spie\n' |
 			"$bc" -n "r$r" batch - || { echo "# r$r: filter not made"; return 1; }
 	done
 	ingress=$(python3 -S -c 'import json, sys; print(json.load(open(sys.argv[1]))["true_path"]["a"][0])' "$net/topo.json")

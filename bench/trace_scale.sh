@@ -17,8 +17,9 @@
 #              takes ~160 MB)
 #   OUT=FILE   also append one TSV row per measurement (as
 #              bench/trace_live.sh: part routers way questions wall_s
-#              packets found; part archive or archive-10pct-unknown, the
-#              latter's figures summed or averaged over the trials)
+#              packets found (listing the true ingress); part archive
+#              or archive-10pct-unknown, the latter's figures summed or
+#              averaged over the trials)
 #
 # Prints, per size: the questions asked, the median wall time, the peak
 # RSS (/usr/bin/time's maximum resident set size; python3's getrusage
@@ -114,7 +115,7 @@ for n in $sizes; do
 			"$(listed "$tmp/t" "$ingress")" "$pkts" \
 			"$(reached "$tmp/t" "$ingress")" "$pkts"
 		row archive "$n" "$([ $mode = seq ] && echo 'parallel 1' || echo 'parallel 16')" \
-			"${q[$mode]}" "${wall[$mode]}" "$pkts" "$(found "$tmp/t" "$ingress")"
+			"${q[$mode]}" "${wall[$mode]}" "$pkts" "$(listed "$tmp/t" "$ingress")"
 	done
 	# 10% unknown: TRIALS different random tenths, never 'from'.
 	k=$((n / 10))
@@ -159,7 +160,7 @@ for n in $sizes; do
 		"$fsum" "$((pkts * trials))" "$lsum" "$((pkts * trials))" \
 		"$rsum" "$((pkts * trials))"
 	row archive-10pct-unknown "$n" "parallel 16" "$(echo "$qsum / $trials" | bc -l | xargs printf '%.1f')" \
-		"$(echo "$wpar / $trials" | bc -l | xargs printf '%.4f')" "$((pkts * trials))" "$fsum"
+		"$(echo "$wpar / $trials" | bc -l | xargs printf '%.4f')" "$((pkts * trials))" "$lsum"
 	summary+=$(printf '| %s | %s | %s | %s/%s | %s/%s | %s | %s |' "$n" \
 		"$(awk -v a="${wall[par]}" -v b="${wall[seq]}" 'BEGIN { printf "%.2f", a / b }')" \
 		"$(awk -v a="$qsum" -v t="$trials" -v b="${q[par]}" 'BEGIN { printf "%.2f", a / t / b }')" \
