@@ -97,14 +97,17 @@ kmod-6.12:
 
 # The module for the debug kernel (scripts/debug-kernel: KASAN, lockdep,
 # kmemleak, ...), built like kmod-6.12 from a copy of the sources, with
-# gcov profiling (its coverage: scripts/coverage).
+# gcov profiling (its coverage: scripts/coverage) and KCOV instrumentation
+# (the debug kernel instruments nothing else: tests/vm/kcovfuzz_test.c's
+# coverage feedback is the module's alone).
 KMOD_DEBUG := build/kmod-debug
 
 kmod-debug:
 	@kdir=$$(scripts/debug-kernel) && mkdir -p $(KMOD_DEBUG) && \
 	(cd kmod && cp -p --parents $(KMOD_SRCS:kmod/%=%) $(CURDIR)/$(KMOD_DEBUG)/) && \
 	cp -p dkms.conf $(KMOD_DEBUG)/ && \
-	$(MAKE) -C $$kdir M=$(CURDIR)/$(KMOD_DEBUG) GCOV_PROFILE=y modules
+	$(MAKE) -C $$kdir M=$(CURDIR)/$(KMOD_DEBUG) GCOV_PROFILE=y \
+		KCOV_INSTRUMENT=y modules
 
 # The debug tier alone, and the module's coverage report it writes
 # (build/coverage/index.html; the totals are in the tier's output).
