@@ -9,6 +9,8 @@
 #   make style    checkpatch --strict on the kernel sources
 #   make coverage the debug tier alone: the module's line and branch
 #                 coverage, build/coverage/index.html (~12 min)
+#   make soak     the fuzzer for 1 000 000 messages beside the stress test
+#                 for 10 minutes, on the debug kernel (scripts/soak; ~1-2 h)
 #   make clean
 
 KVER := $(shell scripts/kver)
@@ -114,6 +116,13 @@ kmod-debug:
 coverage: test-build
 	tests/run vm-debug
 
+# The soak (not part of check): the coverage-guided fuzzer for a million
+# messages with allocation failures injected, beside the stress test for
+# 10 minutes, on the debug kernel, then a kmemleak scan (scripts/soak;
+# KBLOOM_SOAK_MINUTES, KBLOOM_SOAK_MESSAGES make it shorter or longer).
+soak: deps
+	scripts/soak
+
 # The VM suites on 6.12 only (make check runs them too, as tier vm-6.12).
 check-6.12: deps
 	$(MAKE) -C userspace
@@ -217,4 +226,4 @@ endif
 
 .PHONY: kmod-6.12 check-6.12 dkms-source dkms-install dkms-remove install
 
-.PHONY: all kmod userspace deps test-build check demo bench ablate style clean coverage kmod-debug
+.PHONY: all kmod userspace deps test-build check demo bench ablate style clean coverage kmod-debug soak

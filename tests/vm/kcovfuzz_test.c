@@ -6,7 +6,7 @@
  * buffer is one of the module's):
  *
  *   corpus/ (programs) --pick, mutate--> program: requests on 4 sockets,
- *        2 in this netns, 2 in another; dumps left half read, sockets
+ *        2 in a netns of its own, 2 in another; dumps left half read, sockets
  *        closed mid-restore or mid-dump, datagrams through attached hooks
  *   each request: KCOV_ENABLE (KCOV_TRACE_PC) --send, read the answer-->
  *        KCOV_DISABLE; the module's PCs and edges it reached
@@ -1418,9 +1418,17 @@ int main(void)
 	failnth_permille = env_fail ? atoi(env_fail) : 0;
 	if (failnth_permille && access("/proc/thread-self/fail-nth", W_OK))
 		failnth_permille = 0;
-	if (failnth_permille)
+	if (failnth_permille) {
+		/* failslab leaves sleeping allocations alone unless told */
+		FILE *f = fopen("/sys/kernel/debug/failslab/ignore-gfp-wait", "w");
+
+		if (f) {
+			fputs("N", f);
+			fclose(f);
+		}
 		printf("# an allocation failure injected in %d of 1000 requests\n",
 		       failnth_permille);
+	}
 
 	corpus = calloc(CORPUS_MAX, sizeof(*corpus));
 	if (!corpus)
@@ -1452,16 +1460,19 @@ int main(void)
 	if (kmsg_fd >= 0)
 		lseek(kmsg_fd, 0, SEEK_END);
 
-	/* The sockets' two netns: this one, and a new one with lo up. */
-	ns_fd[0] = open("/proc/self/ns/net", O_RDONLY);
-	udp_fd[0] = lo_up();
-	if (ns_fd[0] < 0 || unshare(CLONE_NEWNET)) {
-		printf("not ok 1 - a second netns\n");
-		return 1;
+	/*
+	 * The sockets' two netns, both new (lo up), so what runs beside the
+	 * fuzzer (the soak's stress test) keeps its filters.
+	 */
+	for (i = 0; i < 2; i++) {
+		if (unshare(CLONE_NEWNET)) {
+			printf("not ok 1 - netns %d made\n", i);
+			return 1;
+		}
+		ns_fd[i] = open("/proc/self/ns/net", O_RDONLY);
+		udp_fd[i] = lo_up();
 	}
-	ns_fd[1] = open("/proc/self/ns/net", O_RDONLY);
-	udp_fd[1] = lo_up();
-	if (setns(ns_fd[0], CLONE_NEWNET)) {
+	if (ns_fd[0] < 0 || ns_fd[1] < 0 || setns(ns_fd[0], CLONE_NEWNET)) {
 		printf("not ok 1 - back to the first netns\n");
 		return 1;
 	}
