@@ -102,7 +102,7 @@ enum op {
 	OP_DUMP_PART,	/* send a dump request, read one batch, leave the rest */
 	OP_DRAIN,	/* read what the socket holds (a dump left half read) */
 	OP_CLOSE,	/* close the socket (mid-restore, mid-dump) */
-	OP_PACKET,	/* UDP datagrams to 127.0.0.1 in the socket's netns */
+	OP_PACKET,	/* datagrams, or raw IP (IPIP, GRE), to lo in the socket's netns */
 	OP_SLEEP,	/* N ms: windows rotate */
 	OP_MAX
 };
@@ -647,7 +647,8 @@ static int ntemplates;
 static struct nlr socks[SLOTS];
 static bool sock_open[SLOTS];
 static int ns_fd[2];		/* this netns, the other */
-static int udp_fd[2];
+static int udp_fd[2], udp6_fd[2], raw_fd[2];
+static int events_fd[2] = { -1, -1 };	/* listeners of the events group */
 static uint16_t family;
 static int kcov_fd = -1;
 static uint64_t *cover;
@@ -804,16 +805,93 @@ static void drain(struct nlr *s)
 		;
 }
 
+/*
+ * An OP_PACKET's message: kind (0 UDP, 1 UDP over IPv6, 2 raw IPv4 as
+ * given: IPIP, GRE or anything), a count, then the raw packet's bytes.
+ */
 static void send_packets(int ns, const struct pop *o)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9) };
-	int i, n = 1 + (o->len ? o->msg[0] % 16 : 0);
+	struct sockaddr_in6 to6 = { .sin6_family = AF_INET6, .sin6_port = htons(9) };
+	int kind = o->len ? o->msg[0] % 3 : 0;
+	int i, n = 1 + (o->len > 1 ? o->msg[1] % 8 : 0);
 	char payload[64] = "kcovfuzz";
 
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	for (i = 0; i < n; i++)
-		sendto(udp_fd[ns], payload, 8 + i % 50, 0,
-		       (struct sockaddr *)&to, sizeof(to));
+	to6.sin6_addr = in6addr_loopback;
+	for (i = 0; i < n; i++) {
+		if (kind == 0)
+			sendto(udp_fd[ns], payload, 8 + i % 50, 0,
+			       (struct sockaddr *)&to, sizeof(to));
+		else if (kind == 1)
+			sendto(udp6_fd[ns], payload, 8 + i % 50, 0,
+			       (struct sockaddr *)&to6, sizeof(to6));
+		else if (o->len > 2 + 20)
+			sendto(raw_fd[ns], o->msg + 2, o->len - 2, 0,
+			       (struct sockaddr *)&to, sizeof(to));
+	}
+}
+
+/* An IPv4 header from 127.0.0.1 to 127.0.0.1 of protocol @proto at @p. */
+static size_t put_ip4(uint8_t *p, uint8_t proto, size_t len)
+{
+	static const uint8_t hdr[20] = { 0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, 0, 0, 0,
+					 127, 0, 0, 1, 127, 0, 0, 1 };
+
+	memcpy(p, hdr, 20);
+	p[2] = len >> 8;
+	p[3] = len;
+	p[4] = rnd();
+	p[9] = proto;
+	return 20;
+}
+
+/* A raw packet for OP_PACKET kind 2: IPIP, GRE (with a key or not), UDP. */
+static size_t gen_raw_packet(uint8_t *b)
+{
+	size_t n = 0, inner = 20 + 8 + 8, i;
+	int kind = rn(4);
+
+	b[n++] = 2;
+	b[n++] = rn(4);
+	if (kind == 0) {		/* IPIP */
+		n += put_ip4(b + n, 4, 20 + inner);
+	} else if (kind <= 2) {		/* GRE, key or not */
+		size_t gre = kind == 2 ? 8 : 4;
+
+		n += put_ip4(b + n, 47, 20 + gre + inner);
+		b[n++] = kind == 2 ? 0x20 : 0;
+		b[n++] = 0;
+		b[n++] = 0x08;
+		b[n++] = 0x00;
+		if (kind == 2)
+			for (i = 0; i < 4; i++)
+				b[n++] = rnd();
+	}
+	n += put_ip4(b + n, 17, inner);
+	b[n++] = 0x30;
+	b[n++] = 0x39;
+	b[n++] = 0;
+	b[n++] = 9;
+	b[n++] = 0;
+	b[n++] = 16;
+	b[n++] = 0;
+	b[n++] = 0;
+	for (i = 0; i < 8; i++)
+		b[n++] = rnd();
+	return n;
+}
+
+/* Reads what the events listeners got (the module built it already). */
+static void drain_events(void)
+{
+	static uint8_t rx[1 << 16];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		while (events_fd[i] >= 0 &&
+		       recv(events_fd[i], rx, sizeof(rx), MSG_DONTWAIT) > 0)
+			;
 }
 
 /* Runs one op; true when it reached new coverage. */
@@ -929,6 +1007,7 @@ static bool run_prog(const struct prog *p, bool *stop)
 		close_slot(i);
 	sweep_ns(0);
 	sweep_ns(2);
+	drain_events();
 	fig.programs++;
 	if (kernel_reported()) {
 		fig.reports++;
@@ -1025,9 +1104,13 @@ static void gen_op(struct prog *p)
 	case 1:
 		prog_add(p, OP_DRAIN, slot, NULL, 0);
 		return;
-	case 2:
-		prog_add(p, OP_PACKET, slot, &b, 1);
+	case 2: {
+		uint8_t pkt[96] = { b, b >> 3 };
+		size_t len = one_in(2) ? gen_raw_packet(pkt) : 2;
+
+		prog_add(p, OP_PACKET, slot, pkt, len);
 		return;
+	}
 	case 3:
 		prog_add(p, OP_SLEEP, slot, &b, 1);
 		return;
@@ -1078,6 +1161,8 @@ static void mutate_prog(struct prog *p)
 		case 0: case 1: case 2: case 3:	/* one message */
 			if (p->n && p->ops[at].op <= OP_DUMP_PART)
 				mutate_msg(&p->ops[at]);
+			else if (p->n && p->ops[at].op == OP_PACKET && p->ops[at].len > 2)
+				p->ops[at].msg[2 + rn(p->ops[at].len - 2)] ^= 1 << rn(8);
 			break;
 		case 4:	/* a new op */
 			tmp.n = 0;
@@ -1304,6 +1389,44 @@ static bool module_range(void)
 	return found;
 }
 
+/*
+ * A socket in this netns that joined the family's events group, so the
+ * module builds its events (it skips them with no listener); -1 if not.
+ */
+static int events_listener(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	static struct nlr ctl;
+	struct nlattr *groups, *g, *tb[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	uint32_t id = 0;
+	size_t off;
+	int fd;
+
+	if (nlr_open(&ctl))
+		return -1;
+	groups = nlr_reply_attr(&ctl, CTRL_ATTR_MCAST_GROUPS);
+	for (off = NLA_HDRLEN; groups && off + NLA_HDRLEN <= groups->nla_len;
+	     off += NLA_ALIGN(g->nla_len)) {
+		g = (struct nlattr *)((uint8_t *)groups + off);
+		if (g->nla_len < NLA_HDRLEN)
+			break;
+		nest_attrs(g, tb, CTRL_ATTR_MCAST_GRP_MAX);
+		if (tb[CTRL_ATTR_MCAST_GRP_NAME] && tb[CTRL_ATTR_MCAST_GRP_ID] &&
+		    !strcmp((char *)tb[CTRL_ATTR_MCAST_GRP_NAME] + NLA_HDRLEN,
+			    KBLOOM_MCGRP_EVENTS))
+			memcpy(&id, (uint8_t *)tb[CTRL_ATTR_MCAST_GRP_ID] + NLA_HDRLEN, 4);
+	}
+	close(ctl.fd);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0 || !id || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &id, sizeof(id))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int lo_up(void)
 {
 	struct ifreq ifr = { 0 };
@@ -1471,6 +1594,9 @@ int main(void)
 		}
 		ns_fd[i] = open("/proc/self/ns/net", O_RDONLY);
 		udp_fd[i] = lo_up();
+		udp6_fd[i] = socket(AF_INET6, SOCK_DGRAM, 0);
+		raw_fd[i] = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+		events_fd[i] = events_listener();
 	}
 	if (ns_fd[0] < 0 || ns_fd[1] < 0 || setns(ns_fd[0], CLONE_NEWNET)) {
 		printf("not ok 1 - back to the first netns\n");
@@ -1495,7 +1621,8 @@ int main(void)
 
 	for (i = 0; i < 6; i++)
 		harvest_one(i);
-	printf("# %d restores learnt from exports\n", ntemplates);
+	printf("# %d restores learnt from exports; events listened to: %s\n",
+	       ntemplates, events_fd[0] >= 0 && events_fd[1] >= 0 ? "yes" : "no");
 
 	/*
 	 * Replay: the corpus's coverage is the starting point; a learnt
