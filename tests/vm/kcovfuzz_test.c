@@ -35,6 +35,9 @@
  *   KBLOOM_KCOVFUZZ_CORPUS   the corpus directory, read and written
  *                            (default: a scratch copy of the committed
  *                            tests/vm/kcovfuzz_corpus)
+ *   KBLOOM_KCOVFUZZ_MINIMIZE DIR: the corpus's programs that reach what it
+ *                            reaches, smallest first, are written to DIR
+ *                            (with KBLOOM_KCOVFUZZ_N=0: a smaller seed)
  *   KBLOOM_KCOVFUZZ_BLIND    set: run without KCOV (a kernel without it;
  *                            no coverage, nothing kept: for trying the
  *                            fuzzer itself on a stock kernel)
@@ -1090,6 +1093,23 @@ static int corpus_load(void)
 	return n;
 }
 
+static size_t prog_bytes(const struct prog *p)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		n += 4 + p->ops[i].len;
+	return n;
+}
+
+static int prog_cmp_size(const void *a, const void *b)
+{
+	size_t x = prog_bytes(a), y = prog_bytes(b);
+
+	return x < y ? -1 : x > y;
+}
+
 /* ---- Generating and mutating programs */
 
 static void gen_op(struct prog *p)
@@ -1511,6 +1531,8 @@ int main(void)
 	const char *env_n = getenv("KBLOOM_KCOVFUZZ_N");
 	const char *env_seed = getenv("KBLOOM_KCOVFUZZ_SEED");
 	const char *env_fail = getenv("KBLOOM_KCOVFUZZ_FAILNTH"), *blind;
+	const char *env_min = getenv("KBLOOM_KCOVFUZZ_MINIMIZE");
+	int minimized = 0;
 	double secs = env_s ? atof(env_s) : 60, start = now_s(), deadline;
 	long max_msgs = env_n ? atol(env_n) : -1, replayed;
 	unsigned long long saved = param_get(), seed;
@@ -1630,8 +1652,17 @@ int main(void)
 	 */
 	i = corpus_load();
 	printf("# corpus %s: %d programs\n", corpus_dir, i < 0 ? 0 : i);
+	if (env_min)	/* the smallest first: they keep what they reach */
+		qsort(corpus, ncorpus, sizeof(*corpus), prog_cmp_size);
 	for (i = 0; i < ncorpus && !stop; i++) {
-		run_prog(&corpus[i], &stop);
+		if (run_prog(&corpus[i], &stop) && env_min) {
+			const char *keep = corpus_dir;
+
+			corpus_dir = env_min;
+			corpus_keep(&corpus[i], "", false);
+			corpus_dir = keep;
+			minimized++;
+		}
 		if (stop && fig.reports) {
 			printf("# corpus program %d reproduces a kernel report:\n", i);
 			print_prog(&corpus[i]);
@@ -1644,6 +1675,9 @@ int main(void)
 			corpus_keep(&templates[i], "", true);
 	}
 	replayed = fig.messages;
+	if (env_min)
+		printf("# %d programs of the corpus reach all it reaches: written to %s\n",
+		       minimized, env_min);
 	printf("# replayed in %.0f s: %ld messages, %ld module PCs, %ld edges\n",
 	       now_s() - start, replayed, npcs, nedges);
 
