@@ -1144,13 +1144,117 @@ static void gen_op(struct prog *p)
 	}
 }
 
+/*
+ * An export cut short: a filter big enough for several dump batches, its
+ * EXPORT read in part on one socket, then from another socket of its netns
+ * a destroy, a clear, a destroy and create again, more keys (a scalable
+ * filter grows), or the exporting socket closed; then the rest read.
+ */
+static void gen_export_cut(struct prog *p)
+{
+	static const uint32_t types[] = { KBLOOM_TYPE_BLOOM, KBLOOM_TYPE_COUNTING,
+		KBLOOM_TYPE_SCALABLE, KBLOOM_TYPE_DCF, KBLOOM_TYPE_TRANSFORMS };
+	uint32_t type = types[rn(ARRAY_SIZE(types))];
+	uint8_t a = one_in(2) ? rn(2) : 2 + rn(2), b = a ^ 1;
+	const char *name = pick_name();
+	int keys = 20 + rn(200);
+
+	msg_start(KBLOOM_CMD_CREATE, 0);
+	nlr_put_str(&gm, KBLOOM_A_NAME, name);
+	nlr_put_u32(&gm, KBLOOM_A_TYPE, type);
+	nlr_put_u64(&gm, KBLOOM_A_BITS, type == KBLOOM_TYPE_TRANSFORMS ? 1 << 15 :
+		    type == KBLOOM_TYPE_SCALABLE ? 1 << 14 : 1 << 20);
+	nlr_put_u32(&gm, KBLOOM_A_HASHES, type == KBLOOM_TYPE_TRANSFORMS ? 1 : 3);
+	if (type == KBLOOM_TYPE_COUNTING || type == KBLOOM_TYPE_DCF)
+		nlr_put_u32(&gm, KBLOOM_A_COUNTER_BITS, type == KBLOOM_TYPE_DCF ? 2 : 8);
+	if (type == KBLOOM_TYPE_SCALABLE) {
+		nlr_put_u64(&gm, KBLOOM_A_CAPACITY, 64);
+		nlr_put_u32(&gm, KBLOOM_A_GROWTH, 2);
+		nlr_put_u32(&gm, KBLOOM_A_TIGHTEN, 500000);
+	}
+	if (type == KBLOOM_TYPE_BLOOM && one_in(2)) {
+		nlr_put_u32(&gm, KBLOOM_A_WINDOWS, 2 + rn(3));
+		nlr_put_u64(&gm, KBLOOM_A_INTERVAL, 10 + rn(100));
+	}
+	prog_add(p, OP_REQ, a, gm.buf, gm.len);
+	if (type != KBLOOM_TYPE_TRANSFORMS) {
+		msg_start(KBLOOM_CMD_ADD, 0);
+		nlr_put_str(&gm, KBLOOM_A_NAME, name);
+		put_key_nest(keys, false, 0);
+		prog_add(p, OP_REQ, a, gm.buf, gm.len);
+	}
+	msg_start(KBLOOM_CMD_EXPORT, NLM_F_DUMP);
+	nlr_put_str(&gm, KBLOOM_A_NAME, name);
+	prog_add(p, OP_DUMP_PART, a, gm.buf, gm.len);
+	switch (rn(6)) {
+	case 0:
+		prog_add(p, OP_CLOSE, a, NULL, 0);
+		break;
+	case 1:
+		msg_start(KBLOOM_CMD_CLEAR, 0);
+		nlr_put_str(&gm, KBLOOM_A_NAME, name);
+		prog_add(p, OP_REQ, b, gm.buf, gm.len);
+		break;
+	case 2:
+		msg_start(KBLOOM_CMD_ADD, 0);
+		nlr_put_str(&gm, KBLOOM_A_NAME, name);
+		put_key_nest(300, false, 0);
+		prog_add(p, OP_REQ, b, gm.buf, gm.len);
+		break;
+	default:
+		msg_start(KBLOOM_CMD_DESTROY, 0);
+		nlr_put_str(&gm, KBLOOM_A_NAME, name);
+		prog_add(p, OP_REQ, b, gm.buf, gm.len);
+		if (one_in(2))
+			prog_add(p, OP_REQ, b, p->ops[0].msg, p->ops[0].len);
+		break;
+	}
+	prog_add(p, one_in(4) ? OP_CLOSE : OP_DRAIN, a, NULL, 0);
+}
+
+/*
+ * A restore cut short: a learnt restore up to some chunk, then its socket
+ * closed (the loading filter must go), or a second restore of the name
+ * from another socket, or a request naming it from another socket.
+ */
+static void gen_restore_cut(struct prog *p)
+{
+	const struct prog *t = &templates[rn(ntemplates)];
+	int cut = 1 + rn(t->n - 1), i;
+
+	p->n = 0;
+	for (i = 0; i < cut; i++)
+		prog_add(p, t->ops[i].op, t->ops[i].slot, t->ops[i].msg, t->ops[i].len);
+	switch (rn(3)) {
+	case 0:
+		prog_add(p, OP_CLOSE, 0, NULL, 0);
+		break;
+	case 1:
+		prog_add(p, OP_REQ, 1, t->ops[0].msg, t->ops[0].len);
+		break;
+	default:
+		prog_add(p, OP_REQ, 1, t->ops[t->n - 2].msg, t->ops[t->n - 2].len);
+		break;
+	}
+	for (; i < t->n; i++)
+		prog_add(p, t->ops[i].op, t->ops[i].slot, t->ops[i].msg, t->ops[i].len);
+}
+
 static void gen_prog(struct prog *p)
 {
 	int n = 2 + rn(8);
 
 	p->n = 0;
-	if (ntemplates && one_in(4)) {
+	if (ntemplates && one_in(5)) {
 		prog_copy(p, &templates[rn(ntemplates)]);
+		return;
+	}
+	if (ntemplates && one_in(5)) {
+		gen_restore_cut(p);
+		return;
+	}
+	if (one_in(4)) {
+		gen_export_cut(p);
 		return;
 	}
 	while (n--)
