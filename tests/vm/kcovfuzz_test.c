@@ -662,7 +662,7 @@ static bool verbose;	/* KBLOOM_KCOVFUZZ_VERBOSE: every answer */
 
 static struct {
 	long messages, answered, refused, unanswered, out_of_module;
-	long programs, kept, loaded, reports, injected, silent_mutants;
+	long programs, kept, reports, injected;
 } fig;
 
 static int open_slot(int slot)
@@ -976,8 +976,8 @@ static bool run_op(const struct pop *o, bool *stop)
 		break;
 	}
 	if (kcov_fd >= 0) {
-		fresh = cover_collect();
 		ioctl(kcov_fd, KCOV_DISABLE, 0);
+		fresh = cover_collect();
 	}
 	if (armed) {
 		fig.injected++;
