@@ -72,7 +72,7 @@
 #define KCOV_ENABLE	_IO('c', 100)
 #define KCOV_DISABLE	_IO('c', 101)
 #define KCOV_TRACE_PC	0
-#define COVER_SIZE	(1 << 20)	/* PCs per request, at most */
+#define COVER_SIZE	(1 << 18)	/* PCs per request, at most */
 
 #define PARAM_MEM "/sys/module/kbloom/parameters/max_memory"
 
@@ -986,13 +986,14 @@ static bool run_op(const struct pop *o, bool *stop)
 	return fresh;
 }
 
-static void sweep_ns(int slot)
+/* A socket per netns that programs never close: it empties the netns. */
+static struct nlr sweeper[2];
+
+static void sweep_ns(int ns)
 {
 	static struct nlr_msg m;
-	struct nlr *s = &socks[slot];
+	struct nlr *s = &sweeper[ns];
 
-	if (open_slot(slot))
-		return;
 	nlr_init(s, &m, family, KBLOOM_CMD_DESTROY, 0);
 	nlr_put_u32(&m, KBLOOM_A_FLAGS, KBLOOM_F_ALL);
 	nlr_send(s, &m);
@@ -1001,15 +1002,18 @@ static void sweep_ns(int slot)
 /* Runs a program from an empty module, and empties it after. */
 static bool run_prog(const struct prog *p, bool *stop)
 {
-	bool fresh = false;
+	bool fresh = false, used[2] = { false, false };
 	int i;
 
-	for (i = 0; i < p->n && !*stop; i++)
+	for (i = 0; i < p->n && !*stop; i++) {
 		fresh |= run_op(&p->ops[i], stop);
+		used[p->ops[i].slot >= 2] = true;
+	}
 	for (i = 0; i < SLOTS; i++)
 		close_slot(i);
-	sweep_ns(0);
-	sweep_ns(2);
+	for (i = 0; i < 2; i++)
+		if (used[i])
+			sweep_ns(i);
 	drain_events();
 	fig.programs++;
 	if (kernel_reported()) {
@@ -1480,13 +1484,11 @@ static void harvest_one(int recipe)
 
 /* ---- Setup */
 
-static long long status_mem(int slot)
+static long long status_mem(int ns)
 {
 	static struct nlr_msg m;
-	struct nlr *s = &socks[slot];
+	struct nlr *s = &sweeper[ns];
 
-	if (open_slot(slot))
-		return -1;
 	nlr_init(s, &m, family, KBLOOM_CMD_STATUS, 0);
 	if (nlr_send(s, &m))
 		return -1;
@@ -1638,6 +1640,7 @@ int main(void)
 	const char *env_min = getenv("KBLOOM_KCOVFUZZ_MINIMIZE");
 	int minimized = 0;
 	double secs = env_s ? atof(env_s) : 60, start = now_s(), deadline;
+	struct timeval tv = { .tv_sec = 10 };
 	long max_msgs = env_n ? atol(env_n) : -1, replayed;
 	unsigned long long saved = param_get(), seed;
 	long long mem0[2], mem1[2];
@@ -1723,27 +1726,26 @@ int main(void)
 		udp6_fd[i] = socket(AF_INET6, SOCK_DGRAM, 0);
 		raw_fd[i] = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
 		events_fd[i] = events_listener();
+		if (nlr_open(&sweeper[i])) {
+			printf("not ok 1 - the kbloom family resolved in netns %d\n", i);
+			return 1;
+		}
+		setsockopt(sweeper[i].fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	}
 	if (ns_fd[0] < 0 || ns_fd[1] < 0 || setns(ns_fd[0], CLONE_NEWNET)) {
 		printf("not ok 1 - back to the first netns\n");
 		return 1;
 	}
-	if (nlr_open(&socks[0])) {
-		printf("not ok 1 - the kbloom family resolved\n");
+	family = sweeper[0].family;
+	if (open_slot(0)) {
+		printf("not ok 1 - a socket for the programs\n");
 		return 1;
 	}
-	family = socks[0].family;
-	sock_open[0] = true;
-	{
-		struct timeval tv = { .tv_sec = 10 };
-
-		setsockopt(socks[0].fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	}
 	param_set(64ULL << 20);
-	sweep_ns(0);
-	sweep_ns(2);
-	mem0[0] = status_mem(0);
-	mem0[1] = status_mem(2);
+	for (i = 0; i < 2; i++) {
+		sweep_ns(i);
+		mem0[i] = status_mem(i);
+	}
 
 	for (i = 0; i < 6; i++)
 		harvest_one(i);
@@ -1810,12 +1812,11 @@ int main(void)
 	}
 	for (i = 0; i < SLOTS; i++)
 		close_slot(i);
-	sweep_ns(0);
-	sweep_ns(2);
-	mem1[0] = status_mem(0);
-	mem1[1] = status_mem(2);
-	close_slot(0);
-	close_slot(2);
+	for (i = 0; i < 2; i++) {
+		sweep_ns(i);
+		mem1[i] = status_mem(i);
+		close(sweeper[i].fd);
+	}
 	param_set(saved);
 
 	printf("# %ld messages in %.0f s (%ld of them replaying the corpus): %ld answered 0, %ld refused\n",
