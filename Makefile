@@ -9,6 +9,9 @@
 #   make style    checkpatch --strict on the kernel sources
 #   make coverage the debug tier alone: the module's line and branch
 #                 coverage, build/coverage/index.html (~12 min)
+#   make soak     the fuzzer for 1 000 000 messages beside the stress test
+#                 for 10 minutes, on the debug kernel (scripts/soak; hours:
+#                 about 50 messages a second under emulation)
 #   make clean
 
 KVER := $(shell scripts/kver)
@@ -96,19 +99,29 @@ kmod-6.12:
 
 # The module for the debug kernel (scripts/debug-kernel: KASAN, lockdep,
 # kmemleak, ...), built like kmod-6.12 from a copy of the sources, with
-# gcov profiling (its coverage: scripts/coverage).
+# gcov profiling (its coverage: scripts/coverage) and KCOV instrumentation
+# (the debug kernel instruments nothing else: tests/vm/kcovfuzz_test.c's
+# coverage feedback is the module's alone).
 KMOD_DEBUG := build/kmod-debug
 
 kmod-debug:
 	@kdir=$$(scripts/debug-kernel) && mkdir -p $(KMOD_DEBUG) && \
 	(cd kmod && cp -p --parents $(KMOD_SRCS:kmod/%=%) $(CURDIR)/$(KMOD_DEBUG)/) && \
 	cp -p dkms.conf $(KMOD_DEBUG)/ && \
-	$(MAKE) -C $$kdir M=$(CURDIR)/$(KMOD_DEBUG) GCOV_PROFILE=y modules
+	$(MAKE) -C $$kdir M=$(CURDIR)/$(KMOD_DEBUG) GCOV_PROFILE=y \
+		KCOV_INSTRUMENT=y modules
 
 # The debug tier alone, and the module's coverage report it writes
 # (build/coverage/index.html; the totals are in the tier's output).
 coverage: test-build
 	tests/run vm-debug
+
+# The soak (not part of check): the coverage-guided fuzzer for a million
+# messages with allocation failures injected, beside the stress test for
+# 10 minutes, on the debug kernel, then a kmemleak scan (scripts/soak;
+# KBLOOM_SOAK_MINUTES, KBLOOM_SOAK_MESSAGES make it shorter or longer).
+soak: deps
+	scripts/soak
 
 # The VM suites on 6.12 only (make check runs them too, as tier vm-6.12).
 check-6.12: deps
@@ -213,4 +226,4 @@ endif
 
 .PHONY: kmod-6.12 check-6.12 dkms-source dkms-install dkms-remove install
 
-.PHONY: all kmod userspace deps test-build check demo bench ablate style clean coverage kmod-debug
+.PHONY: all kmod userspace deps test-build check demo bench ablate style clean coverage kmod-debug soak

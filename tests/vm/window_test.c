@@ -8,8 +8,10 @@
  *   test --raw IPv4 packet to 127.0.0.1--> lo --OUTPUT hook--> attached filter
  *   test --DIGEST packet, linear split--> kernel digest == kb_digest() here
  *
- * Times: the VM is emulated, so every wait is a multiple of the interval
- * with slack, and assertions are about order and membership, not clocks.
+ * Times: the VM is emulated, and a loaded debug kernel may take seconds
+ * for a request or run a rotation late, so the tests wait for window IDs
+ * (polling GET's WINDOW_LIST), never a fixed time, and assertions are about
+ * order and membership, not clocks.
  */
 #include <arpa/inet.h>
 #include <netinet/ip.h>
@@ -38,13 +40,6 @@ FIXTURE_TEARDOWN(win)
 	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
 	nlr_send(&self->s, &self->m);
 	close(self->s.fd);
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 static int create_paged(struct nlr *s, struct nlr_msg *m, const char *name,
@@ -95,6 +90,39 @@ static int windows_of(struct nlr *s, struct window *w, int max)
 		n++;
 	}
 	return n;
+}
+
+/* The ID of @name's current window (GET's WINDOW_LIST, newest first); -1: none. */
+static int64_t newest_window(struct nlr *s, struct nlr_msg *m, const char *name)
+{
+	struct window w[1];
+
+	if (get(s, m, name) || windows_of(s, w, 1) < 1)
+		return -1;
+	return w[0].id;
+}
+
+/*
+ * Waits until @name's current window is @id or later, polling every 20 ms
+ * for at most 30 s; returns the current window's ID then (below @id when
+ * it never came). The tests wait for rotations, not for the clock: a
+ * loaded debug kernel may take seconds for a request, or run a rotation
+ * late, so a fixed sleep is either too short or wasted.
+ */
+static int64_t wait_window(struct nlr *s, struct nlr_msg *m, const char *name,
+			   int64_t id)
+{
+	struct timespec tick = { 0, 20 * 1000000L };
+	int64_t cur = -1;
+	int i;
+
+	for (i = 0; i < 1500; i++) {
+		cur = newest_window(s, m, name);
+		if (cur < 0 || cur >= id)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	return cur;
 }
 
 /* QUERY of one key; returns the window bitmap (bit j: window j of the list). */
@@ -188,29 +216,45 @@ TEST_F(win, bad_window_parameters_refused)
 	EXPECT_EQ(0, dump_count(s, &self->m));
 }
 
+/*
+ * The waits follow the window IDs; the rings are long enough (8 windows
+ * of 1 s) that the window of the first key is still kept when a request
+ * takes seconds.
+ */
 TEST_F(win, rotation_moves_keys_into_older_windows)
 {
 	struct nlr *s = &self->s;
 	struct window w[8];
 	uint64_t bits;
-	int n;
+	int64_t first;
+	int n, j;
 
-	ASSERT_EQ(0, create_paged(s, &self->m, "r", KBLOOM_TYPE_BLOOM, 4, 1000));
+	ASSERT_EQ(0, create_paged(s, &self->m, "r", KBLOOM_TYPE_BLOOM, 8, 1000));
 	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "r", "first"));
 	ASSERT_EQ(0, query1(s, &self->m, "r", "first", &bits));
-	EXPECT_EQ(1, bits);
-	sleep_ms(1500);
+	/* in one window: the first, the newest unless a rotation came between */
+	ASSERT_EQ(1, __builtin_popcountll(bits));
+	n = windows_of(s, w, 8);
+	j = __builtin_ctzll(bits);
+	ASSERT_GT(n, j);
+	first = w[j].id;
+	EXPECT_EQ(1, first);
+	ASSERT_LE(first + 1, wait_window(s, &self->m, "r", first + 1));
 	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "r", "second"));
 
 	ASSERT_EQ(0, query1(s, &self->m, "r", "first", &bits));
 	n = windows_of(s, w, 8);
 	ASSERT_LE(2, n);
-	/* Newest first; "first" sits in window 1, "second" in the newest. */
-	EXPECT_EQ(1, w[n - 1].id);
-	EXPECT_EQ(1ULL << (n - 1), bits);
-	EXPECT_NE(0, w[n - 1].end);
-	EXPECT_EQ(w[n - 2].start, w[n - 1].end);
-	EXPECT_EQ(1, w[n - 1].packets);
+	/* Newest first; "first" sits in its window, "second" in the newest. */
+	for (j = 0; j < n && w[j].id != first; j++)
+		;
+	ASSERT_GT(n, j) TH_LOG("window %lld of \"first\" no longer kept",
+			      (long long)first);
+	ASSERT_LT(0, j);
+	EXPECT_EQ(1ULL << j, bits);
+	EXPECT_NE(0, w[j].end);
+	EXPECT_EQ(w[j - 1].start, w[j].end);
+	EXPECT_EQ(1, w[j].packets);
 	EXPECT_EQ(0, w[0].end);
 	ASSERT_EQ(0, query1(s, &self->m, "r", "second", &bits));
 	EXPECT_EQ(1, bits & 1);
@@ -228,16 +272,20 @@ TEST_F(win, retention_drops_the_oldest_window)
 	struct nlr *s = &self->s;
 	struct window w[8];
 	uint64_t bits;
+	int64_t gone;
 	int n;
 
 	ASSERT_EQ(0, create_paged(s, &self->m, "old", KBLOOM_TYPE_BLOCKED, 2, 300));
 	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "old", "gone"));
-	sleep_ms(2000);
+	gone = newest_window(s, &self->m, "old");
+	ASSERT_LE(1, gone);
+	/* two rotations later, the window "gone" went in is dropped */
+	ASSERT_LE(gone + 2, wait_window(s, &self->m, "old", gone + 2));
 	ASSERT_EQ(0, query1(s, &self->m, "old", "gone", &bits));
 	EXPECT_EQ(0, bits);
 	n = windows_of(s, w, 8);
 	EXPECT_EQ(2, n);
-	EXPECT_LT(2, w[0].id);
+	EXPECT_LE(gone + 2, w[0].id);
 	EXPECT_EQ(w[1].id + 1, w[0].id);
 	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_TEST, "old", "gone"));
 	EXPECT_EQ(0, reply_u32(s, KBLOOM_A_NPRESENT));
@@ -247,12 +295,15 @@ TEST_F(win, count_sums_windows)
 {
 	struct nlr *s = &self->s;
 	struct nlattr *a;
+	int64_t before;
 	uint32_t c;
 
-	ASSERT_EQ(0, create_paged(s, &self->m, "cnt", KBLOOM_TYPE_COUNTING, 8, 500));
+	ASSERT_EQ(0, create_paged(s, &self->m, "cnt", KBLOOM_TYPE_COUNTING, 8, 1000));
 	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "cnt", "flow"));
 	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "cnt", "flow"));
-	sleep_ms(800);
+	before = newest_window(s, &self->m, "cnt");
+	ASSERT_LE(1, before);
+	ASSERT_LE(before + 1, wait_window(s, &self->m, "cnt", before + 1));
 	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "cnt", "flow"));
 	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_COUNT, "cnt", "flow"));
 	a = nlr_reply_attr(s, KBLOOM_A_COUNTS);
