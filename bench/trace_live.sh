@@ -83,9 +83,9 @@ nx() { local n=$1; shift; nsenter --net=/run/netns/"$n" "$@"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 row() { [ -n "$out" ] && printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$out"; return 0; }
 
-# found JSON INGRESS: the packets whose ingress list names INGRESS
-found() {
-	python3 -S -c '
+# The packets of a 'bloomctl -j trace' answer (an array, one object, or
+# one object a line) as the list ps, for the python3 snippets below.
+packets_py='
 import json, sys
 t = open(sys.argv[1]).read().strip()
 try:
@@ -93,6 +93,10 @@ try:
     ps = v if isinstance(v, list) else [v]
 except ValueError:
     ps = [json.loads(l) for l in t.splitlines() if l.strip()]
+'
+# found JSON INGRESS: the packets whose ingress list names INGRESS
+found() {
+	python3 -S -c "$packets_py"'
 print(sum(1 for p in ps if sys.argv[2] in (p.get("ingress") or [])))' "$1" "$2"
 }
 
@@ -108,14 +112,7 @@ trace_once() {
 }
 # unknowns JSON: the reasons of its unknown routers, as comments
 unknowns() {
-	python3 -S -c '
-import json, sys
-t = open(sys.argv[1]).read().strip()
-try:
-    v = json.loads(t)
-    ps = v if isinstance(v, list) else [v]
-except ValueError:
-    ps = [json.loads(l) for l in t.splitlines() if l.strip()]
+	python3 -S -c "$packets_py"'
 why = set()
 for p in ps:
     if p.get("status") == "unknown":
