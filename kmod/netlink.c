@@ -13,6 +13,7 @@
 #include "netlink.h"
 #include "attach.h"
 #include "events.h"
+#include "grow.h"
 #include "registry.h"
 
 /* const where the kernel allows it (kcompat.h). */
@@ -330,7 +331,7 @@ static int kb_parse_slices(const struct nlattr *list,
 			}
 			cur = n;
 		}
-		args->slice_keys[n] = tb[KBLOOM_SLICE_A_KEYS] ?
+		args->saved.keys[n] = tb[KBLOOM_SLICE_A_KEYS] ?
 				      nla_get_u64(tb[KBLOOM_SLICE_A_KEYS]) : 0;
 		n++;
 	}
@@ -339,8 +340,8 @@ static int kb_parse_slices(const struct nlattr *list,
 				    "SLICE_LIST needs its slices, one of them CURRENT");
 		return -EINVAL;
 	}
-	args->nslices = n;
-	args->cur = cur;
+	args->saved.nslices = n;
+	args->saved.cur = cur;
 	return 0;
 }
 
@@ -353,8 +354,9 @@ static int kb_parse_layout(struct nlattr **a, struct kb_create_args *args,
 			   struct netlink_ext_ack *extack)
 {
 	const struct kb_shape *s = &args->shape;
-	bool scal = args->loader && s->type == KBLOOM_TYPE_SCALABLE;
-	bool dcf = args->loader && s->type == KBLOOM_TYPE_DCF;
+	u32 kind = args->loader ? kb_grow_type_kind(s->type) : 0;
+	bool scal = kind == KB_GROW_SLICES;
+	bool dcf = kind == KB_GROW_WIDER;
 	u32 bits;
 
 	if (kb_layout_extra(a[KBLOOM_A_SLICE_LIST], scal, extack) ||
@@ -364,14 +366,14 @@ static int kb_parse_layout(struct nlattr **a, struct kb_create_args *args,
 		return -EINVAL;
 	if (dcf) {
 		bits = kb_get_u32(a, KBLOOM_A_OFV_BITS);
-		args->ofv_bits = bits ? bits : 1;
-		if (args->ofv_bits & (args->ofv_bits - 1)) {
+		args->saved.ofv_bits = bits ? bits : 1;
+		if (args->saved.ofv_bits & (args->saved.ofv_bits - 1)) {
 			NL_SET_ERR_MSG_ATTR(extack, a[KBLOOM_A_OFV_BITS],
 					    "OFV_BITS must be 1, 2, 4, 8, 16 or 32");
 			return -EINVAL;
 		}
 		if (a[KBLOOM_A_LOST])
-			args->overflow = nla_get_u64(a[KBLOOM_A_LOST]);
+			args->saved.overflow = nla_get_u64(a[KBLOOM_A_LOST]);
 		args->layout = a[KBLOOM_A_OFV_BITS];
 		return 0;
 	}
@@ -383,7 +385,7 @@ static int kb_parse_layout(struct nlattr **a, struct kb_create_args *args,
 		return -EINVAL;
 	}
 	if (a[KBLOOM_A_OVERFLOW])
-		args->overflow = nla_get_u64(a[KBLOOM_A_OVERFLOW]);
+		args->saved.overflow = nla_get_u64(a[KBLOOM_A_OVERFLOW]);
 	args->layout = a[KBLOOM_A_SLICE_LIST];
 	return kb_parse_slices(a[KBLOOM_A_SLICE_LIST], args, extack);
 }
@@ -422,8 +424,8 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (a[KBLOOM_A_CAPACITY])
 		args.capacity = nla_get_u64(a[KBLOOM_A_CAPACITY]);
-	/* Only a scalable filter's shape has a capacity: slice 0's. */
-	if (s->type == KBLOOM_TYPE_SCALABLE)
+	/* Only a shape with a plan has a capacity: slice 0's (scalable). */
+	if (kb_type_takes(s->type, KB_PARAM_PLAN))
 		s->capacity = args.capacity;
 	if (a[KBLOOM_A_HASH_KEY])
 		args.hash_key = nla_data(a[KBLOOM_A_HASH_KEY]);
@@ -518,11 +520,10 @@ static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 			       KBLOOM_A_PAD)))
 		return -EMSGSIZE;
 
-	if ((s->type == KBLOOM_TYPE_COUNTING || s->type == KBLOOM_TYPE_STABLE ||
-	     s->type == KBLOOM_TYPE_DCF) &&
+	if (kb_type_takes(s->type, KB_PARAM_COUNTER_BITS) &&
 	    nla_put_u32(skb, KBLOOM_A_COUNTER_BITS, s->cell_bits))
 		return -EMSGSIZE;
-	if (s->type == KBLOOM_TYPE_COUNTING &&
+	if (kb_type_takes(s->type, KB_PARAM_UPDATE) &&
 	    nla_put_u32(skb, KBLOOM_A_UPDATE, s->update))
 		return -EMSGSIZE;
 	if (s->decrement && nla_put_u32(skb, KBLOOM_A_DECREMENT, s->decrement))
@@ -601,21 +602,21 @@ int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set)
  */
 static int kb_fill_slices(struct sk_buff *skb, const struct kb_filter *f)
 {
+	u32 i, n, kind = kb_grow_kind(f);
 	struct nlattr *list, *nest;
 	struct kb_slice_info si;
-	u32 i, n;
 
-	if (kb_filter_is_dcf(f))
+	if (kind == KB_GROW_WIDER)
 		return nla_put_u32(skb, KBLOOM_A_OFV_BITS, kb_dcf_ofv_bits(f)) ||
-		       nla_put_u64_64bit(skb, KBLOOM_A_LOST, kb_dcf_lost(f),
+		       nla_put_u64_64bit(skb, KBLOOM_A_LOST, kb_grow_overflow(f),
 					 KBLOOM_A_PAD) ||
 		       nla_put_u32(skb, KBLOOM_A_GROW_ERROR,
-				   kb_dcf_grow_error(f)) ? -EMSGSIZE : 0;
-	if (!kb_filter_is_scalable(f))
+				   kb_grow_error(f)) ? -EMSGSIZE : 0;
+	if (kind != KB_GROW_SLICES)
 		return 0;
-	if (nla_put_u64_64bit(skb, KBLOOM_A_OVERFLOW, kb_scalable_overflow(f),
+	if (nla_put_u64_64bit(skb, KBLOOM_A_OVERFLOW, kb_grow_overflow(f),
 			      KBLOOM_A_PAD) ||
-	    nla_put_u32(skb, KBLOOM_A_GROW_ERROR, kb_scalable_grow_error(f)))
+	    nla_put_u32(skb, KBLOOM_A_GROW_ERROR, kb_grow_error(f)))
 		return -EMSGSIZE;
 	list = nla_nest_start(skb, KBLOOM_A_SLICE_LIST);
 	if (!list)

@@ -211,7 +211,7 @@ static void kb_count_keys(const struct kb_filter *f, const struct nlattr *keys,
  */
 static bool kb_add_locked_path(const struct kb_filter *f)
 {
-	return kb_grows(f) || f->s.type == KBLOOM_TYPE_STABLE;
+	return kb_grows(f) || kb_filter_info(f)->caps & KB_CAP_FORGETS;
 }
 
 /*
@@ -532,7 +532,7 @@ int kb_cmd_del(struct sk_buff *skb, struct genl_info *info)
 		err = -EOPNOTSUPP;
 		goto out;
 	}
-	if (kb_filter_is_dcf(f) && kb_dcf_lost(f)) {
+	if (kb_grow_lost(f)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
 				    "dcf dropped increments (LOST): its counts may be low, so DEL is refused until CLEAR");
 		err = -EOPNOTSUPP;

@@ -272,8 +272,7 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 		obj->loaded += n;
 	}
 	if (flags & KBLOOM_F_LOADED) {
-		if (kb_filter_is_dcf(f))
-			kb_dcf_loaded(f);
+		kb_grow_loaded(f);
 		obj->generation++;
 		kn->dump_gen++;
 		kb_loaded(obj);
