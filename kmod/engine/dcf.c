@@ -383,11 +383,6 @@ static void kb_dcf_clear(struct kb_filter *f)
 	kb_write_sequnlock(&d->lock, flags);
 }
 
-bool kb_filter_is_dcf(const struct kb_filter *f)
-{
-	return f->ops == &kb_dcf_ops;
-}
-
 u32 kb_dcf_ofv_bits(const struct kb_filter *f)
 {
 	return READ_ONCE(f->dcf->ofv_bits);

@@ -14,7 +14,6 @@
  * retire are the owner's, one at a time, where it may allocate; retire
  * only once no reader can hold the replaced vector (a grace period).
  */
-bool kb_filter_is_dcf(const struct kb_filter *f);
 u32 kb_dcf_ofv_bits(const struct kb_filter *f);
 u64 kb_dcf_lost(const struct kb_filter *f);
 u32 kb_dcf_grow_error(const struct kb_filter *f);

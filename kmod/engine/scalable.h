@@ -13,6 +13,7 @@
  * tests and the readers below run from any context; grow and fail are
  * for one caller at a time, in a context that may allocate.
  */
+/* For tests and tools: the module asks kb_filter_info() instead. */
 bool kb_filter_is_scalable(const struct kb_filter *f);
 
 struct kb_slice_info {
