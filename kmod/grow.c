@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Growth of scalable filters and of dcfs' overflow vectors (uapi/kbloom.h,
- * KBLOOM_TYPE_SCALABLE and KBLOOM_TYPE_DCF). Below, "slice" is a dcf's
- * wider OFV too; a dcf also waits a grace period before the old vector
- * is freed and its bytes given back.
+ * Growth of the filters whose memory grows after create, through their
+ * type's growth protocol (struct kb_grow_ops, engine/filter.h): scalable
+ * filters' slices and dcfs' overflow vectors (uapi/kbloom.h). Below,
+ * "slice" is a dcf's wider OFV too; a type that retires what growth
+ * replaced (a dcf's old vector) waits a grace period before it is freed
+ * and its bytes given back.
  *
  * The engine calls kb_grow_kick() from the add that takes the current
  * slice past half its capacity (or finds it full) while no next slice is
@@ -35,27 +37,70 @@
 #include "kcompat.h"
 #include "registry.h"
 
+static const struct kb_grow_ops *kb_grow_ops(const struct kb_filter *f)
+{
+	return kb_filter_info(f)->grow;
+}
+
 bool kb_grows(const struct kb_filter *f)
 {
-	return kb_filter_is_scalable(f) || kb_filter_is_dcf(f);
+	return kb_grow_ops(f);
+}
+
+u32 kb_grow_kind(const struct kb_filter *f)
+{
+	const struct kb_grow_ops *g = kb_grow_ops(f);
+
+	return g ? g->kind : 0;
+}
+
+u32 kb_grow_type_kind(u32 type)
+{
+	const struct kb_type_info *t = kb_type_info(type);
+
+	return t && t->grow ? t->grow->kind : 0;
 }
 
 bool kb_grow_due(const struct kb_filter *f)
 {
-	return kb_filter_is_scalable(f) ? kb_scalable_full(f) :
-	       kb_dcf_wants_widen(f);
+	return kb_grow_ops(f)->due(f);
 }
 
 u64 kb_grow_overflow(const struct kb_filter *f)
 {
-	return kb_filter_is_scalable(f) ? kb_scalable_overflow(f) :
-	       kb_dcf_lost(f);
+	return kb_grow_ops(f)->overflow(f);
 }
 
 u32 kb_grow_error(const struct kb_filter *f)
 {
-	return kb_filter_is_scalable(f) ? kb_scalable_grow_error(f) :
-	       kb_dcf_grow_error(f);
+	return kb_grow_ops(f)->error(f);
+}
+
+bool kb_grow_lost(const struct kb_filter *f)
+{
+	return kb_grow_kind(f) == KB_GROW_WIDER && kb_grow_overflow(f);
+}
+
+u64 kb_grow_load_mem(const struct kb_shape *s, const struct kb_saved *l)
+{
+	const struct kb_type_info *t = kb_type_info(s->type);
+
+	return t && t->grow ? t->grow->load_mem(s, l) : 0;
+}
+
+int kb_grow_load(struct kb_filter *f, const struct kb_saved *l)
+{
+	const struct kb_grow_ops *g = kb_grow_ops(f);
+
+	return g ? g->load(f, l) : 0;
+}
+
+void kb_grow_loaded(struct kb_filter *f)
+{
+	const struct kb_grow_ops *g = kb_grow_ops(f);
+
+	if (g && g->loaded)
+		g->loaded(f);
 }
 
 static void kb_grow_kick(void *arg)
@@ -89,10 +134,7 @@ static void kb_grow_retry_work(struct work_struct *work)
 	mutex_lock(&obj->grow_lock);
 	/* CLEAR may have lifted it meanwhile. */
 	if (kb_grow_may_pass(kb_grow_error(f))) {
-		if (kb_filter_is_scalable(f))
-			kb_scalable_fail(f, KBLOOM_GROW_OK);
-		else
-			kb_dcf_fail(f, KBLOOM_GROW_OK);
+		kb_grow_ops(f)->fail(f, KBLOOM_GROW_OK);
 		kb_grow_locked(obj, f);
 	}
 	mutex_unlock(&obj->grow_lock);
@@ -113,10 +155,7 @@ void kb_grow_start(struct kb_obj *obj)
 		return;
 	/* Growth is charged where the filter was: its creator's cgroup. */
 	obj->memcg = get_mem_cgroup_from_mm(current->mm);
-	if (kb_filter_is_scalable(f))
-		kb_scalable_set_kick(f, kb_grow_kick, obj);
-	else
-		kb_dcf_set_kick(f, kb_grow_kick, obj);
+	kb_grow_ops(f)->set_kick(f, kb_grow_kick, obj);
 }
 
 void kb_grow_stop(struct kb_obj *obj)
@@ -159,21 +198,25 @@ static u32 kb_grow_make(struct kb_obj *obj, struct kb_filter *f, u64 bytes,
 	return KBLOOM_GROW_OK;
 }
 
-/* A dcf's OFV, twice as wide; the old one goes after a grace period. */
-static u32 kb_grow_dcf(struct kb_obj *obj, struct kb_filter *f)
+/*
+ * The next slice (a wider OFV); what it replaced, if anything, goes after
+ * a grace period.
+ */
+static u32 kb_grow_one(struct kb_obj *obj, struct kb_filter *f,
+		       const struct kb_grow_ops *g)
 {
 	u64 bytes = 0, freed;
 	u32 why;
 
-	why = kb_dcf_next(f, &bytes);
+	why = g->next(f, &bytes);
 	obj->grow_want = bytes;
 	if (!why)
-		why = kb_grow_make(obj, f, bytes, kb_dcf_widen);
-	if (why)
+		why = kb_grow_make(obj, f, bytes, g->make);
+	if (why || !g->retire)
 		return why;
-	/* Readers of the old vector run under RCU. */
+	/* Readers of the replaced memory run under RCU. */
 	synchronize_rcu();
-	freed = kb_dcf_retire(f);
+	freed = g->retire(f);
 	kb_mem_uncharge(obj->kn, freed);
 	kb_grow_account(obj, -(s64)freed);
 	return KBLOOM_GROW_OK;
@@ -189,29 +232,16 @@ void kb_grow_settle(struct kb_obj *obj)
 /* kb_grow() under the grow lock; queues the retry of a refusal that may pass. */
 static u32 kb_grow_locked(struct kb_obj *obj, struct kb_filter *f)
 {
-	struct kb_shape s;
-	u64 bytes = 0;
+	const struct kb_grow_ops *g = kb_grow_ops(f);
 	u32 why;
 
 	lockdep_assert_held(&obj->grow_lock);
-	if (kb_filter_is_dcf(f)) {
-		if (kb_dcf_wants_widen(f)) {
-			why = kb_grow_dcf(obj, f);
-			if (why)
-				kb_dcf_fail(f, why);
-		}
-		goto out;
+	if (g->wanted(f)) {
+		why = kb_grow_one(obj, f, g);
+		if (why)
+			g->fail(f, why);
 	}
-	if (!kb_scalable_wants_slice(f))
-		goto out;
-	why = kb_scalable_next(f, &s, &bytes);
-	obj->grow_want = bytes;
-	if (!why)
-		why = kb_grow_make(obj, f, bytes, kb_scalable_grow);
-	if (why)
-		kb_scalable_fail(f, why);
-out:
-	why = kb_grow_error(f);
+	why = g->error(f);
 	if (!kb_grow_may_pass(why)) {
 		obj->grow_retries = 0;
 	} else if (!delayed_work_pending(&obj->grow_retry)) {
@@ -239,7 +269,7 @@ static void kb_grow_explain_dcf(struct kb_obj *obj, struct kb_filter *f,
 {
 	struct kb_usage u;
 
-	switch (kb_dcf_grow_error(f)) {
+	switch (kb_grow_error(f)) {
 	case KBLOOM_GROW_MEMORY_LIMIT:
 		kb_usage(obj->kn, &u);
 		KB_ERR_MSG_FMT(extack,
@@ -268,11 +298,11 @@ void kb_grow_explain(struct kb_obj *obj, struct netlink_ext_ack *extack)
 	struct kb_filter *f = kb_ring_only(&obj->ring);
 	struct kb_usage u;
 
-	if (kb_filter_is_dcf(f)) {
+	if (kb_grow_kind(f) == KB_GROW_WIDER) {
 		kb_grow_explain_dcf(obj, f, extack);
 		return;
 	}
-	switch (kb_scalable_grow_error(f)) {
+	switch (kb_grow_error(f)) {
 	case KBLOOM_GROW_MEMORY_LIMIT:
 		kb_usage(obj->kn, &u);
 		KB_ERR_MSG_FMT(extack,

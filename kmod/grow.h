@@ -13,14 +13,35 @@
 struct kb_obj;
 struct kb_filter;
 
-/* The types whose memory grows after create: scalable and dcf. */
+struct kb_shape;
+struct kb_saved;
+
+/*
+ * The types whose memory grows after create (scalable and dcf): those
+ * whose type has a growth protocol (struct kb_grow_ops). The rest below
+ * is for them only, but for the kinds and the loading calls, which
+ * answer 0 and do nothing for the others.
+ */
 bool kb_grows(const struct kb_filter *f);
+/* enum kb_grow_kind, or 0: of a filter, of a type id. */
+u32 kb_grow_kind(const struct kb_filter *f);
+u32 kb_grow_type_kind(u32 type);
 /* Growth is due now: a scalable's slice is full, a dcf's OFV half so. */
 bool kb_grow_due(const struct kb_filter *f);
 /* What grows when growth lags: scalable OVERFLOW, dcf LOST. */
 u64 kb_grow_overflow(const struct kb_filter *f);
 /* enum kbloom_grow. */
 u32 kb_grow_error(const struct kb_filter *f);
+/* Growth lagged and lost updates (dcf LOST): counts may be low. */
+bool kb_grow_lost(const struct kb_filter *f);
+/*
+ * A saved layout (KBLOOM_F_LOAD): its bytes beyond the shape's
+ * (KB_NO_PLAN: none such), made before the filter is seen, and
+ * settled after its cells are loaded.
+ */
+u64 kb_grow_load_mem(const struct kb_shape *s, const struct kb_saved *l);
+int kb_grow_load(struct kb_filter *f, const struct kb_saved *l);
+void kb_grow_loaded(struct kb_filter *f);
 
 /* Before the filter is reachable: the lock, the work, the memcg. */
 void kb_grow_init(struct kb_obj *obj);

@@ -53,6 +53,17 @@
 #endif
 
 /*
+ * The op a genl family's pre_doit and post_doit are given: struct genl_ops
+ * in 6.1, struct genl_split_ops since the split ops of 6.2. Both carry
+ * the command's cmd and internal_flags, all kbloom reads of it.
+ */
+#if KB_KERNEL_AT_LEAST(6, 2)
+#define kb_genl_doit_ops genl_split_ops
+#else
+#define kb_genl_doit_ops genl_ops
+#endif
+
+/*
  * A formatted extack message where the kernel has NL_SET_ERR_MSG_FMT (6.12;
  * it came in 6.2), cut at 80 bytes: @fmt must fit with its figures. 6.1
  * keeps only static messages, so it gets @fixed (KBLOOM_CMD_STATUS reports

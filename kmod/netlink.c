@@ -13,6 +13,7 @@
 #include "netlink.h"
 #include "attach.h"
 #include "events.h"
+#include "grow.h"
 #include "registry.h"
 
 /* const where the kernel allows it (kcompat.h). */
@@ -330,7 +331,7 @@ static int kb_parse_slices(const struct nlattr *list,
 			}
 			cur = n;
 		}
-		args->slice_keys[n] = tb[KBLOOM_SLICE_A_KEYS] ?
+		args->saved.keys[n] = tb[KBLOOM_SLICE_A_KEYS] ?
 				      nla_get_u64(tb[KBLOOM_SLICE_A_KEYS]) : 0;
 		n++;
 	}
@@ -339,8 +340,8 @@ static int kb_parse_slices(const struct nlattr *list,
 				    "SLICE_LIST needs its slices, one of them CURRENT");
 		return -EINVAL;
 	}
-	args->nslices = n;
-	args->cur = cur;
+	args->saved.nslices = n;
+	args->saved.cur = cur;
 	return 0;
 }
 
@@ -353,8 +354,9 @@ static int kb_parse_layout(struct nlattr **a, struct kb_create_args *args,
 			   struct netlink_ext_ack *extack)
 {
 	const struct kb_shape *s = &args->shape;
-	bool scal = args->loader && s->type == KBLOOM_TYPE_SCALABLE;
-	bool dcf = args->loader && s->type == KBLOOM_TYPE_DCF;
+	u32 kind = args->loader ? kb_grow_type_kind(s->type) : 0;
+	bool scal = kind == KB_GROW_SLICES;
+	bool dcf = kind == KB_GROW_WIDER;
 	u32 bits;
 
 	if (kb_layout_extra(a[KBLOOM_A_SLICE_LIST], scal, extack) ||
@@ -364,14 +366,14 @@ static int kb_parse_layout(struct nlattr **a, struct kb_create_args *args,
 		return -EINVAL;
 	if (dcf) {
 		bits = kb_get_u32(a, KBLOOM_A_OFV_BITS);
-		args->ofv_bits = bits ? bits : 1;
-		if (args->ofv_bits & (args->ofv_bits - 1)) {
+		args->saved.ofv_bits = bits ? bits : 1;
+		if (args->saved.ofv_bits & (args->saved.ofv_bits - 1)) {
 			NL_SET_ERR_MSG_ATTR(extack, a[KBLOOM_A_OFV_BITS],
 					    "OFV_BITS must be 1, 2, 4, 8, 16 or 32");
 			return -EINVAL;
 		}
 		if (a[KBLOOM_A_LOST])
-			args->overflow = nla_get_u64(a[KBLOOM_A_LOST]);
+			args->saved.overflow = nla_get_u64(a[KBLOOM_A_LOST]);
 		args->layout = a[KBLOOM_A_OFV_BITS];
 		return 0;
 	}
@@ -383,22 +385,20 @@ static int kb_parse_layout(struct nlattr **a, struct kb_create_args *args,
 		return -EINVAL;
 	}
 	if (a[KBLOOM_A_OVERFLOW])
-		args->overflow = nla_get_u64(a[KBLOOM_A_OVERFLOW]);
+		args->saved.overflow = nla_get_u64(a[KBLOOM_A_OVERFLOW]);
 	args->layout = a[KBLOOM_A_SLICE_LIST];
 	return kb_parse_slices(a[KBLOOM_A_SLICE_LIST], args, extack);
 }
 
 static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
 	struct nlattr **a = info->attrs;
 	struct kb_create_args args = {};
 	struct kb_shape *s = &args.shape;
 	u32 flags;
 	int err;
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_TYPE, KBLOOM_A_BITS,
-			KBLOOM_A_HASHES))
+	if (!KB_REQUIRE(info, KBLOOM_A_TYPE, KBLOOM_A_BITS, KBLOOM_A_HASHES))
 		return -EINVAL;
 	if (!kb_name_ok(a[KBLOOM_A_NAME], info->extack))
 		return -EINVAL;
@@ -422,8 +422,8 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (a[KBLOOM_A_CAPACITY])
 		args.capacity = nla_get_u64(a[KBLOOM_A_CAPACITY]);
-	/* Only a scalable filter's shape has a capacity: slice 0's. */
-	if (s->type == KBLOOM_TYPE_SCALABLE)
+	/* Only a shape with a plan has a capacity: slice 0's (scalable). */
+	if (kb_type_takes(s->type, KB_PARAM_PLAN))
 		s->capacity = args.capacity;
 	if (a[KBLOOM_A_HASH_KEY])
 		args.hash_key = nla_data(a[KBLOOM_A_HASH_KEY]);
@@ -446,15 +446,12 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 
 	args.net = genl_info_net(info);
 	args.global_figures = netlink_capable(skb, CAP_NET_ADMIN);
-	mutex_lock(&kn->lock);
-	err = kb_create(kn, &args, info->extack);
-	mutex_unlock(&kn->lock);
-	return err;
+	return kb_create(kb_nl_net(info), &args, info->extack);
 }
 
 static int kb_cmd_destroy(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_net *kn = kb_nl_net(info);
 	struct nlattr **a = info->attrs;
 	u32 flags = a[KBLOOM_A_FLAGS] ? nla_get_u32(a[KBLOOM_A_FLAGS]) : 0;
 	struct kb_obj *obj;
@@ -466,7 +463,6 @@ static int kb_cmd_destroy(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	mutex_lock(&kn->lock);
 	if (flags & KBLOOM_F_ALL) {
 		kb_destroy_all(kn);
 	} else {
@@ -476,7 +472,6 @@ static int kb_cmd_destroy(struct sk_buff *skb, struct genl_info *info)
 		else
 			err = -ENOENT;
 	}
-	mutex_unlock(&kn->lock);
 	return err;
 }
 
@@ -518,11 +513,10 @@ static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 			       KBLOOM_A_PAD)))
 		return -EMSGSIZE;
 
-	if ((s->type == KBLOOM_TYPE_COUNTING || s->type == KBLOOM_TYPE_STABLE ||
-	     s->type == KBLOOM_TYPE_DCF) &&
+	if (kb_type_takes(s->type, KB_PARAM_COUNTER_BITS) &&
 	    nla_put_u32(skb, KBLOOM_A_COUNTER_BITS, s->cell_bits))
 		return -EMSGSIZE;
-	if (s->type == KBLOOM_TYPE_COUNTING &&
+	if (kb_type_takes(s->type, KB_PARAM_UPDATE) &&
 	    nla_put_u32(skb, KBLOOM_A_UPDATE, s->update))
 		return -EMSGSIZE;
 	if (s->decrement && nla_put_u32(skb, KBLOOM_A_DECREMENT, s->decrement))
@@ -601,21 +595,21 @@ int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set)
  */
 static int kb_fill_slices(struct sk_buff *skb, const struct kb_filter *f)
 {
+	u32 i, n, kind = kb_grow_kind(f);
 	struct nlattr *list, *nest;
 	struct kb_slice_info si;
-	u32 i, n;
 
-	if (kb_filter_is_dcf(f))
+	if (kind == KB_GROW_WIDER)
 		return nla_put_u32(skb, KBLOOM_A_OFV_BITS, kb_dcf_ofv_bits(f)) ||
-		       nla_put_u64_64bit(skb, KBLOOM_A_LOST, kb_dcf_lost(f),
+		       nla_put_u64_64bit(skb, KBLOOM_A_LOST, kb_grow_overflow(f),
 					 KBLOOM_A_PAD) ||
 		       nla_put_u32(skb, KBLOOM_A_GROW_ERROR,
-				   kb_dcf_grow_error(f)) ? -EMSGSIZE : 0;
-	if (!kb_filter_is_scalable(f))
+				   kb_grow_error(f)) ? -EMSGSIZE : 0;
+	if (kind != KB_GROW_SLICES)
 		return 0;
-	if (nla_put_u64_64bit(skb, KBLOOM_A_OVERFLOW, kb_scalable_overflow(f),
+	if (nla_put_u64_64bit(skb, KBLOOM_A_OVERFLOW, kb_grow_overflow(f),
 			      KBLOOM_A_PAD) ||
-	    nla_put_u32(skb, KBLOOM_A_GROW_ERROR, kb_scalable_grow_error(f)))
+	    nla_put_u32(skb, KBLOOM_A_GROW_ERROR, kb_grow_error(f)))
 		return -EMSGSIZE;
 	list = nla_nest_start(skb, KBLOOM_A_SLICE_LIST);
 	if (!list)
@@ -705,25 +699,15 @@ static int kb_fill_filter(struct sk_buff *skb, struct kb_obj *obj,
 
 static int kb_cmd_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_obj *obj = kb_nl_obj(info);
 	struct sk_buff *msg;
-	struct kb_obj *obj;
 	int err;
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME))
-		return -EINVAL;
-	mutex_lock(&kn->lock);
-	obj = kb_find(kn, info);
-	if (!obj) {
-		mutex_unlock(&kn->lock);
-		return -ENOENT;
-	}
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE +
 			  obj->ring.nwindows * KB_WINDOW_MSG_SIZE +
 			  KBLOOM_SLICES_MAX * KB_SLICE_MSG_SIZE, GFP_KERNEL);
 	err = msg ? kb_fill_filter(msg, obj, info->snd_portid, info->snd_seq,
 				   0, NULL, true) : -ENOMEM;
-	mutex_unlock(&kn->lock);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -772,38 +756,26 @@ struct kb_filter *kb_only_table(struct kb_obj *obj, struct genl_info *info)
 
 static int kb_cmd_clear(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
-	struct kb_obj *obj;
-
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME))
-		return -EINVAL;
-	mutex_lock(&kn->lock);
-	obj = kb_find(kn, info);
-	if (obj)
-		kb_clear(obj);
-	mutex_unlock(&kn->lock);
-	return obj ? 0 : -ENOENT;
+	kb_clear(kb_nl_obj(info));
+	return 0;
 }
 
 /*
- * Looks up NAME and SRC, two different filters, under the namespace lock;
- * 0 or -errno with the reason in extack.
+ * Looks up SRC, another filter than NAME's (@a), under the namespace
+ * lock; 0 or -errno with the reason in extack.
  */
-static int kb_find_pair(struct kb_net *kn, struct genl_info *info,
-			struct kb_obj **a, struct kb_obj **b)
+static int kb_find_src(struct genl_info *info, struct kb_obj *a,
+		       struct kb_obj **b)
 {
 	struct nlattr *attr = info->attrs[KBLOOM_A_SRC];
 
-	*a = kb_find(kn, info);
-	if (!*a)
-		return -ENOENT;
-	*b = kb_lookup(kn, nla_data(attr));
+	*b = kb_lookup(kb_nl_net(info), nla_data(attr));
 	if (!*b) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "no filter named SRC in this namespace");
 		return -ENOENT;
 	}
-	if (*a == *b) {
+	if (a == *b) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, "SRC is the filter itself");
 		return -EINVAL;
 	}
@@ -837,44 +809,35 @@ static int kb_pair_tables(struct genl_info *info, struct kb_obj *a,
 
 static int kb_cmd_merge(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
 	u32 op = kb_get_u32(info->attrs, KBLOOM_A_MERGE_OP);
+	struct kb_obj *dst = kb_nl_obj(info), *src;
 	struct kb_filter *fd, *fs;
-	struct kb_obj *dst, *src;
 	int err;
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_SRC))
-		return -EINVAL;
-	mutex_lock(&kn->lock);
-	err = kb_find_pair(kn, info, &dst, &src);
+	err = kb_find_src(info, dst, &src);
 	if (!err)
 		err = kb_pair_tables(info, dst, src, &fd, &fs);
 	if (!err)
 		err = kb_pair_error(info, kb_filter_merge(fd, fs, op));
 	if (!err)
 		dst->generation++;
-	mutex_unlock(&kn->lock);
 	return err;
 }
 
 static int kb_cmd_estimate(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_obj *a = kb_nl_obj(info), *b;
 	struct kb_filter *f1, *f2;
 	struct kb_fill fa, fb;
-	struct kb_obj *a, *b;
 	struct sk_buff *msg;
 	u64 both;
 	void *hdr;
 	int err;
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_SRC))
-		return -EINVAL;
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	mutex_lock(&kn->lock);
-	err = kb_find_pair(kn, info, &a, &b);
+	err = kb_find_src(info, a, &b);
 	if (!err)
 		err = kb_pair_tables(info, a, b, &f1, &f2);
 	if (!err)
@@ -883,7 +846,6 @@ static int kb_cmd_estimate(struct sk_buff *skb, struct genl_info *info)
 		kb_filter_fill(f1, &fa);
 		kb_filter_fill(f2, &fb);
 	}
-	mutex_unlock(&kn->lock);
 	if (err)
 		goto err_free;
 
@@ -917,16 +879,13 @@ static int kb_put_owner(struct sk_buff *msg, const struct kb_owner_usage *o)
 /* MEM_ALL, the bytes of every namespace, only to the initial one's admin. */
 static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
 	bool all = netlink_capable(skb, CAP_NET_ADMIN);
 	struct kb_usage u;
 	struct sk_buff *msg;
 	void *hdr;
 
 	BUILD_BUG_ON(sizeof(KBLOOM_VERSION) > KBLOOM_VERSION_MAX);
-	mutex_lock(&kn->lock);
-	kb_usage(kn, &u);
-	mutex_unlock(&kn->lock);
+	kb_usage(kb_nl_net(info), &u);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -962,11 +921,53 @@ module_param(userns_admin, bool, 0444);
 MODULE_PARM_DESC(userns_admin,
 		 "Let CAP_NET_ADMIN in a netns's owning user namespace (container roots) use kbloom there; default: only in the initial user namespace");
 
-#define KB_OP(_cmd, _doit, _dumpit) {				\
+/* The opening every doit shares, by its op's internal_flags (netlink.h). */
+static int kb_pre_doit(const struct kb_genl_doit_ops *ops, struct sk_buff *skb,
+		       struct genl_info *info)
+{
+	struct kb_net *kn = kb_net(genl_info_net(info));
+	u8 fl = ops->internal_flags;
+	int need[3], n = 0;
+
+	if (fl & KB_NL_NAME)
+		need[n++] = KBLOOM_A_NAME;
+	if (fl & KB_NL_KEYS)
+		need[n++] = KBLOOM_A_KEYS;
+	if (fl & KB_NL_SRC)
+		need[n++] = KBLOOM_A_SRC;
+	if (!kb_require(info, need, n))
+		return -EINVAL;
+	info->user_ptr[0] = kn;
+	info->user_ptr[1] = NULL;
+	if (!(fl & KB_NL_LOCK))
+		return 0;
+	mutex_lock(&kn->lock);
+	if (!(fl & KB_NL_FIND))
+		return 0;
+	info->user_ptr[1] = kb_find(kn, info);
+	if (info->user_ptr[1])
+		return 0;
+	mutex_unlock(&kn->lock);
+	return -ENOENT;
+}
+
+static void kb_post_doit(const struct kb_genl_doit_ops *ops,
+			 struct sk_buff *skb, struct genl_info *info)
+{
+	struct kb_net *kn = info->user_ptr[0];
+
+	if (ops->internal_flags & KB_NL_LOCK)
+		mutex_unlock(&kn->lock);
+}
+
+#define KB_OP(_cmd, _doit, _dumpit, _flags) {			\
 	.cmd = (_cmd),						\
+	.internal_flags = (_flags),				\
 	.doit = (_doit),					\
 	.dumpit = (_dumpit),					\
 }
+
+#define KB_FOUND	(KB_NL_NAME | KB_NL_LOCK | KB_NL_FIND)
 
 /* Every op inherits the family's strict policy (resv_start_op is 0). */
 static const struct genl_multicast_group kb_mcgrps[] = {
@@ -976,23 +977,25 @@ static const struct genl_multicast_group kb_mcgrps[] = {
 
 /* Their permission flag is set at init, from userns_admin. */
 static struct genl_ops kb_ops[] __ro_after_init = {
-	KB_OP(KBLOOM_CMD_CREATE, kb_cmd_create, NULL),
-	KB_OP(KBLOOM_CMD_DESTROY, kb_cmd_destroy, NULL),
-	KB_OP(KBLOOM_CMD_GET, kb_cmd_get, kb_dump_get),
-	KB_OP(KBLOOM_CMD_ADD, kb_cmd_add, NULL),
-	KB_OP(KBLOOM_CMD_TEST, kb_cmd_test, NULL),
-	KB_OP(KBLOOM_CMD_CLEAR, kb_cmd_clear, NULL),
-	KB_OP(KBLOOM_CMD_DEL, kb_cmd_del, NULL),
-	KB_OP(KBLOOM_CMD_COUNT, kb_cmd_count, NULL),
-	KB_OP(KBLOOM_CMD_MERGE, kb_cmd_merge, NULL),
-	KB_OP(KBLOOM_CMD_ESTIMATE, kb_cmd_estimate, NULL),
-	KB_OP(KBLOOM_CMD_QUERY, kb_cmd_query, NULL),
-	KB_OP(KBLOOM_CMD_ATTACH, kb_cmd_attach, NULL),
-	KB_OP(KBLOOM_CMD_DETACH, kb_cmd_detach, NULL),
-	KB_OP(KBLOOM_CMD_DIGEST, kb_cmd_digest, NULL),
-	KB_OP(KBLOOM_CMD_EXPORT, NULL, kb_dump_export),
-	KB_OP(KBLOOM_CMD_IMPORT, kb_cmd_import, NULL),
-	KB_OP(KBLOOM_CMD_STATUS, kb_cmd_status, NULL),
+	KB_OP(KBLOOM_CMD_CREATE, kb_cmd_create, NULL, KB_NL_NAME | KB_NL_LOCK),
+	KB_OP(KBLOOM_CMD_DESTROY, kb_cmd_destroy, NULL, KB_NL_LOCK),
+	KB_OP(KBLOOM_CMD_GET, kb_cmd_get, kb_dump_get, KB_FOUND),
+	/* ADD, TEST and COUNT look up under RCU (or the lock) themselves. */
+	KB_OP(KBLOOM_CMD_ADD, kb_cmd_add, NULL, KB_NL_NAME | KB_NL_KEYS),
+	KB_OP(KBLOOM_CMD_TEST, kb_cmd_test, NULL, KB_NL_NAME | KB_NL_KEYS),
+	KB_OP(KBLOOM_CMD_CLEAR, kb_cmd_clear, NULL, KB_FOUND),
+	KB_OP(KBLOOM_CMD_DEL, kb_cmd_del, NULL, KB_FOUND | KB_NL_KEYS),
+	KB_OP(KBLOOM_CMD_COUNT, kb_cmd_count, NULL, KB_NL_NAME | KB_NL_KEYS),
+	KB_OP(KBLOOM_CMD_MERGE, kb_cmd_merge, NULL, KB_FOUND | KB_NL_SRC),
+	KB_OP(KBLOOM_CMD_ESTIMATE, kb_cmd_estimate, NULL, KB_FOUND | KB_NL_SRC),
+	KB_OP(KBLOOM_CMD_QUERY, kb_cmd_query, NULL, KB_FOUND | KB_NL_KEYS),
+	/* ATTACH and IMPORT check more before they look the filter up. */
+	KB_OP(KBLOOM_CMD_ATTACH, kb_cmd_attach, NULL, KB_NL_NAME | KB_NL_LOCK),
+	KB_OP(KBLOOM_CMD_DETACH, kb_cmd_detach, NULL, KB_FOUND),
+	KB_OP(KBLOOM_CMD_DIGEST, kb_cmd_digest, NULL, 0),
+	KB_OP(KBLOOM_CMD_EXPORT, NULL, kb_dump_export, 0),
+	KB_OP(KBLOOM_CMD_IMPORT, kb_cmd_import, NULL, KB_NL_NAME | KB_NL_LOCK),
+	KB_OP(KBLOOM_CMD_STATUS, kb_cmd_status, NULL, KB_NL_LOCK),
 };
 
 struct genl_family kb_family __ro_after_init = {
@@ -1002,6 +1005,8 @@ struct genl_family kb_family __ro_after_init = {
 	.policy = kb_policy,
 	.netnsok = true,
 	.parallel_ops = true,	/* the registry does its own locking */
+	.pre_doit = kb_pre_doit,
+	.post_doit = kb_post_doit,
 	.ops = kb_ops,
 	.n_ops = ARRAY_SIZE(kb_ops),
 	.mcgrps = kb_mcgrps,

@@ -24,6 +24,33 @@ bool kb_require(struct genl_info *info, const int *types, int n);
 	kb_require(info, __types, ARRAY_SIZE(__types));			\
 })
 
+/*
+ * What the family's pre_doit does before an op's doit, by the op's
+ * internal_flags, and post_doit undoes after it: the attributes it needs
+ * (checked in this order, the first missing one named in extack), the
+ * namespace mutex, and NAME's filter looked up under it. Every doit finds
+ * its namespace in kb_nl_net(). Ops that read under RCU take it
+ * themselves: what they allocate, before the lookup, may sleep.
+ */
+enum {
+	KB_NL_NAME	= 1 << 0,	/* needs NAME */
+	KB_NL_KEYS	= 1 << 1,	/* needs KEYS */
+	KB_NL_SRC	= 1 << 2,	/* needs SRC */
+	KB_NL_LOCK	= 1 << 3,	/* runs under kn->lock */
+	KB_NL_FIND	= 1 << 4,	/* NAME's filter: kb_nl_obj() */
+};
+
+static inline struct kb_net *kb_nl_net(struct genl_info *info)
+{
+	return info->user_ptr[0];
+}
+
+/* KB_NL_FIND: the filter, never NULL; the namespace lock is held. */
+static inline struct kb_obj *kb_nl_obj(struct genl_info *info)
+{
+	return info->user_ptr[1];
+}
+
 /* NAME's filter, or NULL with the reason in extack; lock or RCU held. */
 struct kb_obj *kb_find(struct kb_net *kn, struct genl_info *info);
 u32 kb_get_u32(struct nlattr **a, int type);

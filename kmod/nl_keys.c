@@ -211,7 +211,7 @@ static void kb_count_keys(const struct kb_filter *f, const struct nlattr *keys,
  */
 static bool kb_add_locked_path(const struct kb_filter *f)
 {
-	return kb_grows(f) || f->s.type == KBLOOM_TYPE_STABLE;
+	return kb_grows(f) || kb_filter_info(f)->caps & KB_CAP_FORGETS;
 }
 
 /*
@@ -278,16 +278,13 @@ out:
 
 int kb_cmd_add(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_net *kn = kb_nl_net(info);
 	struct kb_stats delta = {};
 	struct kb_window *w;
 	struct nlattr *attr;
 	struct kb_obj *obj;
 	struct kb_key key;
 	int n, rem, err;
-
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
-		return -EINVAL;
 
 again:
 	rcu_read_lock();
@@ -333,7 +330,7 @@ again:
 static int kb_query(struct genl_info *info, u8 cmd, int reply_attr,
 		    size_t per_key)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_net *kn = kb_nl_net(info);
 	struct nlattr *keys = info->attrs[KBLOOM_A_KEYS];
 	struct kb_stats delta = {};
 	const struct kb_winset *set;
@@ -347,8 +344,6 @@ static int kb_query(struct genl_info *info, u8 cmd, int reply_attr,
 	void *hdr;
 	u32 j;
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
-		return -EINVAL;
 	max = kb_max_keys(info);
 	len = per_key ? max * per_key : DIV_ROUND_UP(max, 8);
 
@@ -453,22 +448,16 @@ static int kb_fill_query(struct sk_buff *msg, struct kb_obj *obj,
 
 int kb_cmd_query(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
 	struct nlattr *keys = info->attrs[KBLOOM_A_KEYS];
+	struct kb_obj *obj = kb_nl_obj(info);
 	struct kb_stats delta = {};
 	struct sk_buff *msg = NULL;
-	struct kb_obj *obj;
 	u32 nwin, positives;
 	int n, err;
 	void *hdr;
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
-		return -EINVAL;
 	/* The lock keeps the filter and its number of windows; RCU the set. */
-	mutex_lock(&kn->lock);
-	obj = kb_find(kn, info);
-	n = obj ? kb_check_keys(kb_ring_shape(&obj->ring), info, false) :
-		  -ENOENT;
+	n = kb_check_keys(kb_ring_shape(&obj->ring), info, false);
 	if (n < 0) {
 		err = n;
 		goto out;
@@ -495,11 +484,9 @@ int kb_cmd_query(struct sk_buff *skb, struct genl_info *info)
 	delta.queries = n;
 	delta.positives = positives;
 	kb_stats_add(obj, &delta);
-	mutex_unlock(&kn->lock);
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 out:
-	mutex_unlock(&kn->lock);
 	nlmsg_free(msg);
 	return err;
 }
@@ -511,44 +498,29 @@ out:
  */
 int kb_cmd_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
-	struct kb_stats delta = {};
 	struct nlattr *attr, *bad = NULL;
+	struct kb_obj *obj = kb_nl_obj(info);
+	struct kb_stats delta = {};
 	struct kb_filter *f;
-	struct kb_obj *obj;
 	struct kb_key key;
 	int n, rem, done = 0, err = 0;
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_KEYS))
-		return -EINVAL;
-	mutex_lock(&kn->lock);
-	obj = kb_find(kn, info);
-	if (!obj) {
-		err = -ENOENT;
-		goto out;
-	}
 	f = kb_only_table(obj, info);
-	if (!f) {
-		err = -EOPNOTSUPP;
-		goto out;
-	}
-	if (kb_filter_is_dcf(f) && kb_dcf_lost(f)) {
+	if (!f)
+		return -EOPNOTSUPP;
+	if (kb_grow_lost(f)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
 				    "dcf dropped increments (LOST): its counts may be low, so DEL is refused until CLEAR");
-		err = -EOPNOTSUPP;
-		goto out;
+		return -EOPNOTSUPP;
 	}
 	if (!kb_filter_can_delete(f)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
 				    "DEL needs a counting (plain update), dleft or dcf filter");
-		err = -EOPNOTSUPP;
-		goto out;
+		return -EOPNOTSUPP;
 	}
 	n = kb_check_keys(f, info, false);
-	if (n < 0) {
-		err = n;
-		goto out;
-	}
+	if (n < 0)
+		return n;
 	/* A dcf's replaced OFV is freed after a grace period. */
 	rcu_read_lock();
 	nla_for_each_nested(attr, info->attrs[KBLOOM_A_KEYS], rem) {
@@ -569,12 +541,10 @@ int kb_cmd_del(struct sk_buff *skb, struct genl_info *info)
 		rcu_read_unlock();
 		NL_SET_ERR_MSG_ATTR(info->extack, bad,
 				    "key is certainly absent; nothing was deleted");
-		goto out;
+		return err;
 	}
 	rcu_read_unlock();
 	delta.deletes = done;
 	kb_stats_add(obj, &delta);
-out:
-	mutex_unlock(&kn->lock);
-	return err;
+	return 0;
 }

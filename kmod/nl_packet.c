@@ -13,14 +13,12 @@
 int kb_cmd_attach(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
-	struct kb_net *kn = kb_net(net);
 	struct nlattr **a = info->attrs;
 	struct kb_attach_args args = {};
 	struct kb_obj *obj;
-	int err;
 
 	/* DIGEST is checked by kb_attach(): transforms tables take none. */
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME, KBLOOM_A_HOOK))
+	if (!KB_REQUIRE(info, KBLOOM_A_HOOK))
 		return -EINVAL;
 	args.hook = nla_get_u32(a[KBLOOM_A_HOOK]);
 	args.digest = kb_get_u32(a, KBLOOM_A_DIGEST);
@@ -34,28 +32,17 @@ int kb_cmd_attach(struct sk_buff *skb, struct genl_info *info)
 	}
 	args.exist_ok = kb_get_u32(a, KBLOOM_A_FLAGS) & KBLOOM_F_EXIST;
 
-	mutex_lock(&kn->lock);
-	obj = kb_find(kn, info);
-	err = obj ? kb_attach(net, obj, &args, info->extack) : -ENOENT;
-	mutex_unlock(&kn->lock);
-	return err;
+	obj = kb_find(kb_nl_net(info), info);
+	return obj ? kb_attach(net, obj, &args, info->extack) : -ENOENT;
 }
 
 int kb_cmd_detach(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
-	struct kb_obj *obj;
-	int err;
+	int err = kb_detach(kb_nl_obj(info));
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME))
-		return -EINVAL;
-	mutex_lock(&kn->lock);
-	obj = kb_find(kn, info);
-	err = obj ? kb_detach(obj) : -ENOENT;
-	if (err == -ENOENT && obj)
+	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
 				    "filter is not attached");
-	mutex_unlock(&kn->lock);
 	return err;
 }
 

@@ -205,7 +205,7 @@ out:
 
 int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kb_net *kn = kb_net(genl_info_net(info));
+	struct kb_net *kn = kb_nl_net(info);
 	struct nlattr **a = info->attrs;
 	u32 flags = kb_get_u32(a, KBLOOM_A_FLAGS);
 	struct kb_filter *f;
@@ -215,8 +215,6 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 	u32 len, done, n;
 	void *dst;
 
-	if (!KB_REQUIRE(info, KBLOOM_A_NAME))
-		return -EINVAL;
 	if (!!a[KBLOOM_A_OFFSET] != !!a[KBLOOM_A_CELLS] ||
 	    (!a[KBLOOM_A_CELLS] && !(flags & KBLOOM_F_LOADED)) ||
 	    (flags & ~KBLOOM_F_LOADED)) {
@@ -225,7 +223,6 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	mutex_lock(&kn->lock);
 	obj = kb_find(kn, info);
 	if (!obj) {
 		err = -ENOENT;
@@ -272,8 +269,7 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 		obj->loaded += n;
 	}
 	if (flags & KBLOOM_F_LOADED) {
-		if (kb_filter_is_dcf(f))
-			kb_dcf_loaded(f);
+		kb_grow_loaded(f);
 		obj->generation++;
 		kn->dump_gen++;
 		kb_loaded(obj);
@@ -281,6 +277,5 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = 0;
 out:
-	mutex_unlock(&kn->lock);
 	return err;
 }

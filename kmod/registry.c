@@ -166,11 +166,7 @@ static u64 kb_load_mem(const struct kb_create_args *args)
 {
 	if (!args->loader)
 		return 0;
-	if (args->shape.type == KBLOOM_TYPE_SCALABLE)
-		return kb_scalable_load_mem(&args->shape, args->nslices);
-	if (args->shape.type == KBLOOM_TYPE_DCF)
-		return kb_dcf_load_mem(&args->shape, args->ofv_bits);
-	return 0;
+	return kb_grow_load_mem(&args->shape, &args->saved);
 }
 
 /*
@@ -183,12 +179,10 @@ static const char *kb_obj_differs(const struct kb_obj *obj,
 {
 	const struct kb_filter *f = kb_ring_shape(&obj->ring);
 	const struct kb_shape *s = &f->s, *r = &args->shape;
-	u32 cell_bits = r->cell_bits;
+	u32 cell_bits = kb_shape_cell_bits(r);
 	siphash_key_t key = {};
 	u32 i;
 
-	if (cell_bits == 1 && r->type != KBLOOM_TYPE_STABLE)
-		cell_bits = 0;
 	if (s->type != r->type)
 		return "a filter of that name exists, of another type";
 	if (s->m != r->m)
@@ -248,12 +242,7 @@ static int kb_load_layout(struct kb_obj *obj,
 
 	if (!args->loader || !f)
 		return 0;
-	if (kb_filter_is_scalable(f))
-		return kb_scalable_load(f, args->nslices, args->cur,
-					args->slice_keys, args->overflow);
-	if (kb_filter_is_dcf(f))
-		return kb_dcf_load(f, args->ofv_bits, args->overflow);
-	return 0;
+	return kb_grow_load(f, &args->saved);
 }
 
 /* Names the limit that refused @bytes (@why), with what figures @args may see. */
@@ -293,6 +282,7 @@ static void kb_refuse_memory(struct kb_net *kn, const struct kb_create_args *arg
 int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	      struct netlink_ext_ack *extack)
 {
+	const struct kb_type_info *info = kb_type_info(args->shape.type);
 	u32 windows = max(args->windows, 1U);
 	u8 hkey[KBLOOM_HASH_KEY_LEN];
 	struct kb_obj *obj;
@@ -342,14 +332,16 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		NL_SET_ERR_MSG(extack, "a filter with WINDOWS cannot be loaded");
 		return -EINVAL;
 	}
-	if (windows > 1 && args->shape.type == KBLOOM_TYPE_STABLE) {
-		NL_SET_ERR_MSG(extack, "a stable filter already forgets; it takes no WINDOWS");
-		return -EINVAL;
-	}
-	if ((args->shape.type == KBLOOM_TYPE_SCALABLE ||
-	     args->shape.type == KBLOOM_TYPE_DCF) && windows > 1) {
-		NL_SET_ERR_MSG(extack,
-			       "scalable and dcf filters grow; they take no WINDOWS");
+	/* A type without windows forgets by itself, or grows. */
+	if (windows > 1 && info && !(info->caps & KB_CAP_WINDOWS)) {
+		if (info->caps & KB_CAP_FORGETS)
+			NL_SET_ERR_MSG(extack,
+				       "a stable filter already forgets; it takes no WINDOWS");
+		else if (info->grow)
+			NL_SET_ERR_MSG(extack,
+				       "scalable and dcf filters grow; they take no WINDOWS");
+		else
+			NL_SET_ERR_MSG(extack, "this filter type takes no WINDOWS");
 		return -EINVAL;
 	}
 	/* A saved layout is charged as creating it and growing it were. */

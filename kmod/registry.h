@@ -108,10 +108,7 @@ struct kb_create_args {
 	bool global_figures;
 	/* KBLOOM_F_LOAD of a scalable filter or a dcf: the saved layout. */
 	const struct nlattr *layout;	/* SLICE_LIST or OFV_BITS (extack) */
-	u32 nslices, cur;		/* scalable: slices, the current one */
-	u64 slice_keys[KBLOOM_SLICES_MAX];	/* scalable: each one's KEYS */
-	u32 ofv_bits;			/* dcf: OFV_BITS */
-	u64 overflow;			/* scalable OVERFLOW, dcf LOST */
+	struct kb_saved saved;
 };
 
 int kb_registry_init(void);

@@ -146,4 +146,18 @@ const struct kb_type_ops kb_bloom_ops = {
 	.fill = kb_bits_fill,
 	.merge = kb_bits_merge,
 	.union_fill = kb_bits_union_fill,
+	.info = { .caps = KB_CAP_WINDOWS },
+};
+
+/* DIMS bloom filters side by side in one allocation (filter.c). */
+const struct kb_type_ops kb_multi_ops = {
+	.check = kb_bloom_check,
+	.mem = kb_bloom_mem,
+	.add = kb_bloom_add,
+	.test = kb_bloom_test,
+	.prefetch_key = kb_cells_prefetch,
+	.fill = kb_bits_fill,
+	.merge = kb_bits_merge,
+	.union_fill = kb_bits_union_fill,
+	.info = { .params = KB_PARAM_DIMS, .caps = KB_CAP_WINDOWS },
 };

@@ -250,7 +250,16 @@ static bool kb_counting_test(const struct kb_filter *f,
 }
 
 /*
- * Plain update only (filter.c refuses conservative filters). A counter
+ * Conservative update may leave a key's counters below its count, so a
+ * delete could take another key's increments: refused.
+ */
+static bool kb_counting_may_delete(const struct kb_filter *f)
+{
+	return f->s.update != KBLOOM_UPDATE_CONSERVATIVE;
+}
+
+/*
+ * Plain update only (kb_counting_may_delete). A counter
  * that k probes hit r times must hold at least r, unless saturated, for
  * the key to be possibly present; only then is anything decremented.
  * Concurrent adds only raise counters, so the check stays true.
@@ -372,4 +381,9 @@ const struct kb_type_ops kb_counting_ops = {
 	.fill = kb_cells_fill,
 	.merge = kb_counting_merge,
 	.union_fill = kb_counting_union_fill,
+	.may_delete = kb_counting_may_delete,
+	.info = {
+		.params = KB_PARAM_COUNTER_BITS | KB_PARAM_UPDATE,
+		.caps = KB_CAP_WINDOWS,
+	},
 };

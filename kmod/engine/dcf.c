@@ -25,6 +25,7 @@
  * dropped and counted in @lost (the CBFV counter stays at its maximum, so
  * the cell stays non-zero: no false negative).
  */
+#include "dcf.h"
 #include "types.h"
 
 #ifndef __KERNEL__
@@ -382,11 +383,6 @@ static void kb_dcf_clear(struct kb_filter *f)
 	kb_write_sequnlock(&d->lock, flags);
 }
 
-bool kb_filter_is_dcf(const struct kb_filter *f)
-{
-	return f->s.type == KBLOOM_TYPE_DCF;
-}
-
 u32 kb_dcf_ofv_bits(const struct kb_filter *f)
 {
 	return READ_ONCE(f->dcf->ofv_bits);
@@ -551,6 +547,40 @@ static u64 kb_dcf_xfer_bytes(const struct kb_filter *f)
 	       kb_dcf_vec_bytes(f->s.m, READ_ONCE(f->dcf->ofv_bits));
 }
 
+/* A dcf that dropped increments may count low: a delete could lie. */
+static bool kb_dcf_may_delete(const struct kb_filter *f)
+{
+	return !kb_dcf_lost(f);
+}
+
+static u64 kb_dcf_saved_mem(const struct kb_shape *s,
+			    const struct kb_saved *l)
+{
+	return kb_dcf_load_mem(s, l->ofv_bits);
+}
+
+static int kb_dcf_saved_load(struct kb_filter *f, const struct kb_saved *l)
+{
+	return kb_dcf_load(f, l->ofv_bits, l->overflow);
+}
+
+/* Wanted and due alike: a counter reached half its OFV maximum. */
+static const struct kb_grow_ops kb_dcf_grow = {
+	.kind = KB_GROW_WIDER,
+	.set_kick = kb_dcf_set_kick,
+	.wanted = kb_dcf_wants_widen,
+	.due = kb_dcf_wants_widen,
+	.next = kb_dcf_next,
+	.make = kb_dcf_widen,
+	.retire = kb_dcf_retire,
+	.fail = kb_dcf_fail,
+	.error = kb_dcf_grow_error,
+	.overflow = kb_dcf_lost,
+	.load_mem = kb_dcf_saved_mem,
+	.load = kb_dcf_saved_load,
+	.loaded = kb_dcf_loaded,
+};
+
 const struct kb_type_ops kb_dcf_ops = {
 	.check = kb_dcf_check,
 	.mem = kb_dcf_mem,
@@ -567,4 +597,9 @@ const struct kb_type_ops kb_dcf_ops = {
 	.xfer = kb_dcf_xfer,
 	.xfer_bytes = kb_dcf_xfer_bytes,
 	.layout = kb_dcf_layout,
+	.may_delete = kb_dcf_may_delete,
+	.info = {
+		.params = KB_PARAM_COUNTER_BITS,
+		.grow = &kb_dcf_grow,
+	},
 };

@@ -2,7 +2,9 @@
 /*
  * The engine's front door: shape checks, allocation and dispatch to the
  * filter types (types.h), plus the multi-attribute filter, which is DIMS
- * bloom sub-filters side by side in one allocation.
+ * bloom sub-filters side by side in one allocation. What differs by type
+ * is asked of the type's ops and their data (kb_type_info); the table
+ * below is the one place that maps a type id to them.
  */
 #include "blocked.h"
 #include "types.h"
@@ -15,8 +17,9 @@ static const struct kb_type_ops *kb_ops_of(u32 type)
 {
 	switch (type) {
 	case KBLOOM_TYPE_BLOOM:
-	case KBLOOM_TYPE_MULTI:
 		return &kb_bloom_ops;
+	case KBLOOM_TYPE_MULTI:
+		return &kb_multi_ops;
 	case KBLOOM_TYPE_PARTITIONED:
 		return &kb_partitioned_ops;
 	case KBLOOM_TYPE_BLOCKED:
@@ -37,9 +40,40 @@ static const struct kb_type_ops *kb_ops_of(u32 type)
 	return NULL;
 }
 
+const struct kb_type_info *kb_type_info(u32 type)
+{
+	const struct kb_type_ops *ops = kb_ops_of(type);
+
+	return ops ? &ops->info : NULL;
+}
+
+const struct kb_type_info *kb_filter_info(const struct kb_filter *f)
+{
+	return &f->ops->info;
+}
+
+static bool kb_takes(const struct kb_type_ops *ops, u32 params)
+{
+	return (ops->info.params & params) == params;
+}
+
+bool kb_type_takes(u32 type, u32 params)
+{
+	const struct kb_type_ops *ops = kb_ops_of(type);
+
+	return ops && kb_takes(ops, params);
+}
+
 static u64 kb_dims_of(const struct kb_shape *s)
 {
-	return s->type == KBLOOM_TYPE_MULTI ? s->dims : 1;
+	return kb_takes(kb_ops_of(s->type), KB_PARAM_DIMS) ? s->dims : 1;
+}
+
+u32 kb_shape_cell_bits(const struct kb_shape *s)
+{
+	if (s->cell_bits == 1 && !kb_type_takes(s->type, KB_PARAM_COUNTER_BITS))
+		return 0;
+	return s->cell_bits;
 }
 
 enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
@@ -53,13 +87,13 @@ enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
 		return KB_SHAPE_BAD_BITS;
 	if (s->k < 1 || s->k > KBLOOM_HASHES_MAX)
 		return KB_SHAPE_BAD_HASHES;
-	if (s->type == KBLOOM_TYPE_MULTI) {
+	if (kb_takes(ops, KB_PARAM_DIMS)) {
 		if (s->dims < 1 || s->dims > KBLOOM_DIMS_MAX)
 			return KB_SHAPE_BAD_DIMS;
 	} else if (s->dims) {
 		return KB_SHAPE_EXTRA_PARAM;
 	}
-	if (s->type != KBLOOM_TYPE_SCALABLE &&
+	if (!kb_takes(ops, KB_PARAM_PLAN) &&
 	    (s->capacity || s->growth || s->tighten))
 		return KB_SHAPE_EXTRA_PARAM;
 	err = ops->check(s);
@@ -86,8 +120,7 @@ int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 		return -EINVAL;
 	f->s = *s;
 	/* Bit types may say 0 or 1 cell bits; keep one spelling. */
-	if (s->cell_bits == 1 && s->type != KBLOOM_TYPE_STABLE)
-		f->s.cell_bits = 0;
+	f->s.cell_bits = kb_shape_cell_bits(s);
 	f->ops = kb_ops_of(s->type);
 	/* The key bytes are two little-endian words, as SipHash specifies. */
 	for (i = 0; i < 8; i++) {
@@ -116,15 +149,12 @@ void kb_filter_free(struct kb_filter *f)
 
 bool kb_filter_can_delete(const struct kb_filter *f)
 {
-	/* A dcf that dropped increments may count low: a delete could lie. */
-	return f->ops->del && !(f->s.type == KBLOOM_TYPE_COUNTING &&
-				f->s.update == KBLOOM_UPDATE_CONSERVATIVE) &&
-	       !(f->s.type == KBLOOM_TYPE_DCF && kb_dcf_lost(f));
+	return f->ops->del && (!f->ops->may_delete || f->ops->may_delete(f));
 }
 
 bool kb_filter_keyed(const struct kb_filter *f)
 {
-	return !f->ops->records;
+	return !(f->ops->info.caps & KB_CAP_RECORDS);
 }
 
 bool kb_filter_can_count(const struct kb_filter *f)
@@ -239,6 +269,7 @@ u32 kb_filter_count(const struct kb_filter *f, const void *key, size_t len)
 static void kb_multi_dim(const struct kb_filter *f, u32 d, struct kb_filter *sub)
 {
 	*sub = *f;
+	sub->ops = &kb_bloom_ops;
 	sub->s.type = KBLOOM_TYPE_BLOOM;
 	sub->s.dims = 0;
 	sub->nwords = f->dim_words;

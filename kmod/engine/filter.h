@@ -98,8 +98,101 @@ int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 		   const u8 hkey[16]);
 void kb_filter_free(struct kb_filter *f);
 
-/* Type capabilities. */
-/* Keys are added and tested (all but transforms: xlate.h). */
+/*
+ * What a filter type is, as data: the engine and its callers ask the
+ * type (kb_type_info(), kb_filter_info()) instead of testing its id.
+ */
+/* The shape parameters a type takes beyond BITS and HASHES. */
+enum kb_param {
+	KB_PARAM_COUNTER_BITS	= 1 << 0,	/* cell_bits (counters) */
+	KB_PARAM_UPDATE		= 1 << 1,
+	KB_PARAM_DECREMENT	= 1 << 2,
+	KB_PARAM_DLEFT		= 1 << 3,	/* subtables, bucket/fp bits */
+	KB_PARAM_DIMS		= 1 << 4,
+	KB_PARAM_PLAN		= 1 << 5,	/* capacity, growth, tighten */
+};
+
+enum kb_cap {
+	/* A table of records, not of keys (transforms: xlate.h). */
+	KB_CAP_RECORDS		= 1 << 0,
+	/* Takes WINDOWS (a ring of tables that rotates). */
+	KB_CAP_WINDOWS		= 1 << 1,
+	/*
+	 * Forgets by itself: every add decrements random cells (stable),
+	 * up to KBLOOM_DECREMENT_MAX per key.
+	 */
+	KB_CAP_FORGETS		= 1 << 2,
+};
+
+/*
+ * What grows when growth lags behind the adds: the keys of a full slice
+ * (scalable: OVERFLOW), or increments that cannot be stored (dcf: LOST;
+ * counts may be low then). It is also the saved layout's kind.
+ */
+enum kb_grow_kind {
+	KB_GROW_SLICES = 1,	/* more slices (scalable.h) */
+	KB_GROW_WIDER,		/* a wider overflow vector (dcf.h) */
+};
+
+/* A saved layout of a growing filter, loaded before anyone sees it. */
+struct kb_saved {
+	u32 nslices, cur;		/* slices: slices, the current one */
+	u64 keys[KBLOOM_SLICES_MAX];	/* slices: each one's keys */
+	u32 ofv_bits;			/* wider: the OFV's counter bits */
+	u64 overflow;			/* OVERFLOW or LOST */
+};
+
+/*
+ * The growth protocol of the types whose memory grows after create
+ * (scalable, dcf). The engine asks for growth by the kick (from the
+ * adding context, maybe atomic); the owner grows, one caller at a time,
+ * where it may allocate: next (its bytes, or why not: enum kbloom_grow),
+ * make (0 or -ENOMEM, nothing changed), then, when retire is set, a grace
+ * period and retire (frees what make replaced; returns its bytes); fail
+ * stops growth for a reason (CLEAR restarts it, as does fail(OK)).
+ */
+struct kb_grow_ops {
+	enum kb_grow_kind kind;
+	void (*set_kick)(struct kb_filter *f, void (*kick)(void *arg),
+			 void *arg);
+	/* Growth is wanted (asked by the kick and not stale). */
+	bool (*wanted)(const struct kb_filter *f);
+	/* Growth is due now: before the next key may overflow. */
+	bool (*due)(const struct kb_filter *f);
+	u32 (*next)(const struct kb_filter *f, u64 *bytes);
+	int (*make)(struct kb_filter *f);
+	u64 (*retire)(struct kb_filter *f);
+	void (*fail)(struct kb_filter *f, u32 why);
+	u32 (*error)(const struct kb_filter *f);	/* enum kbloom_grow */
+	u64 (*overflow)(const struct kb_filter *f);
+	/*
+	 * Loading: the bytes @l takes beyond what creating the filter
+	 * took (KB_NO_PLAN: no such layout, or past KBLOOM_MEM_MAX); make
+	 * it; and, after the cells, settle what they imply (optional).
+	 */
+	u64 (*load_mem)(const struct kb_shape *s, const struct kb_saved *l);
+	int (*load)(struct kb_filter *f, const struct kb_saved *l);
+	void (*loaded)(struct kb_filter *f);
+};
+
+struct kb_type_info {
+	u32 params;			/* enum kb_param */
+	u32 caps;			/* enum kb_cap */
+	const struct kb_grow_ops *grow;	/* NULL: memory fixed at create */
+};
+
+/* NULL for no such type. */
+const struct kb_type_info *kb_type_info(u32 type);
+const struct kb_type_info *kb_filter_info(const struct kb_filter *f);
+/* @type is a type and takes all of @params (enum kb_param). */
+bool kb_type_takes(u32 type, u32 params);
+/*
+ * The cell bits of a shape in one spelling: types without counters may
+ * say 0 or 1, and keep 0.
+ */
+u32 kb_shape_cell_bits(const struct kb_shape *s);
+
+/* Keys are added and tested (all but KB_CAP_RECORDS types). */
 bool kb_filter_keyed(const struct kb_filter *f);
 bool kb_filter_can_delete(const struct kb_filter *f);
 bool kb_filter_can_count(const struct kb_filter *f);
@@ -147,109 +240,6 @@ void kb_filter_fill(const struct kb_filter *f, struct kb_fill *out);
 u64 kb_filter_mem(const struct kb_filter *f);	/* bytes */
 
 /*
- * Scalable filters (scalable.c; the rules are in uapi/kbloom.h). Adds,
- * tests and the readers below run from any context; grow and fail are
- * for one caller at a time, in a context that may allocate.
- */
-bool kb_filter_is_scalable(const struct kb_filter *f);
-
-struct kb_slice_info {
-	u64 m;
-	u32 k;
-	u64 capacity;
-	u64 keys;
-	u64 fill;		/* bits set */
-	bool is_current;	/* taking inserts */
-};
-
-/* Slices made so far (>= 1); slice @i's state. */
-u32 kb_scalable_slices(const struct kb_filter *f);
-void kb_scalable_slice(const struct kb_filter *f, u32 i,
-		       struct kb_slice_info *out);
-u64 kb_scalable_overflow(const struct kb_filter *f);
-u32 kb_scalable_grow_error(const struct kb_filter *f);	/* enum kbloom_grow */
-/*
- * Called (from the adding context, maybe atomic) when the current slice
- * passed half its capacity, or is full, and no next slice is made yet:
- * the owner should make one soon, where it may sleep.
- */
-void kb_scalable_set_kick(struct kb_filter *f, void (*kick)(void *arg),
-			  void *arg);
-/*
- * The current slice holds half its capacity or more, no next slice is
- * made and growth is not stopped: a kick that went stale (its slice was
- * made and filled meanwhile) then asks for nothing.
- */
-bool kb_scalable_wants_slice(const struct kb_filter *f);
-/* The current slice is full, no next one is made, growth not stopped. */
-bool kb_scalable_full(const struct kb_filter *f);
-/*
- * The shape of the next slice, and the bytes making it takes (cells
- * plus bookkeeping). 0, or KBLOOM_GROW_SHAPE_LIMIT / _FILTER_LIMIT
- * when the plan has no next slice.
- */
-u32 kb_scalable_next(const struct kb_filter *f, struct kb_shape *s,
-		     u64 *bytes);
-/* Makes and publishes the next slice: 0, or -ENOMEM (nothing changed). */
-int kb_scalable_grow(struct kb_filter *f);
-/* Stops growth for @why (enum kbloom_grow); CLEAR restarts it. */
-void kb_scalable_fail(struct kb_filter *f, u32 why);
-/*
- * Slice @i of the plan of a scalable shape @s (uapi/kbloom.h): its m_i,
- * k_i and n_i; false when @s is no valid scalable shape or there is no
- * slice @i.
- */
-bool kb_scalable_plan(const struct kb_shape *s, u32 i, u64 *m, u32 *k,
-		      u64 *cap);
-/*
- * Loading a saved scalable filter (before anyone else sees it): the bytes
- * slices 1..@nslices-1 take on top of what creating it took (KB_NO_PLAN
- * when the plan has no such slices or they pass KBLOOM_MEM_MAX), then
- * make them and set each slice's keys, the current slice and OVERFLOW.
- */
-u64 kb_scalable_load_mem(const struct kb_shape *s, u32 nslices);
-int kb_scalable_load(struct kb_filter *f, u32 nslices, u32 cur,
-		     const u64 *keys, u64 overflow);
-/*
- * The plan's arithmetic, for tools and tests: log2(10^6 / tighten) and
- * log2(10^6 / tighten) / ln 2 in 32.32 fixed point.
- */
-u64 kb_scalable_log2_inv_q32(u32 tighten);
-u64 kb_scalable_bits_step_q32(u32 tighten);
-
-/*
- * Dynamic count filters (dcf.c; rules in uapi/kbloom.h). Adds, tests,
- * counts and deletes from any context (deletes: the owner's); widen and
- * retire are the owner's, one at a time, where it may allocate; retire
- * only once no reader can hold the replaced vector (a grace period).
- */
-bool kb_filter_is_dcf(const struct kb_filter *f);
-u32 kb_dcf_ofv_bits(const struct kb_filter *f);
-u64 kb_dcf_lost(const struct kb_filter *f);
-u32 kb_dcf_grow_error(const struct kb_filter *f);
-/* Cell @i's count, OFV and CBFV together. */
-u64 kb_dcf_cell(const struct kb_filter *f, u64 i);
-void kb_dcf_set_kick(struct kb_filter *f, void (*kick)(void *arg), void *arg);
-/* A counter reached half its OFV maximum and growth is not stopped. */
-bool kb_dcf_wants_widen(const struct kb_filter *f);
-/* Bytes of the wider OFV, or KBLOOM_GROW_SHAPE_LIMIT / _FILTER_LIMIT. */
-u32 kb_dcf_next(const struct kb_filter *f, u64 *bytes);
-/* Doubles the OFV's counters: 0 or -ENOMEM (nothing changed). */
-int kb_dcf_widen(struct kb_filter *f);
-/* Frees the OFV replaced by the last widening; returns its bytes. */
-u64 kb_dcf_retire(struct kb_filter *f);
-void kb_dcf_fail(struct kb_filter *f, u32 why);
-/*
- * Loading a saved dcf (before anyone else sees it): the bytes an OFV of
- * @ofv_bits takes beyond the first one's (KB_NO_PLAN: no such width, or
- * past KBLOOM_MEM_MAX); then that OFV (empty) and LOST; after the cells,
- * kb_dcf_loaded() asks to widen if a counter is at half its maximum.
- */
-u64 kb_dcf_load_mem(const struct kb_shape *s, u32 ofv_bits);
-int kb_dcf_load(struct kb_filter *f, u32 ofv_bits, u64 lost);
-void kb_dcf_loaded(struct kb_filter *f);
-
-/*
  * The transfer stream of a table (EXPORT, IMPORT; uapi/kbloom.h): its
  * cell memory; a scalable filter's slices one after another; a dcf's
  * CBFV then OFV. Its bytes; the contiguous part holding byte @off and
@@ -268,5 +258,9 @@ int kb_filter_merge(struct kb_filter *dst, const struct kb_filter *src,
 /* Cells non-zero in a or b. -EINVAL when not compatible, -EOPNOTSUPP by type. */
 int kb_filter_union_fill(const struct kb_filter *a, const struct kb_filter *b,
 			 u64 *out);
+
+/* The growing types' own interfaces, for the engine's users. */
+#include "scalable.h"
+#include "dcf.h"
 
 #endif /* KBLOOM_ENGINE_FILTER_H */

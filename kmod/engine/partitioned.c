@@ -111,4 +111,5 @@ const struct kb_type_ops kb_partitioned_ops = {
 	.fill = kb_bits_fill,
 	.merge = kb_bits_merge,
 	.union_fill = kb_bits_union_fill,
+	.info = { .caps = KB_CAP_WINDOWS },
 };

@@ -19,6 +19,7 @@
  * published, lives until the filter is freed, so readers need no grace
  * period for it.
  */
+#include "scalable.h"
 #include "types.h"
 
 #ifndef __KERNEL__
@@ -396,7 +397,7 @@ static void kb_scal_clear(struct kb_filter *f)
 
 bool kb_filter_is_scalable(const struct kb_filter *f)
 {
-	return f->s.type == KBLOOM_TYPE_SCALABLE;
+	return f->ops == &kb_scalable_ops;
 }
 
 u32 kb_scalable_slices(const struct kb_filter *f)
@@ -494,6 +495,39 @@ static u64 kb_scal_xfer_bytes(const struct kb_filter *f)
 	return bytes;
 }
 
+static u32 kb_scal_grow_next(const struct kb_filter *f, u64 *bytes)
+{
+	struct kb_shape s;
+
+	return kb_scalable_next(f, &s, bytes);
+}
+
+static u64 kb_scal_load_mem(const struct kb_shape *s,
+			    const struct kb_saved *l)
+{
+	return kb_scalable_load_mem(s, l->nslices);
+}
+
+static int kb_scal_load(struct kb_filter *f, const struct kb_saved *l)
+{
+	return kb_scalable_load(f, l->nslices, l->cur, l->keys, l->overflow);
+}
+
+/* A slice is wanted at half the current one's capacity, due when full. */
+static const struct kb_grow_ops kb_scal_grow = {
+	.kind = KB_GROW_SLICES,
+	.set_kick = kb_scalable_set_kick,
+	.wanted = kb_scalable_wants_slice,
+	.due = kb_scalable_full,
+	.next = kb_scal_grow_next,
+	.make = kb_scalable_grow,
+	.fail = kb_scalable_fail,
+	.error = kb_scalable_grow_error,
+	.overflow = kb_scalable_overflow,
+	.load_mem = kb_scal_load_mem,
+	.load = kb_scal_load,
+};
+
 const struct kb_type_ops kb_scalable_ops = {
 	.check = kb_scal_check,
 	.mem = kb_scal_mem,
@@ -507,4 +541,5 @@ const struct kb_type_ops kb_scalable_ops = {
 	.xfer = kb_scal_xfer,
 	.xfer_bytes = kb_scal_xfer_bytes,
 	.layout = kb_scal_layout,
+	.info = { .params = KB_PARAM_PLAN, .grow = &kb_scal_grow },
 };

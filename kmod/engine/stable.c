@@ -176,4 +176,8 @@ const struct kb_type_ops kb_stable_ops = {
 	.test = kb_stable_test,
 	.prefetch_key = kb_cells_prefetch,
 	.fill = kb_cells_fill,
+	.info = {
+		.params = KB_PARAM_COUNTER_BITS | KB_PARAM_DECREMENT,
+		.caps = KB_CAP_FORGETS,
+	},
 };

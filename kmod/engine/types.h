@@ -40,13 +40,21 @@ struct kb_type_ops {
 	u64 (*xfer_bytes)(const struct kb_filter *f);
 	u64 (*layout)(const struct kb_filter *f);
 	/*
-	 * A table of records, not of keys (transforms): add and test answer
-	 * nothing, and callers ask kb_filter_keyed() before either.
+	 * Optional: whether del may run on this filter now (counting with
+	 * conservative update never; a dcf not after it lost increments).
 	 */
-	bool records;
+	bool (*may_delete)(const struct kb_filter *f);
+	/*
+	 * What the type takes and can, as data (filter.h). A type of
+	 * KB_CAP_RECORDS is a table of records, not of keys (transforms):
+	 * add and test answer nothing, and callers ask kb_filter_keyed()
+	 * before either.
+	 */
+	struct kb_type_info info;
 };
 
 extern const struct kb_type_ops kb_bloom_ops;
+extern const struct kb_type_ops kb_multi_ops;
 extern const struct kb_type_ops kb_partitioned_ops;
 extern const struct kb_type_ops kb_blocked_ops;
 extern const struct kb_type_ops kb_counting_ops;

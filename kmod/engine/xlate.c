@@ -199,5 +199,5 @@ const struct kb_type_ops kb_xlate_ops = {
 	.add = kb_xlate_add,
 	.test = kb_xlate_test,
 	.fill = kb_xlate_fill,
-	.records = true,
+	.info = { .caps = KB_CAP_RECORDS | KB_CAP_WINDOWS },
 };
