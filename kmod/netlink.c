@@ -423,7 +423,7 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	if (a[KBLOOM_A_CAPACITY])
 		args.capacity = nla_get_u64(a[KBLOOM_A_CAPACITY]);
 	/* Only a shape with a plan has a capacity: slice 0's (scalable). */
-	if (kb_type_takes(s->type, KB_PARAM_PLAN))
+	if (kb_type_takes(s->type, KB_TAKES_PLAN))
 		s->capacity = args.capacity;
 	if (a[KBLOOM_A_HASH_KEY])
 		args.hash_key = nla_data(a[KBLOOM_A_HASH_KEY]);
@@ -513,10 +513,10 @@ static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 			       KBLOOM_A_PAD)))
 		return -EMSGSIZE;
 
-	if (kb_type_takes(s->type, KB_PARAM_COUNTER_BITS) &&
+	if (kb_type_takes(s->type, KB_TAKES_COUNTER_BITS) &&
 	    nla_put_u32(skb, KBLOOM_A_COUNTER_BITS, s->cell_bits))
 		return -EMSGSIZE;
-	if (kb_type_takes(s->type, KB_PARAM_UPDATE) &&
+	if (kb_type_takes(s->type, KB_TAKES_UPDATE) &&
 	    nla_put_u32(skb, KBLOOM_A_UPDATE, s->update))
 		return -EMSGSIZE;
 	if (s->decrement && nla_put_u32(skb, KBLOOM_A_DECREMENT, s->decrement))

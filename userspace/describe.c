@@ -15,7 +15,7 @@
 
 const char *kb_type_name(uint32_t type)
 {
-	const struct kb_type_info *t = kb_type_info(type);
+	const struct kb_type_desc *t = kb_type_desc(type);
 
 	return t ? t->name : NULL;
 }
@@ -58,14 +58,14 @@ const char *kb_type_str(uint32_t type)
 
 bool kb_type_counts(uint32_t type)
 {
-	const struct kb_type_info *t = kb_type_info(type);
+	const struct kb_type_desc *t = kb_type_desc(type);
 
 	return t && t->counts;
 }
 
 bool kb_type_saturates(uint32_t type)
 {
-	const struct kb_type_info *t = kb_type_info(type);
+	const struct kb_type_desc *t = kb_type_desc(type);
 
 	return t && t->saturated;
 }
@@ -438,7 +438,7 @@ static void render_counters(const struct kb_out *o, const struct kb_desc *d)
 
 	if (kb_type_saturates(type))
 		render_opt(o, d, KB_HAVE_SATURATED, "saturated_counters",
-			   kb_type_info(type)->saturated, d->saturated);
+			   kb_type_desc(type)->saturated, d->saturated);
 	render_opt(o, d, KB_HAVE_INSERTS, "inserts", "inserts", d->inserts);
 	if (kb_type_counts(type))
 		render_opt(o, d, KB_HAVE_DELETES, "deletes", "deletes",
@@ -651,8 +651,8 @@ static void render_filter(const struct kb_out *o, const struct kb_desc *d)
 		render_dcf_text(o, d);
 	if (d->have & KB_HAVE_FILL) {
 		kb_print_u64(o, KB_PRINT_ANY, "fill", "  fill: %llu", d->fill);
-		kb_print_text(o, " %s (", kb_type_info(p->type) ?
-			      kb_type_info(p->type)->fill_what : "bits set");
+		kb_print_text(o, " %s (", kb_type_desc(p->type) ?
+			      kb_type_desc(p->type)->fill_what : "bits set");
 		kb_print_double(o, KB_PRINT_ANY, "fill_percent", "%.2f%%",
 				100.0 * (double)d->fill /
 				(double)card_cells(p));

@@ -73,7 +73,7 @@ const struct kb_param kb_param_table[TO_NUM] = {
 #undef T
 #undef SHAPE
 
-static const struct kb_type_info types[KBLOOM_TYPE_MAX + 1] = {
+static const struct kb_type_desc types[KBLOOM_TYPE_MAX + 1] = {
 	[KBLOOM_TYPE_BLOOM] = { "bloom", "bits set" },
 	[KBLOOM_TYPE_PARTITIONED] = { "partitioned", "bits set" },
 	[KBLOOM_TYPE_BLOCKED] = { "blocked", "bits set" },
@@ -88,7 +88,7 @@ static const struct kb_type_info types[KBLOOM_TYPE_MAX + 1] = {
 	[KBLOOM_TYPE_TRANSFORMS] = { "transforms", "records" },
 };
 
-const struct kb_type_info *kb_type_info(uint32_t type)
+const struct kb_type_desc *kb_type_desc(uint32_t type)
 {
 	return type <= KBLOOM_TYPE_MAX && types[type].name ? &types[type] :
 	       NULL;

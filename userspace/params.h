@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The filter types (kb_type_info) and their own parameters (counter-bits, update, decrement,
+ * The filter types (kb_type_desc) and their own parameters (counter-bits, update, decrement,
  * subtables, bucket-cells, fp-bits, dims, growth, tighten), described
  * once, as ipset describes its arguments once (lib/args.c): per
  * parameter its keyword (create, calc), its netlink attribute (create,
@@ -66,7 +66,7 @@ extern const struct kb_param kb_param_table[TO_NUM];
  * show, list, metrics and the key commands say. Its sizing and estimates
  * stay per type in sizing.c and cardinality.c.
  */
-struct kb_type_info {
+struct kb_type_desc {
 	const char *name;	/* "counting" */
 	const char *fill_what;	/* what FILL counts: "counters non-zero" */
 	const char *saturated;	/* SATURATED's label; NULL: not reported */
@@ -74,7 +74,7 @@ struct kb_type_info {
 };
 
 /* The type's description; NULL for a type newer than this tool. */
-const struct kb_type_info *kb_type_info(uint32_t type);
+const struct kb_type_desc *kb_type_desc(uint32_t type);
 
 /* Does filter type @type take parameter @i? */
 bool kb_param_taken(int i, uint32_t type);

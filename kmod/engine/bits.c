@@ -159,5 +159,5 @@ const struct kb_type_ops kb_multi_ops = {
 	.fill = kb_bits_fill,
 	.merge = kb_bits_merge,
 	.union_fill = kb_bits_union_fill,
-	.info = { .params = KB_PARAM_DIMS, .caps = KB_CAP_WINDOWS },
+	.info = { .params = KB_TAKES_DIMS, .caps = KB_CAP_WINDOWS },
 };

@@ -383,7 +383,7 @@ const struct kb_type_ops kb_counting_ops = {
 	.union_fill = kb_counting_union_fill,
 	.may_delete = kb_counting_may_delete,
 	.info = {
-		.params = KB_PARAM_COUNTER_BITS | KB_PARAM_UPDATE,
+		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_UPDATE,
 		.caps = KB_CAP_WINDOWS,
 	},
 };

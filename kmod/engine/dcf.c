@@ -599,7 +599,7 @@ const struct kb_type_ops kb_dcf_ops = {
 	.layout = kb_dcf_layout,
 	.may_delete = kb_dcf_may_delete,
 	.info = {
-		.params = KB_PARAM_COUNTER_BITS,
+		.params = KB_TAKES_COUNTER_BITS,
 		.grow = &kb_dcf_grow,
 	},
 };

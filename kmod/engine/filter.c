@@ -66,12 +66,12 @@ bool kb_type_takes(u32 type, u32 params)
 
 static u64 kb_dims_of(const struct kb_shape *s)
 {
-	return kb_takes(kb_ops_of(s->type), KB_PARAM_DIMS) ? s->dims : 1;
+	return kb_takes(kb_ops_of(s->type), KB_TAKES_DIMS) ? s->dims : 1;
 }
 
 u32 kb_shape_cell_bits(const struct kb_shape *s)
 {
-	if (s->cell_bits == 1 && !kb_type_takes(s->type, KB_PARAM_COUNTER_BITS))
+	if (s->cell_bits == 1 && !kb_type_takes(s->type, KB_TAKES_COUNTER_BITS))
 		return 0;
 	return s->cell_bits;
 }
@@ -87,13 +87,13 @@ enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
 		return KB_SHAPE_BAD_BITS;
 	if (s->k < 1 || s->k > KBLOOM_HASHES_MAX)
 		return KB_SHAPE_BAD_HASHES;
-	if (kb_takes(ops, KB_PARAM_DIMS)) {
+	if (kb_takes(ops, KB_TAKES_DIMS)) {
 		if (s->dims < 1 || s->dims > KBLOOM_DIMS_MAX)
 			return KB_SHAPE_BAD_DIMS;
 	} else if (s->dims) {
 		return KB_SHAPE_EXTRA_PARAM;
 	}
-	if (!kb_takes(ops, KB_PARAM_PLAN) &&
+	if (!kb_takes(ops, KB_TAKES_PLAN) &&
 	    (s->capacity || s->growth || s->tighten))
 		return KB_SHAPE_EXTRA_PARAM;
 	err = ops->check(s);

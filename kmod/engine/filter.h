@@ -103,13 +103,13 @@ void kb_filter_free(struct kb_filter *f);
  * type (kb_type_info(), kb_filter_info()) instead of testing its id.
  */
 /* The shape parameters a type takes beyond BITS and HASHES. */
-enum kb_param {
-	KB_PARAM_COUNTER_BITS	= 1 << 0,	/* cell_bits (counters) */
-	KB_PARAM_UPDATE		= 1 << 1,
-	KB_PARAM_DECREMENT	= 1 << 2,
-	KB_PARAM_DLEFT		= 1 << 3,	/* subtables, bucket/fp bits */
-	KB_PARAM_DIMS		= 1 << 4,
-	KB_PARAM_PLAN		= 1 << 5,	/* capacity, growth, tighten */
+enum kb_takes {
+	KB_TAKES_COUNTER_BITS	= 1 << 0,	/* cell_bits (counters) */
+	KB_TAKES_UPDATE		= 1 << 1,
+	KB_TAKES_DECREMENT	= 1 << 2,
+	KB_TAKES_DLEFT		= 1 << 3,	/* subtables, bucket/fp bits */
+	KB_TAKES_DIMS		= 1 << 4,
+	KB_TAKES_PLAN		= 1 << 5,	/* capacity, growth, tighten */
 };
 
 enum kb_cap {
@@ -176,7 +176,7 @@ struct kb_grow_ops {
 };
 
 struct kb_type_info {
-	u32 params;			/* enum kb_param */
+	u32 params;			/* enum kb_takes */
 	u32 caps;			/* enum kb_cap */
 	const struct kb_grow_ops *grow;	/* NULL: memory fixed at create */
 };
@@ -184,7 +184,7 @@ struct kb_type_info {
 /* NULL for no such type. */
 const struct kb_type_info *kb_type_info(u32 type);
 const struct kb_type_info *kb_filter_info(const struct kb_filter *f);
-/* @type is a type and takes all of @params (enum kb_param). */
+/* @type is a type and takes all of @params (enum kb_takes). */
 bool kb_type_takes(u32 type, u32 params);
 /*
  * The cell bits of a shape in one spelling: types without counters may

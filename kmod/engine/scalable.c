@@ -541,5 +541,5 @@ const struct kb_type_ops kb_scalable_ops = {
 	.xfer = kb_scal_xfer,
 	.xfer_bytes = kb_scal_xfer_bytes,
 	.layout = kb_scal_layout,
-	.info = { .params = KB_PARAM_PLAN, .grow = &kb_scal_grow },
+	.info = { .params = KB_TAKES_PLAN, .grow = &kb_scal_grow },
 };

@@ -177,7 +177,7 @@ const struct kb_type_ops kb_stable_ops = {
 	.prefetch_key = kb_cells_prefetch,
 	.fill = kb_cells_fill,
 	.info = {
-		.params = KB_PARAM_COUNTER_BITS | KB_PARAM_DECREMENT,
+		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_DECREMENT,
 		.caps = KB_CAP_FORGETS,
 	},
 };

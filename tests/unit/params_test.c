@@ -151,7 +151,7 @@ TEST(each_type_is_described_once)
 	uint32_t t, counts = 0, saturates = 0;
 
 	for (t = 0; t <= KBLOOM_TYPE_MAX; t++) {
-		const struct kb_type_info *i = kb_type_info(t);
+		const struct kb_type_desc *i = kb_type_desc(t);
 
 		if (!names[t]) {
 			EXPECT_EQ(NULL, i);
@@ -168,9 +168,9 @@ TEST(each_type_is_described_once)
 	EXPECT_EQ(1U << KBLOOM_TYPE_COUNTING | 1U << KBLOOM_TYPE_DLEFT |
 		  1U << KBLOOM_TYPE_STABLE, saturates);
 	EXPECT_STREQ("cells at maximum",
-		     kb_type_info(KBLOOM_TYPE_STABLE)->saturated);
-	EXPECT_STREQ("records", kb_type_info(KBLOOM_TYPE_TRANSFORMS)->fill_what);
-	EXPECT_EQ(NULL, kb_type_info(KBLOOM_TYPE_MAX + 1));
+		     kb_type_desc(KBLOOM_TYPE_STABLE)->saturated);
+	EXPECT_STREQ("records", kb_type_desc(KBLOOM_TYPE_TRANSFORMS)->fill_what);
+	EXPECT_EQ(NULL, kb_type_desc(KBLOOM_TYPE_MAX + 1));
 }
 
 TEST_HARNESS_MAIN
