@@ -101,7 +101,9 @@ kmod-6.12:
 # kmemleak, ...), built like kmod-6.12 from a copy of the sources, with
 # gcov profiling (its coverage: scripts/coverage) and KCOV instrumentation
 # (the debug kernel instruments nothing else: tests/vm/kcovfuzz_test.c's
-# coverage feedback is the module's alone).
+# coverage feedback is the module's alone). No sibling calls: a function
+# ending in a trace call would jump to it, and KCOV would record the
+# caller's return address in the kernel instead of the module's PC.
 KMOD_DEBUG := build/kmod-debug
 
 kmod-debug:
@@ -109,7 +111,7 @@ kmod-debug:
 	(cd kmod && cp -p --parents $(KMOD_SRCS:kmod/%=%) $(CURDIR)/$(KMOD_DEBUG)/) && \
 	cp -p dkms.conf $(KMOD_DEBUG)/ && \
 	$(MAKE) -C $$kdir M=$(CURDIR)/$(KMOD_DEBUG) GCOV_PROFILE=y \
-		KCOV_INSTRUMENT=y modules
+		KCOV_INSTRUMENT=y KCFLAGS=-fno-optimize-sibling-calls modules
 
 # The debug tier alone, and the module's coverage report it writes
 # (build/coverage/index.html; the totals are in the tier's output).

@@ -17,9 +17,13 @@ veth() {
 	return 0
 }
 
+# capture NS NAME [FILTER...]: tcpdump of what NS receives, IPv4 only
+# unless a filter is given (an IPv6 router solicitation of a new link
+# once landed in a capture of echo replies).
 capture() {
 	local ns=$1 name=$2 i
 	shift 2
+	[ $# -gt 0 ] || set -- ip
 	# --immediate-mode: nothing waits in the kernel's ring when it stops
 	nsenter --net=/run/netns/$P$ns tcpdump -i eth0 -Q in -nn -U -s 0 \
 		--immediate-mode -w "$tmp/$name.pcap" "$@" \
