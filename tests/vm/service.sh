@@ -93,9 +93,19 @@ archive() {
 }
 check "kbloom-archive@w1: archives w1's closed windows as w1.<10-digit ID>.kbf" archive
 
+# One look at the archive directory (retention_ok); the pruner runs each
+# second but a loaded guest lags, so retention gives it up to 20 s.
 retention() {
-	local total biggest ids newest n
+	local i
 	sleep 2
+	for i in $(seq 40); do
+		retention_ok && return 0
+		sleep 0.5
+	done
+	return 1
+}
+retention_ok() {
+	local total biggest ids newest n
 	total=$(du -cb "$KBLOOM_ARCHIVE_DIR"/w1/*.kbf | tail -n 1 | cut -f1)
 	biggest=$(du -b "$KBLOOM_ARCHIVE_DIR"/w1/*.kbf | sort -n | tail -n 1 | cut -f1)
 	ids=$(ls "$KBLOOM_ARCHIVE_DIR/w1" | sed 's/^w1\.0*\([0-9]*\)\.kbf$/\1/' | sort -n)
