@@ -74,7 +74,6 @@
 #define KCOV_TRACE_PC	0
 #define COVER_SIZE	(1 << 18)	/* PCs per request, at most */
 
-#define PARAM_MEM "/sys/module/kbloom/parameters/max_memory"
 
 /* ---- Randomness: xorshift64*, seeded once */
 
@@ -1591,28 +1590,7 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static unsigned long long param_get(void)
-{
-	unsigned long long v = 0;
-	FILE *f = fopen(PARAM_MEM, "r");
 
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-static void param_set(unsigned long long v)
-{
-	FILE *f = fopen(PARAM_MEM, "w");
-
-	if (f) {
-		fprintf(f, "%llu\n", v);
-		fclose(f);
-	}
-}
 
 /* A scratch copy of the committed corpus, when no directory is named. */
 static char *scratch_corpus(const char *seed_dir)
@@ -1642,7 +1620,7 @@ int main(void)
 	double secs = env_s ? atof(env_s) : 60, start = now_s(), deadline;
 	struct timeval tv = { .tv_sec = 10 };
 	long max_msgs = env_n ? atol(env_n) : -1, replayed;
-	unsigned long long saved = param_get(), seed;
+	unsigned long long saved = nlr_max_memory(), seed;
 	long long mem0[2], mem1[2];
 	bool stop = false;
 	struct prog p;
@@ -1741,7 +1719,7 @@ int main(void)
 		printf("not ok 1 - a socket for the programs\n");
 		return 1;
 	}
-	param_set(64ULL << 20);
+	nlr_set_max_memory(64ULL << 20);
 	for (i = 0; i < 2; i++) {
 		sweep_ns(i);
 		mem0[i] = status_mem(i);
@@ -1817,7 +1795,7 @@ int main(void)
 		mem1[i] = status_mem(i);
 		close(sweeper[i].fd);
 	}
-	param_set(saved);
+	nlr_set_max_memory(saved);
 
 	printf("# %ld messages in %.0f s (%ld of them replaying the corpus): %ld answered 0, %ld refused\n",
 	       fig.messages, now_s() - start, replayed, fig.answered, fig.refused);

@@ -20,7 +20,6 @@
 #include "kselftest_harness.h"
 #include "nlraw.h"
 
-#define PARAM_MEM "/sys/module/kbloom/parameters/max_memory"
 
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
 
@@ -242,28 +241,7 @@ static void sweep(struct nlr *s, struct nlr_msg *m)
 	nlr_send(s, m);
 }
 
-static unsigned long long read_param(void)
-{
-	unsigned long long v = 0;
-	FILE *f = fopen(PARAM_MEM, "r");
 
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-static void write_param(unsigned long long v)
-{
-	FILE *f = fopen(PARAM_MEM, "w");
-
-	if (f) {
-		fprintf(f, "%llu\n", v);
-		fclose(f);
-	}
-}
 
 /* Fewer messages than this in the time allowed is a failure. */
 #define FUZZ_MIN	5000
@@ -299,12 +277,12 @@ TEST_F_TIMEOUT(fz, every_request_answered_and_no_kernel_report, 600)
 	double deadline = now_s() + (secs ? atof(secs) : 300);
 	long ok = 0, errors = 0, mutated = 0, xlate_tables = 0;
 	bool unanswered = false, mut;
-	unsigned long long saved = read_param();
+	unsigned long long saved = nlr_max_memory();
 	int err;
 
 	ASSERT_EQ(0, nlr_open(&s));
 	ASSERT_EQ(0, setsockopt(s.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
-	write_param(64ULL << 20);
+	nlr_set_max_memory(64ULL << 20);
 	for (i = 0; i < total; i++) {
 		valid_request(&s, &m);
 		mut = rnd() % 4;
@@ -338,7 +316,7 @@ TEST_F_TIMEOUT(fz, every_request_answered_and_no_kernel_report, 600)
 		}
 	}
 	sweep(&s, &m);
-	write_param(saved);
+	nlr_set_max_memory(saved);
 	TH_LOG("%ld messages (%ld mutated): %ld accepted, %ld refused%s",
 	       i, mutated, ok, errors, i < total ? " (time limit)" : "");
 	TH_LOG("%ld transforms tables created", xlate_tables);

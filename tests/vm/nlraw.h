@@ -419,4 +419,30 @@ static inline void put_slices(struct nlr_msg *m, const struct slice *sl, int n)
 	nlr_nest_end(m, list);
 }
 
+/* The module's max_memory parameter (0 when it cannot be read). */
+#define NLR_PARAM_MEM "/sys/module/kbloom/parameters/max_memory"
+
+static inline unsigned long long nlr_max_memory(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen(NLR_PARAM_MEM, "r");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static inline void nlr_set_max_memory(unsigned long long v)
+{
+	FILE *f = fopen(NLR_PARAM_MEM, "w");
+
+	if (f) {
+		fprintf(f, "%llu\n", v);
+		fclose(f);
+	}
+}
+
 #endif /* KBLOOM_TEST_NLRAW_H */
