@@ -94,14 +94,17 @@ archive() {
 check "kbloom-archive@w1: archives w1's closed windows as w1.<10-digit ID>.kbf" archive
 
 # One look at the archive directory (retention_ok); the pruner runs each
-# second but a loaded guest lags, so retention gives it up to 20 s.
+# second and the archiver adds one window a second; on a loaded guest a pass
+# can take seconds while windows land, so retention waits (up to 60 s) for
+# a look just after a pass. A look is printed only when it fails.
 retention() {
 	local i
 	sleep 2
-	for i in $(seq 40); do
-		retention_ok && return 0
+	for i in $(seq 120); do
+		retention_ok >"$tmp/retention" && return 0
 		sleep 0.5
 	done
+	cat "$tmp/retention"
 	return 1
 }
 retention_ok() {
