@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * restore FILE [as NAME]: a save file back into the kernel as a new,
- * plain filter (a saved window becomes a filter without windows holding
+ * The steps of restore FILE [as NAME] (cmd_restore.c): a save file back
+ * into the kernel as a new, plain filter (a saved window becomes a filter without windows holding
  * that table; a scalable filter or dcf comes back with its saved layout:
  * the same slices, the same overflow vector width). The whole file is
  * verified first (CRCs, header, the cell size the engine computes for
@@ -9,7 +9,7 @@
  * with FLAGS LOAD (the filter stays hidden and reserved for this socket),
  * IMPORT of the cells in order, and IMPORT FLAGS LOADED once the file
  * has been read again to its verified end. The steps are restore.h's,
- * which 'restore all DIR' (restore_all.c) runs for every file of DIR.
+ * which 'restore all DIR' (cmd_restore_all.c) runs for every file of DIR.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -279,59 +279,4 @@ int kb_restore_loaded(struct kb_nl *nl, struct kb_restore *o)
 		kb_nl_perror(nl, "unable to restore filter '%s' from '%s'",
 			     quote(o->name), quote(o->path));
 	return r;
-}
-
-int cmd_restore(int argc, char **argv)
-{
-	struct kb_restore o = { 0 };
-	struct kb_nl nl;
-	int ret = EXIT_ERROR;
-
-	if (argc < 2) {
-		usage_errorf(argv[0], "missing FILE ('-' for stdin) or 'all DIR'");
-		return EXIT_ERROR;
-	}
-	if (!strcmp(argv[1], "all"))
-		return kb_restore_all(argc, argv);
-	o.path = argv[1];
-	if (argc > 2) {
-		if (strcmp(argv[2], "as")) {
-			unexpected_argument(argv[0], argv[2]);
-			return EXIT_ERROR;
-		}
-		if (argc < 4) {
-			usage_errorf(argv[0], "'as' needs a filter NAME");
-			return EXIT_ERROR;
-		}
-		if (argc > 4) {
-			unexpected_argument(argv[0], argv[4]);
-			return EXIT_ERROR;
-		}
-		o.name = argv[3];
-		if (!check_new_name(o.name))
-			return EXIT_ERROR;
-	}
-
-	/* 1. The whole file, checked before anything reaches the kernel. */
-	if (kb_restore_open(&o))
-		return EXIT_ERROR;
-	if (!check_new_name(o.name))
-		goto out;
-
-	/*
-	 * 2. The hidden filter, reserved for this socket; 3. its cells;
-	 * 4. complete: the filter appears. Any failure just reports and
-	 * exits: the kernel destroys a filter created with FLAGS LOAD when
-	 * the socket that created it closes before LOADED, so no cleanup
-	 * call is needed and nothing half-made is left.
-	 */
-	if (open_netlink(&nl))
-		goto out;
-	if (!kb_restore_create(&nl, &o) && !kb_restore_cells(&nl, &o) &&
-	    !kb_restore_loaded(&nl, &o))
-		ret = EXIT_OK;
-	kb_nl_close(&nl);
-out:
-	kb_restore_close(&o);
-	return ret;
 }

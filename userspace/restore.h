@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The steps of a restore (restore.c), shared by 'restore FILE' and
- * 'restore all DIR' (restore_all.c): verify the whole file, CREATE the
+ * 'restore all DIR' (cmd_restore_all.c): verify the whole file, CREATE the
  * filter hidden (FLAGS LOAD), IMPORT its cells, then LOADED. Each step
  * prints why it failed. Until LOADED the filter is seen by no one and the
  * kernel destroys it when the socket closes.
@@ -33,7 +33,7 @@ int kb_restore_cells(struct kb_nl *nl, struct kb_restore *o);
 /* IMPORT FLAGS LOADED: the filter appears; 0 or a negative errno. */
 int kb_restore_loaded(struct kb_nl *nl, struct kb_restore *o);
 
-/* restore all DIR (restore_all.c); argv as cmd_restore's. */
+/* restore all DIR (cmd_restore_all.c); argv as cmd_restore's. */
 int kb_restore_all(int argc, char **argv);
 
 #endif

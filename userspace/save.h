@@ -50,7 +50,7 @@ int kb_export_save(struct kb_nl *nl, struct kb_export *x);
 bool parse_compress(const char *cmd, int argc, char **argv, int i,
 		    bool *zstd);
 
-/* save all DIR [compress zstd] (save_all.c); argv as cmd_save's. */
+/* save all DIR [compress zstd] (cmd_save_all.c); argv as cmd_save's. */
 int kb_save_all(int argc, char **argv);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The directory of 'save all DIR' (save_all.c) and 'restore all DIR'
- * (restore_all.c): one save file DIR/NAME.kbf per filter.
+ * The directory of 'save all DIR' (cmd_save_all.c) and 'restore all DIR'
+ * (cmd_restore_all.c): one save file DIR/NAME.kbf per filter.
  */
 #ifndef BLOOMCTL_SAVEDIR_H
 #define BLOOMCTL_SAVEDIR_H

@@ -20,7 +20,7 @@
  * (libpcap: pcap_open_dead + pcap_dump), each stamped with the time the
  * victim saw it. 'show' gives the filter's type and shape (for the rates),
  * 'query' which windows hold each packet, both as JSON on stdout
- * (query.c's -j format: "windows" [{id, start_ns, end_ns, packets, fill}]
+ * (cmd_query.c's -j format: "windows" [{id, start_ns, end_ns, packets, fill}]
  * and "packets" [{index, windows: [ID...]} or {index, skip}]), read by
  * trace_json.c. The remote query uses the filter's own digest mode.
  * The ssh program is $KBLOOM_SSH when set (one word), else "ssh".

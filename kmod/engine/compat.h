@@ -84,7 +84,7 @@ static inline void kb_resched(void)
 }
 
 #else
-/* Host builds: userspace/lib/kbloom_host_compat.h, on the include path. */
+/* Host builds: kmod/engine/host/kbloom_host_compat.h, on the include path. */
 #include <kbloom_host_compat.h>
 #endif /* __KERNEL__ */
 #endif /* KBLOOM_ENGINE_COMPAT_H */

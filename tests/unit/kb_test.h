@@ -14,7 +14,7 @@
 
 #include "kb_rng.h"
 #include "../../kmod/engine/filter.h"
-#include "../../userspace/lib/siphash.h"
+#include "../../kmod/engine/host/siphash.h"
 
 /*
  * Every test runs in a forked child that leaves with _exit(), which drops

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * userspace/lib/siphash.c against the SipHash-2-4 reference vectors (the
+ * kmod/engine/host/siphash.c against the SipHash-2-4 reference vectors (the
  * SipHash paper's appendix and its reference implementation, also used by
  * the kernel's lib/test_siphash.c) and against independently computed
  * values for longer messages; unaligned data and every length.

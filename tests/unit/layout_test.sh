@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The layout rule of userspace/ (README.md, "Layout"): cmd_NAME.c is the
+# command NAME and defines its cmd_NAME() (cmd_NAME_PART.c holds a part of
+# it, as cmd_save_all.c is 'save all'); every command of the table in
+# bloomctl.c has its file; no other file defines a command. Library files
+# (everything else) own no command. Prints TAP.
+set -u
+
+us=$(cd "$(dirname "$0")/../../userspace" && pwd)
+echo "TAP version 13"
+echo "1..3"
+
+# cmd_X() entries of the table in bloomctl.c
+table=$(sed -n 's/^[[:space:]]*"[a-z]*", \(cmd_[a-z_]*\), ".*/\1/p' "$us/bloomctl.c" | sort -u)
+# files defining an int cmd_X(int argc, char **argv)
+definers=$(grep -l '^int cmd_[a-z_]*(int argc, char \*\*argv)$' "$us"/*.c | xargs -n1 basename | sort)
+
+bad=""
+for f in $definers; do
+	case $f in cmd_*.c) ;; *) bad="$bad $f" ;; esac
+done
+if [ -n "$table" ] && [ -z "$bad" ]; then
+	echo "ok 1 - only cmd_*.c files define a command ($(echo "$definers" | wc -l) files)"
+else
+	echo "not ok 1 - commands defined outside cmd_*.c:$bad (table: '$table')"
+fi
+
+missing=""
+for c in $table; do
+	f=$us/$c.c
+	[ -f "$f" ] && grep -q "^int $c(int argc, char \*\*argv)$" "$f" ||
+		missing="$missing $c"
+done
+if [ -n "$table" ] && [ -z "$missing" ]; then
+	echo "ok 2 - each of the $(echo "$table" | wc -l) commands of the table is defined in its own cmd_NAME.c"
+else
+	echo "not ok 2 - commands of the table without their cmd_NAME.c:$missing"
+fi
+
+orphans=""
+for f in "$us"/cmd_*.c; do
+	n=$(basename "$f" .c)
+	grep -q "^int $n(int argc, char \*\*argv)$" "$f" && continue
+	# a part: cmd_NAME_PART.c beside its command's cmd_NAME.c
+	[ -f "$us/${n%_*}.c" ] && [ "${n%_*}" != cmd ] && continue
+	orphans="$orphans $n.c"
+done
+if [ -z "$orphans" ]; then
+	echo "ok 3 - every cmd_NAME.c defines cmd_NAME(), every cmd_NAME_PART.c has its cmd_NAME.c"
+else
+	echo "not ok 3 - cmd_*.c files that are no command nor a part of one:$orphans"
+fi
