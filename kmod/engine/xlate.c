@@ -109,6 +109,12 @@ enum kb_xlate_put kb_xlate_put(struct kb_filter *f,
 	return KB_XLATE_FULL;
 }
 
+#ifndef __KERNEL__
+/*
+ * Only the offline readers search a table (bloomctl, on exported cells);
+ * the module records and exports and never looks up, so it does not carry
+ * this.
+ */
 u32 kb_xlate_find(const struct kbloom_xlate *cells, u64 m,
 		  const siphash_key_t *hkey, const struct kbloom_xlate *want,
 		  struct kbloom_xlate *out, u32 max)
@@ -141,6 +147,7 @@ u32 kb_xlate_find(const struct kbloom_xlate *cells, u64 m,
 	}
 	return n;
 }
+#endif /* !__KERNEL__ */
 
 static enum kb_shape_error kb_xlate_check(const struct kb_shape *s)
 {

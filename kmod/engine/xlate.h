@@ -32,8 +32,10 @@ void kb_xlate_key(const struct kbloom_xlate *rec,
  * that of @want, in probe order: up to @max copied to @out; returns how
  * many there are.
  */
+#ifndef __KERNEL__
 u32 kb_xlate_find(const struct kbloom_xlate *cells, u64 m,
 		  const siphash_key_t *hkey, const struct kbloom_xlate *want,
 		  struct kbloom_xlate *out, u32 max);
+#endif
 
 #endif /* KBLOOM_ENGINE_XLATE_H */

@@ -625,6 +625,183 @@ TEST_F(win, kernel_and_tool_digests_agree_byte_for_byte)
 	EXPECT_LT(20, skipped);
 }
 
+/*
+ * Every header layout the parser tells apart, built on purpose (random
+ * bytes rarely make a valid extension-header chain): IPv6 with 0 to 3
+ * extension headers (hop-by-hop, routing, destination options, AH, first
+ * and later fragments) before TCP, UDP, ICMPv6, SCTP or no next header;
+ * IPv4 with every header length, fragment flags and protocol; then each
+ * truncated at every byte and with its length field cut short, and every
+ * version nibble. The kernel and the engine built here must agree on each.
+ */
+static const uint8_t v6_ext[] = { 0, 43, 60, 51, 44, 44 };
+static const uint8_t upper[] = { 6, 17, 58, 132, 59, 33 };
+
+/* An IPv6 packet with @n extension headers of kinds @ext (indexes into
+ * v6_ext; 4 is a first fragment, 5 a later one) before @proto. */
+static size_t v6_packet(uint8_t *p, const int *ext, int n, uint8_t proto,
+			size_t payload)
+{
+	size_t off = 40, i;
+	uint8_t *nh = p + 6;
+
+	memset(p, 0, 40);
+	p[0] = 0x60;
+	for (i = 0; i < 16; i++) {
+		p[8 + i] = 0x20 + i;
+		p[24 + i] = 0x40 + i;
+	}
+	for (i = 0; i < (size_t)n; i++) {
+		uint8_t kind = v6_ext[ext[i]];
+		size_t hlen = kind == 44 ? 8 : kind == 51 ? 12 : 8 + 8 * (i % 2);
+
+		*nh = kind;
+		memset(p + off, 0, hlen);
+		nh = p + off;
+		if (kind == 51)
+			p[off + 1] = hlen / 4 - 2;
+		else if (kind != 44)
+			p[off + 1] = hlen / 8 - 1;
+		else if (ext[i] == 5)
+			p[off + 3] = 0xb8;	/* offset 23 (x8) */
+		else
+			p[off + 3] = 1;		/* M: more fragments */
+		off += hlen;
+	}
+	*nh = proto;
+	for (i = 0; i < payload; i++)
+		p[off + i] = 0x90 + i;
+	off += payload;
+	p[4] = (off - 40) >> 8;
+	p[5] = (off - 40) & 0xff;
+	return off;
+}
+
+static size_t v4_packet(uint8_t *p, int ihl, uint16_t frag, uint8_t proto,
+			size_t payload)
+{
+	size_t len = ihl * 4 + payload, i;
+
+	for (i = 0; i < len; i++)
+		p[i] = 0x11 * i;
+	p[0] = 0x40 | ihl;
+	p[2] = len >> 8;
+	p[3] = len & 0xff;
+	p[6] = frag >> 8;
+	p[7] = frag & 0xff;
+	p[9] = proto;
+	return len;
+}
+
+/* The kernel's and the engine's digest of @len bytes of @pkt in @mode
+ * agree; counts the answer in @seen[skip]. */
+static void agree(struct __test_metadata *_metadata, struct nlr *s,
+		  struct nlr_msg *m, const uint8_t *pkt, size_t len,
+		  uint32_t mode, int *seen, const char *what)
+{
+	struct kb_digest kd, ud;
+	uint32_t skip = 0, uskip;
+	uint32_t linear = len > 1 && (len + mode) % 3 == 0 ? len / 2 : len;
+
+	ASSERT_EQ(0, kernel_digest(s, m, pkt, len, linear, mode, &kd, &skip));
+	memset(&ud, 0, sizeof(ud));
+	uskip = kb_digest(pkt, len < KB_DIGEST_SPAN ? len : KB_DIGEST_SPAN,
+			  mode, &ud);
+	ASSERT_EQ(uskip, skip) TH_LOG("%s, %zu bytes, mode %u", what, len, mode);
+	seen[skip]++;
+	if (skip)
+		return;
+	ASSERT_EQ(ud.len, kd.len) TH_LOG("%s mode %u", what, mode);
+	ASSERT_EQ(0, memcmp(ud.key, kd.key, ud.len)) TH_LOG("%s mode %u", what, mode);
+}
+
+TEST_F(win, kernel_and_tool_agree_on_every_header_layout)
+{
+	static uint8_t pkt[512], cut[512];
+	int seen[KBLOOM_SKIP_MAX + 1] = { 0 };
+	int ext[3], n, a, b, c, u, ihl, f, mode, total = 0, k;
+	char what[96];
+	size_t len, i;
+
+	for (n = 0; n <= 3; n++)
+	for (a = 0; a < (n > 0 ? 6 : 1); a++)
+	for (b = 0; b < (n > 1 ? 6 : 1); b++)
+	for (c = 0; c < (n > 2 ? 6 : 1); c++)
+	for (u = 0; u < (int)sizeof(upper); u++) {
+		ext[0] = a;
+		ext[1] = b;
+		ext[2] = c;
+		len = v6_packet(pkt, ext, n, upper[u], 24);
+		snprintf(what, sizeof(what), "IPv6 %d ext (%d %d %d) proto %u",
+			 n, a, b, c, upper[u]);
+		/* only FLOW and MULTI walk the chain: the others once each */
+		for (mode = 1; mode <= KBLOOM_DIGEST_MAX; mode++)
+			if (n < 2 || mode == KBLOOM_DIGEST_FLOW ||
+			    mode == KBLOOM_DIGEST_MULTI)
+				agree(_metadata, &self->s, &self->m, pkt, len,
+				      mode, seen, what);
+		if (n != 3 || u || (a + b + c) % 5)
+			continue;
+		/* cut at every byte; the payload length cut short */
+		for (i = 1; i < len; i++)
+			agree(_metadata, &self->s, &self->m, pkt, i,
+			      1 + i % KBLOOM_DIGEST_MAX, seen, what);
+		memcpy(cut, pkt, len);
+		for (i = 0; i < len - 40; i += 3) {
+			cut[4] = i >> 8;
+			cut[5] = i & 0xff;
+			agree(_metadata, &self->s, &self->m, cut, len,
+			      1 + i % KBLOOM_DIGEST_MAX, seen, what);
+		}
+	}
+	/* a jumbogram: payload length 0 before a hop-by-hop header */
+	ext[0] = 0;
+	len = v6_packet(pkt, ext, 1, 6, 24);
+	pkt[4] = pkt[5] = 0;
+	for (mode = 1; mode <= KBLOOM_DIGEST_MAX; mode++)
+		agree(_metadata, &self->s, &self->m, pkt, len, mode, seen, "jumbogram");
+
+	for (ihl = 0; ihl < 16; ihl++)
+	for (f = 0; f < 4; f++)
+	for (u = 0; u < (int)sizeof(upper); u++) {
+		static const uint16_t frags[] = { 0, 0x4000, 0x2000, 0x0017 };
+
+		len = v4_packet(pkt, ihl, frags[f], upper[u] == 58 ? 1 : upper[u], 8);
+		snprintf(what, sizeof(what), "IPv4 ihl %d frag %#x proto %u",
+			 ihl, frags[f], pkt[9]);
+		for (mode = 1; mode <= KBLOOM_DIGEST_MAX; mode++)
+			agree(_metadata, &self->s, &self->m, pkt, len, mode, seen, what);
+		if (ihl != 6 || f)
+			continue;
+		for (i = 1; i < len; i++)
+			agree(_metadata, &self->s, &self->m, pkt, i,
+			      1 + i % KBLOOM_DIGEST_MAX, seen, what);
+		memcpy(cut, pkt, len);
+		for (i = 0; i < len; i += 2) {
+			cut[2] = 0;
+			cut[3] = i;
+			agree(_metadata, &self->s, &self->m, cut, len,
+			      1 + i % KBLOOM_DIGEST_MAX, seen, what);
+		}
+	}
+	for (i = 0; i < 16; i++) {
+		len = v4_packet(pkt, 5, 0, 6, 8);
+		pkt[0] = i << 4 | 5;
+		agree(_metadata, &self->s, &self->m, pkt, len, KBLOOM_DIGEST_SPIE,
+		      seen, "version nibble");
+	}
+	for (k = 0; k <= KBLOOM_SKIP_MAX; k++)
+		total += seen[k];
+	TH_LOG("%d layouts: %d digested, %d short, %d malformed, %d later fragments",
+	       total, seen[KBLOOM_SKIP_NONE], seen[KBLOOM_SKIP_SHORT],
+	       seen[KBLOOM_SKIP_MALFORMED], seen[KBLOOM_SKIP_FRAGMENT]);
+	/* the layouts reach every answer the parser gives */
+	EXPECT_LT(1000, seen[KBLOOM_SKIP_NONE]);
+	EXPECT_LT(100, seen[KBLOOM_SKIP_SHORT]);
+	EXPECT_LT(100, seen[KBLOOM_SKIP_MALFORMED]);
+	EXPECT_LT(100, seen[KBLOOM_SKIP_FRAGMENT]);
+}
+
 TEST_F(win, digest_refusals_named)
 {
 	struct nlr *s = &self->s;
