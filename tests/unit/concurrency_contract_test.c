@@ -15,8 +15,13 @@
  *   same_keys.*.count_every_add  threads add the same keys at once: every
  *       add is counted; where counts are exact, as many deletes empty the
  *       filter again
+ *   same_records.transforms.recorded_once_per_thread_at_most  threads put
+ *       the same records (a transforms table): each recorded, at most
+ *       once per thread, and every NEW answer is one valid cell
  *
- * Each type's own test (bloom_test.c, counting_test.c ...) has what it
+ * Each variant says what its type can promise (exact bytes, or counts, or
+ * presence alone) and with which shapes and numbers of threads and keys.
+ * Each type's own test (bitops_test.c, counting_test.c ...) has what it
  * does one thread at a time.
  */
 #include <arpa/inet.h>
@@ -186,7 +191,8 @@ struct race_ctx {
 	const struct race *r;
 	struct kb_filter *f, *src;
 	int done;		/* writers finished */
-	u64 misses, rounds, delfail, grown;
+	u64 misses, rounds;
+	u64 owner_fails;	/* merges or deletes refused */
 	u64 fresh[CREW_MAX];	/* per writer: adds answered "fresh" */
 };
 
@@ -257,22 +263,21 @@ static void race_owner(struct member *m)
 	case OWNER_NONE:
 		break;
 	case OWNER_MERGE:
-		c->delfail += kb_filter_merge(c->f, c->src, KBLOOM_MERGE_OR) != 0;
+		c->owner_fails += kb_filter_merge(c->f, c->src,
+						  KBLOOM_MERGE_OR) != 0;
 		break;
 	case OWNER_DELETE:
 		for (n = 0; n < r->owner_reps; n++)
 			for (i = 0; i < r->owner_keys; i++) {
 				key_of(key, SET_OWNER, i);
-				c->delfail += kb_filter_del(c->f, key,
+				c->owner_fails += kb_filter_del(c->f, key,
 							    sizeof(key)) != 0;
 			}
 		break;
 	case OWNER_GROW:
 		while (!writers_done(c))
-			if (kb_scalable_wants_slice(c->f)) {
+			if (kb_scalable_wants_slice(c->f))
 				grow_now(c->f);
-				c->grown++;
-			}
 		break;
 	}
 }
@@ -304,7 +309,7 @@ static bool same_stream(const struct kb_filter *a, const struct kb_filter *b)
 		if (!pa || !pb)
 			return false;
 		n = la < lb ? la : lb;
-		if (memcmp(pa, pb, n))
+		if (!n || memcmp(pa, pb, n))
 			return false;
 		off += n;
 	}
@@ -365,6 +370,40 @@ static void scalable_accounting(struct __test_metadata *_metadata,
 		active(f), (unsigned long long)fresh, (unsigned long long)over);
 }
 
+/*
+ * dcf: every cell equal, exactly, to a counter of 64 bits on the probe
+ * positions uapi/kbloom.h defines, fed the same adds (what was deleted
+ * was added as often): one by one is right, not only the same.
+ */
+static void dcf_cells_exact(struct __test_metadata *_metadata,
+			    const struct kb_filter *f, const struct race *r)
+{
+	u64 *ref, i, h1;
+	u8 key[9];
+	u32 j;
+	int t;
+
+	ref = calloc(f->s.m, sizeof(*ref));
+	ASSERT_NE(NULL, ref);
+	for (t = -1; t < r->writers; t++) {
+		u64 first = t < 0 ? 0 : first_key(r, t);
+		u64 n = t < 0 ? r->read_keys : r->per_writer;
+
+		for (i = first; i < first + n; i++) {
+			key_of(key, t < 0 ? SET_READ : SET_WRITE, i);
+			h1 = siphash(key, sizeof(key), &f->hkey);
+			for (j = 0; j < f->s.k; j++)
+				ref[kb_ref_probe(h1, kb_ref_mix64(h1), f->s.m,
+						 j)] += t < 0 ? 1 : r->reps;
+		}
+	}
+	for (i = 0; i < f->s.m; i++)
+		ASSERT_EQ(ref[i], kb_dcf_cell(f, i)) {
+			TH_LOG("cell %llu", (unsigned long long)i);
+		}
+	free(ref);
+}
+
 static void race_once(struct __test_metadata *_metadata, const struct race *r,
 		      enum sameness same)
 {
@@ -402,9 +441,8 @@ static void race_once(struct __test_metadata *_metadata, const struct race *r,
 			add_key(&f, key);
 	}
 
-	for (t = 0; t < r->writers; t++) {
+	for (t = 0; t < r->writers; t++)
 		m[t] = (struct member){ .ctx = c, .id = t, .fn = race_writer };
-	}
 	if (r->read_keys)
 		m[t++] = (struct member){ .ctx = c, .fn = race_reader };
 	if (r->owner != OWNER_NONE)
@@ -426,7 +464,7 @@ static void race_once(struct __test_metadata *_metadata, const struct race *r,
 	}
 
 	EXPECT_EQ(0, c->misses);
-	EXPECT_EQ(0, c->delfail);
+	EXPECT_EQ(0, c->owner_fails);
 	nkeys = first_key(r, r->writers - 1) + r->per_writer;
 	for (i = 0; i < nkeys; i++) {
 		key_of(key, SET_WRITE, i);
@@ -482,6 +520,8 @@ static void race_once(struct __test_metadata *_metadata, const struct race *r,
 	}
 	if (r->owner == OWNER_GROW)
 		scalable_accounting(_metadata, &f, fresh);
+	if (r->s.type == KBLOOM_TYPE_DCF)
+		dcf_cells_exact(_metadata, &f, r);
 	kb_diag("m=%llu k=%u: %d writers x %llu keys (x%u), reader rounds %llu%s, %llu cells non-zero",
 		(unsigned long long)r->s.m, r->s.k, r->writers,
 		(unsigned long long)r->per_writer, r->reps,
@@ -614,7 +654,8 @@ FIXTURE_VARIANT_ADD(adds, scalable) {
 /*
  * x = 2: carries and borrows all the time, neighbours in every word; the
  * overflow vector already wide enough. Two adders and the owner deleting
- * a set added before as often; every cell equals the one by one cell.
+ * a set added before as often: every cell equals the one by one cell,
+ * and the exact count of its adds.
  */
 FIXTURE_VARIANT_ADD(adds, dcf) {
 	.same = SAME_BYTES,
