@@ -5,8 +5,9 @@
  * them (block h1 * (m/512) >> 64; inside it x = h2 & 511, y = (h2 >> 9) |
  * 1, probe i = (x + i y) & 511), against golden values from an independent
  * implementation and a reference computed here. What it shares with the
- * other bit types (no false negatives, clear, merges, concurrency) is in
- * bitops_test.c; its false positive rate in bloom_fpr_test.c.
+ * other bit types (no false negatives, clear, merges) is in bitops_test.c,
+ * concurrency in concurrency_contract_test.c; its false positive rate in
+ * bloom_fpr_test.c.
  */
 #include <errno.h>
 #include <math.h>

@@ -4,16 +4,16 @@
  * checks; every cell equal, exactly, to a plain counting filter of wide
  * (64-bit) counters on the same probes, through a skewed stream of adds
  * that widens the overflow vector 1 -> 2 -> ... bits, then through
- * deletes that borrow back; key counts = the reference's minimum; the
- * same with adders and deleters on several threads racing carries and
- * borrows; a widening that does not come in time drops increments (LOST:
- * DEL refused, counts low but never 0 for an added key) until clear; the
+ * deletes that borrow back; key counts = the reference's minimum; a
+ * widening that does not come in time drops increments (LOST: DEL
+ * refused, counts low but never 0 for an added key) until clear; the
  * memory beside a counting filter of 16-bit counters; and presence equal
- * to a bloom filter's with the same probes, key by key.
+ * to a bloom filter's with the same probes, key by key. Adders and a
+ * deleter on several threads racing carries and borrows are in
+ * concurrency_contract_test.c.
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -276,95 +276,6 @@ TEST(lost_when_widening_is_late)
 	EXPECT_FALSE(kb_dcf_wants_widen(&f));
 	EXPECT_EQ(KBLOOM_GROW_MEMORY_LIMIT, kb_dcf_grow_error(&f));
 	kb_filter_free(&f);
-	KB_ASSERT_NO_LEAKS();
-}
-
-/*
- * Two adders and a deleter on one small filter (x = 2: carries and
- * borrows all the time, neighbours in every word), OFV already wide
- * enough: afterwards every cell equals the reference of the same
- * operations applied one by one.
- */
-#define CONC_KEYS	4000
-#define CONC_REPS	20
-
-struct conc {
-	struct kb_filter *f;
-	pthread_barrier_t start;
-};
-
-struct conc_arg {
-	struct conc *c;
-	int id;
-};
-
-static void *conc_worker(void *p)
-{
-	struct conc_arg *a = p;
-	u64 i, r;
-	u8 key[9];
-
-	pthread_barrier_wait(&a->c->start);
-	for (r = 0; r < CONC_REPS; r++) {
-		for (i = 0; i < CONC_KEYS; i++) {
-			/* Roles 0, 1 add sets 11, 12; role 2 deletes set 10. */
-			key_of(key, a->id == 2 ? 10 : 11 + a->id, i);
-			if (a->id == 2)
-				kb_filter_del(a->c->f, key, sizeof(key));
-			else
-				kb_filter_add(a->c->f, key, sizeof(key));
-		}
-	}
-	return NULL;
-}
-
-TEST(concurrent_carries_and_borrows)
-{
-	struct kb_shape s = dshape(4096, 3, 2);
-	struct ref r = { .m = 4096, .k = 3 };
-	struct conc_arg args[3];
-	struct conc c;
-	struct kb_filter f;
-	pthread_t th[3];
-	u64 i, n;
-	u8 key[9];
-	int t;
-
-	r.cell = calloc(r.m, sizeof(*r.cell));
-	ASSERT_NE(NULL, r.cell);
-	ASSERT_EQ(0, kb_filter_init(&f, &s, hkey));
-	while (kb_dcf_ofv_bits(&f) < 16) {
-		ASSERT_EQ(0, kb_dcf_widen(&f));
-		kb_dcf_retire(&f);
-	}
-	/* Set 10 preloaded CONC_REPS times: thread 2 takes those back. */
-	for (n = 0; n < CONC_REPS; n++)
-		for (i = 0; i < CONC_KEYS; i++) {
-			key_of(key, 10, i);
-			kb_filter_add(&f, key, sizeof(key));
-		}
-	for (i = 0; i < CONC_KEYS; i++) {
-		key_of(key, 11, i);
-		ref_add(&r, &f, key, CONC_REPS);
-		key_of(key, 12, i);
-		ref_add(&r, &f, key, CONC_REPS);
-	}
-	c.f = &f;
-	ASSERT_EQ(0, pthread_barrier_init(&c.start, NULL, 3));
-	for (t = 0; t < 3; t++) {
-		args[t].c = &c;
-		args[t].id = t;
-		ASSERT_EQ(0, pthread_create(&th[t], NULL, conc_worker, &args[t]));
-	}
-	for (t = 0; t < 3; t++)
-		ASSERT_EQ(0, pthread_join(th[t], NULL));
-	pthread_barrier_destroy(&c.start);
-	EXPECT_EQ(0, kb_dcf_lost(&f));
-	cells_equal(_metadata, &f, &r);
-	kb_diag("2 adders and a deleter, %d keys x %d each, x=2: every cell exact",
-		CONC_KEYS, CONC_REPS);
-	kb_filter_free(&f);
-	free(r.cell);
 	KB_ASSERT_NO_LEAKS();
 }
 

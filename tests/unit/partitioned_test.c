@@ -6,8 +6,9 @@
  * against golden values from an independent implementation and against a
  * reference computed here in 128-bit arithmetic, including slices
  * narrower than k. What it shares with the other bit types (no false
- * negatives, clear, merges, concurrency) is in bitops_test.c; its false
- * positive rate in bloom_fpr_test.c.
+ * negatives, clear, merges) is in bitops_test.c, concurrency in
+ * concurrency_contract_test.c; its false positive rate in
+ * bloom_fpr_test.c.
  */
 #include <errno.h>
 #include <math.h>

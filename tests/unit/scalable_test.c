@@ -4,15 +4,15 @@
  * shape checks; the fixed-point plan of uapi/kbloom.h recomputed here
  * independently (exact) and against real arithmetic; growth on demand
  * (the kick), overflow when no slice is ready (nothing lost), growth
- * stopped (sticky until clear); no false negatives, also with adders and
- * a grower on several threads; the number of slices (the cost of a test)
- * as documented; and the compound false positive rate at 1x, 10x and 100x
- * the initial capacity: under the target within a 99.9% binomial bound,
- * and equal to 1 - prod(1 - (X_i/m_i)^k_i) of the slices' fills.
+ * stopped (sticky until clear); no false negatives; the number of slices
+ * (the cost of a test) as documented; and the compound false positive
+ * rate at 1x, 10x and 100x the initial capacity: under the target within
+ * a 99.9% binomial bound, and equal to 1 - prod(1 - (X_i/m_i)^k_i) of the
+ * slices' fills. Adders and a grower on several threads are in
+ * concurrency_contract_test.c.
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -485,103 +485,6 @@ TEST(fpr_1x_10x_100x)
 		}
 		kb_filter_free(&f);
 	}
-	KB_ASSERT_NO_LEAKS();
-}
-
-/*
- * Two adders and a grower thread (the kernel's work item), on two CPUs:
- * no key lost, every fresh key counted once in some slice, and every key
- * a slice took beyond its capacity (adders outrunning the grower) counted
- * once as overflow.
- */
-#define CONC_ADDERS	2
-#define CONC_KEYS	200000
-
-struct conc {
-	struct kb_filter *f;
-	pthread_barrier_t start;
-	int done;
-	u64 fresh[CONC_ADDERS];
-};
-
-struct conc_arg {
-	struct conc *c;
-	int id;
-};
-
-static void *conc_adder(void *p)
-{
-	struct conc_arg *a = p;
-	u64 i;
-	u8 key[9];
-
-	pthread_barrier_wait(&a->c->start);
-	for (i = 0; i < CONC_KEYS; i++) {
-		key_of(key, 20 + a->id, i);
-		a->c->fresh[a->id] += kb_filter_add(a->c->f, key, sizeof(key));
-	}
-	__atomic_add_fetch(&a->c->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static void *conc_grower(void *p)
-{
-	struct conc *c = p;
-
-	pthread_barrier_wait(&c->start);
-	while (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) < CONC_ADDERS)
-		if (kb_scalable_wants_slice(c->f))
-			grow_now(c->f);
-	return NULL;
-}
-
-TEST(concurrent_adds_and_growth)
-{
-	struct kb_shape s = sshape(9600, 7, 1000, 2, 900000);
-	struct conc_arg args[CONC_ADDERS];
-	pthread_t th[CONC_ADDERS + 1];
-	struct conc c = { 0 };
-	struct kb_slice_info si;
-	struct kb_filter f;
-	u64 i, sum = 0, over;
-	u32 j, n;
-	u8 key[9];
-	int t;
-
-	ASSERT_EQ(0, kb_filter_init(&f, &s, hkey));
-	c.f = &f;
-	ASSERT_EQ(0, pthread_barrier_init(&c.start, NULL, CONC_ADDERS + 1));
-	for (t = 0; t < CONC_ADDERS; t++) {
-		args[t].c = &c;
-		args[t].id = t;
-		ASSERT_EQ(0, pthread_create(&th[t], NULL, conc_adder, &args[t]));
-	}
-	ASSERT_EQ(0, pthread_create(&th[CONC_ADDERS], NULL, conc_grower, &c));
-	for (t = 0; t <= CONC_ADDERS; t++)
-		ASSERT_EQ(0, pthread_join(th[t], NULL));
-	pthread_barrier_destroy(&c.start);
-	for (t = 0; t < CONC_ADDERS; t++)
-		for (i = 0; i < CONC_KEYS; i++) {
-			key_of(key, 20 + t, i);
-			ASSERT_TRUE(kb_filter_test(&f, key, sizeof(key)));
-		}
-	n = kb_scalable_slices(&f);
-	over = 0;
-	for (j = 0; j < n; j++) {
-		kb_scalable_slice(&f, j, &si);
-		sum += si.keys;
-		over += si.keys > si.capacity ? si.keys - si.capacity : 0;
-	}
-	/* Every key past a slice's capacity is counted, once. */
-	EXPECT_EQ(over, kb_scalable_overflow(&f));
-	kb_diag("%d adders x %d keys: %u slices (%u active), %llu fresh, overflow %llu",
-		CONC_ADDERS, CONC_KEYS, n, active(&f),
-		(unsigned long long)(c.fresh[0] + c.fresh[1]),
-		(unsigned long long)over);
-	EXPECT_EQ(c.fresh[0] + c.fresh[1], sum);
-	EXPECT_EQ(KBLOOM_GROW_OK, kb_scalable_grow_error(&f));
-	EXPECT_GE(active(&f), slices_for(1000, 2, sum) - 1);
-	kb_filter_free(&f);
 	KB_ASSERT_NO_LEAKS();
 }
 

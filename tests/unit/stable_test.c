@@ -5,7 +5,8 @@
  * decrement of P cells (wrapping at the end, never below zero), the
  * fraction of zero cells and the false positive rate at the stable point
  * of Deng & Rafiei, the fading of old keys against the per-cell Markov
- * chain, and concurrent adds that lose no set.
+ * chain. Concurrent adds that lose no set are in
+ * concurrency_contract_test.c.
  *
  * Theory. One add decrements each cell with probability p = P/m (P
  * consecutive cells from a uniform start), then sets it to Max with
@@ -21,7 +22,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -504,135 +504,6 @@ TEST(old_keys_fade)
 		free(w);
 		kb_filter_free(&f);
 	}
-	KB_ASSERT_NO_LEAKS();
-}
-
-/*
- * Concurrency. Four threads add 20k keys each at once into 4-bit cells
- * with P = 1: a cell needs 15 decrements to fade, which no cell gets
- * here, so every key must be present afterwards — a set lost to a racing
- * update of its word leaves a key absent. Then, within one word: m = 64
- * 8-bit cells, k = 1, 64 keys on 64 distinct cells, thread t owning the
- * cells p % 4 == t; each round every thread adds its 16 keys and no cell
- * may be left at zero (P = 1 takes at most a few of a cell's 255; with
- * 4-bit cells 15 decrements after a set do happen now and then, as the
- * host's kb_random_u32 gives every thread the same sequence).
- */
-#define NWRITERS	4
-#define PER_WRITER	20000
-#define SW_ROUNDS	2000
-
-struct conc {
-	struct kb_filter *f;
-	pthread_barrier_t go, done;
-	u8 keys[NWRITERS][16][9];
-	int id;
-};
-
-struct conc_arg {
-	struct conc *c;
-	int id;
-};
-
-static void *conc_writer(void *p)
-{
-	struct conc_arg *a = p;
-	u8 key[9];
-	u64 i;
-
-	pthread_barrier_wait(&a->c->go);
-	for (i = 0; i < PER_WRITER; i++) {
-		key_of(key, 7 + a->id, i);
-		kb_filter_add(a->c->f, key, sizeof(key));
-	}
-	return NULL;
-}
-
-static void *same_word_writer(void *p)
-{
-	struct conc_arg *a = p;
-	int r, i;
-
-	for (r = 0; r < SW_ROUNDS; r++) {
-		pthread_barrier_wait(&a->c->go);
-		for (i = 0; i < 16; i++)
-			kb_filter_add(a->c->f, a->c->keys[a->id][i], 9);
-		pthread_barrier_wait(&a->c->done);
-	}
-	return NULL;
-}
-
-TEST(concurrent_adds)
-{
-	struct conc_arg args[NWRITERS];
-	int t, r, found[NWRITERS] = { 0 };
-	u64 i, missing = 0, bad_rounds = 0, taken = 0;
-	pthread_t th[NWRITERS];
-	struct kb_filter f;
-	struct conc *c;
-	u8 key[9];
-
-	c = calloc(1, sizeof(*c));
-	ASSERT_NE(NULL, c);
-	c->f = &f;
-	ASSERT_EQ(0, sinit(&f, 1 << 20, 3, 4, 1));
-	ASSERT_EQ(0, pthread_barrier_init(&c->go, NULL, NWRITERS));
-	for (t = 0; t < NWRITERS; t++) {
-		args[t].c = c;
-		args[t].id = t;
-		ASSERT_EQ(0, pthread_create(&th[t], NULL, conc_writer,
-					    &args[t]));
-	}
-	for (t = 0; t < NWRITERS; t++)
-		ASSERT_EQ(0, pthread_join(th[t], NULL));
-	pthread_barrier_destroy(&c->go);
-	for (t = 0; t < NWRITERS; t++) {
-		for (i = 0; i < PER_WRITER; i++) {
-			key_of(key, 7 + t, i);
-			missing += !kb_filter_test(&f, key, sizeof(key));
-		}
-	}
-	EXPECT_EQ(0, missing);
-	kb_filter_free(&f);
-
-	ASSERT_EQ(0, sinit(&f, 64, 1, 8, 1));
-	for (i = 0; taken != UINT64_MAX; i++) {
-		struct kb_probe p;
-		struct kb_hash h;
-		u64 pos;
-
-		ASSERT_LT(i, 100000);
-		key_of(key, 11, i);
-		kb_hash_key(&f.hkey, key, sizeof(key), &h);
-		kb_probe_init(&p, &h, f.s.m);
-		pos = kb_probe_next(&p);
-		if (taken & (1ULL << pos))
-			continue;
-		taken |= 1ULL << pos;
-		t = pos % NWRITERS;
-		memcpy(c->keys[t][found[t]++], key, sizeof(key));
-	}
-	ASSERT_EQ(0, pthread_barrier_init(&c->go, NULL, NWRITERS + 1));
-	ASSERT_EQ(0, pthread_barrier_init(&c->done, NULL, NWRITERS + 1));
-	for (t = 0; t < NWRITERS; t++)
-		ASSERT_EQ(0, pthread_create(&th[t], NULL, same_word_writer,
-					    &args[t]));
-	for (r = 0; r < SW_ROUNDS; r++) {
-		pthread_barrier_wait(&c->go);
-		pthread_barrier_wait(&c->done);
-		for (i = 0; i < 64; i++)
-			if (!cell(&f, i))
-				break;
-		bad_rounds += i != 64;
-		kb_filter_clear(&f);
-	}
-	for (t = 0; t < NWRITERS; t++)
-		ASSERT_EQ(0, pthread_join(th[t], NULL));
-	pthread_barrier_destroy(&c->go);
-	pthread_barrier_destroy(&c->done);
-	EXPECT_EQ(0, bad_rounds);
-	kb_filter_free(&f);
-	free(c);
 	KB_ASSERT_NO_LEAKS();
 }
 

@@ -8,11 +8,11 @@
  * uapi/kbloom.h defines them. Home lines are computed here from the key
  * bytes the uapi documents (FAMILY, PROTO, AFTER_SRC, AFTER_DST,
  * AFTER_SPORT, AFTER_DPORT), built byte by byte from host-order values,
- * not by kb_xlate_key(). Then clear, the shape rules and concurrent puts.
+ * not by kb_xlate_key(). Then clear and the shape rules. Concurrent puts
+ * of the same flows are in concurrency_contract_test.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <pthread.h>
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
@@ -605,112 +605,6 @@ TEST(shapes)
 			EXPECT_EQ(s.m * 32, kb_filter_mem_for(&s));
 		}
 	}
-}
-
-/* ---- concurrency: the same flows put by several threads at once */
-
-#define NTHREADS	4
-#define NFLOWS		1000
-
-struct conc {
-	struct kb_filter f;
-	pthread_barrier_t start;
-	u64 n[NTHREADS][3];	/* per thread: NEW, KNOWN, FULL */
-};
-
-struct conc_arg {
-	struct conc *c;
-	u32 t;
-};
-
-static void *conc_putter(void *p)
-{
-	struct conc_arg *a = p;
-	u32 order[NFLOWS], i, j, tmp;
-	struct kb_rng r;
-
-	/* Thread 0 in order, 1 backwards, 2 and 3 shuffled differently. */
-	for (i = 0; i < NFLOWS; i++)
-		order[i] = a->t == 1 ? NFLOWS - 1 - i : i;
-	if (a->t >= 2) {
-		kb_rng_seed(&r, a->t);
-		for (i = NFLOWS - 1; i > 0; i--) {
-			j = kb_rng_below(&r, i + 1);
-			tmp = order[i], order[i] = order[j], order[j] = tmp;
-		}
-	}
-	pthread_barrier_wait(&a->c->start);
-	for (i = 0; i < NFLOWS; i++) {
-		struct flow fl = flow_nr(order[i]);
-
-		fl.first = a->t;	/* which thread's record it is */
-		a->c->n[a->t][put(&a->c->f, &fl)]++;
-	}
-	return NULL;
-}
-
-TEST(concurrent_puts_of_the_same_flows)
-{
-	struct kbloom_xlate out[NTHREADS + 1];
-	struct conc_arg arg[NTHREADS];
-	pthread_t th[NTHREADS];
-	u64 news = 0, knowns = 0, fulls = 0, copies = 0, dups = 0;
-	struct conc *c;
-	u32 t, i, n, j;
-
-	c = calloc(1, sizeof(*c));
-	ASSERT_NE(NULL, c);
-	/* 8192 cells: 1000 records (a few more when threads race) fill an
-	 * eighth of them, far from a full run of 16 cells.
-	 */
-	ASSERT_EQ(0, xinit(&c->f, 8192));
-	ASSERT_EQ(0, pthread_barrier_init(&c->start, NULL, NTHREADS));
-	for (t = 0; t < NTHREADS; t++) {
-		arg[t].c = c;
-		arg[t].t = t;
-		ASSERT_EQ(0, pthread_create(&th[t], NULL, conc_putter, &arg[t]));
-	}
-	for (t = 0; t < NTHREADS; t++)
-		ASSERT_EQ(0, pthread_join(th[t], NULL));
-	for (t = 0; t < NTHREADS; t++) {
-		news += c->n[t][KB_XLATE_NEW];
-		knowns += c->n[t][KB_XLATE_KNOWN];
-		fulls += c->n[t][KB_XLATE_FULL];
-	}
-	ASSERT_EQ(0, fulls);
-	ASSERT_EQ(NTHREADS * NFLOWS, news + knowns);
-	ASSERT_LE(NFLOWS, news);
-	/* Every NEW is one valid cell, and nothing else is. */
-	ASSERT_EQ(news, fill_of(&c->f));
-	for (i = 0; i < NFLOWS; i++) {
-		struct flow fl = flow_nr(i);
-
-		n = find(&c->f, &fl, out, NTHREADS + 1);
-		/*
-		 * Once, or once per thread that found no VALID copy while
-		 * another thread was still writing its own: at most one copy
-		 * per thread.
-		 */
-		EXPECT_LE(1, n);
-		EXPECT_GE(NTHREADS, n) {
-			TH_LOG("flow %u recorded %u times", i, n);
-		}
-		copies += n;
-		dups += n > 1;
-		for (j = 0; j < n && j < NTHREADS; j++) {
-			fl.first = out[j].first;
-			EXPECT_GT(NTHREADS, out[j].first);
-			EXPECT_TRUE(holds(&out[j], &fl));
-		}
-	}
-	ASSERT_EQ(news, copies);
-	kb_diag("%llu NEW of %u puts; %llu flows recorded more than once",
-		(unsigned long long)news, NTHREADS * NFLOWS,
-		(unsigned long long)dups);
-	pthread_barrier_destroy(&c->start);
-	kb_filter_free(&c->f);
-	free(c);
-	KB_ASSERT_NO_LEAKS();
 }
 
 TEST_HARNESS_MAIN

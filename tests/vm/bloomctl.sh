@@ -14,16 +14,6 @@ bc=userspace/bloomctl
 tmp=$(mktemp -d)
 trap '$bc destroy all >/dev/null 2>&1; ip netns del kb-t1 2>/dev/null; rm -rf "$tmp"' EXIT
 
-# expect RC OUTPUT-PATTERN command...: exit status and combined output.
-expect() {
-	local want=$1 pat=$2 out rc
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	echo "exit $rc: $out" | head -5
-	[ $rc -eq "$want" ] && [[ $out == $pat ]]
-}
-
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }
 
 check "create by bits and hashes" $bc create f bloom bits 65536 hashes 5

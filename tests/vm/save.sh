@@ -24,16 +24,6 @@ bc=userspace/bloomctl
 tmp=$(mktemp -d)
 trap '$bc destroy all >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
-# expect RC OUTPUT-PATTERN command...: exit status and combined output.
-expect() {
-	local want=$1 pat=$2 out rc
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	echo "exit $rc: $out" | head -5
-	[ $rc -eq "$want" ] && [[ $out == $pat ]]
-}
-
 seq -f 'added-%g' 1 500 > "$tmp/added"
 seq -f 'other-%g' 1 1000 > "$tmp/others"
 seq 1 500 | sed 's/.*/src=s&,dst=d&/' > "$tmp/added.multi"

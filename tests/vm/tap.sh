@@ -1,6 +1,13 @@
 # TAP helpers for the shell suites (sourced).
 #   check "description" command...   runs the command, one TAP line
 #   finish                           prints the plan, returns 1 if any failed
+# and, for the commands check runs:
+#   expect RC 'PATTERN' command...   runs the command: true when it exits
+#                                    RC and its output (stdout and stderr
+#                                    together) matches the glob PATTERN
+#   capture DIR command...           runs the command, stdout in DIR/out,
+#                                    stderr in DIR/err, exit status in $rc
+# Both show what the command did (in check's log of a failure).
 tap_n=0
 tap_fails=0
 echo "TAP version 13"
@@ -18,6 +25,26 @@ check() {
 		echo "not ok $tap_n - $desc"
 		tap_fails=$((tap_fails + 1))
 	fi
+}
+
+expect() {
+	local want=$1 pat=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "exit $rc: $out" | head -20
+	[ $rc -eq "$want" ] && [[ $out == $pat ]]
+}
+
+capture() {
+	local dir=$1
+	shift
+	"$@" >"$dir/out" 2>"$dir/err"
+	rc=$?
+	echo "$*: exit $rc"
+	sed 's/^/stdout: /' "$dir/out" | head -20
+	sed 's/^/stderr: /' "$dir/err" | head -20
+	return 0
 }
 
 finish() {

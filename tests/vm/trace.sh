@@ -41,15 +41,6 @@ trap '[ -n "$cur" ] && "$cur/teardown.sh"; sysctl -qw $saved; rm -rf "$tmp"' EXI
 dmesg_mark=$(dmesg | wc -l)
 
 nx() { local n=$1; shift; nsenter --net=/run/netns/$P$n "$@"; }
-# expect RC OUTPUT-PATTERN command...: exit status and combined output.
-expect() {
-	local want=$1 pat=$2 out rc
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	echo "exit $rc: $out" | head -8
-	[ $rc -eq "$want" ] && [[ $out == $pat ]]
-}
 stop() { # stop PID: SIGINT (tcpdump writes out and exits), then wait for it
 	local i
 	kill -INT "$1"

@@ -45,16 +45,6 @@ cleanup() {
 trap cleanup EXIT
 
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-# expect RC OUTPUT-PATTERN command...: exit status and combined output.
-expect() {
-	local want=$1 pat=$2 out rc
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	echo "exit $rc: $out" | head -20
-	[ $rc -eq "$want" ] && [[ $out == $pat ]]
-}
-
 veth() {	# veth NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B
 	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4" &&
 	ip -n "$1" addr add "$3/24" dev "$2" &&

@@ -30,11 +30,11 @@ seq -f 'k-%g' 1 100000 > "$tmp/keys"
 seq -f 'absent-%g' 1 100000 > "$tmp/absent"
 
 check "scalable: create needs a capacity" \
-	bash -c "$bc create s0 scalable bits 9600 hashes 7 2>&1 | grep -q 'needs .capacity N'"
+	expect 2 "*needs ?capacity N*" $bc create s0 scalable bits 9600 hashes 7
 check "scalable: tighten out of range is refused" \
-	bash -c "$bc create s0 scalable capacity 1000 fpr 0.01 tighten 1.5 2>&1 | grep -q 'invalid tighten'"
+	expect 2 "*invalid tighten*" $bc create s0 scalable capacity 1000 fpr 0.01 tighten 1.5
 check "scalable: growth is not for bloom" \
-	bash -c "$bc create s0 bloom capacity 1000 fpr 0.01 growth 2 2>&1 | grep -q \"'growth' is for scalable\""
+	expect 2 "*'growth' is for scalable*" $bc create s0 bloom capacity 1000 fpr 0.01 growth 2
 check "scalable: create from capacity, fpr, growth and tighten" \
 	$bc create sc scalable capacity 1000 fpr 0.01 growth 2 tighten 0.9
 

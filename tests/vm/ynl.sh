@@ -16,16 +16,12 @@ spec=$PWD/docs/netlink/kbloom.yaml
 tmp=$(mktemp -d)
 trap '$bc destroy all >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
-# ynl ARGS...: the CLI on the spec, JSON out, stdout in $tmp/out, stderr in
-# $tmp/err, exit status in $rc (shown for the log).
+# ynl ARGS...: the CLI on the spec, JSON out, captured (tap.sh): stdout in
+# $tmp/out, stderr in $tmp/err, exit status in $rc.
 ynl() {
-	python3 "$ynldir/tools/net/ynl/cli.py" --spec "$spec" \
+	capture "$tmp" python3 "$ynldir/tools/net/ynl/cli.py" --spec "$spec" \
 		--schema "$ynldir/Documentation/netlink/genetlink-legacy.yaml" \
-		--output-json "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	echo "ynl $*: exit $rc"
-	sed 's/^/stdout: /' "$tmp/out" | head -20
-	sed 's/^/stderr: /' "$tmp/err" | head -20
+		--output-json "$@"
 }
 
 # json_is PYTHON-EXPR WANT: the expression over j (the JSON of $tmp/out)
