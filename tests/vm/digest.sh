@@ -33,15 +33,6 @@ in_h2() { ip netns exec kb-h2 "$@"; }
 r1bc() { $bc -n $R "$@"; }
 json() { "${py[@]}" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 # expect RC OUTPUT-PATTERN command...: exit status and combined output.
-expect() {
-	local want=$1 pat=$2 out rc
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	echo "exit $rc: $out" | head -5
-	[ $rc -eq "$want" ] && [[ $out == $pat ]]
-}
-
 setup() {
 	local n d
 	ip netns add kb-h1 && ip netns add kb-r1 && ip netns add kb-h2 &&
