@@ -32,7 +32,6 @@ in_h1() { ip netns exec kb-h1 "$@"; }
 in_h2() { ip netns exec kb-h2 "$@"; }
 r1bc() { $bc -n $R "$@"; }
 json() { "${py[@]}" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-# expect RC OUTPUT-PATTERN command...: exit status and combined output.
 setup() {
 	local n d
 	ip netns add kb-h1 && ip netns add kb-r1 && ip netns add kb-h2 &&

@@ -16,15 +16,9 @@
  *   EXPORT), every byte charged given back once it is destroyed,
  *   the run without a fault succeeds, and after the run kmemleak finds
  *   nothing (vm-init).
- *
- *   test --rmmod; finit_module(kbloom.ko) with the N-th allocation failing,
- *         for the last allocations of a load (the module's init is last)
- *                                --> each load fails whole (no module, so
- *   no family) or works whole; the module is loaded again at the end.
  */
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
 #include "nlraw.h"
@@ -380,114 +374,6 @@ TEST_F(fs, each_allocation_failure_is_clean)
 	       refused);
 	EXPECT_LT(0, injected);
 	EXPECT_GT(400, n);
-}
-
-static int load(int fd)
-{
-	return syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-}
-
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "kbloom", O_NONBLOCK) ? -errno : 0;
-}
-
-static bool loaded(void)
-{
-	return !access("/sys/module/kbloom", F_OK);
-}
-
-/* The loaded module answers: its family resolves and CREATE works. */
-static int works(void)
-{
-	struct nlr s;
-	static struct nlr_msg m;
-	int err = nlr_open(&s);
-
-	if (err)
-		return err;
-	err = create(&s, &m, "loadcheck", 1024, 2);
-	if (!err)
-		err = name_cmd(&s, &m, KBLOOM_CMD_DESTROY, "loadcheck");
-	close(s.fd);
-	return err;
-}
-
-/* The module is out between loads: whatever happens, the suites after
- * this one find it loaded again. */
-FIXTURE(load) {
-	int fd;
-};
-
-FIXTURE_SETUP(load)
-{
-	const char *ko = getenv("KBLOOM_KO") ?: "kmod/kbloom.ko";
-
-	self->fd = open(ko, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, self->fd) TH_LOG("%s: %s", ko, strerror(errno));
-}
-
-FIXTURE_TEARDOWN(load)
-{
-	if (!loaded())
-		load(self->fd);
-	close(self->fd);
-}
-
-/* A load takes about a second on the emulated debug kernel: the last
- * allocations of a load are tried, and the module's init is among them
- * (only the loader's clean-up follows it). */
-#define LOAD_TRIES 48
-
-TEST_F_TIMEOUT(load, each_allocation_failure_is_clean, 600)
-{
-	int fd = self->fd, n, points, err, injected = 0, failed = 0;
-	bool was_loaded;
-
-	if (access("/proc/thread-self/fail-nth", W_OK) ||
-	    access("/sys/kernel/debug/failslab", F_OK))
-		SKIP(return, "no fault injection (not the debug kernel)");
-	ASSERT_EQ(0, debugfs_set("/sys/kernel/debug/failslab/ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, debugfs_set("/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, debugfs_set("/sys/kernel/debug/fail_page_alloc/min-order", "0"));
-	ASSERT_EQ(0, unload());
-
-	/* How many allocations a load makes: the counter's fall. */
-	ASSERT_EQ(0, fail_nth_set(1000000));
-	err = load(fd);
-	points = 1000000 - fail_nth_get();
-	fail_nth_set(0);
-	ASSERT_EQ(0, err);
-	ASSERT_EQ(0, unload());
-	TH_LOG("a load makes %d allocations", points);
-	ASSERT_LT(0, points);
-
-	for (n = points > LOAD_TRIES ? points - LOAD_TRIES : 1; n <= points + 5; n++) {
-		ASSERT_EQ(0, fail_nth_set(n));
-		err = load(fd);
-		if (fail_nth_get() > 0) {
-			fail_nth_set(0);
-			/* ran to the end without the fault: it must work */
-			ASSERT_EQ(0, err);
-			break;
-		}
-		fail_nth_set(0);
-		injected++;
-		if (err) {
-			failed++;
-			EXPECT_FALSE(loaded()) TH_LOG("allocation %d: load failed (%d) but kbloom is listed", n, err);
-			continue;
-		}
-		/* the failure was absorbed: the module must work */
-		EXPECT_EQ(0, works()) TH_LOG("allocation %d failed, the load succeeded", n);
-		ASSERT_EQ(0, unload());
-	}
-	was_loaded = loaded();
-	TH_LOG("%d allocation failures injected, %d loads refused", injected, failed);
-	EXPECT_TRUE(was_loaded);
-	EXPECT_EQ(0, works());
-	EXPECT_LT(0, failed);
-	EXPECT_GE(points + 5, n);
 }
 
 TEST_HARNESS_MAIN
