@@ -310,3 +310,29 @@ out:
 	free(a.d);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_archive = {
+	.name = "archive",
+	.fn = cmd_archive,
+	.summary = "save every closed window of a filter",
+	.usage = "NAME DIR [once] [compress zstd]\n",
+	.help =
+		"For time-paged filter NAME (create ... windows W interval D), saves\n"
+		"every closed window not yet in directory DIR as\n"
+		"  DIR/NAME.<window ID, 10 digits>.kbf\n"
+		"a save file each (see 'save': mode 0600, as they hold the hash key;\n"
+		"written under a temp name and renamed, so a reader never sees half a\n"
+		"file). Without 'once' it keeps going,\n"
+		"looking every interval/4 (at most 1 s), until SIGINT or SIGTERM (exit\n"
+		"status 0); with 'once' it archives the windows closed now and exits.\n"
+		"A window dropped by a rotation before it could be saved (W too\n"
+		"small for the interval) is reported on stderr as lost and counted,\n"
+		"and archiving goes on. compress zstd as for 'save'. Prints a line\n"
+		"per window archived:\n"
+		"  window ID (START to END, N inserts): FILE, BYTES bytes\n"
+		"With -j, one JSON object per line: {\"filter\",\"file\",\"bytes\",\n"
+		"\"window\":{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\"packets\",\n"
+		"\"fill\"}}, or {\"filter\",\"window\",\"lost\":true}. 'restore' loads a\n"
+		"window back into the kernel.\n",
+};

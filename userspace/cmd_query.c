@@ -562,3 +562,69 @@ out:
 	kb_nl_close(&q.nl);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_query = {
+	.name = "query",
+	.fn = cmd_query,
+	.summary = "did these packets pass here, and when?",
+	.usage =
+		"NAME packet HEX [digest MODE] [since TIME] [until TIME]\n"
+		"NAME pcap FILE [digest MODE] [since TIME] [until TIME]\n"
+		"NAME { packet HEX | pcap FILE } [since TIME] [until TIME]  (transforms)\n",
+	.help =
+		"Reduces each packet to its digest (the module's own code, compiled\n"
+		"into bloomctl) and asks filter NAME which of its windows hold it.\n"
+		"  packet HEX     one packet from its IP header on, in hex; blanks and\n"
+		"                 ':' may separate bytes (up to {PACKET_MAX} bytes)\n"
+		"  pcap FILE      every IPv4 and IPv6 packet of a capture (tcpdump -w;\n"
+		"                 Ethernet, raw IP or Linux cooked; '-' for stdin)\n"
+		"  digest MODE    spie, flow, src, dst or multi (see 'bloomctl attach\n"
+		"                 --help'); default: the mode the filter is attached\n"
+		"                 with, else spie (multi for a multi filter)\n"
+		"  since TIME     count only windows that overlap [since, until]\n"
+		"  until TIME     (default: from the oldest window to now)\n"
+		"TIME is a local time 2026-11-22T07:31:30[.mmm] (or with Z or +HH:MM\n"
+		"for UTC and offsets), @SECONDS since the epoch (@1700000000.5), -D\n"
+		"for D ago (-5m; D as for 'create ... interval') or now. Prints a line\n"
+		"per packet, then a summary:\n"
+		"  INDEX [TIME] DESCRIPTION: window ID (START to END)[, window ...]\n"
+		"  INDEX [TIME] DESCRIPTION: absent\n"
+		"  INDEX [TIME] DESCRIPTION: absent from the oldest window on (START),\n"
+		"                            not recorded before\n"
+		"  INDEX [TIME] DESCRIPTION: not recorded (before the oldest window, START)\n"
+		"  INDEX [TIME] DESCRIPTION: not recorded (after now)\n"
+		"  INDEX [TIME] DESCRIPTION: no digest (REASON)\n"
+		"  N packets: P present, A absent, U not recorded, S skipped\n"
+		"where INDEX is the frame's place in the capture (1 for packet HEX),\n"
+		"TIME its capture time, DESCRIPTION \"PROTO SRC > DST\" and windows\n"
+		"run from START to END ('now' while open). A filter that is not\n"
+		"time-paged has one window, since its creation. The filter holds\n"
+		"what passed from the start of its oldest window to now: a range\n"
+		"that ends before it or starts after now is 'not recorded', one\n"
+		"that starts before it is absent only from the oldest window on;\n"
+		"both count as not recorded. 'present' may be a false positive;\n"
+		"'absent' is certain. With -j, one JSON object:\n"
+		"  {\"filter\",\"digest\",\"since\",\"until\",\"oldest\",\"oldest_ns\",\n"
+		"   \"windows\":[{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\n"
+		"   \"packets\",\"fill\"},...],\"packets\":[{\"index\",\"ts\",\"ts_ns\",\n"
+		"   \"description\",\"digest\",\"windows\":[ID,...],\"present\",\"status\"}\n"
+		"   or {...,\"status\":\"no digest\",\"skip\":REASON},...],\n"
+		"   \"packets_total\",\"present\",\"absent\",\"not_recorded\",\"skipped\"}\n"
+		"status: \"present\", \"absent\", \"absent in part\" or \"not recorded\".\n"
+		"Exit status: 0 every packet with a digest present, 1 some absent or\n"
+		"not recorded (wholly or in part), 2 error.\n"
+		"On a transforms table (no digest mode): each packet, as it left the\n"
+		"router, is looked up in the windows overlapping [since, until]; each\n"
+		"record found gives the packet as it arrived, and its spie digest (what\n"
+		"the routers before this one recorded):\n"
+		"  INDEX [TIME] DESCRIPTION: SNAT A <- B (window ID), before:\n"
+		"                            DESCRIPTION, digest 0x...[; ...]\n"
+		"  INDEX [TIME] DESCRIPTION: not transformed here\n"
+		"  N packets: T transformed, U not\n"
+		"(A <- B: as it left <- as it arrived; SNAT for the source, DNAT for\n"
+		"the destination). With -j, per packet {\"packet\",\"time\",\"time_ns\",\n"
+		"\"description\",\"transforms\":[{\"window\",\"transform\",\"before\",\n"
+		"\"before_digest\",\"before_packet\"},...]} (an array for pcap). Exit\n"
+		"status: 0 every packet transformed, 1 some not, 2 error.\n",
+};
