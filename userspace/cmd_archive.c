@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "describe.h"
 #include "json.h"
+#include "print.h"
 #include "progress.h"
 #include "save.h"
 #include "util.h"
@@ -65,31 +66,32 @@ static void report_lost(struct archiver *a, uint64_t id, const char *why)
 	}
 }
 
+/*
+ * A window archived: "window ID (SPAN, N inserts): PATH, BYTES bytes", or
+ * {"filter","file","bytes","window":{...}}, one line each.
+ */
 static void report_archived(struct archiver *a, const struct kb_window_desc *w,
 			    const char *path, uint64_t bytes)
 {
-	a->archived++;
-	if (opts.json) {
-		struct json j;
+	struct kb_out o;
+	struct json j;
 
-		json_init(&j, stdout);
-		json_obj_begin(&j);
-		json_key(&j, "filter");
-		json_str(&j, a->name);
-		json_key(&j, "file");
-		json_str(&j, path);
-		json_key(&j, "bytes");
-		json_u64(&j, bytes);
+	a->archived++;
+	kb_out_stdout(&o, &j, opts.json);
+	/* on the same terminal: the line comes back below this one */
+	if (!opts.json && isatty(STDOUT_FILENO))
+		progress_hide();
+	kb_print_obj_begin(&o, NULL);
+	kb_print_str(&o, KB_PRINT_JSON, "filter", NULL, a->name);
+	kb_print_text(&o, "window %" PRIu64 " (%s, %" PRIu64 " inserts): ",
+		      w->id, kb_window_span(w), w->packets);
+	kb_print_str(&o, KB_PRINT_ANY, "file", "%s, ", path);
+	kb_print_u64(&o, KB_PRINT_ANY, "bytes", "%llu bytes\n", bytes);
+	if (opts.json) {
 		json_key(&j, "window");
 		kb_window_json(&j, w);
-		json_obj_end(&j);
-	} else {
-		/* on the same terminal: the line comes back below this one */
-		if (isatty(STDOUT_FILENO))
-			progress_hide();
-		printf("window %" PRIu64 " (%s, %" PRIu64 " inserts): %s, %" PRIu64 " bytes\n",
-		       w->id, kb_window_span(w), w->packets, path, bytes);
 	}
+	kb_print_obj_end(&o);
 	fflush(stdout);
 }
 
@@ -310,3 +312,29 @@ out:
 	free(a.d);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_archive = {
+	.name = "archive",
+	.fn = cmd_archive,
+	.summary = "save every closed window of a filter",
+	.usage = "NAME DIR [once] [compress zstd]\n",
+	.help =
+		"For time-paged filter NAME (create ... windows W interval D), saves\n"
+		"every closed window not yet in directory DIR as\n"
+		"  DIR/NAME.<window ID, 10 digits>.kbf\n"
+		"a save file each (see 'save': mode 0600, as they hold the hash key;\n"
+		"written under a temp name and renamed, so a reader never sees half a\n"
+		"file). Without 'once' it keeps going,\n"
+		"looking every interval/4 (at most 1 s), until SIGINT or SIGTERM (exit\n"
+		"status 0); with 'once' it archives the windows closed now and exits.\n"
+		"A window dropped by a rotation before it could be saved (W too\n"
+		"small for the interval) is reported on stderr as lost and counted,\n"
+		"and archiving goes on. compress zstd as for 'save'. Prints a line\n"
+		"per window archived:\n"
+		"  window ID (START to END, N inserts): FILE, BYTES bytes\n"
+		"With -j, one JSON object per line: {\"filter\",\"file\",\"bytes\",\n"
+		"\"window\":{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\"packets\",\n"
+		"\"fill\"}}, or {\"filter\",\"window\",\"lost\":true}. 'restore' loads a\n"
+		"window back into the kernel.\n",
+};

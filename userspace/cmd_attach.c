@@ -170,3 +170,56 @@ int cmd_attach(int argc, char **argv)
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_attach = {
+	.name = "attach",
+	.fn = cmd_attach,
+	.summary = "record packet digests into a filter",
+	.usage =
+		"NAME hook HOOK [dev IFACE] [family ipv4|ipv6|any] digest MODE\n"
+		"NAME hook postrouting [dev IFACE] [family ipv4|any]   (transforms)\n",
+	.help =
+		"Attaches filter NAME to a netfilter hook of its network namespace:\n"
+		"every IPv4 and IPv6 packet reaching the hook is reduced to a key by\n"
+		"the digest mode and added to the filter (to its current window when\n"
+		"the filter is time-paged: see 'create ... windows W interval D').\n"
+		"Keywords in any order, each at most once:\n"
+		"  hook HOOK      prerouting, input, forward, output or postrouting; the\n"
+		"                 hook runs before defragmentation and conntrack (at\n"
+		"                 postrouting: last), so packets are seen as on the wire\n"
+		"  dev IFACE      only packets whose input device (output device at\n"
+		"                 output and postrouting) is IFACE\n"
+		"  family FAMILY  ipv4, ipv6 or any (default)\n"
+		"  digest MODE    what a packet is reduced to:\n"
+		"    spie         its invariant bytes: the IPv4 header with TOS, TTL and\n"
+		"                 checksum zeroed, without options, and the first 8\n"
+		"                 payload bytes (28 bytes); the IPv6 header with traffic\n"
+		"                 class and hop limit zeroed and 8 bytes (48). A router\n"
+		"                 that decrements the TTL records the digest that the\n"
+		"                 receiver computes from the packet it got.\n"
+		"    flow         protocol, addresses and ports (13 or 37 bytes); with a\n"
+		"                 counting filter, 'count' then gives packets per flow\n"
+		"    src, dst     the source or the destination address\n"
+		"    multi        a tuple for a multi filter of 3 dimensions: source\n"
+		"                 address, destination address, destination port\n"
+		"A TCP packet the stack sends as one GSO super-packet is digested as\n"
+		"its wire segments. Packets without a digest are counted by reason:\n"
+		"short, malformed, fragment (later fragments, flow and multi only) and\n"
+		"gso (other GSO packets). A filter has one attachment at most; it goes\n"
+		"with the filter (destroy) or its namespace; with the global option\n"
+		"--exist the very attachment asked for (hook, dev, family, digest),\n"
+		"made already, is success, and one that differs is refused naming it.\n"
+		"'show' prints it with its counters; 'bloomctl digest' prints a\n"
+		"packet's digest.\n"
+		"A transforms table is attached at postrouting, after NAT, without a\n"
+		"digest: each IPv4 packet whose conntrack entry has NAT gives one\n"
+		"record per flow direction and window, as it left (AFTER) and as it\n"
+		"arrived (BEFORE): addresses and ports, or the ICMP echo identifier.\n"
+		"The same attachment hooks input too: each IPIP or GRE packet this\n"
+		"router decapsulates gives a record of its outer header (addresses,\n"
+		"IP ID, GRE key), per packet. Other packets (and ICMP errors about a\n"
+		"flow) are counted as untransformed; a record that finds no free cell\n"
+		"in its lines is not made and its packet is counted as full. Prints\n"
+		"nothing on success.\n",
+};

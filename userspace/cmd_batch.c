@@ -324,3 +324,37 @@ out:
 	free(label);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_batch = {
+	.name = "batch",
+	.fn = cmd_batch,
+	.summary = "run commands from a file, one a line",
+	.usage = "[-k] [FILE|-]\n",
+	.help =
+		"Runs the commands of FILE (standard input when FILE is '-' or not\n"
+		"given), one a line, each as if it were given to bloomctl as COMMAND\n"
+		"[ARGS]: -j and -n (given before 'batch') apply to every line. A line\n"
+		"is words separated by blanks (spaces, tabs). '...' quotes everything\n"
+		"up to the next '; \"...\" everything up to the next \" but \\\" and \\\\\n"
+		"stand for \" and \\; outside quotes \\ takes the next character as it\n"
+		"is. So a key with blanks is written \"two words\", 'two words' or\n"
+		"two\\ words, and \"\" is an empty argument. A word starting with an\n"
+		"unquoted # starts a comment, to the end of the line; blank lines and\n"
+		"comments are skipped, and a trailing \\r is dropped. A line may not\n"
+		"run batch or start with a global option.\n"
+		"Lines run in order. The first that fails (exit status 2, or a line\n"
+		"that does not parse) stops the batch: its error, one line on stderr,\n"
+		"names the line,\n"
+		"  bloomctl: FILE:LINE: unable to clear filter 'x': ...\n"
+		"('stdin' for standard input) and the lines after it do not run.\n"
+		"  -k   keep going: run every line, report each failure as above as\n"
+		"       it happens, and at the end list them in one more line:\n"
+		"         bloomctl: FILE: F of N commands failed: lines L1, L2, ...\n"
+		"A negative answer (exit status 1: a key absent for test, a packet\n"
+		"for query or trace) is not a failure and does not stop the batch.\n"
+		"Each line opens its own netlink socket. When the batch is read from\n"
+		"standard input, a command given '-' (standard input) reads nothing.\n"
+		"Exit status: 0 every line succeeded, 1 none failed but some answered\n"
+		"negatively, 2 some line failed or FILE could not be read.\n",
+};

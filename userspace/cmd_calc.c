@@ -413,3 +413,77 @@ int cmd_calc(int argc, char **argv)
 	render(&out, &q, rows, nrows);
 	return EXIT_OK;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_calc = {
+	.name = "calc",
+	.fn = cmd_calc,
+	.summary = "size filters offline, with exact rates",
+	.usage =
+		"capacity N fpr P [type TYPE] [windows W interval D] [OPTION...]\n"
+		"bits M hashes K capacity N [type TYPE] [windows W interval D] [OPTION...]\n",
+	.help =
+		"Computes, sending nothing, the shape that 'create' gives each filter\n"
+		"type (or TYPE alone) for N keys at false positive rate P; or, for the\n"
+		"given m and k (m rounded up to each type's multiple; dleft takes\n"
+		"k = 1), each type's rate with N keys. OPTIONs are those of 'create'\n"
+		"for TYPE (see 'bloomctl create --help'), and need 'type'; dims may\n"
+		"also be a number. Prints a header (with fpr: the information-\n"
+		"theoretic bound, log2(1/P) bits per key, that no structure beats),\n"
+		"then per type:\n"
+		"  type m k bytes bits/key fpr bound parameters\n"
+		"bytes: the kernel memory of the cells; bits/key: m * cell bits (* dims)\n"
+		"/ N; fpr: the type's false positive rate with N keys; bound:\n"
+		"log2(1/fpr). With windows W interval D (as for 'create'), the memory\n"
+		"of the time-paged filter too: a 'total' column after bytes, W + 1\n"
+		"times bytes (the module keeps the W windows and a spare table, emptied\n"
+		"for the next rotation), and with TYPE a last line\n"
+		"  memory: TOTAL bytes (MiB) of cells in W+1 tables\n"
+		"The module charges a little more than the cells ('show' counts it):\n"
+		"each table's window record and per-CPU packet counter, the window\n"
+		"lists and the filter object (with 2 CPUs, 920 B plus 196 B per\n"
+		"table). stable, scalable and dcf take no windows. The rates:\n"
+		"  bloom, counting  (1 - e^(-kN/m))^k; multi the same, per dimension\n"
+		"  partitioned      (1 - (1 - k/m)^N)^k\n"
+		"  blocked          sum over j of P(j keys in the query's block) *\n"
+		"                   P(its k probes all set | j), j ~ Binomial(N, 512/m)\n"
+		"                   (~ Poisson). A key sets k distinct bits of its block,\n"
+		"                   so a bit is set with probability 1 - (1 - k/512)^j;\n"
+		"                   but the probes are x + i*y mod 512 (y odd), 65536\n"
+		"                   distinct sets: a key has the query's very set with\n"
+		"                   probability 2^-16, a floor near (512 N/m) 2^-16\n"
+		"                   that (1 - (1 - k/512)^j)^k misses. P(.. | j) is\n"
+		"                   computed with that structure.\n"
+		"  counting         also the overflow bound m (e k N / (m 2^c))^(2^c)\n"
+		"                   for c-bit counters; at the optimal k it is\n"
+		"                   m (e ln 2 / 2^c)^(2^c), 1.37e-15 m for 4 bits\n"
+		"  dleft            1 - (1 - d*c/(m 2^F))^N: a query matches a key only\n"
+		"                   when their whole hashes (bucket and F-bit\n"
+		"                   fingerprint, one of m 2^F / (d*c)) are equal; about\n"
+		"                   the d*c*N/m occupied cells of its d buckets times 2^-F\n"
+		"  stable           the stable point (1 - z)^k, whatever N, where z =\n"
+		"                   (1 / (1 + 1 / (D (1/k - 1/m))))^Max is the share of\n"
+		"                   zero cells, D the decrement, Max = 2^c - 1\n"
+		"  dcf              as bloom (its probes); bytes: the small counters and\n"
+		"                   a 1-bit overflow vector, as created; the parameters\n"
+		"                   give what counter-bits 16 would take\n"
+		"  scalable         1 - prod_i (1 - (1 - e^(-k_i N_i/m_i))^k_i), slice i\n"
+		"                   of m_i bits and k_i hashes holding N_i of the N keys\n"
+		"                   (filled in order, each up to its capacity N0 s^i);\n"
+		"                   with N = capacity only the first slice counts; the\n"
+		"                   parameters give the bound P0/(1 - r) and the rate at\n"
+		"                   10 N and 100 N keys\n"
+		"A type that cannot be sized so shows why instead (with TYPE: an\n"
+		"error). With -j, one JSON object:\n"
+		"  {\"capacity\",\"fpr\",\"bound_bits_per_key\" (or \"bits\",\"hashes\"),\n"
+		"   with windows \"windows\",\"interval_ms\",\"tables\",\n"
+		"   \"types\":[{\"type\",\"bits\",\"hashes\",\"bytes\",\"total_bytes\" (with\n"
+		"   windows),\"bits_per_key\",\"fpr\",\n"
+		"   \"bound_bits_per_key\"; counting: \"counter_bits\",\"update\",\n"
+		"   \"overflow_bound\",\"overflow_log10\"; stable: \"counter_bits\",\n"
+		"   \"decrement\",\"stable_zero_fraction\"; dleft: \"subtables\",\n"
+		"   \"bucket_cells\",\"fp_bits\"; multi: \"dims\"; dcf: \"counter_bits\",\n"
+		"   \"ofv_bits\",\"counting16_bytes\"; scalable: \"growth\",\n"
+		"   \"tighten\",\"fpr_limit\",\"fpr_10x\",\"fpr_100x\"} or\n"
+		"   {\"type\",\"error\"},...]}\n",
+};

@@ -21,3 +21,12 @@ int cmd_clear(int argc, char **argv)
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_clear = {
+	.name = "clear",
+	.fn = cmd_clear,
+	.summary = "empty a filter",
+	.usage = "NAME\n",
+	.help = "Empties filter NAME; its shape and hash key are kept.\n",
+};

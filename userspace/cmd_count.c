@@ -86,3 +86,25 @@ out:
 	keycmd_close(&kc);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_count = {
+	.name = "count",
+	.fn = cmd_count,
+	.summary = "count keys in a counting, dleft or dcf filter",
+	.usage =
+		"NAME [--] KEY...\n"
+		"NAME -f FILE\n",
+	.help =
+		"Prints \"KEY COUNT\" per key, in order, for filter NAME, a counting,\n"
+		"dleft or dcf filter: the smallest of the key's k counters (a dcf's\n"
+		"read with its overflow vector), or the count of its d-left cell. Not\n"
+		"for the other types (bloom, partitioned, blocked, stable, multi,\n"
+		"scalable). 0 means certainly absent; a count is never below the\n"
+		"key's true count unless a counter saturated, and may be above it\n"
+		"(other keys share counters). With -f, reads one key a line from FILE\n"
+		"('-' for standard input), as add. With -j prints one JSON object\n"
+		"  {\"filter\":NAME,\"counts\":[{\"key\":KEY,\"count\":N},...]}\n"
+		"for keys on the command line and in a file alike; KEY as for test -j\n"
+		"(in hex when not UTF-8).\n",
+};

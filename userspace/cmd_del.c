@@ -19,3 +19,27 @@ int cmd_del(int argc, char **argv)
 	keycmd_close(&kc);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_del = {
+	.name = "del",
+	.fn = cmd_del,
+	.summary = "delete keys from a counting, dleft or dcf filter",
+	.usage =
+		"NAME [--] KEY...\n"
+		"NAME -f FILE\n",
+	.help =
+		"Deletes each KEY, in order, from filter NAME, a counting filter with\n"
+		"plain update, a dleft filter or a dcf: its k counters are decremented\n"
+		"(a counter at its maximum stays there), or its d-left cell's count.\n"
+		"Not for the other types (bloom, partitioned, blocked, stable, multi,\n"
+		"scalable); a dcf that lost increments refuses del until clear. A key\n"
+		"that is certainly absent is an error naming it (exit 2), and its\n"
+		"message changes nothing: the kernel puts back the keys of that message\n"
+		"deleted before it. Keys go in messages of up to 60 KiB (thousands of\n"
+		"short keys); when a later message fails, the keys of the earlier ones\n"
+		"stay deleted and the error says how many. With -f, reads one key a\n"
+		"line from FILE ('-' for standard input), as add. Delete only keys that\n"
+		"were added: deleting a false positive decrements other keys' counters\n"
+		"and can make them absent. Prints nothing on success.\n",
+};

@@ -30,3 +30,14 @@ int cmd_destroy(int argc, char **argv)
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_destroy = {
+	.name = "destroy",
+	.fn = cmd_destroy,
+	.summary = "destroy a filter, or all filters",
+	.usage =
+		"NAME\n"
+		"all\n",
+	.help = "Destroys filter NAME, or every filter of the network namespace.\n",
+};

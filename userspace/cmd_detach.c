@@ -38,3 +38,14 @@ int cmd_detach(int argc, char **argv)
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_detach = {
+	.name = "detach",
+	.fn = cmd_detach,
+	.summary = "stop recording packet digests",
+	.usage = "NAME\n",
+	.help =
+		"Detaches filter NAME from its hook: when detach returns, no packet\n"
+		"is added to the filter any more. The filter keeps its contents.\n",
+};

@@ -273,3 +273,26 @@ out:
 		kb_nl_close(&s.nl);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_digest = {
+	.name = "digest",
+	.fn = cmd_digest,
+	.summary = "print the digest of packets",
+	.usage =
+		"packet HEX [digest MODE] [kernel [linear N]]\n"
+		"pcap FILE [digest MODE] [kernel [linear N]]\n",
+	.help =
+		"Prints the digest of a packet (HEX as for 'query') or of every IP\n"
+		"packet of a capture, in MODE (default spie; see 'bloomctl attach\n"
+		"--help'), computed here by the module's digest code; with 'kernel',\n"
+		"by the loaded module itself, which builds an skb of the bytes (the\n"
+		"first N, at least 1 and at most the packet, in its linear area with\n"
+		"'linear N', the rest in page fragments) and digests it as its hooks\n"
+		"do: the two outputs are the same byte for byte. A digest is printed\n"
+		"as a KEY (0x...) for add, test and count, or for multi as the TUPLE\n"
+		"src=0x...,dst=0x...,dport=0x...; a packet without one as \"no digest\n"
+		"(REASON)\". With pcap each line starts with the frame's index. With\n"
+		"-j: {\"digest\",\"by\":\"bloomctl\"|\"kernel\",\"packets\":[{\"index\",\n"
+		"\"digest\"} or {\"index\",\"skip\"},...]}.\n",
+};

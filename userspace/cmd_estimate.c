@@ -224,3 +224,46 @@ out:
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_estimate = {
+	.name = "estimate",
+	.fn = cmd_estimate,
+	.summary = "estimate keys, union and intersection",
+	.usage =
+		"NAME\n"
+		"NAME with NAME2\n",
+	.help =
+		"Estimates from its fill X (cells set or non-zero) how many distinct\n"
+		"keys filter NAME holds, and its false positive rate now:\n"
+		"  bloom, counting   n* = -(m/k) ln(1 - X/m) (Swamidass and Baldi,\n"
+		"                    J. Chem. Inf. Model. 47(3), 2007; counting: X\n"
+		"                    non-zero counters)\n"
+		"  partitioned,      n* = ln(1 - X/m) / ln(1 - k/m): a key sets one bit\n"
+		"  blocked           in each slice of m/k (partitioned) or k distinct\n"
+		"                    bits of one block (blocked), any given bit with\n"
+		"                    probability exactly k/m\n"
+		"  multi             as bloom with X/dims: the distinct values per\n"
+		"                    dimension, averaged (the fill sums the dimensions)\n"
+		"  dleft             n* = X, one cell per distinct key\n"
+		"  stable            none: its cells decay\n"
+		"The rate now is (X/m)^k (partitioned: at most that; multi: per\n"
+		"dimension); blocked: its model's rate for n* keys; dleft:\n"
+		"d*c*X / (m 2^F), the occupied cells of a query's d buckets, each\n"
+		"matching with probability 2^-F.\n"
+		"With NAME2, a filter of the same type, shape and hash key (create both\n"
+		"with the same 'key HEX32'), the kernel also counts the cells set in\n"
+		"either, X(A u B), and (Swamidass and Baldi 2007):\n"
+		"  n(A), n(B), n(A u B)  as above, from X(A), X(B) and X(A u B)\n"
+		"  n(A n B)              n(A) + n(B) - n(A u B), clamped to\n"
+		"                        0..min(n(A), n(B)) (the raw value is shown)\n"
+		"  jaccard               n(A n B) / n(A u B)\n"
+		"'saturated' means X = m: no estimate. With -j, one JSON object:\n"
+		"  {\"filter\",\"type\",\"bits\",\"hashes\",\"fill\",\"fill_percent\",\"saturated\",\n"
+		"   \"estimated_keys\",\"estimate_basis\",\"fpr_now\"}\n"
+		"or with NAME2\n"
+		"  {\"filter\",\"with\",\"type\",\"bits\",\"hashes\",\n"
+		"   \"a\":{\"fill\",\"estimated_keys\"},\"b\":{...},\"union\":{...},\n"
+		"   \"intersection\":{\"estimated_keys\",\"raw\"},\"jaccard\",\"estimate_basis\"}\n"
+		"where an estimate that does not exist is null.\n",
+};

@@ -89,3 +89,21 @@ out:
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_list = {
+	.name = "list",
+	.fn = cmd_list,
+	.summary = "list the filters, one line each",
+	.usage = "\n",
+	.help =
+		"Prints one line per filter, sorted by name:\n"
+		"  NAME TYPE bits M hashes K memory BYTES fill X inserts N\n"
+		"where M is the number of cells (per dimension for multi; the first\n"
+		"slice's for scalable) and X the cells set or non-zero (of the current\n"
+		"window when time-paged). A time-paged filter's line goes on with\n"
+		"\"windows W interval D\", an\n"
+		"attached filter's with \"hook HOOK [dev IFACE] family F digest MODE\".\n"
+		"With -j, a JSON array of objects as printed by 'show -j' (without\n"
+		"window_list).\n",
+};

@@ -66,3 +66,24 @@ int cmd_merge(int argc, char **argv)
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_merge = {
+	.name = "merge",
+	.fn = cmd_merge,
+	.summary = "merge a filter into another",
+	.usage = "DST SRC [op or|and]\n",
+	.help =
+		"Merges filter SRC into filter DST, in the same network namespace; SRC\n"
+		"is not changed:\n"
+		"  op or    (default) bit types: the union of the bits, as if DST had\n"
+		"           also been given SRC's keys; counting: the counters added,\n"
+		"           saturating\n"
+		"  op and   bit types: the bits set in both, a filter of the common keys\n"
+		"           whose false positive rate can be higher than one built from\n"
+		"           them; counting: the smaller of the two counters\n"
+		"Both filters must have the same type, shape (bits, hashes, the type's\n"
+		"options) and hash key: create both with the same 'key HEX32'. When\n"
+		"they differ the error says what differs. Not for dleft, stable,\n"
+		"scalable or dcf filters. Prints nothing on success.\n",
+};

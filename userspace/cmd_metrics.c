@@ -575,3 +575,40 @@ int cmd_metrics(int argc, char **argv)
 	free(fl.e);
 	return r;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_metrics = {
+	.name = "metrics",
+	.fn = cmd_metrics,
+	.summary = "print figures for Prometheus",
+	.usage = "[FILE|-]\n",
+	.help =
+		"Prints the module's figures and those of every filter of the network\n"
+		"namespace (the init one, or -n's) in the Prometheus text format; with\n"
+		"FILE, writes them to FILE instead, atomically (FILE.PID.tmp in its\n"
+		"directory, mode 0644, renamed over FILE): what the node exporter's\n"
+		"textfile collector reads, e.g.\n"
+		"  bloomctl metrics /var/lib/prometheus/node-exporter/kbloom.prom\n"
+		"from kbloom-metrics.timer. With -n NS every sample is also labelled\n"
+		"netns=\"NS\", so one file per namespace can sit in that directory.\n"
+		"Module: kbloom_module_loaded (0, and nothing else, when it is\n"
+		"not), kbloom_module_info{version},\n"
+		"kbloom_filters, kbloom_filters_max, kbloom_memory_bytes (this\n"
+		"namespace), kbloom_memory_all_bytes, kbloom_memory_limit_bytes and,\n"
+		"in a container's namespace, kbloom_user_{filters,filters_max,\n"
+		"memory_bytes,memory_limit_bytes}. Per filter, labelled filter=\"NAME\":\n"
+		"kbloom_filter_info{type}, _cells, _hashes, _capacity_keys,\n"
+		"_memory_bytes, _fill_cells, _fill_ratio, _saturated_cells,\n"
+		"_generation, _inserts_total, _queries_total, _positives_total,\n"
+		"_deletes_total, _estimated_keys, _false_positive_ratio (now),\n"
+		"_false_positive_ratio_at_capacity, _false_positive_ratio_limit\n"
+		"(stable, scalable), time-paged: _windows, _windows_max,\n"
+		"_window_interval_seconds, _rotations_total; attached:\n"
+		"_attach_info{hook,family,digest,dev}, _packets_seen_total,\n"
+		"_packets_digested_total, _packets_skipped_total{reason}; growing\n"
+		"types: _slices, _overflow_keys_total, _ofv_bits,\n"
+		"_lost_increments_total, _growth_stopped{reason}. Each is what\n"
+		"'show -j' gives (a figure show -j leaves out is left out). Exit\n"
+		"status 2 when the module cannot be asked or FILE not written (FILE\n"
+		"is then left as it was).\n",
+};

@@ -325,3 +325,36 @@ out_close:
 	free(buf);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_monitor = {
+	.name = "monitor",
+	.fn = cmd_monitor,
+	.summary = "print filter events as they happen",
+	.usage = "[NAME]\n",
+	.help =
+		"Listens to the module's events in the network namespace (the\n"
+		"init one, or -n's; CAP_NET_ADMIN there is needed) and prints one\n"
+		"line per event as it comes, of every filter or only of filter NAME\n"
+		"(which need not exist yet), until SIGINT or SIGTERM (exit status 0):\n"
+		"  create NAME type TYPE      a filter was created (or restored)\n"
+		"  destroy NAME               a filter was destroyed (destroy NAME or\n"
+		"                             destroy all)\n"
+		"  rotate NAME closed window ID (START to END, N packets), opened window ID2\n"
+		"                             a time-paged filter rotated: window ID\n"
+		"                             closed holding N keys, ID2 opened (times\n"
+		"                             local, with milliseconds)\n"
+		"A rotate line ends in \", saturated S\" when S > 0: the counters at\n"
+		"their maximum in the closed window (counting, dleft, stable). Each\n"
+		"line is flushed as it is printed, so a pipe or a file sees it at\n"
+		"once. With -j, one JSON object per line:\n"
+		"  {\"event\":\"create\",\"filter\":NAME,\"type\":TYPE}\n"
+		"  {\"event\":\"destroy\",\"filter\":NAME,\"type\":TYPE}\n"
+		"  {\"event\":\"rotate\",\"filter\":NAME,\"closed\":WINDOW,\"opened\":WINDOW,\n"
+		"   \"saturated\":S}\n"
+		"where WINDOW is {\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\"packets\",\n"
+		"\"fill\"} as in 'show -j' (end null and end_ns 0 for the opened one).\n"
+		"Events the kernel could not queue (a full receive buffer) are lost:\n"
+		"a line on stderr says so and monitoring goes on. Exit status 2 on an\n"
+		"error (module not loaded, no permission, unknown namespace).\n",
+};

@@ -7,8 +7,8 @@
  * "Did this packet pass here, and when?": each packet is reduced to its
  * digest here, by the module's own code (kmod/engine/digest.c), in the
  * filter's digest mode (that of its attachment, else spie, or multi for a
- * multi filter), and the digests are sent in batches (keybatch.c) with
- * KBLOOM_CMD_QUERY, whose reply says which windows hold each one. Every
+ * multi filter), and the digests are sent in batches with KBLOOM_CMD_QUERY
+ * (query_client.c), whose reply says which windows hold each one. Every
  * packet is kept until the end, so the output (text or JSON) is written
  * only once every answer is in.
  *
@@ -39,11 +39,11 @@
 #include "describe.h"
 #include "digestfmt.h"
 #include "json.h"
-#include "keybatch.h"
 #include "kwargs.h"
 #include "pcapfile.h"
 #include "pktfmt.h"
 #include "print.h"
+#include "query_client.h"
 #include "query_xlate.h"
 #include "timefmt.h"
 #include "util.h"
@@ -56,8 +56,6 @@ struct qpacket {
 	uint32_t skip;		/* KBLOOM_SKIP_NONE: digested */
 	char *desc;
 	char *digest;		/* text (kb_digest_fmt) */
-	uint64_t *hits;		/* ids of the windows holding it */
-	uint32_t nhits;
 };
 
 /* The answer for a digested packet; see status(). */
@@ -72,24 +70,18 @@ struct query {
 	uint64_t since, until;	/* ns, until UINT64_MAX: open */
 	bool since_given;
 	uint64_t now;
-	/*
-	 * The start of the oldest window every digest was asked of (the
-	 * latest of the replies' oldest starts): nothing before it is held.
-	 */
-	uint64_t oldest;
 
-	struct keybatch batch;
-	bool batch_init;
+	/*
+	 * Packet i is the client's item i. Its win: every window reported
+	 * (and GET's), by id; its oldest: the start of the oldest window
+	 * every digest was asked of, nothing before it is held.
+	 */
+	struct kb_query_client qc;
+	bool qc_init;
 	struct kp_tuple tuple;
 
 	struct qpacket *p;
 	size_t n, cap;
-	size_t *pending;	/* packets of the batch being filled */
-	size_t npending, cap_pending;
-
-	struct kb_window_desc *win;	/* every window reported, by id */
-	size_t nwin, cap_win;
-	struct kb_window_desc reply_win[KBLOOM_WINDOWS_MAX];
 
 	int failed;		/* an error was printed */
 };
@@ -99,9 +91,9 @@ static const struct kb_window_desc *find_window(const struct query *q,
 {
 	size_t i;
 
-	for (i = 0; i < q->nwin; i++)
-		if (q->win[i].id == id)
-			return &q->win[i];
+	for (i = 0; i < q->qc.nwin; i++)
+		if (q->qc.win[i].id == id)
+			return &q->qc.win[i];
 	return NULL;
 }
 
@@ -111,49 +103,6 @@ static bool in_range(const struct query *q, const struct kb_window_desc *w)
 	uint64_t end = w->end ? w->end : q->now;
 
 	return w->start <= q->until && end >= q->since;
-}
-
-/* The QUERY reply: NKEYS, WINDOW_LIST and WINDOW_HITS. */
-static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
-{
-	struct keybatch *b = arg;
-	struct query *q = b->arg;
-	uint32_t n, nwin, row, i, j;
-	const uint8_t *hits;
-	uint64_t first;
-	int r;
-
-	if (q->npending != b->nkeys)
-		return kb_nl_fail(nl, "internal error: %zu packets pending, %u keys sent",
-				  (size_t)q->npending, b->nkeys);
-	r = kb_query_reply_parse(nl, tb, b->nkeys, q->reply_win, &nwin, &hits,
-				 &row);
-	if (r)
-		return r;
-	n = b->nkeys;
-	first = UINT64_MAX;
-	for (j = 0; j < nwin; j++) {
-		kb_window_note(&q->win, &q->nwin, &q->cap_win, &q->reply_win[j]);
-		if (q->reply_win[j].start < first)
-			first = q->reply_win[j].start;
-	}
-	if (nwin && first > q->oldest)
-		q->oldest = first;
-	for (i = 0; i < n; i++) {
-		struct qpacket *p = &q->p[q->pending[i]];
-		const uint8_t *bits = hits + (size_t)i * row;
-
-		for (j = 0; j < nwin; j++) {
-			if (!(bits[j / 8] >> (j % 8) & 1))
-				continue;
-			p->hits = xrealloc(p->hits, (p->nhits + 1) *
-					   sizeof(*p->hits));
-			p->hits[p->nhits++] = q->reply_win[j].id;
-		}
-	}
-	q->npending = 0;
-	b->nkeys = 0;
-	return 0;
 }
 
 /* Digests one packet and queues its digest. 0, or -1 (printed). */
@@ -181,23 +130,18 @@ static int add_packet(struct query *q, uint64_t index, uint64_t ts,
 		return 0;
 	kb_digest_fmt(&d, q->mode, key, sizeof(key));
 	p->digest = xstrdup(key);
-	/* A full batch is sent (and answered) before this key goes in. */
 	if (q->mode == KBLOOM_DIGEST_MULTI) {
 		kb_digest_tuple(&d, &q->tuple);
-		r = keybatch_add_tuple(&q->batch, &q->tuple, key, strlen(key));
+		r = kb_query_client_add_tuple(&q->qc, q->n - 1, &q->tuple, key,
+					      strlen(key));
 	} else {
-		r = keybatch_add(&q->batch, d.key, d.len, key, strlen(key));
+		r = kb_query_client_add(&q->qc, q->n - 1, d.key, d.len, key,
+					strlen(key));
 	}
 	if (r) {
-		keybatch_perror(&q->batch, "query");
+		keybatch_perror(&q->qc.batch, "query");
 		return -1;
 	}
-	if (q->npending == q->cap_pending) {
-		q->cap_pending = q->cap_pending ? 2 * q->cap_pending : 256;
-		q->pending = xrealloc(q->pending,
-				      q->cap_pending * sizeof(*q->pending));
-	}
-	q->pending[q->npending++] = q->n - 1;
 	return 0;
 }
 
@@ -216,10 +160,12 @@ static int pcap_packet(const struct kb_pcap_packet *p, void *arg)
 static bool present(const struct query *q, const struct qpacket *p)
 {
 	const struct kb_window_desc *w;
-	uint32_t i;
+	const uint64_t *hits;
+	uint32_t i, n;
 
-	for (i = 0; i < p->nhits; i++) {
-		w = find_window(q, p->hits[i]);
+	hits = kb_query_client_hits(&q->qc, p - q->p, &n);
+	for (i = 0; i < n; i++) {
+		w = find_window(q, hits[i]);
 		if (w && in_range(q, w))
 			return true;
 	}
@@ -236,11 +182,11 @@ static enum qstatus status(const struct query *q, const struct qpacket *p)
 {
 	if (present(q, p))
 		return QS_PRESENT;
-	if (q->until < q->oldest)
+	if (q->until < q->qc.oldest)
 		return QS_BEFORE;
 	if (q->since > q->now)
 		return QS_AFTER;
-	if (q->since_given && q->since < q->oldest)
+	if (q->since_given && q->since < q->qc.oldest)
 		return QS_ABSENT_PART;
 	return QS_ABSENT;
 }
@@ -283,8 +229,9 @@ static void render(const struct kb_out *o, const struct query *q)
 	char ts[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX];
 	const struct kb_window_desc *w;
 	const struct qpacket *p;
+	const uint64_t *hits;
 	enum qstatus st;
-	uint32_t h, shown;
+	uint32_t h, nhits, shown;
 	size_t i;
 
 	kb_print_obj_begin(o, NULL);
@@ -294,14 +241,14 @@ static void render(const struct kb_out *o, const struct query *q)
 			     kb_digest_str(q->mode));
 		json_ns(o->j, "since", q->since);
 		json_ns(o->j, "until", q->until == UINT64_MAX ? 0 : q->until);
-		kb_json_time(o->j, "oldest", q->oldest);
+		kb_json_time(o->j, "oldest", q->qc.oldest);
 		kb_print_arr_begin(o, "windows");
-		for (i = 0; i < q->nwin; i++)
-			if (in_range(q, &q->win[i]))
-				kb_window_json(o->j, &q->win[i]);
+		for (i = 0; i < q->qc.nwin; i++)
+			if (in_range(q, &q->qc.win[i]))
+				kb_window_json(o->j, &q->qc.win[i]);
 		kb_print_arr_end(o);
 	}
-	kb_time_str(q->oldest, false, old, sizeof(old));
+	kb_time_str(q->qc.oldest, false, old, sizeof(old));
 	kb_print_arr_begin(o, "packets");
 	for (i = 0; i < q->n; i++) {
 		p = &q->p[i];
@@ -327,8 +274,9 @@ static void render(const struct kb_out *o, const struct query *q)
 		kb_print_str(o, KB_PRINT_JSON, "digest", NULL, p->digest);
 		kb_print_arr_begin(o, "windows");
 		shown = 0;
-		for (h = 0; h < p->nhits; h++) {
-			w = find_window(q, p->hits[h]);
+		hits = kb_query_client_hits(&q->qc, i, &nhits);
+		for (h = 0; h < nhits; h++) {
+			w = find_window(q, hits[h]);
 			if (!w || !in_range(q, w))
 				continue;
 			kb_print_text(o, "%swindow ", shown++ ? ", " : "");
@@ -441,13 +389,10 @@ static void query_free(struct query *q)
 	for (i = 0; i < q->n; i++) {
 		free(q->p[i].desc);
 		free(q->p[i].digest);
-		free(q->p[i].hits);
 	}
 	free(q->p);
-	free(q->pending);
-	free(q->win);
-	if (q->batch_init)
-		keybatch_free(&q->batch);
+	if (q->qc_init)
+		kb_query_client_free(&q->qc);
 }
 
 int cmd_query(int argc, char **argv)
@@ -524,11 +469,11 @@ int cmd_query(int argc, char **argv)
 	}
 	if (pick_mode(&q, kw[Q_DIGEST].val))
 		goto out;
+	kb_query_client_init(&q.qc, &q.nl, q.name);
+	q.qc_init = true;
 	for (i = 0; i < q.desc.nwin; i++)
-		kb_window_note(&q.win, &q.nwin, &q.cap_win, &q.desc.win[i]);
-	keybatch_init(&q.batch, &q.nl, KBLOOM_CMD_QUERY, q.name, NULL, &q);
-	q.batch.reply = query_reply;
-	q.batch_init = true;
+		kb_window_note(&q.qc.win, &q.qc.nwin, &q.qc.cap_win,
+			       &q.desc.win[i]);
 
 	if (kw[Q_PACKET].val) {
 		if (add_packet(&q, 1, 0, pkt, len))
@@ -545,12 +490,12 @@ int cmd_query(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (keybatch_flush(&q.batch)) {
-		keybatch_perror(&q.batch, "query");
+	if (kb_query_client_flush(&q.qc)) {
+		keybatch_perror(&q.qc.batch, "query");
 		goto out;
 	}
-	if (q.nwin)
-		qsort(q.win, q.nwin, sizeof(*q.win), by_id);
+	if (q.qc.nwin)
+		qsort(q.qc.win, q.qc.nwin, sizeof(*q.qc.win), by_id);
 	kb_out_stdout(&out, &j, opts.json);
 	render(&out, &q);
 	ret = EXIT_OK;
@@ -562,3 +507,69 @@ out:
 	kb_nl_close(&q.nl);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_query = {
+	.name = "query",
+	.fn = cmd_query,
+	.summary = "did these packets pass here, and when?",
+	.usage =
+		"NAME packet HEX [digest MODE] [since TIME] [until TIME]\n"
+		"NAME pcap FILE [digest MODE] [since TIME] [until TIME]\n"
+		"NAME { packet HEX | pcap FILE } [since TIME] [until TIME]  (transforms)\n",
+	.help =
+		"Reduces each packet to its digest (the module's own code, compiled\n"
+		"into bloomctl) and asks filter NAME which of its windows hold it.\n"
+		"  packet HEX     one packet from its IP header on, in hex; blanks and\n"
+		"                 ':' may separate bytes (up to {PACKET_MAX} bytes)\n"
+		"  pcap FILE      every IPv4 and IPv6 packet of a capture (tcpdump -w;\n"
+		"                 Ethernet, raw IP or Linux cooked; '-' for stdin)\n"
+		"  digest MODE    spie, flow, src, dst or multi (see 'bloomctl attach\n"
+		"                 --help'); default: the mode the filter is attached\n"
+		"                 with, else spie (multi for a multi filter)\n"
+		"  since TIME     count only windows that overlap [since, until]\n"
+		"  until TIME     (default: from the oldest window to now)\n"
+		"TIME is a local time 2026-11-22T07:31:30[.mmm] (or with Z or +HH:MM\n"
+		"for UTC and offsets), @SECONDS since the epoch (@1700000000.5), -D\n"
+		"for D ago (-5m; D as for 'create ... interval') or now. Prints a line\n"
+		"per packet, then a summary:\n"
+		"  INDEX [TIME] DESCRIPTION: window ID (START to END)[, window ...]\n"
+		"  INDEX [TIME] DESCRIPTION: absent\n"
+		"  INDEX [TIME] DESCRIPTION: absent from the oldest window on (START),\n"
+		"                            not recorded before\n"
+		"  INDEX [TIME] DESCRIPTION: not recorded (before the oldest window, START)\n"
+		"  INDEX [TIME] DESCRIPTION: not recorded (after now)\n"
+		"  INDEX [TIME] DESCRIPTION: no digest (REASON)\n"
+		"  N packets: P present, A absent, U not recorded, S skipped\n"
+		"where INDEX is the frame's place in the capture (1 for packet HEX),\n"
+		"TIME its capture time, DESCRIPTION \"PROTO SRC > DST\" and windows\n"
+		"run from START to END ('now' while open). A filter that is not\n"
+		"time-paged has one window, since its creation. The filter holds\n"
+		"what passed from the start of its oldest window to now: a range\n"
+		"that ends before it or starts after now is 'not recorded', one\n"
+		"that starts before it is absent only from the oldest window on;\n"
+		"both count as not recorded. 'present' may be a false positive;\n"
+		"'absent' is certain. With -j, one JSON object:\n"
+		"  {\"filter\",\"digest\",\"since\",\"until\",\"oldest\",\"oldest_ns\",\n"
+		"   \"windows\":[{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\n"
+		"   \"packets\",\"fill\"},...],\"packets\":[{\"index\",\"ts\",\"ts_ns\",\n"
+		"   \"description\",\"digest\",\"windows\":[ID,...],\"present\",\"status\"}\n"
+		"   or {...,\"status\":\"no digest\",\"skip\":REASON},...],\n"
+		"   \"packets_total\",\"present\",\"absent\",\"not_recorded\",\"skipped\"}\n"
+		"status: \"present\", \"absent\", \"absent in part\" or \"not recorded\".\n"
+		"Exit status: 0 every packet with a digest present, 1 some absent or\n"
+		"not recorded (wholly or in part), 2 error.\n"
+		"On a transforms table (no digest mode): each packet, as it left the\n"
+		"router, is looked up in the windows overlapping [since, until]; each\n"
+		"record found gives the packet as it arrived, and its spie digest (what\n"
+		"the routers before this one recorded):\n"
+		"  INDEX [TIME] DESCRIPTION: SNAT A <- B (window ID), before:\n"
+		"                            DESCRIPTION, digest 0x...[; ...]\n"
+		"  INDEX [TIME] DESCRIPTION: not transformed here\n"
+		"  N packets: T transformed, U not\n"
+		"(A <- B: as it left <- as it arrived; SNAT for the source, DNAT for\n"
+		"the destination). With -j, per packet {\"packet\",\"time\",\"time_ns\",\n"
+		"\"description\",\"transforms\":[{\"window\",\"transform\",\"before\",\n"
+		"\"before_digest\",\"before_packet\"},...]} (an array for pcap). Exit\n"
+		"status: 0 every packet transformed, 1 some not, 2 error.\n",
+};

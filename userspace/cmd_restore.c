@@ -65,3 +65,33 @@ out:
 	kb_restore_close(&o);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_restore = {
+	.name = "restore",
+	.fn = cmd_restore,
+	.summary = "create a filter from a save file",
+	.usage =
+		"FILE [as NAME]\n"
+		"all DIR\n",
+	.help =
+		"Creates a filter from a file written by 'save' or 'archive', named\n"
+		"as when saved or NAME: same type, shape, hash key, dimensions and\n"
+		"cells, so it answers test, count and query exactly as the saved\n"
+		"table did (its counters start at 0). A saved window becomes a filter\n"
+		"without windows holding that window's table; a scalable filter or a\n"
+		"dcf gets the saved slices or overflow vector back (and its overflow\n"
+		"or lost count), so it also grows on as the original. The whole file is\n"
+		"checked first (CRCs, header, the cell size its shape needs): a bad\n"
+		"file is refused with its name and the byte where it went wrong, and\n"
+		"nothing is created. The filter appears only once every cell is\n"
+		"loaded; a restore that fails or is killed half-way leaves nothing\n"
+		"behind. An existing NAME is refused (--exist does not apply: a\n"
+		"restore brings contents, not a setup). FILE '-' is stdin.\n"
+		"restore all DIR restores every DIR/*.kbf file ('save all'), all or\n"
+		"nothing: every file is checked first (one bad file and nothing is\n"
+		"created), every filter is loaded hidden, and they appear together\n"
+		"only once all are loaded; an existing name, two files of one name,\n"
+		"or the memory limit refuses the whole restore. Attach again\n"
+		"afterwards: attachments are not saved. Prints nothing on success.\n",
+};

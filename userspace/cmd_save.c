@@ -86,3 +86,41 @@ int cmd_save(int argc, char **argv)
 	kb_nl_close(&nl);
 	return r ? EXIT_ERROR : EXIT_OK;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_save = {
+	.name = "save",
+	.fn = cmd_save,
+	.summary = "save a filter's contents to a file",
+	.usage =
+		"NAME FILE [window ID] [compress zstd]\n"
+		"all DIR [compress zstd]\n",
+	.help =
+		"Writes filter NAME (its shape, hash key, counters and cells) to\n"
+		"FILE in the kbloom save file format (versioned, little-endian,\n"
+		"CRC32C-checked; see userspace/savefile.h), streamed from the kernel\n"
+		"as it is read. FILE is written as a new FILE.XXXXXX (random suffix,\n"
+		"mode 0600: the file holds the filter's secret hash key, with which\n"
+		"anyone can craft keys that collide) and renamed when complete: a\n"
+		"failed save leaves no file. FILE '-' is stdout.\n"
+		"  window ID      of a time-paged filter, that window (IDs: 'bloomctl\n"
+		"                 show NAME'); default the current window, or the only\n"
+		"                 table of a filter without windows. The current window\n"
+		"                 is saved while it takes adds: every key added before\n"
+		"                 the save began is in the file.\n"
+		"  compress zstd  compress the file (a filter at low fill shrinks a lot)\n"
+		"A scalable filter or a dcf is saved with its layout (every slice; the\n"
+		"overflow vector and its width) as format version 2. If the filter\n"
+		"grows, is cleared or merged into, or is destroyed and made again\n"
+		"during the save, the save starts again (a few times at most; with\n"
+		"FILE '-' it fails instead). 'restore' reads it back.\n"
+		"save all DIR writes every filter of the namespace as DIR/NAME.kbf,\n"
+		"one such file each, into a new directory DIR.XXXXXX (mode 0700) that\n"
+		"then takes DIR's place in one step (an existing DIR is swapped out\n"
+		"and removed; it may hold nothing but the .kbf files of an earlier\n"
+		"save all): DIR is always one whole save, and a failed save all\n"
+		"leaves it as it was. A filter with windows is saved as its current\n"
+		"window, which restore makes a filter without windows ('archive'\n"
+		"keeps the closed windows). Attachments are not saved. Prints nothing\n"
+		"on success.\n",
+};

@@ -104,3 +104,26 @@ out:
 	free(t.results);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_test = {
+	.name = "test",
+	.fn = cmd_test,
+	.summary = "test whether keys are in a filter",
+	.usage =
+		"NAME [--] KEY...\n"
+		"NAME -f FILE\n",
+	.help =
+		"Tests each KEY against filter NAME ('present' may be a false positive;\n"
+		"'absent' is certain). Prints \"KEY present\" or \"KEY absent\" per key,\n"
+		"in order; with -f FILE (as for add) also a summary line\n"
+		"\"N keys: P present, A absent\". With -j prints one JSON object\n"
+		"  {\"filter\":NAME,\"keys\":N,\"present\":P,\"absent\":A,\n"
+		"   \"results\":[{\"key\":KEY,\"present\":true|false},...]}\n"
+		"where \"results\" is given for keys on the command line only; with -f\n"
+		"the object has the counts only. KEY is the key as given when it is\n"
+		"valid UTF-8, else 0x and its bytes in hex (a multi filter's tuple:\n"
+		"only the VALUE that is not UTF-8): bloomctl reads it back as the same\n"
+		"key.\n"
+		"Exit status: 0 every key present, 1 some key absent, 2 error.\n",
+};

@@ -41,6 +41,7 @@
 #include "pcapfile.h"
 #include "pktxform.h"
 #include "pktfmt.h"
+#include "print.h"
 #include "progress.h"
 #include "timefmt.h"
 #include "topology.h"
@@ -250,30 +251,54 @@ static const char *why_unknown(const struct trace *t, size_t router)
 	return t->why && t->why[router] ? t->why[router] : "not asked";
 }
 
-/* @cont: what a further line of the node starts with (the tree's bars). */
-static void print_node_line(const struct trace *t, const struct tb_result *r,
-			    size_t x, const char *cont)
+/*
+ * One node of the walk: a line under the tree (text; @cont is what a
+ * further line of the node starts with, the tree's bars), or an object of
+ * "nodes" (JSON: router, window, fpr, depth, transforms; unknown instead
+ * of the window when the router could not be asked).
+ */
+static void render_node(const struct kb_out *o, const struct trace *t,
+			const struct tb_result *r, size_t x, const char *cont)
 {
 	const struct tb_node *nd = &r->node[x];
 	struct kb_window_desc w = {
 		.id = nd->win.id, .start = nd->win.start, .end = nd->win.end,
 	};
 
+	kb_print_obj_begin(o, NULL);
+	kb_print_str(o, KB_PRINT_ANY, "router", "%s  ", rname(t, r, x));
 	if (nd->unknown) {
-		printf("%s  unknown: %s\n", rname(t, r, x),
-		       why_unknown(t, nd->router));
+		kb_print_str(o, KB_PRINT_ANY, "unknown", "unknown: %s\n",
+			     why_unknown(t, nd->router));
+		kb_print_str(o, KB_PRINT_JSON, "window", NULL, NULL);
+		kb_print_str(o, KB_PRINT_JSON, "fpr", NULL, NULL);
+		kb_print_u64(o, KB_PRINT_JSON, "depth", NULL, nd->depth);
+		kb_print_obj_end(o);
 		return;
 	}
-	printf("%s  window %llu (%s), fpr %.3g\n", rname(t, r, x),
-	       (unsigned long long)w.id, kb_window_span(&w), nd->fpr);
+	kb_print_obj_begin(o, "window");
+	kb_print_u64(o, KB_PRINT_ANY, "id", "window %llu", w.id);
+	kb_print_text(o, " (%s)", kb_window_span(&w));
+	if (kb_out_is_json(o)) {
+		kb_json_time(o->j, "start", nd->win.start);
+		kb_json_time(o->j, "end", nd->win.end);
+	}
+	kb_print_u64(o, KB_PRINT_JSON, "packets", NULL, nd->win.packets);
+	kb_print_u64(o, KB_PRINT_JSON, "fill", NULL, nd->win.fill);
+	kb_print_obj_end(o);
+	kb_print_double(o, KB_PRINT_ANY, "fpr", ", fpr %.3g\n", nd->fpr);
+	kb_print_u64(o, KB_PRINT_JSON, "depth", NULL, nd->depth);
 	if (nd->xf)
-		printf("%s%*s  %s\n", cont, (int)strlen(rname(t, r, x)), "",
-		       nd->xf);
+		kb_print_text(o, "%s%*s  ", cont, (int)strlen(rname(t, r, x)),
+			      "");
+	kb_print_str(o, KB_PRINT_ANY, "transforms", "%s\n", nd->xf);
+	kb_print_obj_end(o);
 }
 
-/* The nodes upstream of node @x, drawn below it. */
-static void print_tree(const struct trace *t, const struct tb_result *r,
-		       size_t x, char *prefix, size_t plen, uint8_t *shown)
+/* Text: the nodes upstream of node @x, drawn below it. */
+static void render_tree(const struct kb_out *o, const struct trace *t,
+			const struct tb_result *r, size_t x, char *prefix,
+			size_t plen, uint8_t *shown)
 {
 	size_t e, last = SIZE_MAX;
 
@@ -285,200 +310,152 @@ static void print_tree(const struct trace *t, const struct tb_result *r,
 
 		if (r->edge[e].to != x)
 			continue;
-		printf("%s%s", prefix, e == last ? "`-- " : "|-- ");
+		kb_print_text(o, "%s%s", prefix, e == last ? "`-- " : "|-- ");
 		if (shown[up]) {
-			printf("%s (see above)\n", rname(t, r, up));
+			kb_print_text(o, "%s (see above)\n", rname(t, r, up));
 			continue;
 		}
 		shown[up] = 1;
 		if (plen + 5 < 4096) {
 			strcpy(prefix + plen, e == last ? "    " : "|   ");
-			print_node_line(t, r, up, prefix);
-			print_tree(t, r, up, prefix, plen + 4, shown);
+			render_node(o, t, r, up, prefix);
+			render_tree(o, t, r, up, prefix, plen + 4, shown);
 			prefix[plen] = 0;
 		} else {
-			print_node_line(t, r, up, "");
+			render_node(o, t, r, up, "");
 		}
 	}
 }
 
-static void print_text_one(const struct trace *t, const struct tpkt *p,
-			   const struct tb_result *r)
+/*
+ * The nodes: in text the tree from node 0 (FROM) upstream, in JSON the
+ * array of every node, then the edges.
+ */
+static void render_nodes(const struct kb_out *o, const struct trace *t,
+			 const struct tb_result *r)
 {
-	char at[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX], why[96];
 	static char prefix[4096];
 	uint8_t *shown;
 	size_t i;
 
-	printf("packet %llu: %s, at %s", (unsigned long long)p->index,
-	       p->desc, kb_time_str(p->at, false, at, sizeof(at)));
-	if (p->left) {
-		printf(": left out (%s)\n", left_str(p, why, sizeof(why)));
-		return;
+	kb_print_arr_begin(o, "nodes");
+	if (kb_out_is_json(o)) {
+		for (i = 0; r && i < r->nnodes; i++)
+			render_node(o, t, r, i, "");
+	} else {
+		shown = calloc(r->nnodes, 1);
+		if (!shown) {
+			errorf("out of memory");
+			exit(EXIT_ERROR);
+		}
+		shown[0] = 1;
+		render_node(o, t, r, 0, "");
+		prefix[0] = 0;
+		render_tree(o, t, r, 0, prefix, 0, shown);
+		free(shown);
 	}
-	if (p->skip) {
-		printf(": no digest (%s)\n", kb_skip_str(p->skip));
-		return;
+	kb_print_arr_end(o);
+	kb_print_arr_begin(o, "edges");
+	for (i = 0; r && i < r->nedges && kb_out_is_json(o); i++) {
+		kb_print_obj_begin(o, NULL);
+		kb_print_str(o, KB_PRINT_JSON, "from", NULL,
+			     rname(t, r, r->edge[i].from));
+		kb_print_str(o, KB_PRINT_JSON, "to", NULL,
+			     rname(t, r, r->edge[i].to));
+		kb_print_obj_end(o);
 	}
-	printf(", digest %s\n", p->digest);
-	if (r->status == TB_NOT_TRACEABLE) {
-		printf("not traceable (older than the oldest window, %s)\n",
-		       kb_time_str(r->oldest, false, old, sizeof(old)));
-		return;
-	}
-	if (r->status == TB_ABSENT) {
-		printf("absent at %s (no window of [at - slack, at] holds it)\n",
-		       t->topo.r[t->from].name);
-		return;
-	}
-	if (r->status == TB_UNKNOWN) {
-		printf("unknown at %s (%s)\n", t->topo.r[t->from].name,
-		       why_unknown(t, t->from));
-		return;
-	}
-	shown = calloc(r->nnodes, 1);
-	if (!shown) {
-		errorf("out of memory");
-		exit(EXIT_ERROR);
-	}
-	shown[0] = 1;
-	print_node_line(t, r, 0, "");
-	prefix[0] = 0;
-	print_tree(t, r, 0, prefix, 0, shown);
-	free(shown);
-	printf("ingress: %s", rname(t, r, r->ingress[0]));
-	for (i = 1; i < r->ningress; i++)
-		printf("%s%s%s", i == 1 ? " (" : ", ",
-		       rname(t, r, r->ingress[i]),
-		       i + 1 == r->ningress ? ")" : "");
-	putchar('\n');
-	for (i = 0; i < r->nunknown; i++)
-		printf("unknown next to the path: %s (%s)\n",
-		       t->topo.r[r->unknown[i]].name,
-		       why_unknown(t, r->unknown[i]));
-	printf("asked %zu router%s upstream, expected false branches: %.3g\n",
-	       r->asked, r->asked == 1 ? "" : "s", r->expected);
+	kb_print_arr_end(o);
 }
 
-static void print_json_one(struct json *j, const struct trace *t,
-			   const struct tpkt *p, const struct tb_result *r)
+/*
+ * One packet's answer. Text: its line, then (traced) the tree, the
+ * ingress routers, the unknown routers next to the path and the count of
+ * questions; a packet left out, without a digest or not traced ends after
+ * a line saying why. JSON: one object (docs/trace.md), every field there
+ * whatever the status (@r NULL for a packet left out or without digest).
+ */
+static void render_one(const struct kb_out *o, const struct trace *t,
+		       const struct tpkt *p, const struct tb_result *r)
 {
-	const char *status;
-	char why[96];
+	const char *from = t->topo.r[t->from].name, *status;
+	char at[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX], why[96];
+	bool asked = !p->left && !p->skip;
 	size_t i;
 
-	json_obj_begin(j);
-	json_key(j, "packet");
-	json_u64(j, p->index);
-	json_key(j, "description");
-	json_str(j, p->desc);
-	json_key(j, "digest");
-	if (p->skip)
-		json_null(j);
-	else
-		json_str(j, p->digest);
-	kb_json_time(j, "at", p->at);
-	json_key(j, "from");
-	json_str(j, t->topo.r[t->from].name);
 	status = p->left ? "left out" :
 		 p->skip ? "no digest" :
 		 r->status == TB_TRACED ? "traced" :
 		 r->status == TB_ABSENT ? "absent" :
 		 r->status == TB_UNKNOWN ? "unknown" : "not traceable";
-	json_key(j, "status");
-	json_str(j, status);
-	json_key(j, "traceable");
-	json_bool(j, !p->left && !p->skip && r->status != TB_NOT_TRACEABLE &&
-		  r->status != TB_UNKNOWN);
-	if (p->left) {
-		json_key(j, "left_out");
-		json_str(j, left_str(p, why, sizeof(why)));
+	kb_print_obj_begin(o, NULL);
+	kb_print_u64(o, KB_PRINT_ANY, "packet", "packet %llu: ", p->index);
+	kb_print_str(o, KB_PRINT_ANY, "description", "%s", p->desc);
+	kb_print_str(o, KB_PRINT_JSON, "digest", NULL,
+		     p->skip ? NULL : p->digest);
+	if (kb_out_is_json(o))
+		kb_json_time(o->j, "at", p->at);
+	else
+		kb_print_text(o, ", at %s",
+			      kb_time_str(p->at, false, at, sizeof(at)));
+	kb_print_str(o, KB_PRINT_JSON, "from", NULL, from);
+	kb_print_str(o, KB_PRINT_JSON, "status", NULL, status);
+	kb_print_bool(o, KB_PRINT_JSON, "traceable", NULL,
+		      asked && r->status != TB_NOT_TRACEABLE &&
+		      r->status != TB_UNKNOWN);
+	if (p->left)
+		kb_print_str(o, KB_PRINT_ANY, "left_out", ": left out (%s)\n",
+			     left_str(p, why, sizeof(why)));
+	if (asked)
+		kb_print_text(o, ", digest %s\n", p->digest);
+	if (asked && r->status == TB_UNKNOWN) {
+		kb_print_text(o, "unknown at %s (", from);
+		kb_print_str(o, KB_PRINT_ANY, "why", "%s)\n",
+			     why_unknown(t, t->from));
 	}
-	if (!p->left && !p->skip && r->status == TB_UNKNOWN) {
-		json_key(j, "why");
-		json_str(j, why_unknown(t, t->from));
+	if (p->skip)
+		/* text: left out says it all */
+		kb_print_str(o, p->left ? KB_PRINT_JSON : KB_PRINT_ANY, "skip",
+			     ": no digest (%s)\n", kb_skip_str(p->skip));
+	else if (r && kb_out_is_json(o))
+		kb_json_time(o->j, "oldest", r->oldest);
+	if (asked && r->status == TB_NOT_TRACEABLE)
+		kb_print_text(o, "not traceable (older than the oldest window, %s)\n",
+			      kb_time_str(r->oldest, false, old, sizeof(old)));
+	if (asked && r->status == TB_ABSENT)
+		kb_print_text(o, "absent at %s (no window of [at - slack, at] holds it)\n",
+			      from);
+	if (!kb_out_is_json(o) && (!asked || r->status != TB_TRACED))
+		return;
+	render_nodes(o, t, r);
+	kb_print_arr_begin(o, "ingress");
+	for (i = 0; r && i < r->ningress; i++) {
+		if (i)
+			kb_print_text(o, "%s", i == 1 ? " (" : ", ");
+		kb_print_str(o, KB_PRINT_ANY, NULL, i ? "%s" : "ingress: %s",
+			     rname(t, r, r->ingress[i]));
+		if (i && i + 1 == r->ningress)
+			kb_print_text(o, ")");
 	}
-	if (p->skip) {
-		json_key(j, "skip");
-		json_str(j, kb_skip_str(p->skip));
-	} else if (r) {
-		kb_json_time(j, "oldest", r->oldest);
-	}
-	json_key(j, "nodes");
-	json_arr_begin(j);
-	for (i = 0; r && i < r->nnodes; i++) {
-		const struct tb_node *nd = &r->node[i];
-
-		json_obj_begin(j);
-		json_key(j, "router");
-		json_str(j, rname(t, r, i));
-		if (nd->unknown) {
-			json_key(j, "unknown");
-			json_str(j, why_unknown(t, nd->router));
-			json_key(j, "window");
-			json_null(j);
-			json_key(j, "fpr");
-			json_null(j);
-			json_key(j, "depth");
-			json_u64(j, nd->depth);
-			json_obj_end(j);
-			continue;
-		}
-		json_key(j, "window");
-		json_obj_begin(j);
-		json_key(j, "id");
-		json_u64(j, nd->win.id);
-		kb_json_time(j, "start", nd->win.start);
-		kb_json_time(j, "end", nd->win.end);
-		json_key(j, "packets");
-		json_u64(j, nd->win.packets);
-		json_key(j, "fill");
-		json_u64(j, nd->win.fill);
-		json_obj_end(j);
-		json_key(j, "fpr");
-		json_double(j, nd->fpr);
-		json_key(j, "depth");
-		json_u64(j, nd->depth);
-		json_key(j, "transforms");
-		if (nd->xf)
-			json_str(j, nd->xf);
-		else
-			json_null(j);
-		json_obj_end(j);
-	}
-	json_arr_end(j);
-	json_key(j, "edges");
-	json_arr_begin(j);
-	for (i = 0; r && i < r->nedges; i++) {
-		json_obj_begin(j);
-		json_key(j, "from");
-		json_str(j, rname(t, r, r->edge[i].from));
-		json_key(j, "to");
-		json_str(j, rname(t, r, r->edge[i].to));
-		json_obj_end(j);
-	}
-	json_arr_end(j);
-	json_key(j, "ingress");
-	json_arr_begin(j);
-	for (i = 0; r && i < r->ningress; i++)
-		json_str(j, rname(t, r, r->ingress[i]));
-	json_arr_end(j);
-	json_key(j, "unknown");
-	json_arr_begin(j);
+	kb_print_text(o, "\n");
+	kb_print_arr_end(o);
+	kb_print_arr_begin(o, "unknown");
 	for (i = 0; r && i < r->nunknown; i++) {
-		json_obj_begin(j);
-		json_key(j, "router");
-		json_str(j, t->topo.r[r->unknown[i]].name);
-		json_key(j, "why");
-		json_str(j, why_unknown(t, r->unknown[i]));
-		json_obj_end(j);
+		kb_print_obj_begin(o, NULL);
+		kb_print_str(o, KB_PRINT_ANY, "router",
+			     "unknown next to the path: %s",
+			     t->topo.r[r->unknown[i]].name);
+		kb_print_str(o, KB_PRINT_ANY, "why", " (%s)\n",
+			     why_unknown(t, r->unknown[i]));
+		kb_print_obj_end(o);
 	}
-	json_arr_end(j);
-	json_key(j, "asked");
-	json_u64(j, r ? r->asked : 0);
-	json_key(j, "expected_false_branches");
-	json_double(j, r ? r->expected : 0);
-	json_obj_end(j);
+	kb_print_arr_end(o);
+	kb_print_u64(o, KB_PRINT_ANY, "asked", "asked %llu router",
+		     r ? r->asked : 0);
+	kb_print_text(o, "%s upstream", r && r->asked == 1 ? "" : "s");
+	kb_print_double(o, KB_PRINT_ANY, "expected_false_branches",
+			", expected false branches: %.3g\n",
+			r ? r->expected : 0);
+	kb_print_obj_end(o);
 }
 
 static void trace_free(struct trace *t)
@@ -579,6 +556,8 @@ int cmd_trace(int argc, char **argv)
 	struct tb_packet *tp = NULL;
 	struct tb_form *wforms = NULL;
 	struct tb_result *res = NULL;
+	struct kb_out out;
+	struct json j;
 	struct kb_pcap_counts counts;
 	struct tb_stats st;
 	char why[1024];
@@ -797,24 +776,18 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (dot_stdout) {
 		/* standard output is the picture's */
-	} else if (opts.json) {
-		struct json j;
-
-		json_init(&j, stdout);
-		if (t.n > 1)
-			json_arr_begin(&j);
-		for (i = 0; i < t.n; i++)
-			print_json_one(&j, &t, &t.p[i],
-				       t.p[i].res < 0 ? NULL : &res[t.p[i].res]);
-		if (t.n > 1)
-			json_arr_end(&j);
 	} else {
+		kb_out_stdout(&out, &j, opts.json);
+		if (t.n > 1)
+			kb_print_arr_begin(&out, NULL);
 		for (i = 0; i < t.n; i++) {
 			if (i)
-				putchar('\n');
-			print_text_one(&t, &t.p[i],
-				       t.p[i].res < 0 ? NULL : &res[t.p[i].res]);
+				kb_print_text(&out, "\n");
+			render_one(&out, &t, &t.p[i],
+				   t.p[i].res < 0 ? NULL : &res[t.p[i].res]);
 		}
+		if (t.n > 1)
+			kb_print_arr_end(&out);
 	}
 	ret = st.failed ? EXIT_NEGATIVE : EXIT_OK;
 	for (i = 0; i < t.n; i++) {
@@ -867,3 +840,83 @@ out:
 	trace_free(&t);
 	return ret;
 }
+
+/* Its entry in the command table of bloomctl.c. */
+const struct kb_command kb_cmd_trace = {
+	.name = "trace",
+	.fn = cmd_trace,
+	.summary = "trace a packet upstream through routers",
+	.usage =
+		"TOPOLOGY from ROUTER pcap FILE [packet N] [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no] [dot FILE]\n"
+		"TOPOLOGY from ROUTER packet HEX [at TIME] [slack DURATION] [victim PREFIX[,PREFIX...]] [parallel N] [timeout DURATION] [reuse yes|no] [dot FILE]\n",
+	.help =
+		"Hash-based IP traceback (SPIE): finds the routers a packet passed\n"
+		"through, even with a forged source, from the digest tables ('attach\n"
+		"... digest spie' on time-paged filters) of the routers listed in the\n"
+		"TOPOLOGY file, one statement a line ('#' comments):\n"
+		"  router NAME netns NETNS filter FILTER     a namespace here ('-': this\n"
+		"                                            one, or -n's)\n"
+		"  router NAME archive DIR filter FILTER     windows of 'bloomctl archive'\n"
+		"  ... [transforms TABLE]                    (netns, archive) its NAT's\n"
+		"                                            transforms table (below)\n"
+		"  router NAME ssh [USER@]HOST filter FILTER [netns NETNS] [port N]\n"
+		"         [identity FILE] [config FILE] [bloomctl PATH]\n"
+		"                                            a remote router: runs\n"
+		"                                            'PATH -j query' there over ssh\n"
+		"  router NAME none                          records nothing (no kbloom):\n"
+		"                                            stepped over, never asked\n"
+		"  link NAME NAME                            neighbours (undirected)\n"
+		"Relative paths are taken from the TOPOLOGY file's directory.\n"
+		"  from ROUTER     the router next to the victim: the walk starts there\n"
+		"  pcap FILE       every IP packet of the capture is traced ('packet N':\n"
+		"                  only frame N); packet HEX: one packet from its IP header\n"
+		"  at TIME         when the victim saw it (default: its capture time;\n"
+		"                  now for packet HEX); TIME as for 'query'\n"
+		"  slack DURATION  how long before 'at' a hop may have seen it (2s)\n"
+		"  victim PREFIX,...  the victim's addresses (ADDR or ADDR/LEN, IPv4 or\n"
+		"                  IPv6): packets from them are left out, as the victim\n"
+		"                  sent them; so are those a capture records as outgoing\n"
+		"                  (Linux cooked captures: tcpdump -i any). Capture with\n"
+		"                  'tcpdump -Q in' to record only what the victim received\n"
+		"  parallel N      routers asked at once in a step, 1 to 256 (16)\n"
+		"  timeout DURATION  an ssh question not answered by then is killed and\n"
+		"                  its router unknown (60s)\n"
+		"  reuse no        one ssh connection per question, not one per router\n"
+		"                  for the whole trace (OpenSSH ControlMaster; yes)\n"
+		"  dot FILE        also draw the trace as a Graphviz DOT graph in FILE\n"
+		"                  ('-': standard output, alone there; not with -j):\n"
+		"                  every router and link grey, the traced edges red,\n"
+		"                  each hop with its window and fpr, the ingress\n"
+		"                  filled red (render: dot -Tsvg FILE -o trace.svg)\n"
+		"Breadth first from ROUTER, each step asks every router next to the\n"
+		"path (and not yet asked) about all its pending packets at once; a\n"
+		"router joins the path when one of its windows overlapping [at - slack,\n"
+		"at] holds the packet's digest. A router that cannot be asked (down,\n"
+		"no filter, a failing remote bloomctl, the timeout) or declared 'none'\n"
+		"is 'unknown' on the path, with the reason, and its neighbours are\n"
+		"asked in its place; one with no router beyond it that saw the packet\n"
+		"is listed as 'unknown next to the path'. Prints per packet the graph\n"
+		"from ROUTER upstream, each hop with its window and false positive rate\n"
+		"(from the window's fill), the ingress routers (the deepest first; those\n"
+		"where false positives branch it in parentheses), the routers asked and\n"
+		"the expected number of false branches (the sum of their rates). A\n"
+		"packet older than ROUTER's oldest window is 'not traceable', not absent.\n"
+		"Through NAT and tunnels: a router with 'transforms TABLE' looks each\n"
+		"packet up in its transforms table (windows overlapping [at - slack,\n"
+		"at]; see 'bloomctl create --help'); a record found turns the packet\n"
+		"back into what arrived there (NAT undone, or the outer packet of an\n"
+		"IPIP or GRE tunnel), its hop prints the transform (\"SNAT A <- B\n"
+		"(window ID)\", \"GRE A > B id N\"), and the routers upstream are asked\n"
+		"about that form too.\n"
+		"Fragments: a fragment whose first and last siblings are in the\n"
+		"capture is also asked about as the packet it was cut from (what the\n"
+		"routers before the fragmenting one saw).\n"
+		"With -j, a JSON object per packet (an array for several): see\n"
+		"docs/trace.md. $KBLOOM_SSH names the ssh program (default ssh).\n"
+		"Left-out packets are listed ('left out (sent by the victim: ...)') and\n"
+		"counted, never traced. Exit status: 0 every packet not left out traced\n"
+		"to at least ROUTER and every router asked answered, 1 some packet\n"
+		"absent there, not traceable, without a digest or unknown there, none\n"
+		"left to trace, or some router could not be asked (a partial trace),\n"
+		"2 error (bad topology or arguments: nothing was traced).\n",
+};

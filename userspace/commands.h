@@ -44,6 +44,28 @@ int cmd_batch(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 
 /*
+ * A command's entry in the table of bloomctl.c, defined beside the command
+ * in its cmd_NAME.c. Its help texts may name the ABI limits as {NAME_LEN},
+ * {KEY_MAX}, {BITS_MIN}, {BITS_MAX}, {BITS_MAX_LOG2}, {HASHES_MAX},
+ * {MEM_MAX}, {DIMS_MAX}, {DIM_NAME_LEN}, {DECREMENT_MAX}, {WINDOWS_MAX},
+ * {PACKET_MAX}: they are filled in from uapi/kbloom.h when printed.
+ */
+struct kb_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;	/* one line, for bloomctl --help */
+	const char *usage;	/* argument lines, after "bloomctl NAME " */
+	const char *help;	/* the rest of bloomctl NAME --help */
+};
+
+extern const struct kb_command kb_cmd_create, kb_cmd_destroy, kb_cmd_list,
+	kb_cmd_show, kb_cmd_add, kb_cmd_test, kb_cmd_clear, kb_cmd_del,
+	kb_cmd_count, kb_cmd_merge, kb_cmd_estimate, kb_cmd_calc,
+	kb_cmd_attach, kb_cmd_detach, kb_cmd_query, kb_cmd_digest,
+	kb_cmd_save, kb_cmd_restore, kb_cmd_archive, kb_cmd_trace,
+	kb_cmd_monitor, kb_cmd_batch, kb_cmd_metrics;
+
+/*
  * Runs argv[0] from the command table (or help, or COMMAND --help), as
  * main does after the global options; @argc >= 1. Returns its exit code.
  */

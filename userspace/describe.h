@@ -91,15 +91,6 @@ const char *kb_grow_text(uint32_t why);
 int kb_windows_parse(struct kb_nl *nl, struct nlattr *list,
 		     struct kb_window_desc *win, uint32_t *n);
 
-/*
- * Checks a QUERY reply for @nkeys keys: NKEYS, WINDOW_LIST (parsed into
- * @win, *@nwin windows) and WINDOW_HITS, a row of *@row bytes per key, bit
- * j set when window j holds the key (*@hits). 0 or -EPROTO (kb_nl_fail).
- */
-int kb_query_reply_parse(struct kb_nl *nl, struct nlattr **tb, uint32_t nkeys,
-			 struct kb_window_desc *win, uint32_t *nwin,
-			 const uint8_t **hits, uint32_t *row);
-
 /* A time as {"KEY":"ISO with offset","KEY_ns":NS}; 0 as null. */
 void kb_json_time(struct json *j, const char *key, uint64_t ns);
 

@@ -80,35 +80,6 @@ static int parse_dims(struct kb_nl *nl, struct nlattr *nest, struct kb_desc *d)
 	return 0;
 }
 
-int kb_query_reply_parse(struct kb_nl *nl, struct nlattr **tb, uint32_t nkeys,
-			 struct kb_window_desc *win, uint32_t *nwin,
-			 const uint8_t **hits, uint32_t *row)
-{
-	uint32_t n;
-	int r;
-
-	if (!tb[KBLOOM_A_NKEYS] || !tb[KBLOOM_A_WINDOW_LIST] ||
-	    !tb[KBLOOM_A_WINDOW_HITS])
-		return kb_nl_fail(nl, "query reply without %s",
-				  !tb[KBLOOM_A_NKEYS] ? "NKEYS" :
-				  !tb[KBLOOM_A_WINDOW_LIST] ? "WINDOW_LIST" :
-				  "WINDOW_HITS");
-	n = nla_get_u32(tb[KBLOOM_A_NKEYS]);
-	if (n != nkeys)
-		return kb_nl_fail(nl, "NKEYS is %u, %u keys were sent", n, nkeys);
-	r = kb_windows_parse(nl, tb[KBLOOM_A_WINDOW_LIST], win, nwin);
-	if (r)
-		return r;
-	if (!*nwin)
-		return kb_nl_fail(nl, "empty WINDOW_LIST");
-	*row = (*nwin + 7) / 8;
-	if ((uint64_t)nla_len(tb[KBLOOM_A_WINDOW_HITS]) != (uint64_t)n * *row)
-		return kb_nl_fail(nl, "WINDOW_HITS has %d bytes for %u keys and %u windows",
-				  nla_len(tb[KBLOOM_A_WINDOW_HITS]), n, *nwin);
-	*hits = nla_data(tb[KBLOOM_A_WINDOW_HITS]);
-	return 0;
-}
-
 int kb_windows_parse(struct kb_nl *nl, struct nlattr *list,
 		     struct kb_window_desc *win, uint32_t *n)
 {

@@ -5,8 +5,8 @@
  * to /run/netns/NAME and back: a socket stays in the namespace it was
  * created in), the filter is described once (GET: type, m, k, its digest
  * mode), then each question is one KBLOOM_CMD_QUERY of all its packets'
- * digests, split into messages as keybatch.c does. The windows of every
- * reply are merged by ID (a rotation may happen between two messages).
+ * digests, asked by query_client.c (split into messages, the windows of
+ * every reply merged by ID: a rotation may happen between two messages).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,8 +21,8 @@
 
 #include "describe.h"
 #include "digestfmt.h"
-#include "keybatch.h"
 #include "pktfmt.h"
+#include "query_client.h"
 #include "trace_backend.h"
 #include "util.h"
 #include "xlate_read.h"
@@ -32,19 +32,6 @@ struct netns_state {
 	struct kb_desc desc;
 	uint32_t mode;		/* enum kbloom_digest */
 	char what[160];		/* "router r2 (netns r2)" */
-};
-
-/* One question being asked. */
-struct nq {
-	struct netns_state *s;
-	struct keybatch batch;
-	size_t *pending;	/* items of the message being filled */
-	size_t npending;
-	uint64_t **ids;		/* per item: IDs of the windows holding it */
-	uint32_t *nids;
-	struct kb_window_desc *win;	/* every window seen, by ID */
-	size_t nwin, capwin;
-	struct kb_window_desc reply_win[KBLOOM_WINDOWS_MAX];
 };
 
 void trace_netns_free(void *state)
@@ -154,90 +141,46 @@ static int setup(void **state, const struct kb_topo_router *r,
 	return 0;
 }
 
-static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
-{
-	struct keybatch *b = arg;
-	struct nq *q = b->arg;
-	uint32_t n, nwin, row, i, j;
-	const uint8_t *hits;
-	int r;
-
-	if (q->npending != b->nkeys)
-		return kb_nl_fail(nl, "internal error: %zu packets pending, %u keys sent",
-				  (size_t)q->npending, b->nkeys);
-	r = kb_query_reply_parse(nl, tb, b->nkeys, q->reply_win, &nwin, &hits,
-				 &row);
-	if (r)
-		return r;
-	n = b->nkeys;
-	for (j = 0; j < nwin; j++)
-		kb_window_note(&q->win, &q->nwin, &q->capwin, &q->reply_win[j]);
-	for (i = 0; i < n; i++) {
-		size_t it = q->pending[i];
-		const uint8_t *bits = hits + (size_t)i * row;
-
-		for (j = 0; j < nwin; j++) {
-			if (!(bits[j / 8] >> (j % 8) & 1))
-				continue;
-			q->ids[it] = xrealloc(q->ids[it], (q->nids[it] + 1) *
-					      sizeof(**q->ids));
-			q->ids[it][q->nids[it]++] = q->reply_win[j].id;
-		}
-	}
-	q->npending = 0;
-	b->nkeys = 0;
-	return 0;
-}
-
 int trace_netns_ask(void **state, const struct kb_topo_router *r,
 		    const char *default_netns, const struct tb_item *items,
 		    size_t n, struct tb_answer *a, char *err, size_t errlen)
 {
 	char label[KB_DIGEST_STR_MAX], verb[200];
+	struct kb_query_client q;
 	struct netns_state *s;
+	const uint64_t *ids;
 	struct kb_digest d;
-	struct nq q;
+	uint32_t h, nids;
 	size_t i, j;
-	uint32_t h;
 	int ret = -1;
 
 	if (!*state && setup(state, r, default_netns, err, errlen))
 		return -1;
 	s = *state;
 	snprintf(verb, sizeof(verb), "ask %s about", s->what);
-	memset(&q, 0, sizeof(q));
-	q.s = s;
-	q.pending = calloc(n, sizeof(*q.pending));
-	q.ids = calloc(n, sizeof(*q.ids));
-	q.nids = calloc(n, sizeof(*q.nids));
-	if (!q.pending || !q.ids || !q.nids) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	/* The windows GET saw: the reply lists them again anyway. */
-	keybatch_init(&q.batch, &s->nl, KBLOOM_CMD_QUERY, r->filter, NULL, &q);
-	q.batch.reply = query_reply;
+	kb_query_client_init(&q, &s->nl, r->filter);
 	for (i = 0; i < n; i++) {
 		if (kb_digest(items[i].pkt, items[i].len, s->mode, &d))
 			continue;	/* no digest in this mode: held nowhere */
 		kb_digest_fmt(&d, s->mode, label, sizeof(label));
-		if (keybatch_add(&q.batch, d.key, d.len, label,
-				 strlen(label))) {
+		if (kb_query_client_add(&q, i, d.key, d.len, label,
+					strlen(label))) {
 			keybatch_perror(&q.batch, verb);
-			goto out_batch;
+			goto out;
 		}
-		q.pending[q.npending++] = i;
 	}
-	if (keybatch_flush(&q.batch)) {
+	if (kb_query_client_flush(&q)) {
 		keybatch_perror(&q.batch, verb);
-		goto out_batch;
+		goto out;
 	}
+	/* Nothing asked: the windows GET saw (a reply lists them again). */
 	if (!q.nwin)
 		for (h = 0; h < s->desc.nwin; h++)
-			kb_window_note(&q.win, &q.nwin, &q.capwin, &s->desc.win[h]);
+			kb_window_note(&q.win, &q.nwin, &q.cap_win,
+				       &s->desc.win[h]);
 	if (trace_answer_alloc(a, q.nwin, n)) {
 		snprintf(err, errlen, "out of memory");
-		goto out_batch;
+		goto out;
 	}
 	for (j = 0; j < q.nwin; j++) {
 		struct tb_window *w = &a->win[j];
@@ -249,23 +192,17 @@ int trace_netns_ask(void **state, const struct kb_topo_router *r,
 		w->fill = q.win[j].fill;
 		w->fpr = trace_window_fpr(&s->desc.p, w->fill);
 	}
-	for (i = 0; i < n; i++)
-		for (h = 0; h < q.nids[i]; h++)
+	for (i = 0; i < n; i++) {
+		ids = kb_query_client_hits(&q, i, &nids);
+		for (h = 0; h < nids; h++)
 			for (j = 0; j < q.nwin; j++)
-				if (q.win[j].id == q.ids[i][h])
+				if (q.win[j].id == ids[h])
 					a->hits[i * a->row + j / 8] |=
 						1 << (j % 8);
+	}
 	ret = 0;
-out_batch:
-	keybatch_free(&q.batch);
 out:
-	if (q.ids)
-		for (i = 0; i < n; i++)
-			free(q.ids[i]);
-	free(q.ids);
-	free(q.nids);
-	free(q.pending);
-	free(q.win);
+	kb_query_client_free(&q);
 	return ret;
 }
 

@@ -3,17 +3,18 @@
 #
 # The layout rule of userspace/ (README.md, "Layout"): cmd_NAME.c is the
 # command NAME and defines its cmd_NAME() (cmd_NAME_PART.c holds a part of
-# it, as cmd_save_all.c is 'save all'); every command of the table in
-# bloomctl.c has its file; no other file defines a command. Library files
-# (everything else) own no command. Prints TAP.
+# it, as cmd_save_all.c is 'save all') and its entry kb_cmd_NAME (name,
+# function, help texts); every command of the table in bloomctl.c has its
+# file; no other file defines a command. Library files (everything else)
+# own no command. Prints TAP.
 set -u
 
 us=$(cd "$(dirname "$0")/../../userspace" && pwd)
 echo "TAP version 13"
 echo "1..3"
 
-# cmd_X() entries of the table in bloomctl.c
-table=$(sed -n 's/^[[:space:]]*"[a-z]*", \(cmd_[a-z_]*\), ".*/\1/p' "$us/bloomctl.c" | sort -u)
+# cmd_X of the table's entries &kb_cmd_X in bloomctl.c
+table=$(sed -n 's/^[[:space:]]*&kb_\(cmd_[a-z_]*\),$/\1/p' "$us/bloomctl.c" | sort -u)
 # files defining an int cmd_X(int argc, char **argv)
 definers=$(grep -l '^int cmd_[a-z_]*(int argc, char \*\*argv)$' "$us"/*.c | xargs -n1 basename | sort)
 
@@ -30,13 +31,14 @@ fi
 missing=""
 for c in $table; do
 	f=$us/$c.c
-	[ -f "$f" ] && grep -q "^int $c(int argc, char \*\*argv)$" "$f" ||
+	[ -f "$f" ] && grep -q "^int $c(int argc, char \*\*argv)$" "$f" &&
+		grep -q "^const struct kb_command kb_$c = {$" "$f" ||
 		missing="$missing $c"
 done
 if [ -n "$table" ] && [ -z "$missing" ]; then
-	echo "ok 2 - each of the $(echo "$table" | wc -l) commands of the table is defined in its own cmd_NAME.c"
+	echo "ok 2 - each of the $(echo "$table" | wc -l) commands of the table is defined, with its entry, in its own cmd_NAME.c"
 else
-	echo "not ok 2 - commands of the table without their cmd_NAME.c:$missing"
+	echo "not ok 2 - commands of the table without their cmd_NAME.c defining cmd_NAME() and kb_cmd_NAME:$missing"
 fi
 
 orphans=""
