@@ -512,6 +512,93 @@ TEST_F(win, output_hook_records_the_digest_of_each_packet)
 	ASSERT_EQ(0, detach(s, &self->m, "out"));
 }
 
+/* ATTACH with every attribute given: FAMILY and FLAGS as well. */
+static int attach_full(struct nlr *s, struct nlr_msg *m, const char *name,
+		       uint32_t hook, uint32_t digest, uint32_t family,
+		       const char *dev, bool exist)
+{
+	nlr_init(s, m, s->family, KBLOOM_CMD_ATTACH, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	nlr_put_u32(m, KBLOOM_A_HOOK, hook);
+	if (digest)
+		nlr_put_u32(m, KBLOOM_A_DIGEST, digest);
+	nlr_put_u32(m, KBLOOM_A_FAMILY, family);
+	if (dev)
+		nlr_put_str(m, KBLOOM_A_IFNAME, dev);
+	if (exist)
+		nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
+	return nlr_send(s, m);
+}
+
+/*
+ *   ATTACH a (input, spie, ipv4, lo) --then--> ATTACH a again, EXIST, with
+ *   one field changed --> EBUSY naming the field; all the same --> 0;
+ *   without EXIST --> EBUSY "DETACH it first"; a transforms table or a
+ *   multi filter with the wrong attributes --> EINVAL naming them.
+ */
+TEST_F(win, attach_again_names_what_differs)
+{
+	struct nlr *s = &self->s;
+	size_t nest;
+
+	ASSERT_EQ(0, create(s, &self->m, "a", 1 << 16, 4));
+	ASSERT_EQ(0, attach_full(s, &self->m, "a", KBLOOM_HOOK_INPUT, KBLOOM_DIGEST_SPIE,
+				 KBLOOM_FAMILY_IPV4, "lo", false));
+	EXPECT_EQ(0, attach_full(s, &self->m, "a", KBLOOM_HOOK_INPUT, KBLOOM_DIGEST_SPIE,
+				 KBLOOM_FAMILY_IPV4, "lo", true));
+	EXPECT_EQ(-EBUSY, attach_full(s, &self->m, "a", KBLOOM_HOOK_OUTPUT, KBLOOM_DIGEST_SPIE,
+				      KBLOOM_FAMILY_IPV4, "lo", true));
+	EXPECT_STREQ("filter is attached already, at another HOOK", s->extack);
+	EXPECT_EQ(-EBUSY, attach_full(s, &self->m, "a", KBLOOM_HOOK_INPUT, KBLOOM_DIGEST_SPIE,
+				      KBLOOM_FAMILY_IPV6, "lo", true));
+	EXPECT_STREQ("filter is attached already, for another FAMILY", s->extack);
+	EXPECT_EQ(-EBUSY, attach_full(s, &self->m, "a", KBLOOM_HOOK_INPUT, KBLOOM_DIGEST_FLOW,
+				      KBLOOM_FAMILY_IPV4, "lo", true));
+	EXPECT_STREQ("filter is attached already, with another DIGEST", s->extack);
+	EXPECT_EQ(-EBUSY, attach_full(s, &self->m, "a", KBLOOM_HOOK_INPUT, KBLOOM_DIGEST_SPIE,
+				      KBLOOM_FAMILY_IPV4, NULL, true));
+	EXPECT_STREQ("filter is attached already, to another IFNAME", s->extack);
+	EXPECT_EQ(-EBUSY, attach_full(s, &self->m, "a", KBLOOM_HOOK_INPUT, KBLOOM_DIGEST_SPIE,
+				      KBLOOM_FAMILY_IPV4, "lo", false));
+	EXPECT_STREQ("filter is attached already; DETACH it first", s->extack);
+	EXPECT_EQ(0, detach(s, &self->m, "a"));
+
+	/* no DIGEST for a filter of keys */
+	EXPECT_EQ(-EINVAL, attach_full(s, &self->m, "a", KBLOOM_HOOK_INPUT, 0,
+				       KBLOOM_FAMILY_ANY, NULL, false));
+	EXPECT_STREQ("missing attribute DIGEST (the digest mode)", s->extack);
+
+	/* a multi filter of 2 dimensions: digest multi needs 3 */
+	create_msg(s, &self->m, "m2", KBLOOM_TYPE_MULTI, 1 << 12, 3);
+	nest = nlr_nest_start(&self->m, KBLOOM_A_DIMS);
+	nlr_put_str(&self->m, KBLOOM_DIMS_A_NAME, "src");
+	nlr_put_str(&self->m, KBLOOM_DIMS_A_NAME, "dst");
+	nlr_nest_end(&self->m, nest);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	EXPECT_EQ(-EINVAL, attach_full(s, &self->m, "m2", KBLOOM_HOOK_INPUT, KBLOOM_DIGEST_MULTI,
+				       KBLOOM_FAMILY_ANY, NULL, false));
+	EXPECT_STREQ("DIGEST multi needs a multi filter of 3 dimensions (src, dst, dst port); other digests a filter that is not multi",
+		     s->extack);
+
+	/* a transforms table: postrouting, IPv4, no digest */
+	create_msg(s, &self->m, "x", KBLOOM_TYPE_TRANSFORMS, 1024, 1);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	EXPECT_EQ(-EINVAL, attach_full(s, &self->m, "x", KBLOOM_HOOK_POSTROUTING,
+				       KBLOOM_DIGEST_SPIE, KBLOOM_FAMILY_ANY, NULL, false));
+	EXPECT_STREQ("a transforms table takes no DIGEST", s->extack);
+	EXPECT_EQ(-EINVAL, attach_full(s, &self->m, "x", KBLOOM_HOOK_FORWARD, 0,
+				       KBLOOM_FAMILY_ANY, NULL, false));
+	EXPECT_STREQ("a transforms table records at HOOK postrouting, after NAT", s->extack);
+	EXPECT_EQ(-EINVAL, attach_full(s, &self->m, "x", KBLOOM_HOOK_POSTROUTING, 0,
+				       KBLOOM_FAMILY_IPV6, NULL, false));
+	EXPECT_STREQ("transform records are IPv4 only", s->extack);
+	ASSERT_EQ(0, get(s, &self->m, "x"));
+	EXPECT_EQ(NULL, nlr_reply_attr(s, KBLOOM_A_ATTACH));
+	EXPECT_EQ(0, attach_full(s, &self->m, "x", KBLOOM_HOOK_POSTROUTING, 0,
+				 KBLOOM_FAMILY_IPV4, "lo", false));
+	EXPECT_EQ(0, detach(s, &self->m, "x"));
+}
+
 /* The kernel's digest of @pkt with @linear bytes linear; 0 or -errno. */
 static int kernel_digest(struct nlr *s, struct nlr_msg *m, const uint8_t *pkt,
 			 size_t len, uint32_t linear, uint32_t mode,
