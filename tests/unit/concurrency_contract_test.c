@@ -30,6 +30,7 @@
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
+#include "kb_scalable.h"
 #include "../../kmod/engine/dcf.h"
 #include "../../kmod/engine/scalable.h"
 #include "../../kmod/engine/xlate.h"
@@ -314,34 +315,6 @@ static bool same_stream(const struct kb_filter *a, const struct kb_filter *b)
 		off += n;
 	}
 	return true;
-}
-
-/* Scalable: the slice the adds go to is number active(). */
-static u32 active(const struct kb_filter *f)
-{
-	struct kb_slice_info si;
-	u32 i, n = kb_scalable_slices(f);
-
-	for (i = 0; i < n; i++) {
-		kb_scalable_slice(f, i, &si);
-		if (si.is_current)
-			return i + 1;
-	}
-	return 0;
-}
-
-/* Scalable: slices of capacity n0, n0 s, n0 s^2 ... that n keys fill. */
-static u32 slices_for(u64 n0, u32 s, u64 n)
-{
-	u64 cum = 0, cap = n0;
-	u32 j = 0;
-
-	while (cum < n) {
-		cum += cap;
-		cap *= s;
-		j++;
-	}
-	return j;
 }
 
 /*

@@ -16,6 +16,7 @@
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
+#include "kb_scalable.h"
 #include "../../kmod/uapi/kbloom.h"
 
 #define Z999	3.29		/* 99.9% two-sided, as bloom_fpr_test */
@@ -67,19 +68,6 @@ static int kicks;
 static void count_kick(void *arg)
 {
 	kicks++;
-}
-
-static u32 active(const struct kb_filter *f)
-{
-	struct kb_slice_info si;
-	u32 i, n = kb_scalable_slices(f);
-
-	for (i = 0; i < n; i++) {
-		kb_scalable_slice(f, i, &si);
-		if (si.is_current)
-			return i + 1;
-	}
-	return 0;
 }
 
 TEST(shape_refusals)
@@ -389,19 +377,6 @@ TEST(stale_kick_makes_no_slice_ahead)
  * n0 (s^j - 1) / (s - 1) >= N, i.e. about log_s(N (s-1)/n0 + 1): the
  * number of bloom tests an absent key costs.
  */
-static u32 slices_for(u64 n0, u32 s, u64 n)
-{
-	u64 cum = 0, cap = n0;
-	u32 j = 0;
-
-	while (cum < n) {
-		cum += cap;
-		cap *= s;
-		j++;
-	}
-	return j;
-}
-
 struct fpr_case {
 	u32 s, r;
 	double p;	/* target */
