@@ -102,26 +102,13 @@ counters() {
 		tr -d '(),'
 }
 
-# capture_all NAME FILTER...: netns.sh's capture, with a buffer (-B, in
-# KiB) that holds the whole transfer: tcpdump under emulation falls behind.
-capture_all() {
-	local name=$1 i
-	shift
-	nsenter --net=/run/netns/${P}h2 tcpdump -i eth0 -Q in -nn -U -s 128 \
-		-B 65536 -w "$tmp/$name.pcap" "$@" >/dev/null 2>"$tmp/$name.err" &
-	eval "cap_$name=$!"
-	for i in $(seq 150); do
-		grep -q 'listening on' "$tmp/$name.err" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # One connection per family, captured at h2 (h1's segments only): none
 # may be dropped by the capture.
 transfer() {
 	local fam=$1 addr=$2 port=$3
-	capture_all $fam tcp port $port and src host "$4" &&
+	# a buffer (KiB) for the whole transfer: tcpdump under emulation
+	# falls behind
+	capture_opts="-s 128 -B 65536" capture h2 $fam tcp port $port and src host "$4" &&
 		send "$addr" "$port" 1048576
 	local rc=$?
 	stop $fam

@@ -6,6 +6,7 @@
 #                                   SPIE digests them; no GSO)
 #   capture NS NAME [FILTER...]     tcpdump on NS's eth0, incoming only,
 #                                   into $tmp/NAME.pcap; stop NAME ends it
+#                                   ($capture_opts: more tcpdump options)
 
 nx() { local n=$1; shift; nsenter --net=/run/netns/$P$n "$@"; }
 
@@ -25,8 +26,9 @@ capture() {
 	shift 2
 	[ $# -gt 0 ] || set -- ip
 	# --immediate-mode: nothing waits in the kernel's ring when it stops
+	# shellcheck disable=SC2086 # capture_opts: more tcpdump options
 	nsenter --net=/run/netns/$P$ns tcpdump -i eth0 -Q in -nn -U -s 0 \
-		--immediate-mode -w "$tmp/$name.pcap" "$@" \
+		--immediate-mode ${capture_opts:-} -w "$tmp/$name.pcap" "$@" \
 		>/dev/null 2>"$tmp/$name.err" &
 	eval "cap_$name=$!"
 	for i in $(seq 150); do
