@@ -242,7 +242,10 @@ void kb_filter_test_many(const struct kb_filter *f, const struct kb_hash *h,
 		kb_prefetch_key(f, h, i, n);
 	for (i = 0; i < n; i++) {
 		kb_prefetch_key(f, h, i + KB_PREFETCH_AHEAD, n);
-		present[i] = kb_test(f, &h[i]);
+		if (likely(f->ops == &kb_blocked_ops))
+			present[i] = __kb_blocked_test_cached(f, &h[i]);
+		else
+			present[i] = kb_test(f, &h[i]);
 	}
 }
 
