@@ -229,7 +229,10 @@ void kb_filter_add_many(struct kb_filter *f, const struct kb_hash *h, u32 n)
 		kb_prefetch_key(f, h, i, n);
 	for (i = 0; i < n; i++) {
 		kb_prefetch_key(f, h, i + KB_PREFETCH_AHEAD, n);
-		kb_add(f, &h[i]);
+		if (likely(f->ops == &kb_blocked_ops))
+			__kb_blocked_add_cached(f, &h[i]);
+		else
+			kb_add(f, &h[i]);
 	}
 }
 
