@@ -5,10 +5,11 @@
  * (uapi/kbloom.h): x = h2 & 511, y = (h2 >> 9) | 1, probe i = x + i y
  * mod 512. y is odd, so the k <= 32 probes of a key are distinct.
  *
- * One cache miss per add or test. The test exits at the first clear bit;
- * the add reads all k bits without a branch and, for a new key, ORs them
- * all in atomically (blocked.h says why: one key at a time, a branch on
- * the bits throws away the next key's work already in flight).
+ * One cache miss per add or test. One key at a time the test exits at
+ * the first clear bit and the add reads all k bits without a branch and,
+ * for a new key, ORs them all in atomically (blocked.h says why: a branch
+ * on the bits throws away the next key's work already in flight); batches,
+ * their lines prefetched, test without a branch and OR per word.
  *
  * The false positive rate is not that of a plain filter of m bits: blocks
  * receive Binomial(n, 1/nblocks) keys, and the crowded ones dominate.
@@ -38,13 +39,13 @@ static void kb_blocked_setup(struct kb_filter *f)
 	f->nblocks = f->s.m / KB_BLOCK_BITS;
 }
 
-/* The ops' entry; kb_filter_add*() inline __kb_blocked_add() instead. */
+/* The ops' entry; filter.c inlines __kb_blocked_add*() instead. */
 static bool kb_blocked_add(struct kb_filter *f, const struct kb_hash *h)
 {
 	return __kb_blocked_add(f, h);
 }
 
-/* The ops' entry; kb_filter_test*() inline __kb_blocked_test() instead. */
+/* The ops' entry; filter.c inlines __kb_blocked_test*() instead. */
 static bool kb_blocked_test(const struct kb_filter *f, const struct kb_hash *h)
 {
 	return __kb_blocked_test(f, h);
