@@ -20,8 +20,12 @@
  * keys; test s present keys (positive test); test s absent keys (negative
  * test); s = min(n, S). Reported: the median over the rounds and its
  * spread (min-max), and the throughput ratio libbloom_ns / ours_ns
- * computed within each round, with its median and spread. Markdown goes
- * to FILE (stdout without --out), progress to stderr.
+ * computed within each round, with its median and spread. Each round also
+ * runs the limits (run_limits(): pointer chase, independent and prefetched
+ * loads, locked ORs, the hash alone and with a load) in a region of
+ * libbloom's size, and every type's ns/op is also given in random accesses
+ * (÷ the chase's ns per access, same round). Markdown goes to FILE (stdout
+ * without --out), progress to stderr.
  *
  * Quick mode (make check): n = 100000, R = 1, TAP on stdout: per type, it
  * ran; its measured FPR is within a factor of 3 of its model; no false
@@ -580,6 +584,159 @@ TIMED_LOOP(multi_add, struct kb_filter,
 TIMED_LOOP(multi_test, struct kb_filter,
 	   tuple_op(f, &keys[i * MULTI_DIMS], false))
 
+/* ---- limits: what one key at a time can reach ------------------------ */
+
+/*
+ * The rows that define the limit, measured in the same rounds as the
+ * types, in a region of libbloom's size at this n (one memory at a time),
+ * on its 2 MiB pages as the filters are; each over the s absent keys, as
+ * random 64-bit words (key i picks line reduce(key i, lines)):
+ *
+ * - chase: each line's first word names the next line (one random cycle
+ *   through all lines, Sattolo's algorithm): one access at a time, each
+ *   waiting for the one before. Its ns per access is the unit of the
+ *   "random accesses" tables.
+ * - independent: one load per key from its line, nothing else: as many
+ *   misses in flight as the out-of-order window holds.
+ * - prefetched: the same, key i + 16's line prefetched first.
+ * - locked OR: one bit ORed atomically (lock or) into each key's line.
+ * - hash: kb_hash_key() alone (SipHash-2-4, the mix for h2), no memory.
+ * - hash -> load: kb_hash_key(), then one load from the line h1 picks:
+ *   the least a keyed filter of one line per key does, one key at a time.
+ * - hash + load: kb_hash_key() and a load from the key's own line, the
+ *   two independent: if it costs as much as hash -> load, what limits the
+ *   overlap is the hash's instructions in the window, not the dependency.
+ * - hash -> locked OR: kb_hash_key(), then one bit ORed atomically into
+ *   the line h1 picks: the least a keyed one-line add does.
+ */
+enum limit { L_CHASE, L_INDEP, L_PREFETCH, L_LOCKOR, L_HASH, L_HASH_LOAD,
+	     L_HASH_INDEP, L_HASH_LOCKOR, L_N };
+
+static const char *const limit_names[L_N] = {
+	"pointer chase (one access at a time)",
+	"independent loads",
+	"independent loads, prefetched 16 ahead",
+	"locked OR on random lines",
+	"the hash alone (kb_hash_key: SipHash-2-4 + mix)",
+	"hash → load of its line",
+	"hash + independent load (no dependency)",
+	"hash → locked OR on its line",
+};
+
+#define LIMIT_AHEAD	16
+
+struct limits {
+	u64 bytes;		/* the region: libbloom's filter at this n */
+	unsigned int rounds;
+	double ns[RUNS_MAX][L_N];
+	double huge;
+	char failed[160];
+};
+
+static inline u64 line_of(u64 key, u64 lines)
+{
+	return mul_u64_u64_shr(key, lines, 64);
+}
+
+/* One timed loop over the s keys; @body adds to h. */
+#define LIMIT_LOOP(name, body)						\
+static double name(unsigned long *mem, u64 lines,			\
+		   const siphash_key_t *hk, const u64 *keys, u64 n)	\
+{									\
+	double t0, t1;							\
+	u64 i, h = 0;							\
+									\
+	(void)hk;							\
+	t0 = now_ns();							\
+	for (i = 0; i < n; i++) {					\
+		body;							\
+	}								\
+	t1 = now_ns();							\
+	sink += h;							\
+	return (t1 - t0) / (double)n;					\
+}
+
+LIMIT_LOOP(lim_chase, h = READ_ONCE(mem[h * 8]))
+LIMIT_LOOP(lim_indep, h += READ_ONCE(mem[line_of(keys[i], lines) * 8]))
+LIMIT_LOOP(lim_prefetch,
+	   if (i + LIMIT_AHEAD < n)
+		   __builtin_prefetch(&mem[line_of(keys[i + LIMIT_AHEAD],
+						   lines) * 8]);
+	   h += READ_ONCE(mem[line_of(keys[i], lines) * 8]))
+LIMIT_LOOP(lim_lockor,
+	   atomic_long_or(1UL << (keys[i] % 64),
+			  (atomic_long_t *)&mem[line_of(keys[i], lines) * 8 +
+						1 + keys[i] / 64 % 7]))
+LIMIT_LOOP(lim_hash,
+	   struct kb_hash kh;
+	   kb_hash_key(hk, &keys[i], 8, &kh);
+	   h += kh.h1 ^ kh.h2)
+LIMIT_LOOP(lim_hash_load,
+	   struct kb_hash kh;
+	   kb_hash_key(hk, &keys[i], 8, &kh);
+	   h += READ_ONCE(mem[line_of(kh.h1, lines) * 8 + kh.h2 % 7 + 1]))
+LIMIT_LOOP(lim_hash_indep,
+	   struct kb_hash kh;
+	   kb_hash_key(hk, &keys[i], 8, &kh);
+	   h += kh.h1 ^ kh.h2;
+	   h += READ_ONCE(mem[line_of(keys[i], lines) * 8]))
+LIMIT_LOOP(lim_hash_lockor,
+	   struct kb_hash kh;
+	   kb_hash_key(hk, &keys[i], 8, &kh);
+	   atomic_long_or(1UL << (kh.h2 % 64),
+			  (atomic_long_t *)&mem[line_of(kh.h1, lines) * 8 +
+						1 + kh.h2 / 64 % 7]))
+
+/* One round of the limits: the region made, each loop once, freed. */
+static void run_limits(const struct keyset *ks, struct limits *lim)
+{
+	u64 lines = lim->bytes / 64, i, j, next, n = ks->s;
+	double *ns = lim->ns[lim->rounds];
+	siphash_key_t hk;
+	unsigned long *mem;
+	double huge;
+
+	if (lines < 2) {
+		snprintf(lim->failed, sizeof(lim->failed), "region too small");
+		return;
+	}
+	mem = aligned_alloc(64, lines * 64);
+	if (!mem)
+		die("out of memory (%llu bytes)",
+		    (unsigned long long)(lines * 64));
+	memset(mem, 0, lines * 64);
+	huge = pages_setup(mem, lines * 64);
+	memset(&hk, 0, sizeof(hk));
+	for (i = 0; i < 8; i++) {
+		hk.key[0] |= (u64)hash_key[i] << (8 * i);
+		hk.key[1] |= (u64)hash_key[8 + i] << (8 * i);
+	}
+	/*
+	 * Sattolo's algorithm (a random permutation that is one cycle),
+	 * drawn in place: mem[line * 8] holds the line after it.
+	 */
+	for (i = 0; i < lines; i++)
+		mem[i * 8] = i;
+	for (i = lines - 1; i > 0; i--) {
+		j = fmix64(i ^ KEY_SEED) % i;
+		next = mem[i * 8];
+		mem[i * 8] = mem[j * 8];
+		mem[j * 8] = next;
+	}
+	ns[L_CHASE] = lim_chase(mem, lines, &hk, ks->neg, n);
+	ns[L_INDEP] = lim_indep(mem, lines, &hk, ks->neg, n);
+	ns[L_PREFETCH] = lim_prefetch(mem, lines, &hk, ks->neg, n);
+	ns[L_LOCKOR] = lim_lockor(mem, lines, &hk, ks->neg, n);
+	ns[L_HASH] = lim_hash(mem, lines, &hk, ks->neg, n);
+	ns[L_HASH_LOAD] = lim_hash_load(mem, lines, &hk, ks->neg, n);
+	ns[L_HASH_INDEP] = lim_hash_indep(mem, lines, &hk, ks->neg, n);
+	ns[L_HASH_LOCKOR] = lim_hash_lockor(mem, lines, &hk, ks->neg, n);
+	free(mem);
+	if (!lim->rounds || huge < lim->huge)
+		lim->huge = huge;
+	lim->rounds++;
+}
+
 /* One round of one variant: create, add, test present, test absent, free. */
 static void run_variant(const struct variant *v, const struct keyset *ks,
 			struct result *res)
@@ -789,10 +946,66 @@ struct run {
 	u64 s;			/* keys per test loop */
 	unsigned int runs;
 	struct result res[NVARIANTS];
+	struct limits lim;
 	double seconds;
 };
 
 static bool selected[NVARIANTS];
+
+/* Per round: v[r] / the chase's ns in the same round; median and spread. */
+static struct stat3 accesses(const double v[RUNS_MAX], unsigned int rounds,
+			     const struct limits *lim)
+{
+	double a[RUNS_MAX];
+	unsigned int r, n = rounds < lim->rounds ? rounds : lim->rounds;
+
+	for (r = 0; r < n; r++)
+		a[r] = v[r] / lim->ns[r][L_CHASE];
+	return stats(a, n);
+}
+
+static void report_limits(FILE *out, const struct run *run)
+{
+	const struct limits *lim = &run->lim;
+	char b1[64], b2[64], b3[64];
+	double v[RUNS_MAX];
+	unsigned int i, r;
+	int ph;
+
+	if (!lim->rounds) {
+		fprintf(out, "\nLimits: did not run: %s\n", lim->failed);
+		return;
+	}
+	fprintf(out, "\nLimits, in the same rounds (rotated with the types): a region of libbloom's size (%s, %.0f%% on 2M pages), %s absent keys as random words (key i picks line key i · lines >> 64). ns per key: median [min–max]; random accesses: ns ÷ the pointer chase's ns per access in the same round, median:\n\n",
+		human_bytes(lim->bytes, b1, sizeof(b1)), 100 * lim->huge,
+		human_n(run->s, b2, sizeof(b2)));
+	fprintf(out, "| limit | ns per key | random accesses |\n|---|---:|---:|\n");
+	for (i = 0; i < L_N; i++) {
+		for (r = 0; r < lim->rounds; r++)
+			v[r] = lim->ns[r][i];
+		fmt_stat(b1, sizeof(b1), stats(v, lim->rounds),
+			 lim->rounds > 1);
+		fmt_stat(b3, sizeof(b3), accesses(v, lim->rounds, lim), false);
+		fprintf(out, "| %s | %s | %s |\n", limit_names[i], b1, b3);
+	}
+	fprintf(out, "\nEvery type in random accesses (its ns/op ÷ the pointer chase's ns per access, per round), median [min–max]:\n\n");
+	fprintf(out, "| type | add | pos test | neg test |\n|---|---:|---:|---:|\n");
+	for (i = 0; i < NVARIANTS; i++) {
+		const struct result *res = &run->res[i];
+
+		if (!res->on || !res->rounds)
+			continue;
+		fprintf(out, "| %s |", variants[i].name);
+		for (ph = 0; ph < PH_N; ph++) {
+			for (r = 0; r < res->rounds; r++)
+				v[r] = res->ns[r][ph];
+			fmt_stat(b3, sizeof(b3), accesses(v, res->rounds, lim),
+				 res->rounds > 1);
+			fprintf(out, " %s |", b3);
+		}
+		fprintf(out, "\n");
+	}
+}
 
 static void report_md(FILE *out, const struct run *run)
 {
@@ -856,6 +1069,8 @@ static void report_md(FILE *out, const struct run *run)
 		}
 		fprintf(out, "\n");
 	}
+
+	report_limits(out, run);
 
 	fprintf(out, "\nSizing:\n\n");
 	for (i = 0; i < NVARIANTS; i++)
@@ -930,6 +1145,18 @@ static const struct target_spec targets[] = {
 	  "counting4 add ns / bloom add ns ≤ 2" },
 	{ "counting4-cons", "bloom", PH_ADD, T_LE, 2,
 	  "counting4-cons add ns / bloom add ns ≤ 2" },
+	{ "libbloom", "bloom", PH_ADD, T_GE, 1,
+	  "issue 26: bloom add, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "bloom", PH_POS, T_GE, 1,
+	  "issue 26: bloom pos test, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "bloom", PH_NEG, T_GE, 1,
+	  "issue 26: bloom neg test, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "blocked", PH_ADD, T_GE, 1,
+	  "issue 26: blocked add, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "blocked", PH_POS, T_GE, 1,
+	  "issue 26: blocked pos test, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "blocked", PH_NEG, T_GE, 1,
+	  "issue 26: blocked neg test, one key at a time, ≥ 1× libbloom's" },
 };
 
 static void report_targets(FILE *out, const struct run *runs,
@@ -938,7 +1165,7 @@ static void report_targets(FILE *out, const struct run *runs,
 	unsigned int i, t;
 	char nb[32];
 
-	fprintf(out, "\n## Targets (issue 3: at 100M keys; 1M for information)\n\n");
+	fprintf(out, "\n## Targets (issue 3: at 100M keys, 1M for information; issue 26: at 1M, 10M and 100M)\n\n");
 	fprintf(out, "Per-round ratios as above, median [min–max]; a target is met when the median is.\n\n");
 	for (i = 0; i < nruns; i++) {
 		const struct run *run = &runs[i];
@@ -990,12 +1217,26 @@ static void run_n(struct run *run, u64 n, u64 test_max, unsigned int runs,
 	}
 	keys_build(&ks, n, test_max, selected[variant_index("multi3")]);
 	run->s = ks.s;
+	run->lim.bytes = round_up(run->res[V_LIBBLOOM].plan.bytes, 64);
 	for (r = 0; r < runs; r++) {
-		for (j = 0; j < NVARIANTS; j++) {
+		/* The limits take the slot after the last type. */
+		for (j = 0; j <= NVARIANTS; j++) {
 			/* Rotated order: round r starts r types further on. */
-			unsigned int v = (j + r) % NVARIANTS;
+			unsigned int v = (j + r) % (NVARIANTS + 1);
 			struct result *res = &run->res[v];
 
+			if (v == NVARIANTS) {
+				if (run->lim.failed[0])
+					continue;
+				run_limits(&ks, &run->lim);
+				if (verbose && !run->lim.failed[0])
+					fprintf(stderr, "n = %s round %u/%u %-15s chase %7.2f  hash %7.2f  hash->load %7.2f ns/key\n",
+						nb, r + 1, runs, "limits",
+						run->lim.ns[r][L_CHASE],
+						run->lim.ns[r][L_HASH],
+						run->lim.ns[r][L_HASH_LOAD]);
+				continue;
+			}
 			if (!res->on || res->failed[0])
 				continue;
 			run_variant(&variants[v], &ks, res);
@@ -1025,7 +1266,7 @@ static int quick(void)
 	for (i = 0; i < NVARIANTS; i++)
 		selected[i] = true;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%zu\n", 3 * NVARIANTS);
+	printf("TAP version 13\n1..%zu\n", 3 * NVARIANTS + 1);
 	printf("# engine_bench --quick: n = %llu 8-byte keys, 1 round, every filter sized for 1%% FPR\n",
 	       (unsigned long long)n);
 	run_n(&run, n, n, 1, false);
@@ -1071,6 +1312,15 @@ static int quick(void)
 			failed++;
 		}
 	}
+	if (run.lim.rounds == 1) {
+		printf("ok %u - limits: ran (chase %.1f, hash %.1f, hash -> load %.1f ns/key in %llu bytes)\n",
+		       ++t, run.lim.ns[0][L_CHASE], run.lim.ns[0][L_HASH],
+		       run.lim.ns[0][L_HASH_LOAD],
+		       (unsigned long long)run.lim.bytes);
+	} else {
+		printf("not ok %u - limits: ran (%s)\n", ++t, run.lim.failed);
+		failed++;
+	}
 	return failed ? 1 : 0;
 }
 
@@ -1082,7 +1332,7 @@ static void usage(FILE *fp)
 		"usage: engine_bench [--n N[,N...]] [--runs R] [--test-keys S] [--pages 2m|4k]\n"
 		"                    [--types T[,T...]] [--out FILE]\n"
 		"       engine_bench --quick\n"
-		"  --n      key counts (default 1000000,100000000)\n"
+		"  --n      key counts (default 1000000,10000000,100000000)\n"
 		"  --runs   rounds per n, 1..%d (default 5 for n <= 10M, else 3)\n"
 		"  --test-keys S  keys per test loop when n is larger (default %d)\n"
 		"  --pages  2m (default: filter memory collapsed onto 2 MiB pages, as\n"
@@ -1111,8 +1361,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct run runs[NS_MAX];
-	u64 ns[NS_MAX] = { 1000000, 100000000 };
-	unsigned int nns = 2, nruns = 0, i;
+	u64 ns[NS_MAX] = { 1000000, 10000000, 100000000 };
+	unsigned int nns = 3, nruns = 0, i;
 	u64 test_max = TEST_MAX;
 	const char *outpath = NULL;
 	char cmd[1024] = "", cpu[256], la0[128], la1[128], date[64];

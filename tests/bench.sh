@@ -5,7 +5,8 @@
 # and the BPF peer (bench/pktpath), runs `engine_bench --quick` (100k keys,
 # one round: about a second), which prints TAP: every filter type and
 # libbloom ran, each measured FPR is within a factor of 3 of its model,
-# no false negatives (the stable filter's are by design: skipped); then
+# no false negatives (the stable filter's are by design: skipped), the
+# limit loops ran (bench/README.md, "The limits"); then
 # `bench/pktpath.sh --quick` in the test VM: every packet-path
 # configuration (kbloom and the BPF Bloom map) ran and recorded every
 # packet, bulk load and lookups ran, and `bench/natpath.sh --quick`: the

@@ -16,22 +16,25 @@ import sys
 from pathlib import Path
 
 BLOCKED_H = "engine/blocked.h"
-LOCKED_OR = "\t\t\tatomic_long_or(miss, (atomic_long_t *)&line[w]);\n"
+LOCKED_OR = ("\t\tatomic_long_or(1UL << (x % BITS_PER_LONG),\n"
+             "\t\t\t       (atomic_long_t *)&line[x / BITS_PER_LONG]);\n")
 LINE = "\treturn f->mem + kb_reduce(h->h1, f->nblocks) * KB_BLOCK_WORDS;\n"
 
 # name -> (what it leaves out, [(file, old, new), ...]); BASE first.
 VARIANTS = {
     "BASE": ("nothing: kbloom.ko as it is", []),
-    "PLAIN": ("the lock prefix: a plain OR of the missing bits (loses bits "
+    "PLAIN": ("the lock prefix: a plain OR of a new key's bits (loses bits "
               "between CPUs)",
               [(BLOCKED_H, LOCKED_OR,
-                "\t\t\tWRITE_ONCE(line[w], line[w] | miss);\n")]),
+                "\t\tWRITE_ONCE(line[x / BITS_PER_LONG],\n"
+                "\t\t\t   line[x / BITS_PER_LONG] | "
+                "1UL << (x % BITS_PER_LONG));\n")]),
     "READ": ("the writes: the line is read and the missing bits found, "
              "nothing is set",
-             [(BLOCKED_H, LOCKED_OR, "\t\t\tbarrier();\n")]),
+             [(BLOCKED_H, LOCKED_OR, "\t\tbarrier();\n")]),
     "ONEPAGE": ("the random line: as READ, with every key's line in the "
                 "filter's first 4 KiB",
-                [(BLOCKED_H, LOCKED_OR, "\t\t\tbarrier();\n"),
+                [(BLOCKED_H, LOCKED_OR, "\t\tbarrier();\n"),
                  (BLOCKED_H, LINE,
                   "\treturn f->mem + kb_reduce(h->h1, 64) * KB_BLOCK_WORDS;\n")]),
     "NOADD": ("the add: digest and SipHash only",

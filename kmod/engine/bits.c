@@ -42,15 +42,17 @@ bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h)
 	return fresh;
 }
 
-static bool kb_bloom_test(const struct kb_filter *f, const struct kb_hash *h)
+bool kb_bloom_test(const struct kb_filter *f, const struct kb_hash *h)
 {
+	const unsigned long *mem = f->mem;
 	struct kb_probe p;
-	u32 i;
+	u32 i = f->s.k;
 
 	kb_probe_init(&p, h, f->s.m);
-	for (i = 0; i < f->s.k; i++)
-		if (!test_bit(kb_probe_next(&p), f->mem))
+	do {
+		if (!test_bit(kb_probe_next(&p), mem))
 			return false;
+	} while (--i);
 	return true;
 }
 

@@ -5,10 +5,11 @@
  * (uapi/kbloom.h): x = h2 & 511, y = (h2 >> 9) | 1, probe i = x + i y
  * mod 512. y is odd, so the k <= 32 probes of a key are distinct.
  *
- * One cache miss per add or test, and no branch on the bits: a test checks
- * all k probes without an early exit; an add (blocked.h) builds one mask
- * per word of the line and writes (atomically) only the words that still
- * miss some of their bits.
+ * One cache miss per add or test. One key at a time the test exits at
+ * the first clear bit and the add reads all k bits without a branch and,
+ * for a new key, ORs them all in atomically (blocked.h says why: a branch
+ * on the bits throws away the next key's work already in flight); batches,
+ * their lines prefetched, test without a branch and OR per word.
  *
  * The false positive rate is not that of a plain filter of m bits: blocks
  * receive Binomial(n, 1/nblocks) keys, and the crowded ones dominate.
@@ -38,30 +39,16 @@ static void kb_blocked_setup(struct kb_filter *f)
 	f->nblocks = f->s.m / KB_BLOCK_BITS;
 }
 
-/* The ops' entry; kb_filter_add*() inline __kb_blocked_add() instead. */
+/* The ops' entry; filter.c inlines __kb_blocked_add*() instead. */
 static bool kb_blocked_add(struct kb_filter *f, const struct kb_hash *h)
 {
 	return __kb_blocked_add(f, h);
 }
 
-/*
- * Every probe is checked, without an early exit: the missing bits of all
- * k probes are OR-ed together. (Masks per word first, as add builds them,
- * are slower here: their read-modify-write chains through the stack cost
- * more than k loads from a line already in L1.)
- */
+/* The ops' entry; filter.c inlines __kb_blocked_test*() instead. */
 static bool kb_blocked_test(const struct kb_filter *f, const struct kb_hash *h)
 {
-	const unsigned long *line = kb_blocked_line(f, h);
-	u32 x = kb_blocked_x(h), y = kb_blocked_y(h), i;
-	unsigned long miss = 0;
-
-	for (i = 0; i < f->s.k; i++) {
-		miss |= ~READ_ONCE(line[x / BITS_PER_LONG]) &
-			(1UL << (x % BITS_PER_LONG));
-		x = (x + y) % KB_BLOCK_BITS;
-	}
-	return !miss;
+	return __kb_blocked_test(f, h);
 }
 
 static void kb_blocked_prefetch(const struct kb_filter *f,

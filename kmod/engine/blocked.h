@@ -12,7 +12,7 @@
 #define KB_BLOCK_BITS	512
 #define KB_BLOCK_WORDS	(KB_BLOCK_BITS / BITS_PER_LONG)
 #if KB_BLOCK_WORDS != 8
-#error "__kb_blocked_add() zeroes its masks as 8 words"
+#error "__kb_blocked_add_cached() zeroes its masks as 8 words"
 #endif
 
 /* The key's line: block h1 * nblocks >> 64 (cache-line aligned memory). */
@@ -34,12 +34,88 @@ static inline u32 kb_blocked_y(const struct kb_hash *h)
 }
 
 /*
- * One mask per word of the line, then one pass over the words the probes
- * touched (about 5 of 8 for k = 7): a word already complete costs a read,
- * no locked write. Returns whether a bit was new.
+ * One key at a time, the cache miss on the key's line costs more than all
+ * the rest, and consecutive keys' misses overlap only as far as the CPU's
+ * out-of-order window reaches past the miss: a few hundred instructions,
+ * about two keys with SipHash. A branch on a bit mispredicts when the line
+ * arrives and throws away the next key's work already in flight, so:
+ *
+ * The test exits at the first clear bit. For an absent key that branch
+ * is the one that matters: predicted taken, the next key's hash and miss
+ * start before this line arrives (a wrong guess costs a re-walk of a line
+ * then in L1); for a present key every branch goes the same way.
+ */
+static __always_inline bool __kb_blocked_test(const struct kb_filter *f,
+					      const struct kb_hash *h)
+{
+	const unsigned long *line = kb_blocked_line(f, h);
+	u32 x = kb_blocked_x(h), y = kb_blocked_y(h), i = f->s.k;
+
+	do {
+		if (!((READ_ONCE(line[x / BITS_PER_LONG]) >>
+		       (x % BITS_PER_LONG)) & 1))
+			return false;
+		x = (x + y) % KB_BLOCK_BITS;
+	} while (--i);
+	return true;
+}
+
+/*
+ * The same answer without a branch on the bits, for batches: there the
+ * line was prefetched and is in L1 when the key comes, so a mispredicted
+ * exit costs more than the probes it saves.
+ */
+static __always_inline bool __kb_blocked_test_cached(const struct kb_filter *f,
+						     const struct kb_hash *h)
+{
+	const unsigned long *line = kb_blocked_line(f, h);
+	u32 x = kb_blocked_x(h), y = kb_blocked_y(h), i = f->s.k;
+	unsigned long all = ~0UL;
+
+	do {
+		all &= READ_ONCE(line[x / BITS_PER_LONG]) >> (x % BITS_PER_LONG);
+		x = (x + y) % KB_BLOCK_BITS;
+	} while (--i);
+	return all & 1;
+}
+
+/*
+ * The add reads all k bits without a branch, then takes one branch: a key
+ * already present costs a read and no write; a new one ORs (atomically:
+ * concurrent adds lose no bit) each of its k bits, set or not, which is
+ * cheaper than a branch per bit on data that arrives with the miss.
+ * Returns whether a bit was new.
  */
 static __always_inline bool __kb_blocked_add(struct kb_filter *f,
 					     const struct kb_hash *h)
+{
+	unsigned long *line = kb_blocked_line(f, h);
+	u32 x = kb_blocked_x(h), y = kb_blocked_y(h), k = f->s.k, i = k;
+	unsigned long all = ~0UL;
+
+	do {
+		all &= READ_ONCE(line[x / BITS_PER_LONG]) >> (x % BITS_PER_LONG);
+		x = (x + y) % KB_BLOCK_BITS;
+	} while (--i);
+	if (all & 1)
+		return false;
+	x = kb_blocked_x(h);
+	do {
+		atomic_long_or(1UL << (x % BITS_PER_LONG),
+			       (atomic_long_t *)&line[x / BITS_PER_LONG]);
+		x = (x + y) % KB_BLOCK_BITS;
+	} while (--k);
+	return true;
+}
+
+/*
+ * For batches, whose lines were prefetched and are in L1: one mask per
+ * word of the line, then one pass over the words the probes touched
+ * (about 5 of 8 for k = 7): a word already complete costs a read, a word
+ * missing bits one locked OR, fewer locked ORs than one per bit.
+ */
+static __always_inline bool __kb_blocked_add_cached(struct kb_filter *f,
+						    const struct kb_hash *h)
 {
 	unsigned long *line = kb_blocked_line(f, h);
 	unsigned long mask[KB_BLOCK_WORDS];

@@ -64,8 +64,9 @@ extern const struct kb_type_ops kb_scalable_ops;
 extern const struct kb_type_ops kb_dcf_ops;
 extern const struct kb_type_ops kb_xlate_ops;
 
-/* The adds filter.c calls directly (kb_add); blocked's is inline. */
+/* What filter.c calls directly (kb_add, kb_test); blocked's are inline. */
 bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h);
+bool kb_bloom_test(const struct kb_filter *f, const struct kb_hash *h);
 bool kb_counting_add(struct kb_filter *f, const struct kb_hash *h);
 
 /* Zeroes @nwords words in chunks, rescheduling between them (filter.c). */
