@@ -239,18 +239,6 @@ static void race_reader(struct member *m)
 	} while (!writers_done(c));
 }
 
-/* The kick's work, as the module's work item does it: grow at once. */
-static void grow_now(struct kb_filter *f)
-{
-	struct kb_shape s;
-	u64 bytes;
-	u32 why = kb_scalable_next(f, &s, &bytes);
-
-	if (why)
-		kb_scalable_fail(f, why);
-	else if (kb_scalable_grow(f))
-		kb_scalable_fail(f, KBLOOM_GROW_NOMEM);
-}
 
 static void race_owner(struct member *m)
 {
@@ -278,7 +266,7 @@ static void race_owner(struct member *m)
 	case OWNER_GROW:
 		while (!writers_done(c))
 			if (kb_scalable_wants_slice(c->f))
-				grow_now(c->f);
+				grow_at_once(c->f);
 		break;
 	}
 }

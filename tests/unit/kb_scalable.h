@@ -36,4 +36,18 @@ static inline u32 slices_for(u64 n0, u32 s, u64 n)
 	return j;
 }
 
+/* The kick's work, as the module's work item does it: grow at once (the
+ * host may allocate anywhere). */
+static inline void grow_at_once(struct kb_filter *f)
+{
+	struct kb_shape s;
+	u64 bytes;
+	u32 why = kb_scalable_next(f, &s, &bytes);
+
+	if (why)
+		kb_scalable_fail(f, why);
+	else if (kb_scalable_grow(f))
+		kb_scalable_fail(f, KBLOOM_GROW_NOMEM);
+}
+
 #endif

@@ -10,23 +10,20 @@
 set -u
 
 us=$(cd "$(dirname "$0")/../../userspace" && pwd)
+. "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
-echo "1..3"
 
 # cmd_X of the table's entries &kb_cmd_X in bloomctl.c
 table=$(sed -n 's/^[[:space:]]*&kb_\(cmd_[a-z_]*\),$/\1/p' "$us/bloomctl.c" | sort -u)
 # files defining an int cmd_X(int argc, char **argv)
 definers=$(grep -l '^int cmd_[a-z_]*(int argc, char \*\*argv)$' "$us"/*.c | xargs -n1 basename | sort)
 
-bad=""
+outside=""
 for f in $definers; do
-	case $f in cmd_*.c) ;; *) bad="$bad $f" ;; esac
+	case $f in cmd_*.c) ;; *) outside="$outside $f" ;; esac
 done
-if [ -n "$table" ] && [ -z "$bad" ]; then
-	echo "ok 1 - only cmd_*.c files define a command ($(echo "$definers" | wc -l) files)"
-else
-	echo "not ok 1 - commands defined outside cmd_*.c:$bad (table: '$table')"
-fi
+[ -n "$table" ] && [ -z "$outside" ]
+ok_if "only cmd_*.c files define a command ($(echo "$definers" | wc -l) files)${outside:+; outside:$outside}" test $? = 0
 
 missing=""
 for c in $table; do
@@ -35,22 +32,16 @@ for c in $table; do
 		grep -q "^const struct kb_command kb_$c = {$" "$f" ||
 		missing="$missing $c"
 done
-if [ -n "$table" ] && [ -z "$missing" ]; then
-	echo "ok 2 - each of the $(echo "$table" | wc -l) commands of the table is defined, with its entry, in its own cmd_NAME.c"
-else
-	echo "not ok 2 - commands of the table without their cmd_NAME.c defining cmd_NAME() and kb_cmd_NAME:$missing"
-fi
+[ -n "$table" ] && [ -z "$missing" ]
+ok_if "each of the $(echo "$table" | wc -l) commands of the table is defined, with its entry kb_cmd_NAME, in its own cmd_NAME.c${missing:+; not:$missing}" test $? = 0
 
 orphans=""
 for f in "$us"/cmd_*.c; do
-	n=$(basename "$f" .c)
-	grep -q "^int $n(int argc, char \*\*argv)$" "$f" && continue
+	name=$(basename "$f" .c)
+	grep -q "^int $name(int argc, char \*\*argv)$" "$f" && continue
 	# a part: cmd_NAME_PART.c beside its command's cmd_NAME.c
-	[ -f "$us/${n%_*}.c" ] && [ "${n%_*}" != cmd ] && continue
-	orphans="$orphans $n.c"
+	[ -f "$us/${name%_*}.c" ] && [ "${name%_*}" != cmd ] && continue
+	orphans="$orphans $name.c"
 done
-if [ -z "$orphans" ]; then
-	echo "ok 3 - every cmd_NAME.c defines cmd_NAME(), every cmd_NAME_PART.c has its cmd_NAME.c"
-else
-	echo "not ok 3 - cmd_*.c files that are no command nor a part of one:$orphans"
-fi
+ok_if "every cmd_NAME.c defines cmd_NAME(), every cmd_NAME_PART.c has its cmd_NAME.c${orphans:+; not:$orphans}" test -z "$orphans"
+finish

@@ -52,15 +52,7 @@ static void key_of(u8 key[9], u8 set, u64 i)
 /* The kick grows at once (the host may allocate anywhere). */
 static void grow_now(void *arg)
 {
-	struct kb_filter *f = arg;
-	struct kb_shape s;
-	u64 bytes;
-	u32 why = kb_scalable_next(f, &s, &bytes);
-
-	if (why)
-		kb_scalable_fail(f, why);
-	else if (kb_scalable_grow(f))
-		kb_scalable_fail(f, KBLOOM_GROW_NOMEM);
+	grow_at_once(arg);
 }
 
 static int kicks;
