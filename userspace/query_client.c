@@ -68,7 +68,7 @@ static int query_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 		if (c->reply_win[j].start < first)
 			first = c->reply_win[j].start;
 	}
-	if (nwin && first > c->oldest)
+	if (first > c->oldest)
 		c->oldest = first;
 	for (i = 0; i < b->nkeys; i++) {
 		size_t it = c->pending[i];

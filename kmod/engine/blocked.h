@@ -61,9 +61,9 @@ static __always_inline bool __kb_blocked_test(const struct kb_filter *f,
 }
 
 /*
- * The same answer without a branch on the bits, for batches: there the
- * line was prefetched and is in L1 when the key comes, so a mispredicted
- * exit costs more than the probes it saves.
+ * The same answer without a branch on the bits: for batches, whose line
+ * was prefetched and is in L1 when the key comes, so a mispredicted exit
+ * costs more than the probes it saves; and for the add's read below.
  */
 static __always_inline bool __kb_blocked_test_cached(const struct kb_filter *f,
 						     const struct kb_hash *h)
@@ -90,16 +90,10 @@ static __always_inline bool __kb_blocked_add(struct kb_filter *f,
 					     const struct kb_hash *h)
 {
 	unsigned long *line = kb_blocked_line(f, h);
-	u32 x = kb_blocked_x(h), y = kb_blocked_y(h), k = f->s.k, i = k;
-	unsigned long all = ~0UL;
+	u32 x = kb_blocked_x(h), y = kb_blocked_y(h), k = f->s.k;
 
-	do {
-		all &= READ_ONCE(line[x / BITS_PER_LONG]) >> (x % BITS_PER_LONG);
-		x = (x + y) % KB_BLOCK_BITS;
-	} while (--i);
-	if (all & 1)
+	if (__kb_blocked_test_cached(f, h))
 		return false;
-	x = kb_blocked_x(h);
 	do {
 		atomic_long_or(1UL << (x % BITS_PER_LONG),
 			       (atomic_long_t *)&line[x / BITS_PER_LONG]);

@@ -352,16 +352,30 @@ TEST_F(win, query_of_plain_filter_has_one_window)
 	EXPECT_EQ(-ENOENT, query1(s, &self->m, "nope", "x", &bits));
 }
 
-static int attach(struct nlr *s, struct nlr_msg *m, const char *name,
-		  uint32_t hook, uint32_t digest, const char *dev)
+/* ATTACH; DIGEST 0 and FAMILY any are left out (the defaults). */
+static int attach_full(struct nlr *s, struct nlr_msg *m, const char *name,
+		       uint32_t hook, uint32_t digest, uint32_t family,
+		       const char *dev, bool exist)
 {
 	nlr_init(s, m, s->family, KBLOOM_CMD_ATTACH, 0);
 	nlr_put_str(m, KBLOOM_A_NAME, name);
 	nlr_put_u32(m, KBLOOM_A_HOOK, hook);
-	nlr_put_u32(m, KBLOOM_A_DIGEST, digest);
+	if (digest)
+		nlr_put_u32(m, KBLOOM_A_DIGEST, digest);
+	if (family)
+		nlr_put_u32(m, KBLOOM_A_FAMILY, family);
 	if (dev)
 		nlr_put_str(m, KBLOOM_A_IFNAME, dev);
+	if (exist)
+		nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
 	return nlr_send(s, m);
+}
+
+static int attach(struct nlr *s, struct nlr_msg *m, const char *name,
+		  uint32_t hook, uint32_t digest, const char *dev)
+{
+	return attach_full(s, m, name, hook, digest, KBLOOM_FAMILY_ANY, dev,
+			   false);
 }
 
 static int detach(struct nlr *s, struct nlr_msg *m, const char *name)
@@ -510,24 +524,6 @@ TEST_F(win, output_hook_records_the_digest_of_each_packet)
 
 	/* Detached: nothing more is seen. */
 	ASSERT_EQ(0, detach(s, &self->m, "out"));
-}
-
-/* ATTACH with every attribute given: FAMILY and FLAGS as well. */
-static int attach_full(struct nlr *s, struct nlr_msg *m, const char *name,
-		       uint32_t hook, uint32_t digest, uint32_t family,
-		       const char *dev, bool exist)
-{
-	nlr_init(s, m, s->family, KBLOOM_CMD_ATTACH, 0);
-	nlr_put_str(m, KBLOOM_A_NAME, name);
-	nlr_put_u32(m, KBLOOM_A_HOOK, hook);
-	if (digest)
-		nlr_put_u32(m, KBLOOM_A_DIGEST, digest);
-	nlr_put_u32(m, KBLOOM_A_FAMILY, family);
-	if (dev)
-		nlr_put_str(m, KBLOOM_A_IFNAME, dev);
-	if (exist)
-		nlr_put_u32(m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
-	return nlr_send(s, m);
 }
 
 /*

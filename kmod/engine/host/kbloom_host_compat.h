@@ -6,7 +6,6 @@
 #ifndef KBLOOM_HOST_COMPAT_H
 #define KBLOOM_HOST_COMPAT_H
 
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
