@@ -105,7 +105,7 @@ enum op {
 	OP_DRAIN,	/* read what the socket holds (a dump left half read) */
 	OP_CLOSE,	/* close the socket (mid-restore, mid-dump) */
 	OP_PACKET,	/* datagrams, or raw IP (IPIP, GRE), to lo in the socket's netns */
-	OP_SLEEP,	/* N ms: windows rotate */
+	OP_SLEEP,	/* 1-16 ms: windows rotate */
 	OP_MAX
 };
 
@@ -904,8 +904,12 @@ static bool run_op(const struct pop *o, bool *stop)
 	bool fresh = false, armed = false;
 	int err = 0;
 
+	/*
+	 * Up to 16 ms: the shortest windows (10 ms) rotate within one, the
+	 * longest within a few programs; longer sleeps only slowed the soak.
+	 */
 	if (o->op == OP_SLEEP) {
-		usleep(1000 * (1 + (o->len ? o->msg[0] % 64 : 0)));
+		usleep(1000 * (1 + (o->len ? o->msg[0] % 16 : 0)));
 		return false;
 	}
 	if (o->op == OP_CLOSE) {
