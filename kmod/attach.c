@@ -4,10 +4,12 @@
  *
  * The hook runs under RCU with softirqs or preemption disabled; it reads at
  * most KB_DIGEST_SPAN header bytes (skb_header_pointer: no copy when they
- * are linear), digests them, adds the digest to the current window with the
- * engine's atomic cell updates and counts per CPU. Nothing allocates, locks
- * or sleeps. An attachment is freed only after nf_unregister_net_hook(),
- * which waits for every hook call in flight.
+ * are linear), digests them, and hands the digest to its CPU's queue
+ * (digest_queue.c), which adds it to the current window with the engine's
+ * atomic cell updates a few packets later; multi digests are added at
+ * once. It counts per CPU. Nothing allocates, locks or sleeps. An
+ * attachment is freed only after nf_unregister_net_hook(), which waits for
+ * every hook call in flight.
  */
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
@@ -18,6 +20,7 @@
 #include <net/genetlink.h>
 
 #include "attach.h"
+#include "digest_queue.h"
 #include "engine/digest.h"
 #include "engine/xlate.h"
 #include "registry.h"
@@ -39,6 +42,7 @@ struct kb_attach {
 	char ifname[IFNAMSIZ];
 	bool out_dev;			/* match the output device */
 	struct kb_attach_pcpu __percpu *stats;
+	struct kb_dq *dq;		/* NULL for multi digests */
 	unsigned int nops;
 	struct nf_hook_ops ops[2];	/* IPv4, IPv6 */
 };
@@ -77,9 +81,10 @@ u32 kb_digest_skb(const struct sk_buff *skb, u32 mode, struct kb_digest *out)
 static __always_inline void kb_record(struct kb_attach *att,
 				      const struct kb_digest *d)
 {
-	struct kb_window *w = kb_window_cur(&att->obj->ring);
-
-	if (att->digest == KBLOOM_DIGEST_MULTI) {
+	if (likely(att->dq)) {
+		kb_dq_put(att->dq, d->key, d->len);
+	} else {
+		struct kb_window *w = kb_window_cur(&att->obj->ring);
 		struct kb_tuple t = { .mask = BIT(KB_DIGEST_DIMS) - 1 };
 		int i;
 
@@ -88,10 +93,8 @@ static __always_inline void kb_record(struct kb_attach *att,
 			t.len[i] = d->dim_len[i];
 		}
 		kb_filter_add_tuple(&w->filter, &t);
-	} else {
-		kb_filter_add(&w->filter, d->key, d->len);
+		kb_window_count(w, 1);
 	}
-	kb_window_count(w, 1);
 	this_cpu_inc(att->obj->stats->hooked);
 	this_cpu_inc(att->stats->digested);
 }
@@ -239,8 +242,21 @@ static int kb_attach_ops(struct kb_attach *att)
 	return 0;
 }
 
+/* Readers and rotations drain the queues from the moment they exist. */
+static void kb_attach_set_dq(struct kb_obj *obj, struct kb_dq *dq)
+{
+	kb_ring_lock(&obj->ring);
+	WRITE_ONCE(obj->ring.dq, dq);	/* kb_query() peeks without locks */
+	kb_ring_unlock(&obj->ring);
+}
+
+/* After the hooks are gone: the digests still queued go in, then all. */
 static void kb_attach_free(struct kb_attach *att)
 {
+	if (att->dq) {
+		kb_attach_set_dq(att->obj, NULL);
+		kb_dq_free(att->dq);
+	}
 	free_percpu(att->stats);
 	kfree(att);
 }
@@ -310,8 +326,16 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 		kfree(att);
 		return -ENOMEM;
 	}
-	att->net = net;
 	att->obj = obj;
+	if (kb_filter_keyed(f) && !multi) {
+		att->dq = kb_dq_new(&obj->ring);
+		if (!att->dq) {
+			kb_attach_free(att);
+			return -ENOMEM;
+		}
+		kb_attach_set_dq(obj, att->dq);
+	}
+	att->net = net;
 	att->hook = args->hook;
 	att->family = args->family;
 	att->digest = args->digest;

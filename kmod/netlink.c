@@ -728,6 +728,7 @@ static int kb_dump_get(struct sk_buff *skb, struct netlink_callback *cb)
 	list_for_each_entry(obj, &kn->filters, node) {
 		if (kb_loading(obj) || idx++ < cb->args[0])
 			continue;
+		kb_ring_settle(&obj->ring);
 		err = kb_fill_filter(skb, obj, NETLINK_CB(cb->skb).portid,
 				     cb->nlh->nlmsg_seq, NLM_F_MULTI, cb, false);
 		if (err) {
@@ -779,6 +780,7 @@ static int kb_find_src(struct genl_info *info, struct kb_obj *a,
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, "SRC is the filter itself");
 		return -EINVAL;
 	}
+	kb_ring_settle(&(*b)->ring);
 	return 0;
 }
 
@@ -945,8 +947,11 @@ static int kb_pre_doit(const struct kb_genl_doit_ops *ops, struct sk_buff *skb,
 	if (!(fl & KB_NL_FIND))
 		return 0;
 	info->user_ptr[1] = kb_find(kn, info);
-	if (info->user_ptr[1])
+	if (info->user_ptr[1]) {
+		/* Every op on a found filter reads it, or changes what it read. */
+		kb_ring_settle(&((struct kb_obj *)info->user_ptr[1])->ring);
 		return 0;
+	}
 	mutex_unlock(&kn->lock);
 	return -ENOENT;
 }

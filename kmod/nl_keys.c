@@ -322,6 +322,29 @@ again:
 }
 
 /*
+ * TEST and COUNT look up under RCU, where the digests an attached filter's
+ * packet path still queues cannot be added (that may sleep): before,
+ * under the lock, they are.
+ */
+static void kb_settle_named(struct kb_net *kn, struct genl_info *info)
+{
+	struct kb_obj *obj;
+	bool queued;
+
+	rcu_read_lock();
+	obj = kb_find(kn, info);
+	queued = obj && READ_ONCE(obj->ring.dq);
+	rcu_read_unlock();
+	if (!queued)
+		return;
+	mutex_lock(&kn->lock);
+	obj = kb_find(kn, info);
+	if (obj)
+		kb_ring_settle(&obj->ring);
+	mutex_unlock(&kn->lock);
+}
+
+/*
  * TEST and COUNT share this: a reply with NAME, NKEYS and one binary
  * attribute of @per_key bytes per key (bits when @per_key is 0); over
  * every window of a time-paged filter (present in any, counts summed).
@@ -357,6 +380,7 @@ static int kb_query(struct genl_info *info, u8 cmd, int reply_attr,
 	if (!hdr)
 		goto err_free;
 
+	kb_settle_named(kn, info);
 	rcu_read_lock();
 	obj = kb_find(kn, info);
 	f = obj ? kb_ring_shape(&obj->ring) : NULL;

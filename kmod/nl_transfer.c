@@ -152,6 +152,7 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 		err = -EAGAIN;
 		goto out;
 	}
+	kb_ring_settle(&obj->ring);
 	grows = kb_grows(kb_ring_shape(&obj->ring));
 	if (grows)		/* before the ring's lock, as kb_clear() */
 		mutex_lock(&obj->grow_lock);

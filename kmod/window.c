@@ -3,6 +3,7 @@
  * Time-paged filters: the ring of windows and its rotation.
  *
  * Rotation (a delayed work item, so it may sleep):
+ *   0. the digests the packet path queued are added (digest_queue.c);
  *   1. the spare table, emptied at the previous rotation, opens as the
  *      current window and heads a new set; the oldest window drops out;
  *   2. a grace period: every reader of the old set and every insert into
@@ -14,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include "digest_queue.h"
 #include "window.h"
 
 u64 kb_ring_mem_for(const struct kb_shape *s, u32 windows)
@@ -154,6 +156,8 @@ static void kb_ring_rotate(struct work_struct *work)
 	u32 i;
 
 	mutex_lock(&r->lock);
+	/* What passed the hook before the rotation is in the window it closes. */
+	kb_ring_settle(r);
 	old = rcu_dereference_protected(r->set, lockdep_is_held(&r->lock));
 	next = old == r->sets[0] ? r->sets[1] : r->sets[0];
 	open = r->spare;
@@ -199,11 +203,19 @@ static void kb_ring_rotate(struct work_struct *work)
 	mutex_unlock(&r->lock);
 }
 
+void kb_ring_settle(struct kb_ring *r)
+{
+	if (r->dq)
+		kb_dq_drain(r->dq);
+}
+
 void kb_ring_clear(struct kb_ring *r)
 {
 	u32 i;
 
 	mutex_lock(&r->lock);
+	/* Digests queued before the clear are cleared with the rest. */
+	kb_ring_settle(r);
 	for (i = 0; i < kb_ring_ntables(r); i++)
 		kb_filter_clear(&r->tables[i].filter);
 	mutex_unlock(&r->lock);

@@ -23,6 +23,8 @@
 
 #include "engine/filter.h"
 
+struct kb_dq;
+
 struct kb_window {
 	struct kb_filter filter;
 	u64 id;			/* 1 for the first window, +1 per rotation */
@@ -49,6 +51,12 @@ struct kb_ring {
 	struct mutex lock;		/* rotation against clear */
 	struct delayed_work rotate;
 	unsigned long due;		/* jiffies of the next rotation */
+	/*
+	 * The packet path's queued digests (digest_queue.h), added before
+	 * each rotation and each read; NULL when not attached. Set and
+	 * cleared holding both the ring's lock and the namespace's.
+	 */
+	struct kb_dq *dq;
 	/* Told of each rotation, under the ring's lock; may sleep. */
 	void (*rotated)(struct kb_ring *r, const struct kb_window *closed,
 			const struct kb_window *opened);
@@ -67,6 +75,14 @@ void kb_ring_stop(struct kb_ring *r);
 void kb_ring_free(struct kb_ring *r);
 /* Empties every table; windows keep their ids and times. */
 void kb_ring_clear(struct kb_ring *r);
+
+/*
+ * Adds the digests the packet path still holds (nothing when it holds
+ * none): a reader calls it first, under the ring's lock or its
+ * namespace's, and then sees every packet that passed the hook before.
+ * May sleep.
+ */
+void kb_ring_settle(struct kb_ring *r);
 
 /* A table with the ring's shape and hash key, for reading those. */
 static inline const struct kb_filter *kb_ring_shape(const struct kb_ring *r)

@@ -221,6 +221,14 @@ static void kb_prefetch_key(const struct kb_filter *f, const struct kb_hash *h,
 		f->ops->prefetch_key(f, &h[i]);
 }
 
+void kb_filter_prefetch(const struct kb_filter *f, const struct kb_hash *h)
+{
+	if (likely(f->ops == &kb_blocked_ops))
+		kb_prefetch(kb_blocked_line(f, h));
+	else if (f->ops->prefetch_key)
+		f->ops->prefetch_key(f, h);
+}
+
 void kb_filter_add_many(struct kb_filter *f, const struct kb_hash *h, u32 n)
 {
 	u32 i;

@@ -225,6 +225,8 @@ u32 kb_filter_count_hash(const struct kb_filter *f, const struct kb_hash *h);
  * test_many sets present[i] for key i.
  */
 void kb_filter_add_many(struct kb_filter *f, const struct kb_hash *h, u32 n);
+/* Starts loading a key's cells into the cache: it is added or tested soon. */
+void kb_filter_prefetch(const struct kb_filter *f, const struct kb_hash *h);
 void kb_filter_test_many(const struct kb_filter *f, const struct kb_hash *h,
 			 u32 n, bool *present);
 

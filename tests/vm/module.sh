@@ -5,8 +5,10 @@
 #   init netns: filters "a" (with keys), "b"
 #   netns kb-m1: filter "a" (with keys)
 #   netns kb-m2: filter "x", then the netns is deleted
+#   "a" of both namespaces attached at OUTPUT on lo, ping -f flooding lo
+#   in both, some of their digests still queued (kmod/digest_queue.c)
 #
-# rmmod with all of that present succeeds, frees everything (the module
+# rmmod with all of that present and the traffic flowing succeeds, frees everything (the module
 # WARNs on exit if any byte is still accounted, and scripts/vm fails the run
 # on any WARN), and the family is gone; a fresh insmod starts empty; a
 # container's root is held to its user's share of memory.
@@ -14,7 +16,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/vm/tap.sh
 bc=userspace/bloomctl
-trap 'ip netns del kb-m1 2>/dev/null; ip netns del kb-m2 2>/dev/null' EXIT
+pingers=()
+trap 'kill "${pingers[@]}" 2>/dev/null
+      ip netns del kb-m1 2>/dev/null; ip netns del kb-m2 2>/dev/null' EXIT
 
 setup() {
 	ip netns add kb-m1 && ip netns add kb-m2 &&
@@ -32,7 +36,24 @@ others_intact() {
 }
 check "deleting a namespace leaves the others' filters alone" others_intact
 
-check "rmmod with filters present succeeds" rmmod kbloom
+# Until rmmod: the digests flow into "a" of both namespaces.
+traffic() {
+	$bc attach a hook output dev lo digest spie &&
+	$bc -n kb-m1 attach a hook output dev lo digest spie &&
+	ip -n kb-m1 link set lo up || return 1
+	ping -q -f 127.0.0.1 >/dev/null 2>&1 &
+	pingers+=($!)
+	ip netns exec kb-m1 ping -q -f 127.0.0.1 >/dev/null 2>&1 &
+	pingers+=($!)
+	sleep 1
+	# Both hooks are busy: each one has digested packets.
+	$bc -j show a | grep -q '"digested":[1-9]' &&
+	$bc -n kb-m1 -j show a | grep -q '"digested":[1-9]'
+}
+check "traffic flows through filters attached in two namespaces" traffic
+
+check "rmmod with filters present and traffic flowing succeeds" rmmod kbloom
+kill "${pingers[@]}" 2>/dev/null
 check "the module is gone" test ! -e /sys/module/kbloom
 
 version_not_loaded() {
