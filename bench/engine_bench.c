@@ -57,6 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/batch.h"
+#include "engine/digest.h"
 #include "engine/filter.h"
 #include "sizing.h"
 
@@ -608,9 +610,15 @@ TIMED_LOOP(multi_test, struct kb_filter,
  *   overlap is the hash's instructions in the window, not the dependency.
  * - hash -> locked OR: kb_hash_key(), then one bit ORed atomically into
  *   the line h1 picks: the least a keyed one-line add does.
+ * - packets (the packet path of kmod/attach.c on a blocked filter, k = 7,
+ *   of the region's size): per packet a 28-byte IPv4/UDP header whose
+ *   addresses are the key, its SPIE digest (kb_digest()), then either
+ *   kb_filter_add() of the digest, one packet at a time, or through a
+ *   batch (kb_batch_put(): hash, prefetch; kb_batch_add() per 16), as
+ *   kmod/digest_queue.c does per CPU.
  */
 enum limit { L_CHASE, L_INDEP, L_PREFETCH, L_LOCKOR, L_HASH, L_HASH_LOAD,
-	     L_HASH_INDEP, L_HASH_LOCKOR, L_N };
+	     L_HASH_INDEP, L_HASH_LOCKOR, L_PKT_ONE, L_PKT_QUEUED, L_N };
 
 static const char *const limit_names[L_N] = {
 	"pointer chase (one access at a time)",
@@ -621,6 +629,8 @@ static const char *const limit_names[L_N] = {
 	"hash → load of its line",
 	"hash + independent load (no dependency)",
 	"hash → locked OR on its line",
+	"packet: digest, hash, blocked add, one at a time",
+	"packet: digest, then queued 16 (hashed and prefetched on arrival)",
 };
 
 #define LIMIT_AHEAD	16
@@ -630,6 +640,7 @@ struct limits {
 	unsigned int rounds;
 	double ns[RUNS_MAX][L_N];
 	double huge;
+	u64 pkt_missing;	/* queued packets' digests not found after */
 	char failed[160];
 };
 
@@ -687,6 +698,84 @@ LIMIT_LOOP(lim_hash_lockor,
 			  (atomic_long_t *)&mem[line_of(kh.h1, lines) * 8 +
 						1 + kh.h2 / 64 % 7]))
 
+/* A packet of the key @key: IPv4/UDP, the key as its two addresses. */
+static void key_packet(u8 p[28], u64 key)
+{
+	static const u8 head[28] = { 0x45, 0, 0, 28, 0, 0, 0x40, 0, 64, 17,
+				     [20] = 0x30, 0x39, 0x30, 0x39, 0, 8 };
+
+	memcpy(p, head, sizeof(head));
+	memcpy(p + 12, &key, 8);
+}
+
+static double pkt_loop(struct kb_filter *f, const u64 *keys, u64 n,
+		       bool queued)
+{
+	struct kb_batch b = { 0 };
+	struct kb_digest d;
+	double t0, t1;
+	u64 i, bad = 0;
+	u8 p[28];
+
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		key_packet(p, keys[i]);
+		if (kb_digest(p, sizeof(p), KBLOOM_DIGEST_SPIE, &d)) {
+			bad++;
+			continue;
+		}
+		if (!queued)
+			kb_filter_add(f, d.key, d.len);
+		else if (kb_batch_put(&b, f, d.key, d.len))
+			kb_batch_add(&b, f);
+	}
+	if (b.n)
+		kb_batch_add(&b, f);
+	t1 = now_ns();
+	if (bad)
+		die("kb_digest refused %llu benchmark packets",
+		    (unsigned long long)bad);
+	return (t1 - t0) / (double)n;
+}
+
+/* How many of the packets of @keys are not in @f. */
+static u64 pkt_missing(const struct kb_filter *f, const u64 *keys, u64 n)
+{
+	struct kb_digest d;
+	u64 i, miss = 0;
+	u8 p[28];
+
+	for (i = 0; i < n; i++) {
+		key_packet(p, keys[i]);
+		kb_digest(p, sizeof(p), KBLOOM_DIGEST_SPIE, &d);
+		miss += !kb_filter_test(f, d.key, d.len);
+	}
+	return miss;
+}
+
+/* The packet rows: a blocked filter of @bytes, each way on a fresh one. */
+static void run_packets(const struct keyset *ks, struct limits *lim,
+			double *ns)
+{
+	struct kb_shape sh = { .type = KBLOOM_TYPE_BLOCKED, .k = 7,
+			       .m = lim->bytes / 64 * 512 };
+	struct kb_filter f;
+	int queued, err;
+
+	for (queued = 0; queued < 2; queued++) {
+		err = kb_filter_init(&f, &sh, hash_key);
+		if (err)
+			die("kb_filter_init (blocked, %llu bits): %s",
+			    (unsigned long long)sh.m, strerror(-err));
+		pages_setup(f.mem, kb_filter_mem(&f));
+		ns[queued ? L_PKT_QUEUED : L_PKT_ONE] =
+			pkt_loop(&f, ks->neg, ks->s, queued);
+		if (queued)
+			lim->pkt_missing += pkt_missing(&f, ks->neg, ks->s);
+		kb_filter_free(&f);
+	}
+}
+
 /* One round of the limits: the region made, each loop once, freed. */
 static void run_limits(const struct keyset *ks, struct limits *lim)
 {
@@ -732,6 +821,7 @@ static void run_limits(const struct keyset *ks, struct limits *lim)
 	ns[L_HASH_INDEP] = lim_hash_indep(mem, lines, &hk, ks->neg, n);
 	ns[L_HASH_LOCKOR] = lim_hash_lockor(mem, lines, &hk, ks->neg, n);
 	free(mem);
+	run_packets(ks, lim, ns);
 	if (!lim->rounds || huge < lim->huge)
 		lim->huge = huge;
 	lim->rounds++;
@@ -1317,6 +1407,15 @@ static int quick(void)
 		       ++t, run.lim.ns[0][L_CHASE], run.lim.ns[0][L_HASH],
 		       run.lim.ns[0][L_HASH_LOAD],
 		       (unsigned long long)run.lim.bytes);
+		if (run.lim.pkt_missing) {
+			printf("not ok %u - packets queued 16 at a time: every digest added (%llu missing)\n",
+			       ++t, (unsigned long long)run.lim.pkt_missing);
+			failed++;
+		} else {
+			printf("ok %u - packets queued 16 at a time: every digest added (queued %.1f, one at a time %.1f ns/packet)\n",
+			       ++t, run.lim.ns[0][L_PKT_QUEUED],
+			       run.lim.ns[0][L_PKT_ONE]);
+		}
 	} else {
 		printf("not ok %u - limits: ran (%s)\n", ++t, run.lim.failed);
 		failed++;

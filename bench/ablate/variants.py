@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 
 BLOCKED_H = "engine/blocked.h"
-LOCKED_OR = ("\t\tatomic_long_or(1UL << (x % BITS_PER_LONG),\n"
-             "\t\t\t       (atomic_long_t *)&line[x / BITS_PER_LONG]);\n")
-# The add's read stays; its line pointer is then otherwise unused.
-READ_ONLY = "\t\t(void)line;\n\t\tbarrier();\n"
+# The packet path adds through its CPU's queue: the batch add's locked OR.
+LOCKED_OR = "\t\t\tatomic_long_or(miss, (atomic_long_t *)&line[w]);\n"
+READ_ONLY = "\t\t\tbarrier();\n"
 LINE = "\treturn f->mem + kb_reduce(h->h1, f->nblocks) * KB_BLOCK_WORDS;\n"
 
 # name -> (what it leaves out, [(file, old, new), ...]); BASE first.
@@ -28,9 +27,7 @@ VARIANTS = {
     "PLAIN": ("the lock prefix: a plain OR of a new key's bits (loses bits "
               "between CPUs)",
               [(BLOCKED_H, LOCKED_OR,
-                "\t\tWRITE_ONCE(line[x / BITS_PER_LONG],\n"
-                "\t\t\t   line[x / BITS_PER_LONG] | "
-                "1UL << (x % BITS_PER_LONG));\n")]),
+                "\t\t\tWRITE_ONCE(line[w], line[w] | miss);\n")]),
     "READ": ("the writes: the line is read and the missing bits found, "
              "nothing is set",
              [(BLOCKED_H, LOCKED_OR, READ_ONLY)]),
@@ -39,15 +36,14 @@ VARIANTS = {
                 [(BLOCKED_H, LOCKED_OR, READ_ONLY),
                  (BLOCKED_H, LINE,
                   "\treturn f->mem + kb_reduce(h->h1, 64) * KB_BLOCK_WORDS;\n")]),
-    "NOADD": ("the add: digest and SipHash only",
-              [("engine/filter.c",
-                "\tif (likely(f->ops == &kb_blocked_ops))\n"
-                "\t\treturn __kb_blocked_add(f, h);\n",
-                "\tif (likely(f->ops == &kb_blocked_ops))\n"
-                "\t\treturn h->h1 & 1;\n")]),
-    "DIGEST": ("the hash and the add: the packet is digested and counted",
+    "NOADD": ("the add: digest, SipHash and the prefetch only",
+              [("engine/batch.h",
+                "\tkb_filter_add_prefetched(f, b->h, n);\n",
+                "\tbarrier();\n")]),
+    "DIGEST": ("the queue, the hash and the add: the packet is digested "
+               "and counted",
                [("attach.c",
-                 "\t\tkb_filter_add(&w->filter, d->key, d->len);\n",
+                 "\t\tkb_dq_put(att->dq, d->key, d->len);\n",
                  "\t\tbarrier();\n")]),
     "HOOK": ("the digest, the hash and the add: the hook counts the "
              "packet and returns",
@@ -63,7 +59,7 @@ STEPS = [
     ("the writes themselves", "PLAIN", "READ"),
     ("reaching a random line of the filter", "READ", "ONEPAGE"),
     ("the add's other instructions", "ONEPAGE", "NOADD"),
-    ("SipHash (and the call to the add)", "NOADD", "DIGEST"),
+    ("SipHash, the prefetch and the queue", "NOADD", "DIGEST"),
     ("the digest and the counters", "DIGEST", "HOOK"),
 ]
 

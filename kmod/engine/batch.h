@@ -38,12 +38,14 @@ static inline bool kb_batch_put(struct kb_batch *b, const struct kb_filter *f,
 /*
  * Adds the batch's keys to @f (which has the hash key they were hashed
  * with: any table of the same ring) and empties it; returns how many.
+ * Their cells were prefetched as they came: in cache by now, or on the
+ * way, when @f is the table they were prefetched in.
  */
 static inline u32 kb_batch_add(struct kb_batch *b, struct kb_filter *f)
 {
 	u32 n = b->n;
 
-	kb_filter_add_many(f, b->h, n);
+	kb_filter_add_prefetched(f, b->h, n);
 	WRITE_ONCE(b->n, 0);
 	return n;
 }

@@ -229,6 +229,20 @@ void kb_filter_prefetch(const struct kb_filter *f, const struct kb_hash *h)
 		f->ops->prefetch_key(f, h);
 }
 
+void kb_filter_add_prefetched(struct kb_filter *f, const struct kb_hash *h,
+			      u32 n)
+{
+	u32 i;
+
+	if (likely(f->ops == &kb_blocked_ops)) {
+		for (i = 0; i < n; i++)
+			__kb_blocked_add_cached(f, &h[i]);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		kb_add(f, &h[i]);
+}
+
 void kb_filter_add_many(struct kb_filter *f, const struct kb_hash *h, u32 n)
 {
 	u32 i;

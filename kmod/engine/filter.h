@@ -227,6 +227,9 @@ u32 kb_filter_count_hash(const struct kb_filter *f, const struct kb_hash *h);
 void kb_filter_add_many(struct kb_filter *f, const struct kb_hash *h, u32 n);
 /* Starts loading a key's cells into the cache: it is added or tested soon. */
 void kb_filter_prefetch(const struct kb_filter *f, const struct kb_hash *h);
+/* add_many for keys kb_filter_prefetch() was given a while ago. */
+void kb_filter_add_prefetched(struct kb_filter *f, const struct kb_hash *h,
+			      u32 n);
 void kb_filter_test_many(const struct kb_filter *f, const struct kb_hash *h,
 			 u32 n, bool *present);
 

@@ -241,7 +241,11 @@
  *	(only packets whose input device, or output device at OUTPUT and
  *	POSTROUTING, is IFNAME). Registers a netfilter hook in the filter's
  *	netns that reduces every packet to a key by the digest mode and adds
- *	it to the filter (its current window). One attachment per filter
+ *	it to the filter (its current window). Keys may wait in per-CPU
+ *	queues on their way in; every request that reads or changes the
+ *	filter (GET, TEST, COUNT, QUERY, EXPORT, CLEAR, DEL, MERGE, ESTIMATE,
+ *	DETACH) and every rotation adds them first, so it sees every packet
+ *	that passed the hook before it began. One attachment per filter
  *	(EBUSY; with FLAGS KBLOOM_F_EXIST, the only flag ATTACH takes, an
  *	attachment of the same HOOK, FAMILY, DIGEST and IFNAME is success and
  *	one that differs is EBUSY naming the attribute); digest MULTI needs
