@@ -896,6 +896,43 @@ static void drain_events(void)
 			;
 }
 
+/* Requests per command: [cmd][0] answered 0, [cmd][1] refused. */
+static long per_cmd[KBLOOM_CMD_MAX + 1][2];
+
+static const char *const cmd_names[KBLOOM_CMD_MAX + 1] = {
+	[KBLOOM_CMD_UNSPEC] = "unspec", [KBLOOM_CMD_CREATE] = "create",
+	[KBLOOM_CMD_DESTROY] = "destroy", [KBLOOM_CMD_GET] = "get",
+	[KBLOOM_CMD_ADD] = "add", [KBLOOM_CMD_TEST] = "test",
+	[KBLOOM_CMD_CLEAR] = "clear", [KBLOOM_CMD_DEL] = "del",
+	[KBLOOM_CMD_COUNT] = "count", [KBLOOM_CMD_MERGE] = "merge",
+	[KBLOOM_CMD_ESTIMATE] = "estimate", [KBLOOM_CMD_QUERY] = "query",
+	[KBLOOM_CMD_ATTACH] = "attach", [KBLOOM_CMD_DETACH] = "detach",
+	[KBLOOM_CMD_DIGEST] = "digest", [KBLOOM_CMD_EXPORT] = "export",
+	[KBLOOM_CMD_IMPORT] = "import", [KBLOOM_CMD_ROTATED] = "rotated",
+	[KBLOOM_CMD_STATUS] = "status",
+};
+
+static void count_cmd(const struct nlr_msg *m, int err)
+{
+	uint8_t cmd = ((const struct genlmsghdr *)(m->buf + NLMSG_HDRLEN))->cmd;
+
+	if (cmd <= KBLOOM_CMD_MAX)
+		per_cmd[cmd][err != 0]++;
+}
+
+/* One line: each command's requests, answered 0 / refused. */
+static void print_per_cmd(void)
+{
+	int c;
+
+	printf("# requests per command, answered 0/refused:");
+	for (c = 0; c <= KBLOOM_CMD_MAX; c++)
+		if (per_cmd[c][0] || per_cmd[c][1])
+			printf(" %s %ld/%ld", cmd_names[c] ? cmd_names[c] : "?",
+			       per_cmd[c][0], per_cmd[c][1]);
+	printf("\n");
+}
+
 /* Runs one op; true when it reached new coverage. */
 static bool run_op(const struct pop *o, bool *stop)
 {
@@ -955,12 +992,14 @@ static bool run_op(const struct pop *o, bool *stop)
 			*stop = true;
 		} else if (err) {
 			fig.refused++;
+			count_cmd(&m, err);
 			if (verbose)
 				printf("#   cmd %u slot %u: %d %s\n",
 				       ((struct genlmsghdr *)(m.buf + NLMSG_HDRLEN))->cmd,
 				       o->slot, err, s->extack);
 		} else {
 			fig.answered++;
+			count_cmd(&m, 0);
 		}
 		break;
 	case OP_DUMP_PART:
@@ -1805,6 +1844,7 @@ int main(void)
 	       fig.messages, now_s() - start, replayed, fig.answered, fig.refused);
 	printf("# %ld programs; %ld inputs kept (corpus now %d); %ld allocation failures injected\n",
 	       fig.programs, fig.kept, ncorpus, fig.injected);
+	print_per_cmd();
 	printf("# %ld distinct module PCs reached, %ld edges\n", npcs, nedges);
 	printf("# memory charged: %lld + %lld bytes before, %lld + %lld after\n",
 	       mem0[0], mem0[1], mem1[0], mem1[1]);
