@@ -341,6 +341,18 @@ TEST_F(dq, under_traffic_nothing_is_late_and_destroy_is_safe)
 						 c - from))
 			TH_LOG("round %u: packets %u to %u", i, from, c);
 	}
+	/*
+	 * Another filter at the same hook keeps netfilter's count of hooks
+	 * there above 0, so the cycles below never patch the kernel's text
+	 * (the static key in NF_HOOK): an emulated guest (QEMU TCG, Debian's
+	 * 6.12) running the patched code on the other CPU took the patch's
+	 * int3 as a fatal trap in raw_sendmsg.
+	 */
+	create_msg(&self->s, &self->m, "keep", KBLOOM_TYPE_BLOCKED, 1 << 12, 3);
+	ASSERT_EQ(0, nlr_send(&self->s, &self->m));
+	ASSERT_EQ(0, attach_full(&self->s, &self->m, "keep", KBLOOM_HOOK_OUTPUT,
+				 KBLOOM_DIGEST_SPIE, KBLOOM_FAMILY_IPV4, "lo",
+				 false));
 	for (i = 0; i < 20; i++) {
 		EXPECT_EQ(0, name_cmd(&self->s, &self->m, KBLOOM_CMD_DESTROY, "q"));
 		EXPECT_EQ(0, make_q(&self->s, &self->m, i % 2 ? 2 : 0, 10));
