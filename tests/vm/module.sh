@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 . tests/vm/tap.sh
 bc=userspace/bloomctl
 pingers=()
-trap 'kill "${pingers[@]}" 2>/dev/null; nft delete table inet kb-keep 2>/dev/null
+trap 'kill "${pingers[@]}" 2>/dev/null; nft delete table ip kb-keep 2>/dev/null
       ip netns del kb-m1 2>/dev/null; ip netns del kb-m2 2>/dev/null' EXIT
 
 setup() {
@@ -37,13 +37,14 @@ others_intact() {
 check "deleting a namespace leaves the others' filters alone" others_intact
 
 # Until rmmod: the digests flow into "a" of both namespaces. An nftables
-# chain at output keeps netfilter's count of hooks there above 0, so
+# chain at IPv4 output (the debug kernel has nf_tables for ip, not inet;
+# the pings are IPv4) keeps netfilter's count of hooks there above 0, so
 # rmmod's unregistering patches no kernel text (NF_HOOK's static key)
 # under the pings: an emulated guest (QEMU TCG, Debian's 6.12) running
 # the patched code on the other CPU took the patch's int3 as a fatal trap.
 traffic() {
-	nft add table inet kb-keep &&
-	nft add chain inet kb-keep out '{ type filter hook output priority 0; }' &&
+	nft add table ip kb-keep &&
+	nft add chain ip kb-keep out '{ type filter hook output priority 0; }' &&
 	$bc attach a hook output dev lo digest spie &&
 	$bc -n kb-m1 attach a hook output dev lo digest spie &&
 	ip -n kb-m1 link set lo up || return 1
@@ -60,7 +61,7 @@ check "traffic flows through filters attached in two namespaces" traffic
 
 check "rmmod with filters present and traffic flowing succeeds" rmmod kbloom
 kill "${pingers[@]}" 2>/dev/null
-nft delete table inet kb-keep
+nft delete table ip kb-keep
 check "the module is gone" test ! -e /sys/module/kbloom
 
 version_not_loaded() {
