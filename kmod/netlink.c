@@ -948,7 +948,10 @@ static int kb_pre_doit(const struct kb_genl_doit_ops *ops, struct sk_buff *skb,
 		return 0;
 	info->user_ptr[1] = kb_find(kn, info);
 	if (info->user_ptr[1]) {
-		/* Every op on a found filter reads it, or changes what it read. */
+		/*
+		 * Every op on a found filter reads it, or changes what it
+		 * read (CLEAR: digests queued before it are cleared too).
+		 */
 		kb_ring_settle(&((struct kb_obj *)info->user_ptr[1])->ring);
 		return 0;
 	}

@@ -152,7 +152,8 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 		err = -EAGAIN;
 		goto out;
 	}
-	kb_ring_settle(&obj->ring);
+	if (!cb->args[0])	/* once, before the first part */
+		kb_ring_settle(&obj->ring);
 	grows = kb_grows(kb_ring_shape(&obj->ring));
 	if (grows)		/* before the ring's lock, as kb_clear() */
 		mutex_lock(&obj->grow_lock);

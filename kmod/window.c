@@ -214,8 +214,6 @@ void kb_ring_clear(struct kb_ring *r)
 	u32 i;
 
 	mutex_lock(&r->lock);
-	/* Digests queued before the clear are cleared with the rest. */
-	kb_ring_settle(r);
 	for (i = 0; i < kb_ring_ntables(r); i++)
 		kb_filter_clear(&r->tables[i].filter);
 	mutex_unlock(&r->lock);

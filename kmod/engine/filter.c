@@ -211,22 +211,22 @@ u32 kb_filter_count_hash(const struct kb_filter *f, const struct kb_hash *h)
 	return f->ops->test(f, h);
 }
 
-/* Keys prefetched ahead of the one being probed: enough misses in flight. */
-#define KB_PREFETCH_AHEAD	16
-
-static void kb_prefetch_key(const struct kb_filter *f, const struct kb_hash *h,
-			    u32 i, u32 n)
-{
-	if (i < n && f->ops->prefetch_key)
-		f->ops->prefetch_key(f, &h[i]);
-}
-
 void kb_filter_prefetch(const struct kb_filter *f, const struct kb_hash *h)
 {
 	if (likely(f->ops == &kb_blocked_ops))
 		kb_prefetch(kb_blocked_line(f, h));
 	else if (f->ops->prefetch_key)
 		f->ops->prefetch_key(f, h);
+}
+
+/* Keys prefetched ahead of the one being probed: enough misses in flight. */
+#define KB_PREFETCH_AHEAD	16
+
+static void kb_prefetch_key(const struct kb_filter *f, const struct kb_hash *h,
+			    u32 i, u32 n)
+{
+	if (i < n)
+		kb_filter_prefetch(f, &h[i]);
 }
 
 void kb_filter_add_prefetched(struct kb_filter *f, const struct kb_hash *h,

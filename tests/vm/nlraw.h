@@ -311,14 +311,19 @@ static inline uint32_t reply_u32(struct nlr *s, uint16_t type)
 	return v;
 }
 
-static inline uint64_t reply_u64(struct nlr *s, uint16_t type)
+/* A u64 attribute's value; UINT64_MAX when @a is NULL. */
+static inline uint64_t attr_u64(const struct nlattr *a)
 {
-	struct nlattr *a = nlr_reply_attr(s, type);
 	uint64_t v = UINT64_MAX;
 
 	if (a)
-		memcpy(&v, (char *)a + NLA_HDRLEN, 8);
+		memcpy(&v, (const char *)a + NLA_HDRLEN, 8);
 	return v;
+}
+
+static inline uint64_t reply_u64(struct nlr *s, uint16_t type)
+{
+	return attr_u64(nlr_reply_attr(s, type));
 }
 
 /* Sends @cmd with only the NAME of a filter (GET, CLEAR, DESTROY, ...). */

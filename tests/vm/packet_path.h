@@ -162,12 +162,7 @@ static inline struct nlattr *attach_attr(struct nlr *s, uint16_t type)
 
 static inline uint64_t attach_u64(struct nlr *s, uint16_t type)
 {
-	struct nlattr *a = attach_attr(s, type);
-	uint64_t v = UINT64_MAX;
-
-	if (a)
-		memcpy(&v, (char *)a + NLA_HDRLEN, 8);
-	return v;
+	return attr_u64(attach_attr(s, type));
 }
 
 #endif /* KBLOOM_TEST_PACKET_PATH_H */
