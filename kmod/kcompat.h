@@ -77,4 +77,23 @@
 	NL_SET_ERR_MSG(extack, fixed)
 #endif
 
+/*
+ * A vma's flags are changed through vm_flags_set()/vm_flags_clear() since
+ * 6.3 (vm_flags became read-only); 6.1 writes the field under the
+ * mmap_lock the ->mmap handler holds.
+ */
+#if !KB_KERNEL_AT_LEAST(6, 3)
+#include <linux/mm_types.h>
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void vm_flags_clear(struct vm_area_struct *vma,
+				  vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
 #endif /* KBLOOM_KCOMPAT_H */

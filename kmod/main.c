@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 
+#include "mapping.h"
 #include "netlink.h"
 #include "registry.h"
 #include "uapi/kbloom.h"
@@ -20,8 +21,13 @@ static int __init kb_init(void)
 	err = kb_netlink_init();
 	if (err)
 		goto err_registry;
+	err = kb_map_init();
+	if (err)
+		goto err_netlink;
 	return 0;
 
+err_netlink:
+	kb_netlink_exit();
 err_registry:
 	kb_registry_exit();
 	return err;
@@ -29,7 +35,11 @@ err_registry:
 
 static void __exit kb_exit(void)
 {
-	/* No new requests first; then every namespace's filters go. */
+	/*
+	 * No new requests first (an open /dev/kbloom holds the module); then
+	 * every namespace's filters go.
+	 */
+	kb_map_exit();
 	kb_netlink_exit();
 	kb_registry_exit();
 }

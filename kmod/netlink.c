@@ -923,6 +923,11 @@ module_param(userns_admin, bool, 0444);
 MODULE_PARM_DESC(userns_admin,
 		 "Let CAP_NET_ADMIN in a netns's owning user namespace (container roots) use kbloom there; default: only in the initial user namespace");
 
+struct user_namespace *kb_admin_ns(const struct net *net)
+{
+	return userns_admin ? net->user_ns : &init_user_ns;
+}
+
 /* The opening every doit shares, by its op's internal_flags (netlink.h). */
 static int kb_pre_doit(const struct kb_genl_doit_ops *ops, struct sk_buff *skb,
 		       struct genl_info *info)

@@ -16,6 +16,12 @@ void kb_netlink_exit(void);
 
 extern struct genl_family kb_family;
 
+/*
+ * Where CAP_NET_ADMIN lets a caller use kbloom in @net (userns_admin):
+ * the initial user namespace, or the one owning @net.
+ */
+struct user_namespace *kb_admin_ns(const struct net *net);
+
 /* Names the first attribute of @types[0..n) that is missing, if any. */
 bool kb_require(struct genl_info *info, const int *types, int n);
 

@@ -16,6 +16,7 @@
 #include <linux/timekeeping.h>
 
 #include "digest_queue.h"
+#include "mapping.h"
 #include "window.h"
 
 u64 kb_ring_mem_for(const struct kb_shape *s, u32 windows)
@@ -50,11 +51,6 @@ static void kb_window_reset(struct kb_window *w)
 }
 
 static void kb_ring_rotate(struct work_struct *work);
-
-static u32 kb_ring_ntables(const struct kb_ring *r)
-{
-	return kb_ring_paged(r) ? r->nwindows + 1 : 1;
-}
 
 int kb_ring_init(struct kb_ring *r, const struct kb_shape *s, const u8 hkey[16],
 		 u32 windows, u64 interval_ms)
@@ -121,6 +117,8 @@ void kb_ring_free(struct kb_ring *r)
 {
 	u32 i;
 
+	/* Mappers see the filter go before its cells do. */
+	kb_map_release(r);
 	if (r->tables) {
 		for (i = 0; i < kb_ring_ntables(r); i++) {
 			kb_filter_free(&r->tables[i].filter);
@@ -177,8 +175,14 @@ static void kb_ring_rotate(struct work_struct *work)
 	}
 	/* Until it is emptied, the dropped table is no one's. */
 	r->spare = NULL;
+	kb_map_write_begin(r);
 	rcu_assign_pointer(r->set, next);
 	rcu_assign_pointer(r->cur, open);
+	/*
+	 * A lookup through a mapping that began before this retries; one
+	 * that begins after never reads the dropped table, emptied below.
+	 */
+	kb_map_write_end(r);
 	synchronize_rcu();
 	if (r->rotated)
 		r->rotated(r, old->w[0], open);
@@ -214,7 +218,9 @@ void kb_ring_clear(struct kb_ring *r)
 	u32 i;
 
 	mutex_lock(&r->lock);
+	kb_map_write_begin(r);
 	for (i = 0; i < kb_ring_ntables(r); i++)
 		kb_filter_clear(&r->tables[i].filter);
+	kb_map_write_end(r);
 	mutex_unlock(&r->lock);
 }

@@ -57,6 +57,11 @@ struct kb_ring {
 	 * cleared holding both the ring's lock and the namespace's.
 	 */
 	struct kb_dq *dq;
+	/*
+	 * The header of the mappings of the ring's tables (mapping.c), from
+	 * the first MAP on; written under the ring's lock.
+	 */
+	struct kbloom_map_header *map;
 	/* Told of each rotation, under the ring's lock; may sleep. */
 	void (*rotated)(struct kb_ring *r, const struct kb_window *closed,
 			const struct kb_window *opened);
@@ -93,6 +98,12 @@ static inline const struct kb_filter *kb_ring_shape(const struct kb_ring *r)
 static inline bool kb_ring_paged(const struct kb_ring *r)
 {
 	return r->nwindows > 1;
+}
+
+/* Its tables: W + 1 (the spare) when time-paged, else 1. */
+static inline u32 kb_ring_ntables(const struct kb_ring *r)
+{
+	return kb_ring_paged(r) ? r->nwindows + 1 : 1;
 }
 
 /* Readers that may sleep: no rotation until kb_ring_unlock(). */

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "commands.h"
 #include "keycmd.h"
+#include "mapview.h"
 #include "progress.h"
 #include "util.h"
+
+/* Keys tested through a mapping at a time (their misses overlap). */
+#define MAPPED_BATCH 64
 
 static const char *verb_of(uint8_t cmd)
 {
@@ -81,6 +87,106 @@ int keycmd_open(struct keycmd *kc, uint8_t cmd, int argc, char **argv)
 	return 0;
 }
 
+/* The labels and hashes of a batch of keys tested through a mapping. */
+struct mapped_batch {
+	struct kb_hash h[MAPPED_BATCH];
+	bool present[MAPPED_BATCH];
+	size_t off[MAPPED_BATCH + 1];	/* into text */
+	char *text;
+	size_t cap;
+	uint32_t n;
+	uint64_t queries, positives;
+};
+
+static int mapped_flush(struct keycmd *kc, struct kb_mapview *v,
+			struct mapped_batch *b, kb_result_fn fn, void *arg)
+{
+	uint32_t i;
+	int r;
+
+	if (!b->n)
+		return 0;
+	if (kb_mapview_test(v, b->h, b->n, b->present)) {
+		errorf("unable to test keys in filter '%s': %s",
+		       quote(kc->name), errno == ENOENT ?
+		       "it was destroyed during the test" : strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < b->n; i++) {
+		r = fn(arg, b->text + b->off[i], b->off[i + 1] - b->off[i],
+		       b->present[i]);
+		if (r) {
+			errorf("unable to test keys in filter '%s': %s",
+			       quote(kc->name), strerror(-r));
+			return -1;
+		}
+		b->queries++;
+		b->positives += b->present[i];
+	}
+	b->n = 0;
+	b->off[0] = 0;
+	return 0;
+}
+
+/*
+ * TEST through a mapping of the filter (mapview.h): keys hashed here and
+ * tested MAPPED_BATCH at a time, answers in order as over netlink, and the
+ * lookups added to the filter's STATS at the end, as TEST counts them.
+ */
+static int keycmd_run_mapped(struct keycmd *kc, struct kb_mapview *v,
+			     kb_result_fn fn, void *arg, struct progress *prog)
+{
+	const struct kb_filter *f = kb_mapview_shape(v);
+	struct mapped_batch b = { 0 };
+	struct keysrc *src = &kc->src;
+	uint64_t n = 0;
+	int r, ret = -1;
+
+	while ((r = keysrc_next(src)) > 0) {
+		size_t end = b.off[b.n] + src->textlen;
+
+		if (end > b.cap) {
+			char *t = realloc(b.text, end * 2);
+
+			if (!t) {
+				errorf("out of memory");
+				goto out;
+			}
+			b.text = t;
+			b.cap = end * 2;
+		}
+		memcpy(b.text + b.off[b.n], src->text, src->textlen);
+		kb_hash_key(&f->hkey, src->key, src->keylen, &b.h[b.n]);
+		b.off[++b.n] = end;
+		if (b.n == MAPPED_BATCH && mapped_flush(kc, v, &b, fn, arg))
+			goto out;
+		progress_update(prog, ++n, src->bytes);
+	}
+	/* A bad line (printed): the keys before it are answered, as batches are. */
+	if (mapped_flush(kc, v, &b, fn, arg) || r < 0)
+		goto out;
+	ret = 0;
+out:
+	if (b.queries && kb_mapview_count(v, b.queries, b.positives) && !ret) {
+		errorf("unable to count the lookups in filter '%s': %s",
+		       quote(kc->name), strerror(errno));
+		ret = -1;
+	}
+	free(b.text);
+	return ret;
+}
+
+/* TEST of single keys reads a mapping of the filter where it can. */
+static bool keycmd_map(struct keycmd *kc, struct kb_mapview *v)
+{
+	const char *no = getenv("KBLOOM_NO_MAP");
+
+	if (kc->cmd != KBLOOM_CMD_TEST || kc->desc.p.type == KBLOOM_TYPE_MULTI ||
+	    (no && *no && strcmp(no, "0")))
+		return false;
+	return !kb_mapview_open(v, kc->name);
+}
+
 int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 {
 	struct keybatch *b = &kc->batch;
@@ -91,15 +197,24 @@ int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 	struct stat st;
 	int r, ret = -1;
 
+	struct kb_mapview v;
+	bool mapped = keycmd_map(kc, &v);
+
 	keybatch_init(b, &kc->nl, kc->cmd, kc->name, fn, arg);
 	kc->batch_init = true;
 	if (keysrc_is_file(src)) {
-		keybatch_pipeline(b);
+		if (!mapped)
+			keybatch_pipeline(b);
 		if (!fstat(src->fd, &st) && S_ISREG(st.st_mode))
 			total = st.st_size;
 		/* test and count print per key: not beside that on a tty */
 		progress_start(&prog, fn != NULL, total, "keys", "%s '%s'",
 			       verb_of(kc->cmd), kc->name);
+	}
+	if (mapped) {
+		ret = keycmd_run_mapped(kc, &v, fn, arg, &prog);
+		kb_mapview_close(&v);
+		goto out;
 	}
 	while ((r = keysrc_next(src)) > 0) {
 		if (multi)

@@ -14,6 +14,7 @@
 #include <linux/math64.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/string.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -27,12 +28,18 @@
  * Filter memory is charged to the caller's memcg, and may fail: a request
  * larger than the memcg or the machine can give is refused with ENOMEM
  * instead of calling the OOM killer (__GFP_RETRY_MAYFAIL, as the BPF
- * map's large allocations).
+ * map's large allocations). A page or more is vmalloc memory, on 2 MiB
+ * mappings where it fills them (as kvmalloc's): its pages are each their
+ * own, so /dev/kbloom can map them into a process with a reference
+ * (mapping.c). Less is slab memory, never mapped.
  */
 static inline void *kb_zalloc_large(size_t size)
 {
-	return kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
-			__GFP_NOWARN);
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
+
+	if (size < PAGE_SIZE)
+		return kzalloc(size, gfp);
+	return vmalloc_huge(size, gfp | __GFP_ZERO);
 }
 
 static inline void kb_free_large(void *p)

@@ -109,8 +109,9 @@ u64 kb_filter_mem_for(const struct kb_shape *s)
 	return kb_ops_of(s->type)->mem(s) * kb_dims_of(s);
 }
 
-int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
-		   const u8 hkey[16])
+/* Everything a filter is but its cells: what init and view share. */
+static int kb_filter_prepare(struct kb_filter *f, const struct kb_shape *s,
+			     const u8 hkey[16])
 {
 	int i;
 
@@ -127,16 +128,48 @@ int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 		f->hkey.key[0] |= (u64)hkey[i] << (8 * i);
 		f->hkey.key[1] |= (u64)hkey[8 + i] << (8 * i);
 	}
-	if (f->ops->init)
-		return f->ops->init(f);
-	f->dim_words = f->ops->mem(s) / sizeof(unsigned long);
-	f->nwords = f->dim_words * kb_dims_of(s);
-	f->mem = kb_zalloc_large(kb_filter_mem_for(s));
-	if (!f->mem)
-		return -ENOMEM;
+	return 0;
+}
+
+/* The one block of cells of the types without an init of their own. */
+static void kb_filter_set_cells(struct kb_filter *f, unsigned long *mem)
+{
+	f->dim_words = f->ops->mem(&f->s) / sizeof(unsigned long);
+	f->nwords = f->dim_words * kb_dims_of(&f->s);
+	f->mem = mem;
 	if (f->ops->setup)
 		f->ops->setup(f);
+}
+
+int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
+		   const u8 hkey[16])
+{
+	int err = kb_filter_prepare(f, s, hkey);
+
+	if (err)
+		return err;
+	if (f->ops->init)
+		return f->ops->init(f);
+	kb_filter_set_cells(f, kb_zalloc_large(kb_filter_mem_for(s)));
+	return f->mem ? 0 : -ENOMEM;
+}
+
+int kb_filter_view(struct kb_filter *f, const struct kb_shape *s,
+		   const u8 hkey[16], const void *mem)
+{
+	int err = kb_filter_prepare(f, s, hkey);
+
+	if (err)
+		return err;
+	if (!kb_filter_viewable(f))
+		return -EOPNOTSUPP;
+	kb_filter_set_cells(f, (unsigned long *)mem);
 	return 0;
+}
+
+bool kb_filter_viewable(const struct kb_filter *f)
+{
+	return !f->ops->init && kb_filter_keyed(f);
 }
 
 void kb_filter_free(struct kb_filter *f)

@@ -97,6 +97,18 @@ u64 kb_filter_mem_for(const struct kb_shape *s);
 int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 		   const u8 hkey[16]);
 void kb_filter_free(struct kb_filter *f);
+/*
+ * A filter over cells held elsewhere, read-only (a mapping of the
+ * module's, /dev/kbloom): only the tests and counts may be used, and it is
+ * never freed. -EOPNOTSUPP for the types kb_filter_viewable() refuses.
+ */
+int kb_filter_view(struct kb_filter *f, const struct kb_shape *s,
+		   const u8 hkey[16], const void *mem);
+/*
+ * Its cells are one block of kb_filter_mem_for() bytes fixed at create,
+ * holding keys: not the growing types (scalable, dcf) nor records.
+ */
+bool kb_filter_viewable(const struct kb_filter *f);
 
 /*
  * What a filter type is, as data: the engine and its callers ask the

@@ -322,6 +322,7 @@
 #define _UAPI_LINUX_KBLOOM_H
 
 #include <linux/const.h>
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define KBLOOM_GENL_NAME	"kbloom"
@@ -852,5 +853,108 @@ struct kbloom_xlate {
  * AFTER_SRC, AFTER_DST, AFTER_SPORT, AFTER_DPORT as in the record.
  */
 #define KBLOOM_XLATE_KEY_LEN	14
+
+/*
+ * Lookups without a system call: /dev/kbloom
+ * ------------------------------------------
+ * A filter's cells can be mapped read-only into a process, which then
+ * tests keys itself, by the probe rules above, with no request per key.
+ * The same rule as the family decides who may (CAP_NET_ADMIN in the
+ * initial user namespace, or with userns_admin=1 in the one owning the
+ * caller's netns), checked for the opener of the file and the caller.
+ *
+ *	fd = open("/dev/kbloom", O_RDONLY | O_CLOEXEC);
+ *	ioctl(fd, KBLOOM_IOC_MAP, &req);	   NAME in the caller's netns
+ *	p = mmap(NULL, req.size, PROT_READ, MAP_SHARED, fd, 0);
+ *
+ * MAP binds the file to the filter NAME (once per file) and adds the
+ * digests its packet path still queues, so the mapping holds every packet
+ * that passed the hook before MAP; a later packet may be up to 16 a CPU
+ * late (the packet path's queues; KBLOOM_IOC_SETTLE adds them). Errors:
+ * ENOENT no such filter (or it is being restored), EOPNOTSUPP a type
+ * whose memory grows (scalable, dcf) or holds records (transforms),
+ * EBUSY the file is bound already, EPERM, ENOMEM (the header below is
+ * charged to the filter's MEMORY, its namespace and the caller's memcg).
+ * mmap must map all of req.size from offset 0, without PROT_WRITE;
+ * ENOENT when the filter bound was destroyed meanwhile (even if another
+ * of its name exists now).
+ *
+ * The mapping: a header (struct kbloom_map_header) at offset 0; the cells
+ * of table t (the transfer stream's bytes, as EXPORT gives them) at
+ * cells_off + t * table_stride, cell_bytes long. A filter without windows
+ * has one table; a time-paged filter W + 1, of which window[] names the
+ * retained ones, newest first, and the others are no window.
+ *
+ * seq is odd while the kernel changes what a lookup reads: the set of
+ * windows (a rotation) or every cell (CLEAR). A lookup reads seq (even),
+ * then the header's windows and the cells, then seq again; if it changed,
+ * the lookup is retried. Adds need no retry: a bit once set stays set
+ * until a CLEAR or, for a window, until it leaves window[].
+ *
+ * When the filter is destroyed (DESTROY, its netns going away), flags gets
+ * KBLOOM_MAP_F_DESTROYED (seq bumped around it). The mapping stays
+ * readable, frozen as it was, until it is unmapped; the memory is freed
+ * then.
+ *
+ * Lookups through the mapping are not counted in STATS unless the reader
+ * reports them with KBLOOM_IOC_COUNT.
+ */
+#define KBLOOM_DEV_NAME		"kbloom"	/* /dev/kbloom */
+#define KBLOOM_MAP_MAGIC	0x6b626d31	/* "kbm1" */
+#define KBLOOM_MAP_VERSION	1
+
+struct kbloom_map_req {
+	char name[KBLOOM_NAME_MAX];	/* in: NUL-terminated */
+	__u64 size;			/* out: bytes to map */
+};
+
+/* A retained window: which table holds it, and when it was open. */
+struct kbloom_map_window {
+	__u32 table;
+	__u32 pad;
+	__u64 id;		/* WINDOW_ID: 1 for the first, +1 per rotation */
+	__u64 start_ns;		/* CLOCK_REALTIME */
+	__u64 end_ns;		/* 0 while open */
+};
+
+struct kbloom_map_header {
+	__u32 magic;		/* KBLOOM_MAP_MAGIC */
+	__u32 version;		/* KBLOOM_MAP_VERSION */
+	__u32 seq;		/* odd while changing: see above */
+	__u32 flags;		/* KBLOOM_MAP_F_* */
+	/* The shape, as CREATE's attributes of the same names. */
+	__u32 type;
+	__u32 hashes;
+	__u64 bits;
+	__u32 counter_bits;	/* 1 for bit types */
+	__u32 update;
+	__u32 decrement;
+	__u32 subtables;
+	__u32 bucket_cells;
+	__u32 fp_bits;
+	__u32 dims;
+	__u32 ntables;
+	__u8 hash_key[KBLOOM_HASH_KEY_LEN];
+	__u64 cell_bytes;	/* bytes of one table's cells */
+	__u64 cells_off;	/* where table 0 begins (a page multiple) */
+	__u64 table_stride;	/* from one table to the next (pages) */
+	__u64 interval_ms;	/* 0: not time-paged */
+	__u32 nwindows;		/* entries of window[] in use */
+	__u32 windows_max;	/* W (1 when not time-paged) */
+	struct kbloom_map_window window[KBLOOM_WINDOWS_MAX];
+};
+
+#define KBLOOM_MAP_F_DESTROYED	_BITUL(0)
+
+/* Lookups a reader made, for the filter's STATS (positives <= queries). */
+struct kbloom_map_count {
+	__u64 queries;
+	__u64 positives;
+};
+
+#define KBLOOM_IOC_MAGIC	0xB8
+#define KBLOOM_IOC_MAP		_IOWR(KBLOOM_IOC_MAGIC, 1, struct kbloom_map_req)
+#define KBLOOM_IOC_SETTLE	_IO(KBLOOM_IOC_MAGIC, 2)
+#define KBLOOM_IOC_COUNT	_IOW(KBLOOM_IOC_MAGIC, 3, struct kbloom_map_count)
 
 #endif /* _UAPI_LINUX_KBLOOM_H */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Lookups without a system call (uapi/kbloom.h, "/dev/kbloom"): a filter's
+ * tables mapped read-only into a process, behind a header that names the
+ * retained windows and counts changes (seq).
+ */
+#ifndef KBLOOM_MAPPING_H
+#define KBLOOM_MAPPING_H
+
+struct kb_ring;
+
+int kb_map_init(void);
+void kb_map_exit(void);
+
+/*
+ * Around a change of what a lookup reads (a rotation's new set, CLEAR),
+ * under the ring's lock: seq is odd in between, and end writes the ring's
+ * set into the header. Nothing for a ring never mapped.
+ */
+void kb_map_write_begin(struct kb_ring *r);
+void kb_map_write_end(struct kb_ring *r);
+
+/* The filter is gone: says so in the header and lets it go (kb_ring_free). */
+void kb_map_release(struct kb_ring *r);
+
+#endif /* KBLOOM_MAPPING_H */
