@@ -27,8 +27,6 @@
 #include "netlink.h"
 #include "registry.h"
 
-#define KB_MAP_HDR_BYTES	PAGE_ALIGN(sizeof(struct kbloom_map_header))
-
 /* A file's binding: set once by MAP, then only read. */
 struct kb_mapfile {
 	struct mutex lock;		/* MAP against MAP */
@@ -37,6 +35,11 @@ struct kb_mapfile {
 	char name[KBLOOM_NAME_MAX];
 };
 
+u64 kb_map_hdr_bytes(const struct kb_ring *r)
+{
+	return PAGE_ALIGN(struct_size(r->map, window, r->nwindows));
+}
+
 static u64 kb_map_stride(const struct kb_ring *r)
 {
 	return PAGE_ALIGN(kb_filter_mem_for(&kb_ring_shape(r)->s));
@@ -44,7 +47,7 @@ static u64 kb_map_stride(const struct kb_ring *r)
 
 static u64 kb_map_size(const struct kb_ring *r)
 {
-	return KB_MAP_HDR_BYTES + (u64)r->map->ntables * kb_map_stride(r);
+	return r->map->cells_off + (u64)r->map->ntables * kb_map_stride(r);
 }
 
 void kb_map_write_begin(struct kb_ring *r)
@@ -105,20 +108,20 @@ static int kb_map_header(struct kb_net *kn, struct kb_obj *obj)
 {
 	struct kb_ring *r = &obj->ring;
 	const struct kb_filter *f = kb_ring_shape(r);
+	u64 bytes = kb_map_hdr_bytes(r);
 	struct kbloom_map_header *h;
 	int i;
 
 	if (r->map)
 		return 0;
-	if (kb_mem_charge(kn, KB_MAP_HDR_BYTES) != KB_LIMIT_NONE)
+	/* Charged to the namespace, not to the filter's MEMORY (uapi). */
+	if (kb_mem_charge(kn, bytes) != KB_LIMIT_NONE)
 		return -ENOMEM;
-	h = __vmalloc(KB_MAP_HDR_BYTES, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-		      __GFP_NOWARN);
+	h = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
 	if (!h) {
-		kb_mem_uncharge(kn, KB_MAP_HDR_BYTES);
+		kb_mem_uncharge(kn, bytes);
 		return -ENOMEM;
 	}
-	WRITE_ONCE(obj->charged, obj->charged + KB_MAP_HDR_BYTES);
 	h->magic = KBLOOM_MAP_MAGIC;
 	h->version = KBLOOM_MAP_VERSION;
 	h->type = f->s.type;
@@ -137,7 +140,7 @@ static int kb_map_header(struct kb_net *kn, struct kb_obj *obj)
 		h->hash_key[8 + i] = f->hkey.key[1] >> (8 * i);
 	}
 	h->cell_bytes = kb_filter_mem_for(&f->s);
-	h->cells_off = KB_MAP_HDR_BYTES;
+	h->cells_off = bytes;
 	h->table_stride = kb_map_stride(r);
 	h->interval_ms = r->interval_ms;
 	h->windows_max = r->nwindows;
@@ -330,8 +333,8 @@ static int kb_map_mmap(struct file *file, struct vm_area_struct *vma)
 	/* Never writable, never grown, not in core dumps. */
 	vm_flags_clear(vma, VM_MAYWRITE);
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	err = kb_map_insert(vma, addr, r->map, KB_MAP_HDR_BYTES);
-	addr += KB_MAP_HDR_BYTES;
+	err = kb_map_insert(vma, addr, r->map, r->map->cells_off);
+	addr += r->map->cells_off;
 	stride = kb_map_stride(r);
 	for (t = 0; !err && t < r->map->ntables; t++, addr += stride)
 		err = kb_map_insert(vma, addr, r->tables[t].filter.mem, stride);

@@ -7,6 +7,8 @@
 #ifndef KBLOOM_MAPPING_H
 #define KBLOOM_MAPPING_H
 
+#include <linux/types.h>
+
 struct kb_ring;
 
 int kb_map_init(void);
@@ -19,6 +21,9 @@ void kb_map_exit(void);
  */
 void kb_map_write_begin(struct kb_ring *r);
 void kb_map_write_end(struct kb_ring *r);
+
+/* Bytes of the header of @r's mappings, charged while r->map is set. */
+u64 kb_map_hdr_bytes(const struct kb_ring *r);
 
 /* The filter is gone: says so in the header and lets it go (kb_ring_free). */
 void kb_map_release(struct kb_ring *r);

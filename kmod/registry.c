@@ -16,6 +16,7 @@
 #include "grow.h"
 #include "kcompat.h"
 #include "owner.h"
+#include "mapping.h"
 #include "registry.h"
 
 static unsigned long max_memory;
@@ -77,11 +78,14 @@ void kb_mem_uncharge(struct kb_net *kn, u64 bytes)
 /* After a grace period: no add runs, so growth can stop and be counted. */
 static void kb_obj_free(struct kb_obj *obj)
 {
+	/* The header of its mappings, if it had any (mapping.c). */
+	u64 mapped = obj->ring.map ? kb_map_hdr_bytes(&obj->ring) : 0;
+
 	kb_grow_stop(obj);
 	kb_ring_stop(&obj->ring);
 	kb_ring_free(&obj->ring);
 	free_percpu(obj->stats);
-	kb_mem_uncharge(obj->kn, obj->charged);
+	kb_mem_uncharge(obj->kn, obj->charged + mapped);
 	kfree(obj);
 }
 

@@ -33,10 +33,12 @@ static bool header_ok(const struct kbloom_map_header *h, size_t size,
 	return h->magic == KBLOOM_MAP_MAGIC &&
 	       h->version == KBLOOM_MAP_VERSION &&
 	       h->ntables >= 1 && h->ntables <= KBLOOM_WINDOWS_MAX + 1 &&
+	       h->windows_max >= 1 && h->windows_max <= h->ntables &&
 	       kb_filter_check_shape(s) == KB_SHAPE_OK &&
 	       h->cell_bytes == kb_filter_mem_for(s) &&
 	       h->table_stride >= h->cell_bytes &&
-	       h->cells_off >= sizeof(*h) &&
+	       h->cells_off >= sizeof(*h) +
+				h->windows_max * sizeof(h->window[0]) &&
 	       h->cells_off + h->ntables * h->table_stride == size;
 }
 
@@ -72,6 +74,7 @@ int kb_mapview_open(struct kb_mapview *v, const char *name)
 		goto fail;
 	}
 	v->ntables = v->h->ntables;
+	v->windows_max = v->h->windows_max;
 	v->tables = calloc(v->ntables, sizeof(*v->tables));
 	if (!v->tables)
 		goto fail;
@@ -131,7 +134,7 @@ int kb_mapview_test(struct kb_mapview *v, const struct kb_hash *h, uint32_t n,
 		}
 		memset(present, 0, n * sizeof(*present));
 		nw = hdr->nwindows;
-		for (w = 0; w < nw && w < KBLOOM_WINDOWS_MAX; w++) {
+		for (w = 0; w < nw && w < v->windows_max; w++) {
 			t = hdr->window[w].table;
 			if (t >= v->ntables)
 				break;	/* torn: seq has moved */

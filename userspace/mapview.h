@@ -22,6 +22,7 @@ struct kb_mapview {
 	const struct kbloom_map_header *h;
 	size_t size;
 	uint32_t ntables;
+	uint32_t windows_max;		/* window[]'s size in the header */
 	struct kb_filter *tables;	/* views over the mapped tables */
 	bool *hit;			/* one window's answers, scratch */
 	uint32_t hit_cap;

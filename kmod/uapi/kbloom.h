@@ -873,8 +873,9 @@ struct kbloom_xlate {
  * late (the packet path's queues; KBLOOM_IOC_SETTLE adds them). Errors:
  * ENOENT no such filter (or it is being restored), EOPNOTSUPP a type
  * whose memory grows (scalable, dcf) or holds records (transforms),
- * EBUSY the file is bound already, EPERM, ENOMEM (the header below is
- * charged to the filter's MEMORY, its namespace and the caller's memcg).
+ * EBUSY the file is bound already, EPERM, ENOMEM (the header below, a
+ * page for up to 123 windows, is charged to the filter's namespace and the
+ * caller's memcg, not to its MEMORY: STATUS's MEM_NETNS and MEM_ALL).
  * mmap must map all of req.size from offset 0, without PROT_WRITE;
  * ENOENT when the filter bound was destroyed meanwhile (even if another
  * of its name exists now).
@@ -940,8 +941,8 @@ struct kbloom_map_header {
 	__u64 table_stride;	/* from one table to the next (pages) */
 	__u64 interval_ms;	/* 0: not time-paged */
 	__u32 nwindows;		/* entries of window[] in use */
-	__u32 windows_max;	/* W (1 when not time-paged) */
-	struct kbloom_map_window window[KBLOOM_WINDOWS_MAX];
+	__u32 windows_max;	/* W (1 when not time-paged): window[]'s size */
+	struct kbloom_map_window window[];
 };
 
 #define KBLOOM_MAP_F_DESTROYED	_BITUL(0)

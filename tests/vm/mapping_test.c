@@ -411,34 +411,51 @@ TEST_F(mapping, count_adds_to_stats)
 	map_close(&mp);
 }
 
+/* STATUS's MEM_NETNS: what this namespace's filters and headers use. */
+static uint64_t mem_netns(struct nlr *s, struct nlr_msg *m)
+{
+	nlr_init(s, m, s->family, KBLOOM_CMD_STATUS, 0);
+	if (nlr_send(s, m))
+		return UINT64_MAX;
+	return reply_u64(s, KBLOOM_A_MEM_NETNS);
+}
+
 /*
- * The header is charged once, at the first MAP, to the filter's MEMORY
- * and its namespace, and given back with the filter.
+ * The header is charged once, at the first MAP, to the namespace (not to
+ * the filter's MEMORY), and given back with the filter: a page for a
+ * filter without windows, three for 256 windows.
  */
 TEST_F(mapping, header_charged_once)
 {
-	uint64_t before, mapped, all0;
+	uint64_t before, memory;
 	struct map a, b;
 
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_STATUS, 0);
-	ASSERT_EQ(0, nlr_send(&self->s, &self->m));
-	all0 = reply_u64(&self->s, KBLOOM_A_MEM_ALL);
 	ASSERT_EQ(0, make(&self->s, &self->m, "m", KBLOOM_TYPE_BLOOM, BITS, 0));
 	ASSERT_EQ(0, get(&self->s, &self->m, "m"));
-	before = reply_u64(&self->s, KBLOOM_A_MEMORY);
+	memory = reply_u64(&self->s, KBLOOM_A_MEMORY);
+	before = mem_netns(&self->s, &self->m);
 	ASSERT_EQ(0, map_open(&a, "m"));
 	ASSERT_EQ(0, map_open(&b, "m"));
+	EXPECT_EQ(4096, a.h->cells_off);
+	EXPECT_EQ(before + 4096, mem_netns(&self->s, &self->m));
 	ASSERT_EQ(0, get(&self->s, &self->m, "m"));
-	mapped = reply_u64(&self->s, KBLOOM_A_MEMORY);
-	EXPECT_EQ(a.h->cells_off, mapped - before);
+	EXPECT_EQ(memory, reply_u64(&self->s, KBLOOM_A_MEMORY));
 	/* Both mappings read the same pages. */
 	EXPECT_EQ(a.h->seq, b.h->seq);
 	map_close(&a);
 	map_close(&b);
 	ASSERT_EQ(0, name_cmd(&self->s, &self->m, KBLOOM_CMD_DESTROY, "m"));
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_STATUS, 0);
-	ASSERT_EQ(0, nlr_send(&self->s, &self->m));
-	EXPECT_EQ(all0, reply_u64(&self->s, KBLOOM_A_MEM_ALL));
+	EXPECT_EQ(before - memory, mem_netns(&self->s, &self->m));
+
+	ASSERT_EQ(0, make(&self->s, &self->m, "w", KBLOOM_TYPE_BLOOM, 32768,
+			  KBLOOM_WINDOWS_MAX));
+	before = mem_netns(&self->s, &self->m);
+	ASSERT_EQ(0, map_open(&a, "w"));
+	EXPECT_EQ(3 * 4096, a.h->cells_off);
+	EXPECT_EQ(KBLOOM_WINDOWS_MAX + 1, a.h->ntables);
+	EXPECT_EQ(a.h->cells_off + 257 * 4096, a.size);
+	EXPECT_EQ(before + 3 * 4096, mem_netns(&self->s, &self->m));
+	map_close(&a);
 }
 
 /* A child's MAP of "m"; returns its errno (0: mapped). */
