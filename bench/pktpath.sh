@@ -197,14 +197,23 @@ row load in-kernel 1 $((KEYS * 1000000000 / kns))
 $bc test load -f "$tmp/keys" >/dev/null || die "a bulk-loaded key is absent"
 ok 0 "bulk load: $ONEKEYS keys one process each, $KEYS by add -f, in-kernel add timed; all present"
 
-# ---- 4.: lookups, batched over netlink vs BPF_PROG_TEST_RUN
+# ---- 4.: lookups: through a mapping, batched over netlink, BPF_PROG_TEST_RUN
+# The namespace's memory grows by the mapping's header at the first MAP:
+# the proof that test read the mapping.
+memns() { $bc metrics | awk '$1 ~ /^kbloom_memory_bytes/ { print $NF; exit }'; }
+m0=$(memns)
 t0=$(now)
-$bc test load -f "$tmp/keys" >/dev/null || die "test -f"
+$bc test load -f "$tmp/keys" >/dev/null || die "test -f (mapped)"
+t1=$(now)
+[ "$(memns)" -gt "$m0" ] || die "test -f did not map the filter"
+row lookup kbloom-test-mapped 1 $((KEYS * 1000000000 / (t1 - t0)))
+t0=$(now)
+KBLOOM_NO_MAP=1 $bc test load -f "$tmp/keys" >/dev/null || die "test -f (netlink)"
 t1=$(now)
 row lookup kbloom-test-batch 1 $((KEYS * 1000000000 / (t1 - t0)))
 ns=$("$bpf" lookup $BITS $K "$KEYS" $((KEYS * 5))) || die "BPF lookup test run"
 row lookup bpf-test-run 1 $((1000000000 / (ns > 0 ? ns : 1)))
-ok 0 "lookups: bloomctl test -f and BPF_PROG_TEST_RUN on the same digests"
+ok 0 "lookups: bloomctl test -f through the mapping and over netlink, and BPF_PROG_TEST_RUN, on the same digests"
 
 echo "1..$tap_n"
 exit $tap_fail

@@ -191,9 +191,11 @@ def main():
             v = list(look[cfg].values())
             r = ratios(look, cfg, base) if base else []
             w(f"| {cfg} | {fmt_rate(v)} | {fmt_ratio(r) if r else '–'} |")
-        w("\n`kbloom-test-batch`: `bloomctl test NAME -f FILE` (netlink batches, from the")
-        w("tool's start to its end); `bpf-test-run`: BPF_PROG_TEST_RUN of a tc program")
-        w("computing the digest and peeking the BPF Bloom filter map, per run.\n")
+        w("\n`kbloom-test-mapped`: `bloomctl test NAME -f FILE` reading the filter through")
+        w("its read-only mapping (/dev/kbloom), from the tool's start to its end, hex")
+        w("keys parsed and hashed included; `kbloom-test-batch`: the same with")
+        w("`KBLOOM_NO_MAP=1` (netlink batches); `bpf-test-run`: BPF_PROG_TEST_RUN of a tc")
+        w("program computing the digest and peeking the BPF Bloom filter map, per run.\n")
 
     if len(sys.argv) == 7:
         nat_section(w, load(sys.argv[5]).get("nat", {}), sys.argv[6])

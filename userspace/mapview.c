@@ -36,18 +36,50 @@ static bool header_ok(const struct kbloom_map_header *h, size_t size,
 	       h->windows_max >= 1 && h->windows_max <= h->ntables &&
 	       kb_filter_check_shape(s) == KB_SHAPE_OK &&
 	       h->cell_bytes == kb_filter_mem_for(s) &&
-	       h->table_stride >= h->cell_bytes &&
+	       h->table_stride >= h->cell_bytes && h->table_stride <= size &&
+	       h->cells_off <= size &&
 	       h->cells_off >= sizeof(*h) +
 				h->windows_max * sizeof(h->window[0]) &&
 	       h->cells_off + h->ntables * h->table_stride == size;
 }
 
+int kb_mapview_attach(struct kb_mapview *v, const void *map, size_t size)
+{
+	const struct kbloom_map_header *h = map;
+	const uint8_t *base;
+	struct kb_shape s;
+	uint32_t t;
+
+	if (size < sizeof(*h)) {
+		errno = EPROTO;
+		return -1;
+	}
+	shape_of(h, &s);
+	if (!header_ok(h, size, &s)) {
+		errno = EPROTO;
+		return -1;
+	}
+	v->h = h;
+	v->size = size;
+	v->ntables = h->ntables;
+	v->windows_max = h->windows_max;
+	v->tables = calloc(v->ntables, sizeof(*v->tables));
+	if (!v->tables)
+		return -1;
+	base = (const uint8_t *)h + h->cells_off;
+	for (t = 0; t < v->ntables; t++) {
+		if (kb_filter_view(&v->tables[t], &s, h->hash_key,
+				   base + t * h->table_stride)) {
+			errno = EOPNOTSUPP;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int kb_mapview_open(struct kb_mapview *v, const char *name)
 {
 	struct kbloom_map_req req = { 0 };
-	struct kb_shape s;
-	const uint8_t *base;
-	uint32_t t;
 	void *p;
 	int err;
 
@@ -68,24 +100,9 @@ int kb_mapview_open(struct kb_mapview *v, const char *name)
 		goto fail;
 	v->h = p;
 	v->size = req.size;
-	shape_of(v->h, &s);
-	if (!header_ok(v->h, v->size, &s)) {
-		errno = EPROTO;
+	v->mapped = true;
+	if (kb_mapview_attach(v, p, req.size))
 		goto fail;
-	}
-	v->ntables = v->h->ntables;
-	v->windows_max = v->h->windows_max;
-	v->tables = calloc(v->ntables, sizeof(*v->tables));
-	if (!v->tables)
-		goto fail;
-	base = (const uint8_t *)v->h + v->h->cells_off;
-	for (t = 0; t < v->ntables; t++) {
-		if (kb_filter_view(&v->tables[t], &s, v->h->hash_key,
-				   base + t * v->h->table_stride)) {
-			errno = EOPNOTSUPP;
-			goto fail;
-		}
-	}
 	return 0;
 
 fail:
@@ -97,7 +114,7 @@ fail:
 
 void kb_mapview_close(struct kb_mapview *v)
 {
-	if (v->h)
+	if (v->h && v->mapped)
 		munmap((void *)v->h, v->size);
 	if (v->fd >= 0)
 		close(v->fd);

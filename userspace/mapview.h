@@ -25,6 +25,7 @@ struct kb_mapview {
 	uint32_t windows_max;		/* window[]'s size in the header */
 	struct kb_filter *tables;	/* views over the mapped tables */
 	bool *hit;			/* one window's answers, scratch */
+	bool mapped;			/* h is our mmap (not attach's caller's) */
 	uint32_t hit_cap;
 };
 
@@ -37,6 +38,14 @@ struct kb_mapview {
  */
 int kb_mapview_open(struct kb_mapview *v, const char *name);
 void kb_mapview_close(struct kb_mapview *v);
+
+/*
+ * The view of a mapping already made (@map, @size bytes: a header and its
+ * tables), for kb_mapview_open() and tests (@v zeroed, its fd -1);
+ * close leaves @map alone.
+ * 0, or -1 with errno EPROTO for a header that does not hold together.
+ */
+int kb_mapview_attach(struct kb_mapview *v, const void *map, size_t size);
 
 /* The hash key's filter, for kb_hash_key() of the keys to test. */
 static inline const struct kb_filter *kb_mapview_shape(const struct kb_mapview *v)
