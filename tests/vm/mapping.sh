@@ -24,7 +24,7 @@ seq -f 'k%g' 1 6000 >tested
 
 # The namespace's kernel memory (STATUS's MEM_NETNS, as metrics gives it).
 mem_netns() { $bc metrics | awk '$1 ~ /^kbloom_memory_bytes/ { print $NF; exit }'; }
-queries() { $bc -j show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["stats"]["queries"])'; }
+queries() { $bc -j show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["queries"])'; }
 
 # same NAME: mapped and netlink answers equal, text and JSON, exit codes
 # too; the mapping was used (STATUS grew by its header) and its lookups
