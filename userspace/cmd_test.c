@@ -125,9 +125,9 @@ const struct kb_command kb_cmd_test = {
 		"valid UTF-8, else 0x and its bytes in hex (a multi filter's tuple:\n"
 		"only the VALUE that is not UTF-8): bloomctl reads it back as the same\n"
 		"key.\n"
-		"Where the filter can be mapped (cells of a page or more, a type whose\n"
-		"memory does not grow, single keys), keys are tested here in a read-only\n"
-		"mapping of its cells (/dev/kbloom), with the same answers; else, and\n"
-		"with KBLOOM_NO_MAP=1, over netlink.\n"
+		"With -f, where the filter can be mapped (cells of a page or more, a\n"
+		"type whose memory does not grow, single keys), keys are tested here in\n"
+		"a read-only mapping of its cells (/dev/kbloom), with the same answers;\n"
+		"else, and with KBLOOM_NO_MAP=1, over netlink.\n"
 		"Exit status: 0 every key present, 1 some key absent, 2 error.\n",
 };

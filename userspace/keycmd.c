@@ -176,12 +176,17 @@ out:
 	return ret;
 }
 
-/* TEST of single keys reads a mapping of the filter where it can. */
+/*
+ * TEST of a file of single keys reads a mapping of the filter where it
+ * can. Not for keys on the command line: a mapping inserts every page of
+ * every window, which a few keys do not repay.
+ */
 static bool keycmd_map(struct keycmd *kc, struct kb_mapview *v)
 {
 	const char *no = getenv("KBLOOM_NO_MAP");
 
-	if (kc->cmd != KBLOOM_CMD_TEST || kc->desc.p.type == KBLOOM_TYPE_MULTI ||
+	if (kc->cmd != KBLOOM_CMD_TEST || !keysrc_is_file(&kc->src) ||
+	    kc->desc.p.type == KBLOOM_TYPE_MULTI ||
 	    (no && *no && strcmp(no, "0")))
 		return false;
 	return !kb_mapview_open(v, kc->name);
