@@ -24,7 +24,9 @@
 #                   the same 28-byte digest into BPF_MAP_TYPE_BLOOM_FILTER
 #                   of the same bits and k
 # After each run the digests recorded are checked against the packets sent.
-# Then lookups (bloomctl test -f batches vs BPF_PROG_TEST_RUN peeks), bulk
+# Then lookups (bloomctl test -f through a mapping and in netlink batches,
+# bench/maplookup's lookups alone through the mapping, BPF_PROG_TEST_RUN
+# peeks), bulk
 # load (one bloomctl per key, bloomctl add -f, and the same keys added in
 # the kernel by bench/kadd's kb_addbench.ko), and 1 vs 2 CPUs.
 #
@@ -36,6 +38,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bc=$PWD/userspace/bloomctl
 bpf=$PWD/bench/pktpath/spie_bpf
+maplookup=$PWD/bench/maplookup
 addbench=$PWD/bench/build/kadd/kb_addbench.ko
 . bench/pktgen.sh
 
@@ -211,9 +214,13 @@ t0=$(now)
 KBLOOM_NO_MAP=1 $bc test load -f "$tmp/keys" >/dev/null || die "test -f (netlink)"
 t1=$(now)
 row lookup kbloom-test-batch 1 $((KEYS * 1000000000 / (t1 - t0)))
+# The lookups alone, through the mapping (keys made and hashed in place).
+read -r mns found < <("$maplookup" load "$KEYS" 3) || die "maplookup"
+[ "$found" = "$KEYS" ] || die "maplookup found $found of $KEYS keys"
+row lookup kbloom-mapped 1 $((1000000000 / (mns > 0 ? mns : 1)))
 ns=$("$bpf" lookup $BITS $K "$KEYS" $((KEYS * 5))) || die "BPF lookup test run"
 row lookup bpf-test-run 1 $((1000000000 / (ns > 0 ? ns : 1)))
-ok 0 "lookups: bloomctl test -f through the mapping and over netlink, and BPF_PROG_TEST_RUN, on the same digests"
+ok 0 "lookups: bloomctl test -f through the mapping and over netlink, maplookup, and BPF_PROG_TEST_RUN, on the same digests"
 
 echo "1..$tap_n"
 exit $tap_fail

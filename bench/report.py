@@ -194,7 +194,9 @@ def main():
         w("\n`kbloom-test-mapped`: `bloomctl test NAME -f FILE` reading the filter through")
         w("its read-only mapping (/dev/kbloom), from the tool's start to its end, hex")
         w("keys parsed and hashed included; `kbloom-test-batch`: the same with")
-        w("`KBLOOM_NO_MAP=1` (netlink batches); `bpf-test-run`: BPF_PROG_TEST_RUN of a tc")
+        w("`KBLOOM_NO_MAP=1` (netlink batches); `kbloom-mapped`: the lookups alone")
+        w("through the mapping (`bench/maplookup`: the digests made in memory, hashed and")
+        w("tested 64 at a time with bloomctl's reader); `bpf-test-run`: BPF_PROG_TEST_RUN of a tc")
         w("program computing the digest and peeking the BPF Bloom filter map, per run.\n")
 
     if len(sys.argv) == 7:
