@@ -15,8 +15,8 @@
 #include "events.h"
 #include "grow.h"
 #include "kcompat.h"
-#include "owner.h"
 #include "mapping.h"
+#include "owner.h"
 #include "registry.h"
 
 static unsigned long max_memory;
