@@ -198,8 +198,8 @@ rmmod kb_addbench
 [ "${kns:-0}" -gt 0 ] || die "kb_addbench timed no adds"
 row load in-kernel 1 $((KEYS * 1000000000 / kns))
 # The namespace's memory grows by the mapping's header at the first MAP:
-# the proof that test read the mapping.
-memns() { $bc metrics | awk '$1 ~ /^kbloom_memory_bytes/ { print $NF; exit }'; }
+# the proof that test read the mapping. awk reads to the end (pipefail).
+memns() { $bc metrics | awk '$1 ~ /^kbloom_memory_bytes/ && !n++ { print $NF }'; }
 m0=$(memns)
 $bc test load -f "$tmp/keys" >/dev/null || die "a bulk-loaded key is absent"
 [ "$(memns)" -gt "$m0" ] || die "test -f did not map the filter"

@@ -23,7 +23,9 @@ seq -f 'k%g' 1 3000 >added
 seq -f 'k%g' 1 6000 >tested
 
 # The namespace's kernel memory (STATUS's MEM_NETNS, as metrics gives it).
-mem_netns() { $bc metrics | awk '$1 ~ /^kbloom_memory_bytes/ { print $NF; exit }'; }
+# awk reads to the end: under pipefail, bloomctl killed by SIGPIPE after an
+# early exit of awk would fail the check (it did once, on 6.12).
+mem_netns() { $bc metrics | awk '$1 ~ /^kbloom_memory_bytes/ && !n++ { print $NF }'; }
 queries() { $bc -j show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["queries"])'; }
 
 # same NAME: mapped and netlink answers equal, text and JSON, exit codes
