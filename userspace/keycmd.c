@@ -167,7 +167,9 @@ static int keycmd_run_mapped(struct keycmd *kc, struct kb_mapview *v,
 		goto out;
 	ret = 0;
 out:
-	if (b.queries && kb_mapview_count(v, b.queries, b.positives) && !ret) {
+	/* A filter destroyed since has no STATS left to count into. */
+	if (b.queries && kb_mapview_count(v, b.queries, b.positives) &&
+	    errno != ENOENT && !ret) {
 		errorf("unable to count the lookups in filter '%s': %s",
 		       quote(kc->name), strerror(errno));
 		ret = -1;
@@ -199,10 +201,9 @@ int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 	struct keysrc *src = &kc->src;
 	struct progress prog = { 0 };
 	uint64_t total = 0, n = 0;
+	struct kb_mapview v;
 	struct stat st;
 	int r, ret = -1;
-
-	struct kb_mapview v;
 	bool mapped = keycmd_map(kc, &v);
 
 	keybatch_init(b, &kc->nl, kc->cmd, kc->name, fn, arg);
