@@ -110,7 +110,6 @@ static int kb_map_header(struct kb_net *kn, struct kb_obj *obj)
 	const struct kb_filter *f = kb_ring_shape(r);
 	u64 bytes = kb_map_hdr_bytes(r);
 	struct kbloom_map_header *h;
-	int i;
 
 	if (r->map)
 		return 0;
@@ -135,10 +134,7 @@ static int kb_map_header(struct kb_net *kn, struct kb_obj *obj)
 	h->fp_bits = f->s.fp_bits;
 	h->dims = f->s.dims;
 	h->ntables = kb_ring_ntables(r);
-	for (i = 0; i < 8; i++) {
-		h->hash_key[i] = f->hkey.key[0] >> (8 * i);
-		h->hash_key[8 + i] = f->hkey.key[1] >> (8 * i);
-	}
+	kb_filter_hash_key(f, h->hash_key);
 	h->cell_bytes = kb_filter_mem_for(&f->s);
 	h->cells_off = bytes;
 	h->table_stride = kb_map_stride(r);

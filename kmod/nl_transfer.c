@@ -17,14 +17,6 @@
 /* Cells per EXPORT message at most: well inside one attribute. */
 #define KB_CHUNK_MAX	32768
 
-/* asm/unaligned.h moved in 6.12; this is all we need of it. */
-static void kb_put_le64(u8 *p, u64 v)
-{
-	__le64 le = cpu_to_le64(v);
-
-	memcpy(p, &le, sizeof(le));
-}
-
 /* The window of @obj with ID @id, or NULL; under RCU. */
 static struct kb_window *kb_window_by_id(struct kb_obj *obj, u64 id)
 {
@@ -51,8 +43,7 @@ static int kb_export_head(struct sk_buff *skb, struct netlink_callback *cb,
 			  &kb_family, NLM_F_MULTI, KBLOOM_CMD_EXPORT);
 	if (!hdr)
 		return -EMSGSIZE;
-	kb_put_le64(hkey, f->hkey.key[0]);
-	kb_put_le64(hkey + 8, f->hkey.key[1]);
+	kb_filter_hash_key(f, hkey);
 	err = kb_fill_desc(skb, obj) ||
 	      nla_put(skb, KBLOOM_A_HASH_KEY, sizeof(hkey), hkey) ||
 	      nla_put_u64_64bit(skb, KBLOOM_A_CELL_BYTES, kb_filter_xfer_bytes(f),

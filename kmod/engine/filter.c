@@ -131,6 +131,16 @@ static int kb_filter_prepare(struct kb_filter *f, const struct kb_shape *s,
 	return 0;
 }
 
+void kb_filter_hash_key(const struct kb_filter *f, u8 hkey[16])
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		hkey[i] = f->hkey.key[0] >> (8 * i);
+		hkey[8 + i] = f->hkey.key[1] >> (8 * i);
+	}
+}
+
 /* The one block of cells of the types without an init of their own. */
 static void kb_filter_set_cells(struct kb_filter *f, unsigned long *mem)
 {

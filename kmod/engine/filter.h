@@ -97,6 +97,8 @@ u64 kb_filter_mem_for(const struct kb_shape *s);
 int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,
 		   const u8 hkey[16]);
 void kb_filter_free(struct kb_filter *f);
+/* The 16 bytes of the hash key the filter was made with. */
+void kb_filter_hash_key(const struct kb_filter *f, u8 hkey[16]);
 /*
  * A filter over cells held elsewhere, read-only (a mapping of the
  * module's, /dev/kbloom): only the tests and counts may be used, and it is
