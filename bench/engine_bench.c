@@ -537,7 +537,7 @@ static inline u64 batch_op(struct kb_filter *f, const u64 *keys, u64 n,
 	u64 j, hits = 0;
 
 	for (j = 0; j < n; j++)
-		kb_hash_key(&f->hkey, &keys[j], 8, &h[j]);
+		kb_filter_hash(f, &keys[j], 8, &h[j]);
 	if (add) {
 		kb_filter_add_many(f, h, n);
 		return n;

@@ -125,6 +125,7 @@ static int kb_map_header(struct kb_net *kn, struct kb_obj *obj)
 	h->version = KBLOOM_MAP_VERSION;
 	h->type = f->s.type;
 	h->hashes = f->s.k;
+	h->hash_fn = f->s.hash_fn;
 	h->bits = f->s.m;
 	h->counter_bits = f->s.cell_bits ? f->s.cell_bits : 1;
 	h->update = f->s.update;

@@ -68,6 +68,7 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_BITS] = NLA_POLICY_FULL_RANGE(NLA_U64, &kb_bits_range),
 	[KBLOOM_A_HASHES] = NLA_POLICY_RANGE(NLA_U32, 1, KBLOOM_HASHES_MAX),
 	[KBLOOM_A_HASH_KEY] = NLA_POLICY_EXACT_LEN(KBLOOM_HASH_KEY_LEN),
+	[KBLOOM_A_HASH_FN] = NLA_POLICY_MAX(NLA_U32, KBLOOM_HASH_FN_MAX),
 	[KBLOOM_A_CAPACITY] = { .type = NLA_U64 },
 	[KBLOOM_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, KBLOOM_F_MASK),
 	[KBLOOM_A_KEYS] = NLA_POLICY_NESTED(kb_keys_policy),
@@ -407,6 +408,7 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	s->type = nla_get_u32(a[KBLOOM_A_TYPE]);
 	s->m = nla_get_u64(a[KBLOOM_A_BITS]);
 	s->k = nla_get_u32(a[KBLOOM_A_HASHES]);
+	s->hash_fn = kb_get_u32(a, KBLOOM_A_HASH_FN);
 	s->cell_bits = kb_get_u32(a, KBLOOM_A_COUNTER_BITS);
 	s->update = kb_get_u32(a, KBLOOM_A_UPDATE);
 	s->decrement = kb_get_u32(a, KBLOOM_A_DECREMENT);
@@ -513,6 +515,9 @@ static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 			       KBLOOM_A_PAD)))
 		return -EMSGSIZE;
 
+	if (kb_filter_keyed(kb_ring_shape(r)) &&
+	    nla_put_u32(skb, KBLOOM_A_HASH_FN, s->hash_fn))
+		return -EMSGSIZE;
 	if (kb_type_takes(s->type, KB_TAKES_COUNTER_BITS) &&
 	    nla_put_u32(skb, KBLOOM_A_COUNTER_BITS, s->cell_bits))
 		return -EMSGSIZE;

@@ -117,7 +117,7 @@ static void kb_add_keys(struct kb_filter *f, const struct nlattr *keys)
 	int rem;
 
 	nla_for_each_nested(attr, keys, rem) {
-		kb_hash_key(&f->hkey, nla_data(attr), nla_len(attr), &h[n++]);
+		kb_filter_hash(f, nla_data(attr), nla_len(attr), &h[n++]);
 		if (n == KB_NL_BATCH) {
 			kb_filter_add_many(f, h, n);
 			n = 0;
@@ -177,7 +177,7 @@ static void kb_test_keys(const struct kb_filter *f, const struct nlattr *keys,
 		return;
 	}
 	nla_for_each_nested(attr, keys, rem) {
-		kb_hash_key(&f->hkey, nla_data(attr), nla_len(attr), &h[n++]);
+		kb_filter_hash(f, nla_data(attr), nla_len(attr), &h[n++]);
 		if (n == KB_NL_BATCH) {
 			kb_test_batch(f, h, n, i, hits);
 			i += n;

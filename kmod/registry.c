@@ -114,6 +114,10 @@ static bool kb_shape_refused(const struct kb_shape *s,
 	case KB_SHAPE_BAD_HASHES:
 		NL_SET_ERR_MSG(extack, "HASHES out of range for this type (dleft: 1)");
 		break;
+	case KB_SHAPE_BAD_HASH_FN:
+		NL_SET_ERR_MSG(extack,
+			       "HASH_FN is not a known hash function, or is given for transforms (whose records have their own hashing)");
+		break;
 	case KB_SHAPE_BAD_COUNTER_BITS:
 		NL_SET_ERR_MSG(extack,
 			       "COUNTER_BITS must be 4, 8 or 16 (counting), 1, 2, 4 or 8 (stable) or 2, 4 or 8 (dcf)");
@@ -193,6 +197,8 @@ static const char *kb_obj_differs(const struct kb_obj *obj,
 		return "a filter of that name exists with other bits (BITS)";
 	if (s->k != r->k)
 		return "a filter of that name exists with other hashes (HASHES)";
+	if (s->hash_fn != r->hash_fn)
+		return "a filter of that name exists with another hash function (HASH_FN)";
 	if (s->cell_bits != cell_bits)
 		return "a filter of that name exists with other counter bits (COUNTER_BITS)";
 	if (s->update != r->update)

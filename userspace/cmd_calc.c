@@ -167,13 +167,13 @@ static void render_params(const struct kb_out *o, const struct calc_row *r)
 		const struct kb_param *t = &kb_param_table[i];
 		uint32_t v = kb_param_get(p, i);
 
-		if (!kb_param_taken(i, p->type))
+		if (!kb_param_taken(i, p->type) || t->not_sized)
 			continue;
 		kb_print_text(o, "%s%s ", sep, t->keyword);
 		sep = ", ";
-		if (t->kind == KB_PARAM_UPDATE)
+		if (t->kind == KB_PARAM_NAMED)
 			kb_print_str(o, KB_PRINT_ANY, t->json, "%s",
-				     kb_update_name(v));
+				     kb_param_name(i, v));
 		else if (t->kind == KB_PARAM_RATIO)
 			kb_print_double(o, KB_PRINT_ANY, t->json, "%g",
 					v / 1e6);
@@ -317,8 +317,15 @@ int cmd_calc(int argc, char **argv)
 	if (typeopts_args(argv[0], argc, argv, 1, calc_names, C_NUM, val,
 			  tval))
 		return EXIT_ERROR;
-	for (i = 0; i < TO_NUM; i++)
+	for (i = 0; i < TO_NUM; i++) {
+		if (tval[i] && kb_param_table[i].not_sized) {
+			usage_errorf(argv[0],
+				     "'%s' has no bearing on sizing: create takes it, calc does not",
+				     kb_param_table[i].keyword);
+			return EXIT_ERROR;
+		}
 		any_opt = any_opt || tval[i];
+	}
 	if (!val[C_CAPACITY]) {
 		usage_errorf(argv[0], "%s",
 			     argc < 2 ? "give 'capacity N fpr P' or 'bits M hashes K capacity N'" :

@@ -70,17 +70,6 @@ bool kb_type_saturates(uint32_t type)
 	return t && t->saturated;
 }
 
-const char *kb_update_name(uint32_t update)
-{
-	switch (update) {
-	case KBLOOM_UPDATE_PLAIN:
-		return "plain";
-	case KBLOOM_UPDATE_CONSERVATIVE:
-		return "conservative";
-	}
-	return "unknown";
-}
-
 const char *kb_grow_name(uint32_t why)
 {
 	switch (why) {
@@ -361,10 +350,10 @@ static void render_params(const struct kb_out *o, const struct kb_desc *d)
 				kb_print_text(o, " (CBFV; count = OFV * %u + CBFV)",
 					      1U << v);
 			break;
-		case KB_PARAM_UPDATE:
+		case KB_PARAM_NAMED:
 			kb_print_text(o, "%s", t->text);
 			kb_print_str(o, KB_PRINT_ANY, t->json, "%s",
-				     kb_update_name(v));
+				     kb_param_name(i, v));
 			break;
 		case KB_PARAM_RATIO:
 			kb_print_text(o, "%s", t->text);

@@ -162,7 +162,5 @@ void kb_desc_diff(const struct kb_desc *a, const struct kb_desc *b,
  */
 void kb_explain_mismatch(struct kb_nl *nl, const char *a, const char *src);
 
-/* "plain" / "conservative". */
-const char *kb_update_name(uint32_t update);
 
 #endif

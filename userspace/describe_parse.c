@@ -346,9 +346,9 @@ void kb_desc_diff(const struct kb_desc *a, const struct kb_desc *b,
 
 		if (!t->diff)
 			continue;
-		DIFF(u != v && t->kind == KB_PARAM_UPDATE,
-		     "%s differ (%s vs %s)", t->diff, kb_update_name(u),
-		     kb_update_name(v));
+		DIFF(u != v && t->kind == KB_PARAM_NAMED,
+		     "%s differ (%s vs %s)", t->diff, kb_param_name(i, u),
+		     kb_param_name(i, v));
 		DIFF(u != v, "%s differ (%u vs %u)", t->diff, u, v);
 	}
 #undef DIFF

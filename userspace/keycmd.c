@@ -156,7 +156,7 @@ static int keycmd_run_mapped(struct keycmd *kc, struct kb_mapview *v,
 			b.cap = end * 2;
 		}
 		memcpy(b.text + b.off[b.n], src->text, src->textlen);
-		kb_hash_key(&f->hkey, src->key, src->keylen, &b.h[b.n]);
+		kb_filter_hash(f, src->key, src->keylen, &b.h[b.n]);
 		b.off[++b.n] = end;
 		if (b.n == MAPPED_BATCH && mapped_flush(kc, v, &b, fn, arg))
 			goto out;

@@ -24,6 +24,7 @@ static void shape_of(const struct kbloom_map_header *h, struct kb_shape *s)
 	s->bucket_cells = h->bucket_cells;
 	s->fp_bits = h->fp_bits;
 	s->dims = h->dims;
+	s->hash_fn = h->hash_fn;
 }
 
 /* The header agrees with itself and with the mapping's size. */
@@ -31,7 +32,7 @@ static bool header_ok(const struct kbloom_map_header *h, size_t size,
 		      const struct kb_shape *s)
 {
 	return h->magic == KBLOOM_MAP_MAGIC &&
-	       h->version == KBLOOM_MAP_VERSION &&
+	       h->version == KBLOOM_MAP_VERSION && !h->reserved &&
 	       h->ntables >= 1 && h->ntables <= KBLOOM_WINDOWS_MAX + 1 &&
 	       h->windows_max >= 1 && h->windows_max <= h->ntables &&
 	       kb_filter_check_shape(s) == KB_SHAPE_OK &&

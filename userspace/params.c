@@ -1,10 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <string.h>
+
 #include "params.h"
 
 #define SHAPE(f)	offsetof(struct kb_shape, f)
 #define T(t)		(1U << KBLOOM_TYPE_##t)
 
+static const char *const hash_fn_names[] = {
+	[KBLOOM_HASH_FN_SIPHASH24] = "siphash-2-4",
+	[KBLOOM_HASH_FN_SIPHASH13] = "siphash-1-3",
+	NULL
+};
+
+static const char *const update_names[] = {
+	[KBLOOM_UPDATE_PLAIN] = "plain",
+	[KBLOOM_UPDATE_CONSERVATIVE] = "conservative",
+	NULL
+};
+
 const struct kb_param kb_param_table[TO_NUM] = {
+	[TO_HASH_FN] = {
+		.keyword = "hash", .attr = KBLOOM_A_HASH_FN,
+		.field = SHAPE(hash_fn), .json = "hash",
+		.text = "  hash function: ", .diff = "hash functions",
+		.types = T(BLOOM) | T(PARTITIONED) | T(BLOCKED) | T(COUNTING) |
+			 T(DLEFT) | T(STABLE) | T(MULTI) | T(SCALABLE) | T(DCF),
+		.types_text = "filters of keys, not transforms",
+		.kind = KB_PARAM_NAMED, .names = hash_fn_names,
+		.zero_absent = true, .not_sized = true,
+	},
 	[TO_COUNTER_BITS] = {
 		.keyword = "counter-bits", .attr = KBLOOM_A_COUNTER_BITS,
 		.field = SHAPE(cell_bits), .json = "counter_bits",
@@ -17,7 +41,7 @@ const struct kb_param kb_param_table[TO_NUM] = {
 		.field = SHAPE(update), .json = "update",
 		.text = "  update: ", .diff = "update rules",
 		.types = T(COUNTING), .types_text = "counting filters",
-		.kind = KB_PARAM_UPDATE,
+		.kind = KB_PARAM_NAMED, .names = update_names,
 	},
 	[TO_DECREMENT] = {
 		.keyword = "decrement", .attr = KBLOOM_A_DECREMENT,
@@ -92,6 +116,31 @@ const struct kb_type_desc *kb_type_desc(uint32_t type)
 {
 	return type <= KBLOOM_TYPE_MAX && types[type].name ? &types[type] :
 	       NULL;
+}
+
+const char *kb_param_name(int i, uint32_t v)
+{
+	const char *const *n = kb_param_table[i].names;
+	uint32_t j;
+
+	for (j = 0; n && n[j]; j++)
+		if (j == v)
+			return n[j];
+	return "unknown";
+}
+
+int kb_param_value(int i, const char *s, uint32_t *v)
+{
+	const char *const *n = kb_param_table[i].names;
+	uint32_t j;
+
+	for (j = 0; n && n[j]; j++) {
+		if (!strcmp(n[j], s)) {
+			*v = j;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 bool kb_param_taken(int i, uint32_t type)

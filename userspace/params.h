@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The filter types (kb_type_desc) and their own parameters (counter-bits, update, decrement,
- * subtables, bucket-cells, fp-bits, dims, growth, tighten), described
+ * The filter types (kb_type_desc) and their own parameters (hash,
+ * counter-bits, update, decrement, subtables, bucket-cells, fp-bits, dims, growth, tighten), described
  * once, as ipset describes its arguments once (lib/args.c): per
  * parameter its keyword (create, calc), its netlink attribute (create,
  * restore, the GET reply), its field of the engine's struct kb_shape, its
@@ -21,6 +21,7 @@
 #include "sizing.h"
 
 enum {
+	TO_HASH_FN,
 	TO_COUNTER_BITS,
 	TO_UPDATE,
 	TO_DECREMENT,
@@ -36,7 +37,7 @@ enum {
 /* How a value is written out (show) and sent. */
 enum kb_param_kind {
 	KB_PARAM_U32 = 0,	/* a number (the default) */
-	KB_PARAM_UPDATE,	/* enum kbloom_update, by name */
+	KB_PARAM_NAMED,		/* an enum, by name: names[value] */
 	KB_PARAM_RATIO,		/* millionths, shown as a ratio */
 	KB_PARAM_DIMS,		/* the dimension names (a nest) */
 };
@@ -52,6 +53,15 @@ struct kb_param {
 	enum kb_param_kind kind;
 	/* A whole number from lo to hi (hi 0: checked by typeopts.c). */
 	uint32_t lo, hi;
+	/* KB_PARAM_NAMED: the name of each value, NULL after the last. */
+	const char *const *names;
+	/*
+	 * 0 is sent as no attribute, which every module takes as 0: a
+	 * module older than the parameter still creates default filters.
+	 */
+	bool zero_absent;
+	/* No bearing on size or false positives: calc leaves it out. */
+	bool not_sized;
 	/*
 	 * merge, estimate: "counter bits" differ (kb_desc_diff); NULL: not
 	 * compared here (the kernel's refusal says why).
@@ -75,6 +85,11 @@ struct kb_type_desc {
 
 /* The type's description; NULL for a type newer than this tool. */
 const struct kb_type_desc *kb_type_desc(uint32_t type);
+
+/* KB_PARAM_NAMED: the name of value @v of parameter @i, or "unknown". */
+const char *kb_param_name(int i, uint32_t v);
+/* KB_PARAM_NAMED: the value named @s, 0; -1 when none is. */
+int kb_param_value(int i, const char *s, uint32_t *v);
 
 /* Does filter type @type take parameter @i? */
 bool kb_param_taken(int i, uint32_t type);

@@ -97,7 +97,7 @@ enum {
 	O_FP_BITS = 84, O_DIMS = 88, O_DIGEST = 92, O_CAPACITY = 96,
 	O_HASH_KEY = 104, O_INSERTS = 120, O_QUERIES = 128,
 	O_POSITIVES = 136, O_DELETES = 144, O_GENERATION = 152,
-	O_WINDOWS = 160, O_RESERVED = 164, O_INTERVAL = 168, O_WIN_ID = 176,
+	O_WINDOWS = 160, O_RESERVED = 164, O_HASH_FN = 164, O_INTERVAL = 168, O_WIN_ID = 176,
 	O_WIN_START = 184, O_WIN_END = 192, O_WIN_PACKETS = 200,
 	O_DIM_NAMES = 208, O_CELL_BYTES = 336,
 	/* Version 2 */
@@ -117,9 +117,32 @@ static bool grows(uint32_t type)
 	return type == KBLOOM_TYPE_SCALABLE || type == KBLOOM_TYPE_DCF;
 }
 
+/* Versions 2 and 4 carry a layout; 3 and 4 a hash function. */
+static bool has_layout(uint32_t version)
+{
+	return version == KB_SAVE_VERSION_LAYOUT ||
+	       version == KB_SAVE_VERSION_LAYOUT_HASH;
+}
+
+static bool has_hash_fn(uint32_t version)
+{
+	return version == KB_SAVE_VERSION_HASH ||
+	       version == KB_SAVE_VERSION_LAYOUT_HASH;
+}
+
+/*
+ * A filter of SipHash-2-4 keeps the version an older reader knows; one of
+ * another hash function takes a version that reader refuses, rather than
+ * being read as SipHash-2-4 and answering wrong.
+ */
 uint32_t kb_save_version_for(const struct kb_save_header *h)
 {
-	return grows(h->shape.type) ? KB_SAVE_VERSION_LAYOUT : KB_SAVE_VERSION;
+	bool layout = grows(h->shape.type);
+
+	if (h->shape.hash_fn)
+		return layout ? KB_SAVE_VERSION_LAYOUT_HASH :
+		       KB_SAVE_VERSION_HASH;
+	return layout ? KB_SAVE_VERSION_LAYOUT : KB_SAVE_VERSION;
 }
 
 size_t kb_save_header_len(const struct kb_save_header *h)
@@ -187,6 +210,7 @@ void kb_save_encode_header(const struct kb_save_header *h, uint8_t *out)
 	put64(out + O_DELETES, h->deletes);
 	put64(out + O_GENERATION, h->generation);
 	put32(out + O_WINDOWS, h->windows);
+	put32(out + O_HASH_FN, s->hash_fn);
 	put64(out + O_INTERVAL, h->interval_ms);
 	put64(out + O_WIN_ID, h->window.id);
 	put64(out + O_WIN_START, h->window.start_ns);
@@ -240,6 +264,8 @@ void kb_save_decode_header(const uint8_t *in, struct kb_save_header *h)
 	h->deletes = get64(in + O_DELETES);
 	h->generation = get64(in + O_GENERATION);
 	h->windows = get32(in + O_WINDOWS);
+	if (has_hash_fn(h->version))
+		s->hash_fn = get32(in + O_HASH_FN);
 	h->interval_ms = get64(in + O_INTERVAL);
 	h->window.id = get64(in + O_WIN_ID);
 	h->window.start_ns = get64(in + O_WIN_START);
@@ -247,7 +273,7 @@ void kb_save_decode_header(const uint8_t *in, struct kb_save_header *h)
 	h->window.packets = get64(in + O_WIN_PACKETS);
 	memcpy(h->dim_names, in + O_DIM_NAMES, sizeof(h->dim_names));
 	h->cell_bytes = get64(in + O_CELL_BYTES);
-	if (h->version != KB_SAVE_VERSION_LAYOUT)
+	if (!has_layout(h->version))
 		return;
 	s->growth = get32(in + O_GROWTH);
 	s->tighten = get32(in + O_TIGHTEN);
@@ -434,6 +460,10 @@ int kb_save_check_header(const struct kb_save_header *h, char *err,
 	if (s->m < KBLOOM_BITS_MIN || s->m > KBLOOM_BITS_MAX)
 		BAD(O_M, "bits %" PRIu64 " out of range %llu..%llu", s->m,
 		    KBLOOM_BITS_MIN, KBLOOM_BITS_MAX);
+	if (s->hash_fn > KBLOOM_HASH_FN_MAX ||
+	    (s->hash_fn && s->type == KBLOOM_TYPE_TRANSFORMS))
+		BAD(O_HASH_FN, "hash function %" PRIu32 " unknown, or given for transforms",
+		    s->hash_fn);
 	switch (s->type) {
 	case KBLOOM_TYPE_BLOOM:
 	case KBLOOM_TYPE_PARTITIONED:
@@ -547,13 +577,16 @@ static int check_raw_header(const uint8_t *raw, struct kb_save_header *h,
 {
 	uint32_t i, v;
 
-	if (get32(raw + O_RESERVED))
+	if (!has_hash_fn(h->version) && get32(raw + O_RESERVED))
 		BAD(O_RESERVED, "reserved field is 0x%" PRIx32 ", not 0",
 		    get32(raw + O_RESERVED));
+	if (has_hash_fn(h->version) && !h->shape.hash_fn)
+		BAD(O_HASH_FN, "hash function 0 (SipHash-2-4) in a format version %" PRIu32 " file, which is for another",
+		    h->version);
 	if (h->version != kb_save_version_for(h))
 		BAD(O_TYPE, "filter type %" PRIu32 " is saved as format version %" PRIu32 ", not %" PRIu32,
 		    h->shape.type, kb_save_version_for(h), h->version);
-	if (h->version == KB_SAVE_VERSION_LAYOUT) {
+	if (has_layout(h->version)) {
 		if (get32(raw + O_RESERVED2))
 			BAD(O_RESERVED2, "reserved field is 0x%" PRIx32 ", not 0",
 			    get32(raw + O_RESERVED2));
@@ -967,14 +1000,13 @@ struct kb_save_reader *kb_save_reader_open(kb_save_read_fn read, void *arg,
 		goto fail;
 	}
 	v = get32(raw + O_VERSION);
-	if (v != KB_SAVE_VERSION && v != KB_SAVE_VERSION_LAYOUT) {
-		kb_seterr(err, errlen, "savefile %s: unsupported format version %" PRIu32 " at byte %d (this reader knows versions %d and %d)",
+	if (v < KB_SAVE_VERSION || v > KB_SAVE_VERSION_LAYOUT_HASH) {
+		kb_seterr(err, errlen, "savefile %s: unsupported format version %" PRIu32 " at byte %d (this reader knows versions %d to %d)",
 			  label, v, O_VERSION, KB_SAVE_VERSION,
-			  KB_SAVE_VERSION_LAYOUT);
+			  KB_SAVE_VERSION_LAYOUT_HASH);
 		goto fail;
 	}
-	r->hlen = v == KB_SAVE_VERSION ? KB_SAVE_HEADER_LEN :
-		  KB_SAVE_HEADER_V2_LEN;
+	r->hlen = has_layout(v) ? KB_SAVE_HEADER_V2_LEN : KB_SAVE_HEADER_LEN;
 	v = get32(raw + O_FLAGS);
 	if (v & ~KB_SAVE_F_MASK) {
 		kb_seterr(err, errlen, "savefile %s: unknown flags 0x%" PRIx32 " at byte %d",

@@ -15,7 +15,8 @@
  *
  *   off  size  field
  *     0     8  magic: "KBLOOMF\n" (4b 42 4c 4f 4f 4d 46 0a)
- *     8     4  version: 1 (KB_SAVE_VERSION); others are refused
+ *     8     4  version: 1 (KB_SAVE_VERSION; 3 of another hash function,
+ *              below); others are refused
  *    12     4  flags: bit 0 KB_SAVE_F_ZSTD, all other bits 0
  *   ----- with KB_SAVE_F_ZSTD everything from here on is compressed -----
  *    16    32  name: 1..KBLOOM_NAME_MAX-1 bytes of 0x21..0x7e but '/',
@@ -43,7 +44,7 @@
  *   152     8  generation
  *   160     4  windows: W of the source filter, 2..KBLOOM_WINDOWS_MAX,
  *              0 = the source filter has no windows
- *   164     4  reserved, 0
+ *   164     4  reserved, 0 (versions 3 and 4: the hash function, below)
  *   168     8  interval_ms: the source's window interval,
  *              KBLOOM_INTERVAL_MIN..MAX when windows != 0, else 0
  *   176     8  window id: the table is this window of the source
@@ -119,6 +120,22 @@
  * Compression, streaming and refusals are as for version 1, with the
  * layout part of the header.
  *
+ * Format, versions 3 and 4: another hash function
+ * ================================================
+ * A file of versions 1 and 2 holds a filter of SipHash-2-4 (every filter
+ * made before KBLOOM_A_HASH_FN, and every one made without it since).
+ * A filter of another hash function is written as version 3 (version 1
+ * otherwise) or 4 (version 2 otherwise), identical to 1 or 2 but for the
+ * version and the field at byte 164:
+ *
+ *   164     4  hash function: enum kbloom_hash_fn, 1..KBLOOM_HASH_FN_MAX
+ *              (KBLOOM_HASH_FN_SIPHASH13); not for transforms
+ *
+ * so a reader that knows only 1 and 2 refuses the file instead of taking
+ * its keys for SipHash-2-4 ones, and files of SipHash-2-4 filters stay
+ * readable by it. A version that does not match the hash function (a 3
+ * or 4 with 0 at byte 164, a 1 or 2 with anything there) is refused.
+ *
  * Compression (KB_SAVE_F_ZSTD): the file is the 16-byte prefix, then
  * bytes 16 .. 360+N-1 of the logical stream as exactly one zstd frame,
  * then a 4-byte CRC32C of every file byte before it (prefix and frame,
@@ -131,7 +148,7 @@
  * (tests/unit/savefile_test prints the ratios it measures).
  *
  * Readers refuse, naming the problem and the byte offset: bad magic,
- * a version other than 1 or 2, a version that does not match the type, unknown flags, any header field out of the ranges above,
+ * a version other than 1 to 4, a version that does not match the type or the hash function, unknown flags, any header field out of the ranges above,
  * a cell size other than the caller expects (checked before the first cell
  * byte is delivered and again against the trailer), truncation anywhere,
  * damaged compressed data, a bad end mark, a CRC mismatch (either), and
@@ -174,6 +191,8 @@
 #define KB_SAVE_MAGIC		"KBLOOMF\n"	/* 8 bytes, no NUL */
 #define KB_SAVE_VERSION		1	/* every type but these: */
 #define KB_SAVE_VERSION_LAYOUT	2	/* scalable and dcf */
+#define KB_SAVE_VERSION_HASH	3	/* 1, of another hash function */
+#define KB_SAVE_VERSION_LAYOUT_HASH 4	/* 2, of another hash function */
 #define KB_SAVE_F_ZSTD		0x1u		/* compressed after byte 16 */
 #define KB_SAVE_F_MASK		KB_SAVE_F_ZSTD
 #define KB_SAVE_END_MARK	"KEND"		/* 4 bytes, no NUL */
@@ -250,7 +269,7 @@ uint32_t kb_save_crc32c(uint32_t crc, const void *buf, size_t len);
 int kb_save_check_header(const struct kb_save_header *h, char *err,
 			 size_t errlen);
 
-/* The version a header of this type is written as: 1, or 2. */
+/* The version a header is written as: 1 or 2, 3 or 4 (the hash). */
 uint32_t kb_save_version_for(const struct kb_save_header *h);
 /* Its header length: KB_SAVE_HEADER_LEN (v1) or KB_SAVE_HEADER_V2_LEN. */
 size_t kb_save_header_len(const struct kb_save_header *h);

@@ -22,7 +22,8 @@ void kb_put_params(struct nl_msg *msg, const struct kb_shape *p,
 	for (i = 0; i < TO_NUM; i++) {
 		const struct kb_param *t = &kb_param_table[i];
 
-		if (!kb_param_taken(i, p->type))
+		if (!kb_param_taken(i, p->type) ||
+		    (t->zero_absent && !kb_param_get(p, i)))
 			continue;
 		if (t->kind != KB_PARAM_DIMS) {
 			kb_put_u32(msg, t->attr, kb_param_get(p, i));
@@ -95,17 +96,24 @@ static int apply_counter_bits(const char *s, struct kb_shape *p)
 		       "a stable filter has 1, 2, 4 or 8", &p->cell_bits);
 }
 
-static int apply_update(const char *s, struct kb_shape *p)
+/* update, hash: one of the names, "plain or conservative". */
+static int apply_named(int i, const char *s, struct kb_shape *p)
 {
-	if (!strcmp(s, "plain")) {
-		p->update = KBLOOM_UPDATE_PLAIN;
-	} else if (!strcmp(s, "conservative")) {
-		p->update = KBLOOM_UPDATE_CONSERVATIVE;
-	} else {
-		errorf("invalid update '%s': plain or conservative", quote(s));
-		return -1;
+	const struct kb_param *t = &kb_param_table[i];
+	char names[128] = "";
+	size_t len = 0;
+	uint32_t v, n;
+
+	if (!kb_param_value(i, s, &v)) {
+		kb_param_set(p, i, v);
+		return 0;
 	}
-	return 0;
+	for (n = 0; t->names[n]; n++)
+		len += snprintf(names + len, len < sizeof(names) ?
+				sizeof(names) - len : 0, "%s%s",
+				n ? " or " : "", t->names[n]);
+	errorf("invalid %s '%s': %s", t->keyword, quote(s), names);
+	return -1;
 }
 
 /* tighten: a ratio, kept in millionths as the kernel takes it. */
@@ -179,8 +187,8 @@ int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
 				kb_param_set(p, i, v);
 		} else if (i == TO_COUNTER_BITS) {
 			r = apply_counter_bits(val[i], p);
-		} else if (i == TO_UPDATE) {
-			r = apply_update(val[i], p);
+		} else if (t->kind == KB_PARAM_NAMED) {
+			r = apply_named(i, val[i], p);
 		} else if (i == TO_TIGHTEN) {
 			r = apply_tighten(val[i], p);
 		} else if (i == TO_DIMS) {

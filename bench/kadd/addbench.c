@@ -73,7 +73,7 @@ static void kb_add_all(struct kb_filter *f, const u8 *key)
 	u32 i, n = 0;
 
 	for (i = 0; i < keys; i++) {
-		kb_hash_key(&f->hkey, key + (size_t)i * KB_KEY_LEN, KB_KEY_LEN,
+		kb_filter_hash(f, key + (size_t)i * KB_KEY_LEN, KB_KEY_LEN,
 			    &h[n++]);
 		if (n == KB_BATCH) {
 			kb_filter_add_many(f, h, n);

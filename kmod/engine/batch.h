@@ -29,7 +29,7 @@ static inline bool kb_batch_put(struct kb_batch *b, const struct kb_filter *f,
 {
 	struct kb_hash *h = &b->h[b->n];
 
-	kb_hash_key(&f->hkey, key, len, h);
+	kb_filter_hash(f, key, len, h);
 	kb_filter_prefetch(f, h);
 	WRITE_ONCE(b->n, b->n + 1);
 	return b->n == KB_BATCH;

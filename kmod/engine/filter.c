@@ -87,6 +87,9 @@ enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
 		return KB_SHAPE_BAD_BITS;
 	if (s->k < 1 || s->k > KBLOOM_HASHES_MAX)
 		return KB_SHAPE_BAD_HASHES;
+	if (s->hash_fn > KBLOOM_HASH_FN_MAX ||
+	    (s->hash_fn && (ops->info.caps & KB_CAP_RECORDS)))
+		return KB_SHAPE_BAD_HASH_FN;
 	if (kb_takes(ops, KB_TAKES_DIMS)) {
 		if (s->dims < 1 || s->dims > KBLOOM_DIMS_MAX)
 			return KB_SHAPE_BAD_DIMS;
@@ -321,7 +324,7 @@ bool kb_filter_add(struct kb_filter *f, const void *key, size_t len)
 {
 	struct kb_hash h;
 
-	kb_hash_key(&f->hkey, key, len, &h);
+	kb_filter_hash(f, key, len, &h);
 	return kb_add(f, &h);
 }
 
@@ -329,7 +332,7 @@ bool kb_filter_test(const struct kb_filter *f, const void *key, size_t len)
 {
 	struct kb_hash h;
 
-	kb_hash_key(&f->hkey, key, len, &h);
+	kb_filter_hash(f, key, len, &h);
 	return kb_test(f, &h);
 }
 
@@ -337,7 +340,7 @@ int kb_filter_del(struct kb_filter *f, const void *key, size_t len)
 {
 	struct kb_hash h;
 
-	kb_hash_key(&f->hkey, key, len, &h);
+	kb_filter_hash(f, key, len, &h);
 	return kb_filter_del_hash(f, &h);
 }
 
@@ -345,7 +348,7 @@ u32 kb_filter_count(const struct kb_filter *f, const void *key, size_t len)
 {
 	struct kb_hash h;
 
-	kb_hash_key(&f->hkey, key, len, &h);
+	kb_filter_hash(f, key, len, &h);
 	return kb_filter_count_hash(f, &h);
 }
 
@@ -455,6 +458,7 @@ bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b)
 	const struct kb_shape *x = &a->s, *y = &b->s;
 
 	return x->type == y->type && x->m == y->m && x->k == y->k &&
+	       x->hash_fn == y->hash_fn &&
 	       x->cell_bits == y->cell_bits && x->update == y->update &&
 	       x->decrement == y->decrement && x->subtables == y->subtables &&
 	       x->bucket_cells == y->bucket_cells && x->fp_bits == y->fp_bits &&

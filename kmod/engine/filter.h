@@ -20,6 +20,7 @@ struct kb_shape {
 	u32 type;		/* enum kbloom_type */
 	u64 m;			/* cells (per dimension for multi) */
 	u32 k;			/* probes per key */
+	u32 hash_fn;		/* enum kbloom_hash_fn: the keyed PRF */
 	u32 cell_bits;		/* counting, stable; 1 for bit types */
 	u32 update;		/* counting: enum kbloom_update */
 	u32 decrement;		/* stable: P */
@@ -53,6 +54,13 @@ struct kb_filter {
 	struct kb_dcf *dcf;	/* dcf: the overflow vector (dcf.c) */
 };
 
+/* h1 and h2 of @key under @f's hash key and hash function. */
+static inline void kb_filter_hash(const struct kb_filter *f, const void *key,
+				  size_t len, struct kb_hash *h)
+{
+	kb_hash_key_fn(f->s.hash_fn, &f->hkey, key, len, h);
+}
+
 /* One multi-filter key: values for the dimensions set in @mask. */
 struct kb_tuple {
 	u32 mask;		/* bit i: dimension i (0-based) given */
@@ -71,6 +79,7 @@ enum kb_shape_error {
 	KB_SHAPE_BAD_TYPE,
 	KB_SHAPE_BAD_BITS,	/* m out of range or not a required multiple */
 	KB_SHAPE_BAD_HASHES,
+	KB_SHAPE_BAD_HASH_FN,	/* unknown, or given for a table of records */
 	KB_SHAPE_BAD_COUNTER_BITS,
 	KB_SHAPE_BAD_UPDATE,
 	KB_SHAPE_BAD_DECREMENT,

@@ -7,6 +7,7 @@
 #define KBLOOM_ENGINE_HASH_H
 
 #include "compat.h"
+#include "../uapi/kbloom.h"
 
 struct kb_hash {
 	u64 h1;
@@ -25,11 +26,26 @@ static inline u64 kbloom_mix64(u64 z)
 	return z ^ (z >> 31);
 }
 
+/* SipHash-1-3, 64-bit output (siphash13.c). */
+u64 kb_siphash13(const void *data, size_t len, const siphash_key_t *key);
+
+/* h1 and h2 of a key under @hkey, by @fn (enum kbloom_hash_fn). */
+static inline void kb_hash_key_fn(u32 fn, const siphash_key_t *hkey,
+				  const void *key, size_t len,
+				  struct kb_hash *h)
+{
+	if (fn == KBLOOM_HASH_FN_SIPHASH13)
+		h->h1 = kb_siphash13(key, len, hkey);
+	else
+		h->h1 = siphash(key, len, hkey);
+	h->h2 = kbloom_mix64(h->h1);
+}
+
+/* SipHash-2-4: the records of transforms (xlate.c), whatever the filter. */
 static inline void kb_hash_key(const siphash_key_t *hkey, const void *key,
 			       size_t len, struct kb_hash *h)
 {
-	h->h1 = siphash(key, len, hkey);
-	h->h2 = kbloom_mix64(h->h1);
+	kb_hash_key_fn(KBLOOM_HASH_FN_SIPHASH24, hkey, key, len, h);
 }
 
 /* Uniform map of a 64-bit hash onto [0, range) without a division. */

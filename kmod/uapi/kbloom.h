@@ -29,7 +29,8 @@
  * KBLOOM_CMD_CREATE  (doit)
  *	Request: NAME, TYPE, BITS (m, the number of cells), HASHES (k);
  *	optional HASH_KEY (16 bytes; a random key is drawn when absent),
- *	CAPACITY (the design capacity, kept only to be reported back), and
+ *	HASH_FN (enum kbloom_hash_fn, SipHash-2-4 when absent; not for
+ *	transforms, whose records have their own hashing), CAPACITY (the design capacity, kept only to be reported back), and
  *	the type's own parameters (see enum kbloom_type): COUNTER_BITS,
  *	UPDATE, DECREMENT, SUBTABLES, BUCKET_CELLS, FP_BITS, DIMS, GROWTH,
  *	TIGHTEN. A parameter that the type does not take is refused. For
@@ -38,7 +39,7 @@
  *	this netns), ENOMEM (allocation failed or the module's memory limit,
  *	module parameter max_memory, would be exceeded), EINVAL (bad values).
  *	Idempotent create: with FLAGS KBLOOM_F_EXIST, a filter of that name
- *	with the very parameters asked for (type, shape, CAPACITY, DIMS
+ *	with the very parameters asked for (type, shape, HASH_FN, CAPACITY, DIMS
  *	names, WINDOWS, INTERVAL and, when given, HASH_KEY; an absent
  *	HASH_KEY matches any) is success and nothing changes; one that
  *	differs is EEXIST with an extack message naming the first difference
@@ -58,7 +59,7 @@
  *	straddles a create or destroy is flagged NLM_F_DUMP_INTR; the tool
  *	retries it.
  *	A filter description carries NAME, TYPE, BITS, HASHES, CAPACITY,
- *	the type's parameters, MEMORY (bytes of kernel memory), FILL (cells
+ *	HASH_FN (but transforms), the type's parameters, MEMORY (bytes of kernel memory), FILL (cells
  *	set or non-zero; summed over dimensions for multi), SATURATED
  *	(counters at their maximum), GENERATION and a nested STATS; a
  *	scalable filter also OVERFLOW, GROW_ERROR and SLICE_LIST, a dcf
@@ -312,9 +313,12 @@
  *
  * Hashing (so that tools can compute probe positions offline)
  * -----------------------------------------------------------
- * h1 = SipHash-2-4(hash key, key bytes); the 16-byte hash key is read as
- * two little-endian 64-bit words. h2 = kbloom_mix64(h1) (see the engine's
- * hash.h). Probe positions by enhanced double hashing over m = BITS:
+ * h1 = SipHash-2-4(hash key, key bytes), or SipHash-1-3 for a filter
+ * created with HASH_FN = KBLOOM_HASH_FN_SIPHASH13 (the 64-bit output
+ * SipHash of Aumasson and Bernstein, "SipHash: a fast short-input PRF",
+ * INDOCRYPT 2012, with one compression and three finalization rounds);
+ * the 16-byte hash key is read as two little-endian 64-bit words.
+ * h2 = kbloom_mix64(h1) (see the engine's hash.h). Probe positions by enhanced double hashing over m = BITS:
  *	x = h1 * m >> 64, y = h2 * m >> 64, probe 0 = x, then for i = 1..k-1:
  *	x = (x + y) mod m, y = (y + i) mod m, probe i = x.
  */
@@ -567,6 +571,22 @@ enum kbloom_update {
 
 #define KBLOOM_UPDATE_MAX (__KBLOOM_UPDATE_MAX - 1)
 
+/*
+ * The keyed hash of a filter's keys (KBLOOM_A_HASH_FN), chosen at create.
+ * Both keep the hash key secret from whoever sends keys: without it no one
+ * can pick keys that land on chosen cells (to fill a filter's few cells,
+ * or to make a key look present). SipHash-2-4 is the PRF its authors
+ * proposed, with a security margin; SipHash-1-3 (what the kernel's
+ * hsiphash() is on 64-bit) has less margin and costs fewer cycles per key.
+ */
+enum kbloom_hash_fn {
+	KBLOOM_HASH_FN_SIPHASH24,	/* the default; all older filters */
+	KBLOOM_HASH_FN_SIPHASH13,
+	__KBLOOM_HASH_FN_MAX
+};
+
+#define KBLOOM_HASH_FN_MAX (__KBLOOM_HASH_FN_MAX - 1)
+
 /* Merge operations (KBLOOM_A_MERGE_OP). */
 enum kbloom_merge_op {
 	KBLOOM_MERGE_OR,
@@ -718,6 +738,7 @@ enum kbloom_attr {
 	KBLOOM_A_MEM_USER,	/* u64, STATUS: bytes used by the owner */
 	KBLOOM_A_MEM_USER_LIMIT, /* u64, STATUS: the owner's share */
 	KBLOOM_A_VERSION,	/* string, STATUS: the module's version */
+	KBLOOM_A_HASH_FN,	/* u32, enum kbloom_hash_fn (0/absent: SipHash-2-4) */
 	__KBLOOM_A_MAX
 };
 
@@ -902,7 +923,7 @@ struct kbloom_xlate {
  */
 #define KBLOOM_DEV_NAME		"kbloom"	/* /dev/kbloom */
 #define KBLOOM_MAP_MAGIC	0x6b626d31	/* "kbm1" */
-#define KBLOOM_MAP_VERSION	1
+#define KBLOOM_MAP_VERSION	2	/* 2: hash_fn (readers of 1 refuse 2) */
 
 struct kbloom_map_req {
 	char name[KBLOOM_NAME_MAX];	/* in: NUL-terminated */
@@ -942,6 +963,8 @@ struct kbloom_map_header {
 	__u64 interval_ms;	/* 0: not time-paged */
 	__u32 nwindows;		/* entries of window[] in use */
 	__u32 windows_max;	/* W (1 when not time-paged): window[]'s size */
+	__u32 hash_fn;		/* enum kbloom_hash_fn, as HASH_FN */
+	__u32 reserved;		/* 0 */
 	struct kbloom_map_window window[];
 };
 

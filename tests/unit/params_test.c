@@ -20,6 +20,7 @@
 static uint32_t *field_of(struct kb_shape *s, int i)
 {
 	switch (i) {
+	case TO_HASH_FN: return &s->hash_fn;
 	case TO_COUNTER_BITS: return &s->cell_bits;
 	case TO_UPDATE: return &s->update;
 	case TO_DECREMENT: return &s->decrement;
@@ -76,7 +77,10 @@ TEST(keywords_attributes_and_keys_are_each_ones)
 	EXPECT_EQ(KBLOOM_A_DIMS, kb_param_table[TO_DIMS].attr);
 	EXPECT_STREQ("fp-bits", kb_param_table[TO_FP_BITS].keyword);
 	EXPECT_STREQ("fp_bits", kb_param_table[TO_FP_BITS].json);
-	EXPECT_EQ(KB_PARAM_UPDATE, kb_param_table[TO_UPDATE].kind);
+	EXPECT_EQ(KB_PARAM_NAMED, kb_param_table[TO_UPDATE].kind);
+	EXPECT_EQ(KB_PARAM_NAMED, kb_param_table[TO_HASH_FN].kind);
+	EXPECT_EQ(KBLOOM_A_HASH_FN, kb_param_table[TO_HASH_FN].attr);
+	EXPECT_STREQ("hash", kb_param_table[TO_HASH_FN].keyword);
 	EXPECT_EQ(KB_PARAM_RATIO, kb_param_table[TO_TIGHTEN].kind);
 	EXPECT_EQ(KB_PARAM_DIMS, kb_param_table[TO_DIMS].kind);
 }
@@ -98,6 +102,7 @@ TEST(whole_number_ranges_are_the_modules)
 	/* checked by typeopts.c itself: no range */
 	EXPECT_EQ(0, t[TO_COUNTER_BITS].hi);
 	EXPECT_EQ(0, t[TO_UPDATE].hi);
+	EXPECT_EQ(0, t[TO_HASH_FN].hi);
 	EXPECT_EQ(0, t[TO_DIMS].hi);
 	EXPECT_EQ(0, t[TO_TIGHTEN].hi);
 }
@@ -118,20 +123,50 @@ static uint32_t taken(uint32_t type)
 
 TEST(each_type_takes_its_parameters)
 {
-	EXPECT_EQ(0, taken(KBLOOM_TYPE_BLOOM));
-	EXPECT_EQ(0, taken(KBLOOM_TYPE_PARTITIONED));
-	EXPECT_EQ(0, taken(KBLOOM_TYPE_BLOCKED));
-	EXPECT_EQ(B(COUNTER_BITS) | B(UPDATE), taken(KBLOOM_TYPE_COUNTING));
-	EXPECT_EQ(B(SUBTABLES) | B(BUCKET_CELLS) | B(FP_BITS),
+	/* Every type of keys takes the hash function; transforms none. */
+	const uint32_t h = B(HASH_FN);
+
+	EXPECT_EQ(h, taken(KBLOOM_TYPE_BLOOM));
+	EXPECT_EQ(h, taken(KBLOOM_TYPE_PARTITIONED));
+	EXPECT_EQ(h, taken(KBLOOM_TYPE_BLOCKED));
+	EXPECT_EQ(h | B(COUNTER_BITS) | B(UPDATE), taken(KBLOOM_TYPE_COUNTING));
+	EXPECT_EQ(h | B(SUBTABLES) | B(BUCKET_CELLS) | B(FP_BITS),
 		  taken(KBLOOM_TYPE_DLEFT));
-	EXPECT_EQ(B(COUNTER_BITS) | B(DECREMENT), taken(KBLOOM_TYPE_STABLE));
-	EXPECT_EQ(B(DIMS), taken(KBLOOM_TYPE_MULTI));
-	EXPECT_EQ(B(GROWTH) | B(TIGHTEN), taken(KBLOOM_TYPE_SCALABLE));
-	EXPECT_EQ(B(COUNTER_BITS), taken(KBLOOM_TYPE_DCF));
+	EXPECT_EQ(h | B(COUNTER_BITS) | B(DECREMENT), taken(KBLOOM_TYPE_STABLE));
+	EXPECT_EQ(h | B(DIMS), taken(KBLOOM_TYPE_MULTI));
+	EXPECT_EQ(h | B(GROWTH) | B(TIGHTEN), taken(KBLOOM_TYPE_SCALABLE));
+	EXPECT_EQ(h | B(COUNTER_BITS), taken(KBLOOM_TYPE_DCF));
 	EXPECT_EQ(0, taken(KBLOOM_TYPE_TRANSFORMS));
 	/* a type newer than the table, and one past any bit */
 	EXPECT_EQ(0, taken(KBLOOM_TYPE_MAX + 1));
 	EXPECT_EQ(0, taken(40));
+}
+
+/* Names and values of the named parameters, both ways. */
+TEST(named_values)
+{
+	uint32_t v = 99;
+
+	EXPECT_STREQ("siphash-2-4",
+		     kb_param_name(TO_HASH_FN, KBLOOM_HASH_FN_SIPHASH24));
+	EXPECT_STREQ("siphash-1-3",
+		     kb_param_name(TO_HASH_FN, KBLOOM_HASH_FN_SIPHASH13));
+	EXPECT_STREQ("unknown", kb_param_name(TO_HASH_FN, KBLOOM_HASH_FN_MAX + 1));
+	EXPECT_STREQ("conservative",
+		     kb_param_name(TO_UPDATE, KBLOOM_UPDATE_CONSERVATIVE));
+	EXPECT_STREQ("unknown", kb_param_name(TO_DIMS, 0));
+	EXPECT_EQ(0, kb_param_value(TO_HASH_FN, "siphash-1-3", &v));
+	EXPECT_EQ(KBLOOM_HASH_FN_SIPHASH13, v);
+	EXPECT_EQ(0, kb_param_value(TO_UPDATE, "plain", &v));
+	EXPECT_EQ(KBLOOM_UPDATE_PLAIN, v);
+	EXPECT_EQ(-1, kb_param_value(TO_HASH_FN, "siphash", &v));
+	EXPECT_EQ(-1, kb_param_value(TO_HASH_FN, "", &v));
+	EXPECT_EQ(KBLOOM_UPDATE_PLAIN, v);
+	/* Only the hash function is left out of calc and sent only set. */
+	EXPECT_TRUE(kb_param_table[TO_HASH_FN].not_sized);
+	EXPECT_TRUE(kb_param_table[TO_HASH_FN].zero_absent);
+	EXPECT_FALSE(kb_param_table[TO_UPDATE].not_sized);
+	EXPECT_FALSE(kb_param_table[TO_UPDATE].zero_absent);
 }
 
 TEST(each_type_is_described_once)

@@ -157,6 +157,7 @@ static struct kb_save_header full_header(uint64_t cell_bytes)
 	EXPECT_EQ((a)->shape.type, (b)->shape.type); \
 	EXPECT_EQ((a)->shape.m, (b)->shape.m); \
 	EXPECT_EQ((a)->shape.k, (b)->shape.k); \
+	EXPECT_EQ((a)->shape.hash_fn, (b)->shape.hash_fn); \
 	EXPECT_EQ((a)->shape.cell_bits, (b)->shape.cell_bits); \
 	EXPECT_EQ((a)->shape.update, (b)->shape.update); \
 	EXPECT_EQ((a)->shape.decrement, (b)->shape.decrement); \
@@ -1370,9 +1371,14 @@ TEST(bad_prefix_is_refused)
 	EXPECT_STREQ("savefile t.kbf: bad magic at byte 0: not a kbloom save file",
 		     err);
 	memcpy(d, f.p, f.len);
-	d[8] = 3;
+	d[8] = 5;
 	EXPECT_EQ(-1, verify_mem(d, f.len));
-	EXPECT_STREQ("savefile t.kbf: unsupported format version 3 at byte 8 (this reader knows versions 1 and 2)",
+	EXPECT_STREQ("savefile t.kbf: unsupported format version 5 at byte 8 (this reader knows versions 1 to 4)",
+		     err);
+	memcpy(d, f.p, f.len);
+	d[8] = 0;
+	EXPECT_EQ(-1, verify_mem(d, f.len));
+	EXPECT_STREQ("savefile t.kbf: unsupported format version 0 at byte 8 (this reader knows versions 1 to 4)",
 		     err);
 	memcpy(d, f.p, f.len);
 	d[15] = 0x80;
@@ -1841,6 +1847,118 @@ TEST(v2_every_byte_flipped_or_cut_is_refused)
 			free(f.p);
 		}
 	}
+}
+
+/* ---- Versions 3 and 4: another hash function ------------------------ */
+
+/*
+ * A filter of SipHash-1-3 is written as 3 (4 with a layout), with the
+ * function at byte 164, and reads back as it was; one of SipHash-2-4
+ * stays 1 or 2, byte 164 0, readable by a reader of those.
+ */
+TEST(hash_fn_versions_round_trip)
+{
+	struct kb_save_header hs[2] = { full_header(64), scalable_header(3) };
+	const uint32_t want[2] = { KB_SAVE_VERSION_HASH,
+				   KB_SAVE_VERSION_LAYOUT_HASH };
+	struct kb_rng rng;
+	int t, z;
+
+	kb_rng_seed(&rng, 31);
+	for (t = 0; t < 2; t++) {
+		for (z = 0; z < 2; z++) {
+			struct kb_save_header h = hs[t], back;
+			struct sink out = { 0 };
+			uint8_t *cells = malloc(h.cell_bytes);
+			uint8_t *got = malloc(h.cell_bytes);
+			uint8_t raw[KB_SAVE_HEADER_MAX];
+
+			h.shape.hash_fn = KBLOOM_HASH_FN_SIPHASH13;
+			EXPECT_EQ(want[t], kb_save_version_for(&h));
+			kb_save_encode_header(&h, raw);
+			EXPECT_EQ(want[t], raw[8]);
+			EXPECT_EQ(KBLOOM_HASH_FN_SIPHASH13, raw[164]);
+			kb_rng_bytes(&rng, cells, h.cell_bytes);
+			h.flags = z ? KB_SAVE_F_ZSTD : 0;
+			ASSERT_EQ(0, write_file(&h, cells, 0, &rng, &out)) {
+				TH_LOG("%s", err);
+			}
+			if (!z)
+				EXPECT_EQ(kb_save_header_len(&h) + h.cell_bytes +
+					  KB_SAVE_TRAILER_LEN, out.len);
+			ASSERT_EQ(0, read_file(out.p, out.len, 0, 0, &rng,
+					       &back, got, h.cell_bytes)) {
+				TH_LOG("%s", err);
+			}
+			EXPECT_EQ(want[t], back.version);
+			EXPECT_EQ(KBLOOM_HASH_FN_SIPHASH13, back.shape.hash_fn);
+			EXPECT_EQ(0, memcmp(cells, got, h.cell_bytes));
+			free(out.p);
+			free(cells);
+			free(got);
+		}
+		hs[t].shape.hash_fn = KBLOOM_HASH_FN_SIPHASH24;
+		EXPECT_EQ(t ? KB_SAVE_VERSION_LAYOUT : KB_SAVE_VERSION,
+			  kb_save_version_for(&hs[t]));
+	}
+}
+
+/* The version and the function must agree; unknown ones are refused. */
+TEST(hash_fn_and_version_must_agree)
+{
+	struct kb_save_header h = bloom_header(4096, 3, 512);
+	uint8_t *f = calloc(1, 4096), *g = calloc(1, 4096);
+	const size_t n = KB_SAVE_HEADER_LEN + 512;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, g);
+#define SEAL(buf, len) do { \
+	kb_put_le64((buf) + (len), 512); \
+	le32((buf) + (len) + 8, kb_save_crc32c(0, (buf), (len))); \
+	memcpy((buf) + (len) + 12, "KEND", 4); \
+} while (0)
+	h.shape.hash_fn = KBLOOM_HASH_FN_SIPHASH13;
+	kb_save_encode_header(&h, f);
+	SEAL(f, n);
+	ASSERT_EQ(0, verify_mem(f, n + KB_SAVE_TRAILER_LEN)) {
+		TH_LOG("%s", err);
+	}
+	/* Version 3 with SipHash-2-4 at byte 164. */
+	memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
+	g[164] = 0;
+	SEAL(g, n);
+	EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
+	EXPECT_STREQ("savefile t.kbf: hash function 0 (SipHash-2-4) in a format version 3 file, which is for another at byte 164",
+		     err);
+	/* Version 1 with a hash function: the reserved field. */
+	memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
+	g[8] = 1;
+	SEAL(g, n);
+	EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
+	EXPECT_STREQ("savefile t.kbf: reserved field is 0x1, not 0 at byte 164",
+		     err);
+	/* A function past the known ones. */
+	memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
+	g[164] = KBLOOM_HASH_FN_MAX + 1;
+	SEAL(g, n);
+	EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
+	EXPECT_STREQ("savefile t.kbf: hash function 2 unknown, or given for transforms at byte 164",
+		     err);
+	/* A layout version with a hash function, for a bloom filter. */
+	memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
+	g[8] = KB_SAVE_VERSION_LAYOUT_HASH;
+	EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
+	EXPECT_TRUE(clear_error());
+	/* Transforms take none. */
+	h = bloom_header(4096, 3, 512);
+	h.shape.type = KBLOOM_TYPE_TRANSFORMS;
+	h.shape.hash_fn = KBLOOM_HASH_FN_SIPHASH13;
+	EXPECT_EQ(-1, kb_save_check_header(&h, err, sizeof(err)));
+	EXPECT_STREQ("hash function 1 unknown, or given for transforms at byte 164",
+		     err);
+#undef SEAL
+	free(f);
+	free(g);
 }
 
 TEST_HARNESS_MAIN
