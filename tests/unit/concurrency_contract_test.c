@@ -530,6 +530,28 @@ FIXTURE_VARIANT_ADD(adds, bloom) {
 };
 
 /* m a multiple of k. */
+/* Filters made with SipHash-1-3 (KBLOOM_A_HASH_FN): the same contract. */
+FIXTURE_VARIANT_ADD(adds, bloom_siphash13) {
+	.same = SAME_BYTES,
+	.runs = {
+		{ .s = { .type = KBLOOM_TYPE_BLOOM, .m = 1 << 19, .k = 3,
+			 .hash_fn = KBLOOM_HASH_FN_SIPHASH13 },
+		  .writers = 4, .per_writer = 40000, .overlap = 1,
+		  .reps = 1, .read_keys = 5000 },
+	},
+};
+
+FIXTURE_VARIANT_ADD(adds, blocked_siphash13) {
+	.same = SAME_BYTES,
+	.runs = {
+		{ .s = { .type = KBLOOM_TYPE_BLOCKED, .m = 1 << 22, .k = 3,
+			 .hash_fn = KBLOOM_HASH_FN_SIPHASH13 },
+		  .writers = 4, .per_writer = 40000, .overlap = 1,
+		  .reps = 1, .read_keys = 5000, .owner = OWNER_MERGE,
+		  .owner_keys = 5000 },
+	},
+};
+
 FIXTURE_VARIANT_ADD(adds, partitioned) {
 	BIT_RUNS(KBLOOM_TYPE_PARTITIONED, 524289, 4194306, 0),
 };

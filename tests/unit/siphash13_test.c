@@ -184,4 +184,60 @@ TEST(cpython_agrees)
 	}
 }
 
+/*
+ * A filter made with KBLOOM_HASH_FN_SIPHASH13 sets the cells the uapi's
+ * rules give for h1 = SipHash-1-3 of the key, not those of SipHash-2-4.
+ */
+TEST(filter_probes_by_its_hash_fn)
+{
+	static const u8 hkey[16] = { 0x10, 0x32, 0x54, 0x76, 0x98, 0xba,
+				     0xdc, 0xfe, 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct kb_shape s = { .type = KBLOOM_TYPE_BLOOM, .m = 1 << 20,
+			      .k = 7 };
+	struct kb_filter f13, f24;
+	struct kb_probe p;
+	struct kb_hash h;
+	u64 key, pos;
+	u32 j, differ = 0;
+
+	s.hash_fn = KBLOOM_HASH_FN_SIPHASH13;
+	ASSERT_EQ(0, kb_filter_init(&f13, &s, hkey));
+	s.hash_fn = KBLOOM_HASH_FN_SIPHASH24;
+	ASSERT_EQ(0, kb_filter_init(&f24, &s, hkey));
+	for (key = 0; key < 200; key++) {
+		kb_filter_add(&f13, &key, sizeof(key));
+		h.h1 = kb_siphash13(&key, sizeof(key), &f13.hkey);
+		h.h2 = kbloom_mix64(h.h1);
+		kb_probe_init(&p, &h, s.m);
+		for (j = 0; j < s.k; j++) {
+			pos = kb_probe_next(&p);
+			EXPECT_TRUE(test_bit(pos, f13.mem));
+		}
+		differ += !kb_filter_test(&f24, &key, sizeof(key));
+		EXPECT_TRUE(kb_filter_test(&f13, &key, sizeof(key)));
+	}
+	/* Not the other function's cells: nearly every key is absent there. */
+	EXPECT_GE(differ, 195);
+	/* Filters of different functions do not merge. */
+	EXPECT_FALSE(kb_filter_compatible(&f13, &f24));
+	EXPECT_EQ(-EINVAL, kb_filter_merge(&f24, &f13, KBLOOM_MERGE_OR));
+	kb_filter_free(&f13);
+	kb_filter_free(&f24);
+	KB_ASSERT_NO_LEAKS();
+}
+
+TEST(shape_check_of_hash_fn)
+{
+	struct kb_shape s = { .type = KBLOOM_TYPE_BLOCKED, .m = 4096, .k = 3 };
+
+	s.hash_fn = KBLOOM_HASH_FN_SIPHASH13;
+	EXPECT_EQ(KB_SHAPE_OK, kb_filter_check_shape(&s));
+	s.hash_fn = KBLOOM_HASH_FN_MAX + 1;
+	EXPECT_EQ(KB_SHAPE_BAD_HASH_FN, kb_filter_check_shape(&s));
+	/* Records have their own hashing: transforms take none. */
+	s.type = KBLOOM_TYPE_TRANSFORMS;
+	s.hash_fn = KBLOOM_HASH_FN_SIPHASH13;
+	EXPECT_EQ(KB_SHAPE_BAD_HASH_FN, kb_filter_check_shape(&s));
+}
+
 TEST_HARNESS_MAIN
