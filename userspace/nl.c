@@ -66,6 +66,7 @@ static const char *const attr_names[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_OFV_BITS] = "OFV_BITS",
 	[KBLOOM_A_LOST] = "LOST",
 	[KBLOOM_A_VERSION] = "VERSION",
+	[KBLOOM_A_HASH_FN] = "HASH_FN",
 };
 
 const char *kb_attr_name(int type)
@@ -119,6 +120,7 @@ static struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_OFV_BITS] = { .type = NLA_U32, .maxlen = 4 },
 	[KBLOOM_A_LOST] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_VERSION] = { .type = NLA_STRING, .maxlen = KBLOOM_VERSION_MAX },
+	[KBLOOM_A_HASH_FN] = { .type = NLA_U32, .maxlen = 4 },
 };
 
 static void error_reset(struct kb_nl_error *e)
