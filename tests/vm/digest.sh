@@ -150,7 +150,9 @@ attach_all() {
 	r1bc attach flows hook forward family any digest flow &&
 	r1bc attach tuples hook forward digest multi &&
 	r1bc attach win hook forward digest spie &&
-	r1bc attach hist hook forward digest spie
+	r1bc attach hist hook forward digest spie &&
+	r1bc create spie13 bloom capacity 100000 fpr 0.000001 hash siphash-1-3 &&
+	r1bc attach spie13 hook forward digest spie
 }
 check "r1: spie, flow, multi and time-paged filters attached at forward" attach_all
 
@@ -197,6 +199,11 @@ check "the capture holds IPv4 options and IPv4 and IPv6 fragments" capture_kinds
 check "query pcap: every captured packet is found at r1 (exit 0)" \
 	expect 0 "*$N packets: $N present, 0 absent, 0 not recorded, 0 skipped" \
 	r1bc query spie pcap "$tmp/mix.pcap"
+
+# The same digests through a filter of the other hash function.
+check "query pcap: every captured packet is found in a siphash-1-3 filter too" \
+	expect 0 "*$N packets: $N present, 0 absent, 0 not recorded, 0 skipped" \
+	r1bc query spie13 pcap "$tmp/mix.pcap"
 
 query_json() {
 	r1bc -j query spie pcap "$tmp/mix.pcap" > "$tmp/mix.json" || return 1

@@ -62,11 +62,16 @@ FIXTURE_TEARDOWN(mapping)
 }
 
 /* A filter of @type with the fixed hash key; 0 or the error. */
+/* The hash function make() gives filters (KBLOOM_A_HASH_FN when not 0). */
+static uint32_t make_hash_fn;
+
 static int make(struct nlr *s, struct nlr_msg *m, const char *name,
 		uint32_t type, uint64_t bits, uint32_t windows)
 {
 	create_msg(s, m, name, type, bits, K);
 	nlr_put(m, KBLOOM_A_HASH_KEY, hkey, sizeof(hkey));
+	if (make_hash_fn)
+		nlr_put_u32(m, KBLOOM_A_HASH_FN, make_hash_fn);
 	if (type == KBLOOM_TYPE_COUNTING)
 		nlr_put_u32(m, KBLOOM_A_COUNTER_BITS, 4);
 	if (windows) {
@@ -121,7 +126,10 @@ static bool bloom_has(const struct map *mp, uint32_t t, const char *key)
 
 	memcpy(&sk.key[0], mp->h->hash_key, 8);
 	memcpy(&sk.key[1], mp->h->hash_key + 8, 8);
-	h1 = siphash(key, strlen(key), &sk);
+	if (mp->h->hash_fn == KBLOOM_HASH_FN_SIPHASH13)
+		h1 = kb_siphash13(key, strlen(key), &sk);
+	else
+		h1 = siphash(key, strlen(key), &sk);
 	x = (unsigned __int128)h1 * m >> 64;
 	y = (unsigned __int128)kbloom_mix64(h1) * m >> 64;
 	for (i = 0; i < mp->h->hashes; i++) {
@@ -181,6 +189,8 @@ TEST_F(mapping, header_describes_the_filter)
 	EXPECT_EQ(K, mp.h->hashes);
 	EXPECT_EQ(BITS, mp.h->bits);
 	EXPECT_EQ(1, mp.h->counter_bits);
+	EXPECT_EQ(KBLOOM_HASH_FN_SIPHASH24, mp.h->hash_fn);
+	EXPECT_EQ(0, mp.h->reserved);
 	EXPECT_EQ(0, memcmp(hkey, mp.h->hash_key, sizeof(hkey)));
 	EXPECT_EQ(BITS / 8, mp.h->cell_bytes);
 	EXPECT_EQ(0, mp.h->cells_off % 4096);
@@ -196,15 +206,18 @@ TEST_F(mapping, header_describes_the_filter)
 }
 
 /* 2000 keys added, 2000 not: the mapping answers as TEST, key by key. */
-TEST_F(mapping, lookups_equal_test)
+static void lookups_equal(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(mapping) *self, uint32_t hash_fn)
 {
 	int i, nl, present = 0;
 	struct map mp;
 	char key[32];
 
+	make_hash_fn = hash_fn;
 	ASSERT_EQ(0, make(&self->s, &self->m, "m", KBLOOM_TYPE_BLOOM,
 			  1 << 15, 0));
 	ASSERT_EQ(0, map_open(&mp, "m"));
+	EXPECT_EQ(hash_fn, mp.h->hash_fn);
 	/* Added after the mmap: the mapping is the filter, not a copy. */
 	for (i = 0; i < 2000; i += 100)
 		ASSERT_EQ(0, keys_cmd(&self->s, &self->m, KBLOOM_CMD_ADD, "m",
@@ -220,6 +233,17 @@ TEST_F(mapping, lookups_equal_test)
 	/* 2000 keys in 32768 bits, k 7: some absent keys test present. */
 	EXPECT_LT(2000, present);
 	map_close(&mp);
+}
+
+TEST_F(mapping, lookups_equal_test)
+{
+	lookups_equal(_metadata, self, KBLOOM_HASH_FN_SIPHASH24);
+}
+
+/* A filter of SipHash-1-3: the header says so, and lookups follow it. */
+TEST_F(mapping, lookups_equal_test_siphash13)
+{
+	lookups_equal(_metadata, self, KBLOOM_HASH_FN_SIPHASH13);
 }
 
 /*

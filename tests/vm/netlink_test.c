@@ -165,6 +165,42 @@ TEST_F(kb, exist_differing_filter_named)
 	EXPECT_EQ(4096, reply_u64(s, KBLOOM_A_BITS));
 }
 
+/*
+ * HASH_FN: a known function only (the policy), reported by GET for every
+ * filter of keys, 0 (SipHash-2-4) when CREATE did not give it; a filter
+ * of another function with the same name is a different filter.
+ */
+TEST_F(kb, hash_fn_bounded_and_reported)
+{
+	struct nlr *s = &self->s;
+
+	create_msg(s, &self->m, "h2", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_HASH_FN, KBLOOM_HASH_FN_MAX + 1);
+	EXPECT_EQ(-ERANGE, nlr_send(s, &self->m));
+	EXPECT_STREQ("integer out of range", s->extack);
+	EXPECT_EQ(-ENOENT, get(s, &self->m, "h2"));
+
+	create_msg(s, &self->m, "h13", KBLOOM_TYPE_BLOCKED, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_HASH_FN, KBLOOM_HASH_FN_SIPHASH13);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	ASSERT_EQ(0, get(s, &self->m, "h13"));
+	ASSERT_NE(NULL, nlr_reply_attr(s, KBLOOM_A_HASH_FN));
+	EXPECT_EQ(KBLOOM_HASH_FN_SIPHASH13, reply_u32(s, KBLOOM_A_HASH_FN));
+
+	create_msg(s, &self->m, "h24", KBLOOM_TYPE_BLOCKED, 4096, 3);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	ASSERT_EQ(0, get(s, &self->m, "h24"));
+	ASSERT_NE(NULL, nlr_reply_attr(s, KBLOOM_A_HASH_FN));
+	EXPECT_EQ(KBLOOM_HASH_FN_SIPHASH24, reply_u32(s, KBLOOM_A_HASH_FN));
+
+	create_msg(s, &self->m, "h24", KBLOOM_TYPE_BLOCKED, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_HASH_FN, KBLOOM_HASH_FN_SIPHASH13);
+	nlr_put_u32(&self->m, KBLOOM_A_FLAGS, KBLOOM_F_EXIST);
+	EXPECT_EQ(-EEXIST, nlr_send(s, &self->m));
+	EXPECT_STREQ("a filter of that name exists with another hash function (HASH_FN)",
+		     s->extack);
+}
+
 /* EXIST and LOAD together make no sense: refused, nothing made. */
 TEST_F(kb, exist_with_load_refused)
 {
