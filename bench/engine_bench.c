@@ -98,24 +98,30 @@ struct variant {
 	u32 cell_bits;
 	u32 update;		/* enum kbloom_update */
 	bool forgets;		/* false negatives by design (stable) */
+	u32 hash_fn;		/* enum kbloom_hash_fn: 0, SipHash-2-4 */
 };
 
 static const struct variant variants[] = {
-	{ "libbloom", VK_LIBBLOOM, 0, 0, 0, false },
-	{ "bloom", VK_ENGINE, KBLOOM_TYPE_BLOOM, 0, 0, false },
-	{ "partitioned", VK_ENGINE, KBLOOM_TYPE_PARTITIONED, 0, 0, false },
-	{ "blocked", VK_ENGINE, KBLOOM_TYPE_BLOCKED, 0, 0, false },
+	{ "libbloom", VK_LIBBLOOM, 0, 0, 0, false, 0 },
+	{ "bloom", VK_ENGINE, KBLOOM_TYPE_BLOOM, 0, 0, false, 0 },
+	{ "partitioned", VK_ENGINE, KBLOOM_TYPE_PARTITIONED, 0, 0, false, 0 },
+	{ "blocked", VK_ENGINE, KBLOOM_TYPE_BLOCKED, 0, 0, false, 0 },
 	{ "counting4", VK_ENGINE, KBLOOM_TYPE_COUNTING, 4,
-	  KBLOOM_UPDATE_PLAIN, false },
+	  KBLOOM_UPDATE_PLAIN, false, 0 },
 	{ "counting4-cons", VK_ENGINE, KBLOOM_TYPE_COUNTING, 4,
-	  KBLOOM_UPDATE_CONSERVATIVE, false },
-	{ "dleft", VK_ENGINE, KBLOOM_TYPE_DLEFT, 0, 0, false },
-	{ "stable", VK_ENGINE, KBLOOM_TYPE_STABLE, 1, 0, true },
-	{ "multi3", VK_MULTI, KBLOOM_TYPE_MULTI, 0, 0, false },
-	{ "bloom-batch", VK_BATCH, KBLOOM_TYPE_BLOOM, 0, 0, false },
-	{ "blocked-batch", VK_BATCH, KBLOOM_TYPE_BLOCKED, 0, 0, false },
+	  KBLOOM_UPDATE_CONSERVATIVE, false, 0 },
+	{ "dleft", VK_ENGINE, KBLOOM_TYPE_DLEFT, 0, 0, false, 0 },
+	{ "stable", VK_ENGINE, KBLOOM_TYPE_STABLE, 1, 0, true, 0 },
+	{ "multi3", VK_MULTI, KBLOOM_TYPE_MULTI, 0, 0, false, 0 },
+	/* The same types made with 'hash siphash-1-3' (KBLOOM_A_HASH_FN). */
+	{ "bloom-sip13", VK_ENGINE, KBLOOM_TYPE_BLOOM, 0, 0, false,
+	  KBLOOM_HASH_FN_SIPHASH13 },
+	{ "blocked-sip13", VK_ENGINE, KBLOOM_TYPE_BLOCKED, 0, 0, false,
+	  KBLOOM_HASH_FN_SIPHASH13 },
+	{ "bloom-batch", VK_BATCH, KBLOOM_TYPE_BLOOM, 0, 0, false, 0 },
+	{ "blocked-batch", VK_BATCH, KBLOOM_TYPE_BLOCKED, 0, 0, false, 0 },
 	{ "counting4-batch", VK_BATCH, KBLOOM_TYPE_COUNTING, 4,
-	  KBLOOM_UPDATE_PLAIN, false },
+	  KBLOOM_UPDATE_PLAIN, false, 0 },
 };
 
 #define NVARIANTS	(sizeof(variants) / sizeof(variants[0]))
@@ -321,6 +327,7 @@ static const char *shape_error_name(enum kb_shape_error e)
 	case KB_SHAPE_BAD_TYPE: return "bad type";
 	case KB_SHAPE_BAD_BITS: return "bad m";
 	case KB_SHAPE_BAD_HASHES: return "bad k";
+	case KB_SHAPE_BAD_HASH_FN: return "bad hash function";
 	case KB_SHAPE_BAD_COUNTER_BITS: return "bad counter bits";
 	case KB_SHAPE_BAD_UPDATE: return "bad update";
 	case KB_SHAPE_BAD_DECREMENT: return "bad decrement";
@@ -400,6 +407,7 @@ static void plan_variant(const struct variant *v, u64 n, struct plan *pl)
 	s->bucket_cells = p.bucket_cells;
 	s->fp_bits = p.fp_bits;
 	s->dims = p.type == KBLOOM_TYPE_MULTI ? p.dims : 0;
+	s->hash_fn = v->hash_fn;
 	pl->model = kb_params_fpr(&p, (double)n);
 
 	switch (v->type) {
@@ -1247,6 +1255,18 @@ static const struct target_spec targets[] = {
 	  "issue 26: blocked pos test, one key at a time, ≥ 1× libbloom's" },
 	{ "libbloom", "blocked", PH_NEG, T_GE, 1,
 	  "issue 26: blocked neg test, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "bloom-sip13", PH_ADD, T_GE, 1,
+	  "issue 26: bloom add, SipHash-1-3, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "bloom-sip13", PH_POS, T_GE, 1,
+	  "issue 26: bloom pos test, SipHash-1-3, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "bloom-sip13", PH_NEG, T_GE, 1,
+	  "issue 26: bloom neg test, SipHash-1-3, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "blocked-sip13", PH_ADD, T_GE, 1,
+	  "issue 26: blocked add, SipHash-1-3, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "blocked-sip13", PH_POS, T_GE, 1,
+	  "issue 26: blocked pos test, SipHash-1-3, one key at a time, ≥ 1× libbloom's" },
+	{ "libbloom", "blocked-sip13", PH_NEG, T_GE, 1,
+	  "issue 26: blocked neg test, SipHash-1-3, one key at a time, ≥ 1× libbloom's" },
 };
 
 static void report_targets(FILE *out, const struct run *runs,
