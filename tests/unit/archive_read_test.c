@@ -75,6 +75,7 @@ static int write_window(const char *path, const char *name,
 	h.shape.type = f->s.type;
 	h.shape.m = f->s.m;
 	h.shape.k = f->s.k;
+	h.shape.hash_fn = f->s.hash_fn;
 	h.shape.cell_bits = f->s.cell_bits;
 	h.shape.update = f->s.update;
 	h.shape.decrement = f->s.decrement;
@@ -141,6 +142,13 @@ static const struct type_case cases[] = {
 		     .subtables = 4, .bucket_cells = 8, .fp_bits = 16 }, 500 },
 	{ "stable", { .type = KBLOOM_TYPE_STABLE, .m = 65536, .k = 3,
 		      .cell_bits = 2, .decrement = 10 }, 500 },
+	/* Files of version 3: the offline reader hashes as the filter. */
+	{ "bloom, siphash-1-3", { .type = KBLOOM_TYPE_BLOOM, .m = 65536, .k = 7,
+				  .hash_fn = KBLOOM_HASH_FN_SIPHASH13 }, 500 },
+	{ "dleft, siphash-1-3", { .type = KBLOOM_TYPE_DLEFT, .m = 4096, .k = 1,
+				  .subtables = 4, .bucket_cells = 8,
+				  .fp_bits = 16,
+				  .hash_fn = KBLOOM_HASH_FN_SIPHASH13 }, 500 },
 };
 
 #define NWIN 4

@@ -149,25 +149,26 @@ check "a transforms table's keywords: records, no rate" "bloomctl create x trans
 check "types by prefix" "bloomctl create x b" bloom blocked
 check "no completion for a new NAME" "bloomctl create "
 check "create bloom keywords" "bloomctl create x bloom " \
-	bits hashes capacity fpr key windows interval
+	bits hashes capacity fpr key hash windows interval
 check "create counting keywords, used ones dropped" \
 	"bloomctl create x counting bits 4096 hashes 3 " \
-	capacity fpr key windows interval counter-bits update
+	capacity fpr key hash windows interval counter-bits update
 check "create dleft keywords" "bloomctl create x dleft capacity 10 fpr 0.1 " \
-	bits hashes key windows interval subtables bucket-cells fp-bits
+	bits hashes key hash windows interval subtables bucket-cells fp-bits
 check "create stable keywords" "bloomctl create x stable " \
-	bits hashes capacity fpr key windows interval counter-bits decrement
+	bits hashes capacity fpr key hash windows interval counter-bits decrement
 check "create multi keywords" "bloomctl create x multi " \
-	bits hashes capacity fpr key windows interval dims
+	bits hashes capacity fpr key hash windows interval dims
 check "create scalable keywords, no windows" "bloomctl create x scalable " \
-	bits hashes capacity fpr key growth tighten
+	bits hashes capacity fpr key hash growth tighten
 check "create dcf keywords, no windows" "bloomctl create x dcf " \
-	bits hashes capacity fpr key counter-bits
+	bits hashes capacity fpr key hash counter-bits
 check "dcf counter-bits values" "bloomctl create x dcf counter-bits " 2 4 8
 check "no completion for a growth factor" "bloomctl create x scalable growth "
 check "counting counter-bits values" "bloomctl create x counting counter-bits " 4 8 16
 check "stable counter-bits values" "bloomctl create x stable counter-bits " 1 2 4 8
 check "update values" "bloomctl create x counting update " plain conservative
+check "hash values" "bloomctl create x blocked hash " siphash-2-4 siphash-1-3
 check "no completion for a number" "bloomctl create x bloom bits "
 check "attach: filter name" "bloomctl attach " alpha beta flows
 check "attach keywords" "bloomctl attach alpha " hook dev family digest
