@@ -74,7 +74,7 @@ static void kb_add_all(struct kb_filter *f, const u8 *key)
 
 	for (i = 0; i < keys; i++) {
 		kb_filter_hash(f, key + (size_t)i * KB_KEY_LEN, KB_KEY_LEN,
-			    &h[n++]);
+			       &h[n++]);
 		if (n == KB_BATCH) {
 			kb_filter_add_many(f, h, n);
 			n = 0;

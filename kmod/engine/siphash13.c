@@ -25,41 +25,58 @@ static inline u64 kb_load_le64(const u8 *p)
 	       (u64)p[6] << 48 | (u64)p[7] << 56;
 }
 
-#define KB_SIPROUND(v0, v1, v2, v3)					\
-	do {								\
-		v0 += v1; v1 = kb_rotl64(v1, 13); v1 ^= v0;		\
-		v0 = kb_rotl64(v0, 32);					\
-		v2 += v3; v3 = kb_rotl64(v3, 16); v3 ^= v2;		\
-		v0 += v3; v3 = kb_rotl64(v3, 21); v3 ^= v0;		\
-		v2 += v1; v1 = kb_rotl64(v1, 17); v1 ^= v2;		\
-		v2 = kb_rotl64(v2, 32);					\
-	} while (0)
+struct kb_sip {
+	u64 v0, v1, v2, v3;
+};
+
+static inline void kb_sipround(struct kb_sip *s)
+{
+	s->v0 += s->v1;
+	s->v1 = kb_rotl64(s->v1, 13);
+	s->v1 ^= s->v0;
+	s->v0 = kb_rotl64(s->v0, 32);
+	s->v2 += s->v3;
+	s->v3 = kb_rotl64(s->v3, 16);
+	s->v3 ^= s->v2;
+	s->v0 += s->v3;
+	s->v3 = kb_rotl64(s->v3, 21);
+	s->v3 ^= s->v0;
+	s->v2 += s->v1;
+	s->v1 = kb_rotl64(s->v1, 17);
+	s->v1 ^= s->v2;
+	s->v2 = kb_rotl64(s->v2, 32);
+}
+
+/* c = 1 compression round per message word. */
+static inline void kb_sip_compress(struct kb_sip *s, u64 m)
+{
+	s->v3 ^= m;
+	kb_sipround(s);
+	s->v0 ^= m;
+}
 
 u64 kb_siphash13(const void *data, size_t len, const siphash_key_t *key)
 {
 	const u8 *p = data, *end = p + (len & ~(size_t)7);
-	u64 v0 = 0x736f6d6570736575ULL ^ key->key[0];
-	u64 v1 = 0x646f72616e646f6dULL ^ key->key[1];
-	u64 v2 = 0x6c7967656e657261ULL ^ key->key[0];
-	u64 v3 = 0x7465646279746573ULL ^ key->key[1];
-	u64 m, last = (u64)len << 56;
+	struct kb_sip s = {
+		.v0 = 0x736f6d6570736575ULL ^ key->key[0],
+		.v1 = 0x646f72616e646f6dULL ^ key->key[1],
+		.v2 = 0x6c7967656e657261ULL ^ key->key[0],
+		.v3 = 0x7465646279746573ULL ^ key->key[1],
+	};
+	u64 last = (u64)len << 56;
 	unsigned int i;
 
-	for (; p != end; p += 8) {
-		m = kb_load_le64(p);
-		v3 ^= m;
-		KB_SIPROUND(v0, v1, v2, v3);
-		v0 ^= m;
-	}
+	for (; p != end; p += 8)
+		kb_sip_compress(&s, kb_load_le64(p));
 	/* The last 0..7 bytes, little-endian, under the length byte. */
 	for (i = 0; i < (len & 7); i++)
 		last |= (u64)p[i] << (8 * i);
-	v3 ^= last;
-	KB_SIPROUND(v0, v1, v2, v3);
-	v0 ^= last;
-	v2 ^= 0xff;
-	KB_SIPROUND(v0, v1, v2, v3);
-	KB_SIPROUND(v0, v1, v2, v3);
-	KB_SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
+	kb_sip_compress(&s, last);
+	/* d = 3 finalisation rounds. */
+	s.v2 ^= 0xff;
+	kb_sipround(&s);
+	kb_sipround(&s);
+	kb_sipround(&s);
+	return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
 }

@@ -30,7 +30,8 @@
  *	Request: NAME, TYPE, BITS (m, the number of cells), HASHES (k);
  *	optional HASH_KEY (16 bytes; a random key is drawn when absent),
  *	HASH_FN (enum kbloom_hash_fn, SipHash-2-4 when absent; not for
- *	transforms, whose records have their own hashing), CAPACITY (the design capacity, kept only to be reported back), and
+ *	transforms, whose records have their own hashing), CAPACITY (the
+ *	design capacity, kept only to be reported back), and
  *	the type's own parameters (see enum kbloom_type): COUNTER_BITS,
  *	UPDATE, DECREMENT, SUBTABLES, BUCKET_CELLS, FP_BITS, DIMS, GROWTH,
  *	TIGHTEN. A parameter that the type does not take is refused. For
@@ -59,7 +60,8 @@
  *	straddles a create or destroy is flagged NLM_F_DUMP_INTR; the tool
  *	retries it.
  *	A filter description carries NAME, TYPE, BITS, HASHES, CAPACITY,
- *	HASH_FN (but transforms), the type's parameters, MEMORY (bytes of kernel memory), FILL (cells
+ *	HASH_FN (but transforms), the type's parameters, MEMORY (bytes of
+ *	kernel memory), FILL (cells
  *	set or non-zero; summed over dimensions for multi), SATURATED
  *	(counters at their maximum), GENERATION and a nested STATS; a
  *	scalable filter also OVERFLOW, GROW_ERROR and SLICE_LIST, a dcf
@@ -318,7 +320,8 @@
  * SipHash of Aumasson and Bernstein, "SipHash: a fast short-input PRF",
  * INDOCRYPT 2012, with one compression and three finalization rounds);
  * the 16-byte hash key is read as two little-endian 64-bit words.
- * h2 = kbloom_mix64(h1) (see the engine's hash.h). Probe positions by enhanced double hashing over m = BITS:
+ * h2 = kbloom_mix64(h1) (see the engine's hash.h). Probe positions by
+ * enhanced double hashing over m = BITS:
  *	x = h1 * m >> 64, y = h2 * m >> 64, probe 0 = x, then for i = 1..k-1:
  *	x = (x + y) mod m, y = (y + i) mod m, probe i = x.
  */
