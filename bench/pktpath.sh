@@ -19,6 +19,8 @@
 #   bloom, blocked, counting
 #                   kbloom, digest spie, into that filter type (BITS bits,
 #                   K hashes; counting: 4-bit counters)
+#   blocked-sip13   blocked, made with hash siphash-1-3 (SipHash-1-3 of each
+#                   digest instead of SipHash-2-4)
 #   flow-counting   kbloom, digest flow, into the counting filter
 #   bpf-bloom       the BPF peer (bench/pktpath/spie_tc.bpf.c): tc ingress,
 #                   the same 28-byte digest into BPF_MAP_TYPE_BLOOM_FILTER
@@ -60,7 +62,7 @@ else
 	# the VM, half of it fork and exec) is a quarter of the run.
 	PKTS=300000 KEYS=1000000 ONEKEYS=500
 fi
-CONFIGS=(none hook-only bloom blocked counting flow-counting bpf-bloom)
+CONFIGS=(none hook-only bloom blocked blocked-sip13 counting flow-counting bpf-bloom)
 tmp=$(mktemp -d)
 
 tap_n=0 tap_fail=0
@@ -98,6 +100,8 @@ setup() {
 	hook-only) $bc create r blocked bits $BITS hashes $K &&
 		$bc attach r hook prerouting dev lo family ipv4 digest spie ;;
 	bloom | blocked) $bc create r "$1" bits $BITS hashes $K &&
+		$bc attach r hook prerouting $dev family ipv4 digest spie ;;
+	blocked-sip13) $bc create r blocked bits $BITS hashes $K hash siphash-1-3 &&
 		$bc attach r hook prerouting $dev family ipv4 digest spie ;;
 	counting) $bc create r counting bits $BITS hashes $K counter-bits 4 &&
 		$bc attach r hook prerouting $dev family ipv4 digest spie ;;

@@ -898,7 +898,7 @@ struct kbloom_xlate {
  * ENOENT no such filter (or it is being restored), EOPNOTSUPP a type
  * whose memory grows (scalable, dcf) or holds records (transforms),
  * EBUSY the file is bound already, EPERM, ENOMEM (the header below, a
- * page for up to 123 windows, is charged to the filter's namespace and the
+ * page for up to 124 windows, is charged to the filter's namespace and the
  * caller's memcg, not to its MEMORY: STATUS's MEM_NETNS and MEM_ALL).
  * mmap must map all of req.size from offset 0, without PROT_WRITE;
  * ENOENT when the filter bound was destroyed meanwhile (even if another
