@@ -39,7 +39,8 @@ const struct kb_command kb_cmd_show = {
 	.help =
 		"Prints every field of filter NAME: type, m (bits, or cells for the\n"
 		"counting, dleft and stable types; per dimension for multi), hashes (k),\n"
-		"the type's options (counter bits, update, decrement, subtables, bucket\n"
+		"hash function (siphash-2-4 or siphash-1-3; not for transforms), the\n"
+		"type's options (counter bits, update, decrement, subtables, bucket\n"
 		"cells, fingerprint bits, dimensions), capacity, kernel memory, fill\n"
 		"(cells set or non-zero, X) and fill %, saturated counters (counting,\n"
 		"dleft; stable: cells at their maximum), inserts, deletes (counting,\n"
@@ -53,7 +54,7 @@ const struct kb_command kb_cmd_show = {
 		"  overflow at capacity  counting: the counter overflow bound\n"
 		"  fpr at the stable point\n"
 		"                        stable, instead of the rate at capacity\n"
-		"With -j, one JSON object: name, type, bits, hashes, counter_bits, update,\n"
+		"With -j, one JSON object: name, type, bits, hashes, hash, counter_bits, update,\n"
 		"decrement, subtables, bucket_cells, fp_bits, dims (the names), capacity,\n"
 		"memory, fill, fill_percent, saturated_counters, inserts, deletes,\n"
 		"queries, positives, generation, saturated (X = m), estimated_keys (null\n"

@@ -447,7 +447,7 @@ static uint64_t mem_netns(struct nlr *s, struct nlr_msg *m)
 /*
  * The header is charged once, at the first MAP, to the namespace (not to
  * the filter's MEMORY), and given back with the filter: a page for a
- * filter without windows, three for 256 windows.
+ * filter without windows and up to 124 windows, three for 256.
  */
 TEST_F(mapping, header_charged_once)
 {
@@ -479,6 +479,18 @@ TEST_F(mapping, header_charged_once)
 	EXPECT_EQ(KBLOOM_WINDOWS_MAX + 1, a.h->ntables);
 	EXPECT_EQ(a.h->cells_off + 257 * 4096, a.size);
 	EXPECT_EQ(before + 3 * 4096, mem_netns(&self->s, &self->m));
+	map_close(&a);
+
+	/* One page holds the header and 124 windows' entries, not 125. */
+	ASSERT_EQ(0, make(&self->s, &self->m, "w124", KBLOOM_TYPE_BLOOM, 32768,
+			  124));
+	ASSERT_EQ(0, map_open(&a, "w124"));
+	EXPECT_EQ(4096, a.h->cells_off);
+	map_close(&a);
+	ASSERT_EQ(0, make(&self->s, &self->m, "w125", KBLOOM_TYPE_BLOOM, 32768,
+			  125));
+	ASSERT_EQ(0, map_open(&a, "w125"));
+	EXPECT_EQ(2 * 4096, a.h->cells_off);
 	map_close(&a);
 }
 
