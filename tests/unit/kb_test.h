@@ -132,4 +132,15 @@ static inline void keyset_free(struct keyset *ks)
 	free(ks->off);
 }
 
+/* The SipHash papers' test key: bytes 00 01 .. 0f. */
+static inline void kb_ref_key(siphash_key_t *key)
+{
+	u8 kb[16];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		kb[i] = (u8)i;
+	siphash_key_from_bytes(key, kb);
+}
+
 #endif /* KBLOOM_TESTS_UNIT_KB_TEST_H */

@@ -50,23 +50,13 @@ static const u32 kernel_hsiphash[8] = {
 	0x88d38328U, 0x49533b67U, 0xc59f22a7U, 0x9bb11140U,
 };
 
-static void ref_key(siphash_key_t *key)
-{
-	u8 kb[16];
-	int i;
-
-	for (i = 0; i < 16; i++)
-		kb[i] = (u8)i;
-	siphash_key_from_bytes(key, kb);
-}
-
 TEST(reference_vectors)
 {
 	siphash_key_t key;
 	u8 msg[64];
 	size_t len;
 
-	ref_key(&key);
+	kb_ref_key(&key);
 	for (len = 0; len < 64; len++)
 		msg[len] = (u8)len;
 	for (len = 0; len < 64; len++) {
@@ -89,7 +79,7 @@ TEST(not_siphash24)
 	u8 msg[64];
 	size_t len;
 
-	ref_key(&key);
+	kb_ref_key(&key);
 	for (len = 0; len < 64; len++)
 		msg[len] = (u8)len;
 	for (len = 0; len < 64; len++)
@@ -102,7 +92,7 @@ TEST(any_alignment)
 	siphash_key_t key;
 	size_t len, off;
 
-	ref_key(&key);
+	kb_ref_key(&key);
 	for (len = 0; len < sizeof(ref); len++)
 		ref[len] = (u8)(len * 7 + 3);
 	for (len = 0; len <= sizeof(ref); len += 13) {

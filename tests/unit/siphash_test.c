@@ -79,21 +79,11 @@ static const struct {
 	},
 };
 
-static void ref_key(siphash_key_t *key)
-{
-	u8 kb[16];
-	int i;
-
-	for (i = 0; i < 16; i++)
-		kb[i] = (u8)i;
-	siphash_key_from_bytes(key, kb);
-}
-
 TEST(key_bytes_are_two_le_words)
 {
 	siphash_key_t key;
 
-	ref_key(&key);
+	kb_ref_key(&key);
 	EXPECT_EQ(0x0706050403020100ULL, key.key[0]);
 	EXPECT_EQ(0x0f0e0d0c0b0a0908ULL, key.key[1]);
 }
@@ -104,7 +94,7 @@ TEST(reference_vectors)
 	u8 msg[64];
 	size_t len;
 
-	ref_key(&key);
+	kb_ref_key(&key);
 	for (len = 0; len < 64; len++)
 		msg[len] = (u8)len;
 	for (len = 0; len < 64; len++) {
@@ -127,7 +117,7 @@ TEST(paper_appendix_example)
 	};
 	siphash_key_t key;
 
-	ref_key(&key);
+	kb_ref_key(&key);
 	EXPECT_EQ(0xa129ca6149be45e5ULL, siphash(msg, sizeof(msg), &key));
 }
 
@@ -165,7 +155,7 @@ TEST(unaligned_and_exact_length)
 	siphash_key_t key;
 	size_t len, off, j;
 
-	ref_key(&key);
+	kb_ref_key(&key);
 	for (len = 0; len < 64; len++) {
 		for (off = 0; off < 16; off++) {
 			u8 *blk = malloc(off + len ? off + len : 1);
@@ -187,7 +177,7 @@ TEST(empty_message_null_pointer)
 {
 	siphash_key_t key;
 
-	ref_key(&key);
+	kb_ref_key(&key);
 	EXPECT_EQ(ref_vectors[0], siphash(NULL, 0, &key));
 }
 
@@ -202,7 +192,7 @@ TEST(length_is_part_of_the_input)
 	u64 seen[600];
 	size_t i, j;
 
-	ref_key(&key);
+	kb_ref_key(&key);
 	for (i = 0; i < sizeof(msg); i++) {
 		seen[i] = siphash(msg, i, &key);
 		for (j = 0; j < i; j++)
@@ -216,7 +206,7 @@ TEST(key_changes_everything)
 	const u8 msg[] = "kbloom";
 	int bit;
 
-	ref_key(&a);
+	kb_ref_key(&a);
 	/* Flipping any one of the 128 key bits changes the hash. */
 	for (bit = 0; bit < 128; bit++) {
 		b = a;
