@@ -1739,6 +1739,14 @@ TEST(v2_bad_layout_fields_are_refused)
 	}
 }
 
+/* The trailer of a file whose @len bytes before it are in @buf. */
+static void seal(uint8_t *buf, size_t len, uint64_t cell_bytes)
+{
+	kb_put_le64(buf + len, cell_bytes);
+	le32(buf + len + 8, kb_save_crc32c(0, buf, len));
+	memcpy(buf + len + 12, "KEND", 4);
+}
+
 /* A file whose version does not match its type; reserved v2 fields. */
 TEST(v2_version_and_reserved_are_checked)
 {
@@ -1752,20 +1760,15 @@ TEST(v2_version_and_reserved_are_checked)
 
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, g);
-#define SEAL(buf, len) do { \
-	kb_put_le64((buf) + (len), h.cell_bytes); \
-	le32((buf) + (len) + 8, kb_save_crc32c(0, (buf), (len))); \
-	memcpy((buf) + (len) + 12, "KEND", 4); \
-} while (0)
 	kb_save_encode_header(&h, f);
-	SEAL(f, n);
+	seal(f, n, h.cell_bytes);
 	ASSERT_EQ(0, verify_mem(f, n + KB_SAVE_TRAILER_LEN)) {
 		TH_LOG("%s", err);
 	}
 	/* Scalable in a version 1 file. */
 	memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
 	g[8] = 1;
-	SEAL(g, n);
+	seal(g, n, h.cell_bytes);
 	EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
 	EXPECT_STREQ("savefile t.kbf: filter type 8 is saved as format version 2, not 1 at byte 48",
 		     err);
@@ -1774,7 +1777,7 @@ TEST(v2_version_and_reserved_are_checked)
 	kb_save_encode_header(&b, g);
 	g[8] = 2;
 	h.cell_bytes = 8;
-	SEAL(g, 1408);
+	seal(g, 1408, h.cell_bytes);
 	EXPECT_EQ(-1, verify_mem(g, 1408 + KB_SAVE_TRAILER_LEN));
 	EXPECT_STREQ("savefile t.kbf: filter type 1 is saved as format version 1, not 2 at byte 48",
 		     err);
@@ -1784,14 +1787,13 @@ TEST(v2_version_and_reserved_are_checked)
 
 		memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
 		g[reserved[i]] = 1;
-		SEAL(g, n);
+		seal(g, n, h.cell_bytes);
 		snprintf(at, sizeof(at), "not 0 at byte %d", reserved[i]);
 		EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
 		EXPECT_NE(NULL, strstr(err, at)) {
 			TH_LOG("%s", err);
 		}
 	}
-#undef SEAL
 	free(f);
 	free(g);
 }
@@ -1912,35 +1914,30 @@ TEST(hash_fn_and_version_must_agree)
 
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, g);
-#define SEAL(buf, len) do { \
-	kb_put_le64((buf) + (len), 512); \
-	le32((buf) + (len) + 8, kb_save_crc32c(0, (buf), (len))); \
-	memcpy((buf) + (len) + 12, "KEND", 4); \
-} while (0)
 	h.shape.hash_fn = KBLOOM_HASH_FN_SIPHASH13;
 	kb_save_encode_header(&h, f);
-	SEAL(f, n);
+	seal(f, n, 512);
 	ASSERT_EQ(0, verify_mem(f, n + KB_SAVE_TRAILER_LEN)) {
 		TH_LOG("%s", err);
 	}
 	/* Version 3 with SipHash-2-4 at byte 164. */
 	memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
 	g[164] = 0;
-	SEAL(g, n);
+	seal(g, n, 512);
 	EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
 	EXPECT_STREQ("savefile t.kbf: hash function 0 (SipHash-2-4) in a format version 3 file, which is for another at byte 164",
 		     err);
 	/* Version 1 with a hash function: the reserved field. */
 	memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
 	g[8] = 1;
-	SEAL(g, n);
+	seal(g, n, 512);
 	EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
 	EXPECT_STREQ("savefile t.kbf: reserved field is 0x1, not 0 at byte 164",
 		     err);
 	/* A function past the known ones. */
 	memcpy(g, f, n + KB_SAVE_TRAILER_LEN);
 	g[164] = KBLOOM_HASH_FN_MAX + 1;
-	SEAL(g, n);
+	seal(g, n, 512);
 	EXPECT_EQ(-1, verify_mem(g, n + KB_SAVE_TRAILER_LEN));
 	EXPECT_STREQ("savefile t.kbf: hash function 2 unknown, or given for transforms at byte 164",
 		     err);
@@ -1956,7 +1953,6 @@ TEST(hash_fn_and_version_must_agree)
 	EXPECT_EQ(-1, kb_save_check_header(&h, err, sizeof(err)));
 	EXPECT_STREQ("hash function 1 unknown, or given for transforms at byte 164",
 		     err);
-#undef SEAL
 	free(f);
 	free(g);
 }
