@@ -100,6 +100,14 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* The family version the request's sender was built with. */
+static u8 kb_client_version(const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *g = nlmsg_data(nlh);
+
+	return g->version;
+}
+
 /*
  * cb->args[0]: 0 before the first message, then 1; [1]: the window ID;
  * [2]: the next cell byte; [3]: the layout (kb_filter_layout()) the head
@@ -131,6 +139,14 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 	if (!obj || kb_loading(obj)) {
 		NL_SET_ERR_MSG(cb->extack, "no filter of that name in this namespace");
 		err = -ENOENT;
+		goto out;
+	}
+	/* It would save the filter as SipHash-2-4 (uapi: Family). */
+	if (kb_client_version(cb->nlh) < 2 &&
+	    kb_ring_shape(&obj->ring)->s.hash_fn) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "the filter hashes with HASH_FN (SipHash-1-3), which a client of family version 1 cannot save: use one of version 2");
+		err = -EOPNOTSUPP;
 		goto out;
 	}
 	if (!cb->args[0]) {

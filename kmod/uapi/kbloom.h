@@ -8,6 +8,11 @@
  * Family
  * ------
  * Generic netlink family KBLOOM_GENL_NAME, version KBLOOM_GENL_VERSION.
+ * A request carries the version its sender was built with. Version 2
+ * added HASH_FN: a client of version 1 knows nothing of it and would save
+ * a filter of SipHash-1-3 as one of SipHash-2-4, so its EXPORT of such a
+ * filter is refused (EOPNOTSUPP, with a message); everything else it may
+ * do as before.
  * The family is network-namespace aware: every filter lives in the netns of
  * the socket that created it and is invisible from any other netns.
  * Every command requires CAP_NET_ADMIN in the initial user namespace
@@ -333,7 +338,7 @@
 #include <linux/types.h>
 
 #define KBLOOM_GENL_NAME	"kbloom"
-#define KBLOOM_GENL_VERSION	1
+#define KBLOOM_GENL_VERSION	2	/* 2: HASH_FN (see Family) */
 #define KBLOOM_MCGRP_EVENTS	"events"	/* multicast group: see Events */
 
 /* Limits, enforced by the attribute policies and the engine. */

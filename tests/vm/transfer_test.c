@@ -114,6 +114,9 @@ static void on_export(struct nlmsghdr *h, void *arg)
  * after the ADD that asked for it returned: the dump then ends with
  * EAGAIN, and a client exports again (as bloomctl save does).
  */
+/* The family version export() says its sender was built with. */
+static uint8_t export_version = KBLOOM_GENL_VERSION;
+
 static int export(struct nlr *s, struct nlr_msg *m, const char *name,
 		  uint64_t window, struct image *im)
 {
@@ -125,6 +128,8 @@ static int export(struct nlr *s, struct nlr_msg *m, const char *name,
 		free(im->slices);
 		memset(im, 0, sizeof(*im));
 		nlr_init(s, m, s->family, KBLOOM_CMD_EXPORT, NLM_F_DUMP);
+		((struct genlmsghdr *)(m->buf + NLMSG_HDRLEN))->version =
+			export_version;
 		nlr_put_str(m, KBLOOM_A_NAME, name);
 		if (window)
 			nlr_put_u64(m, KBLOOM_A_WINDOW, window);
@@ -306,6 +311,36 @@ TEST_F(xfer, export_refusals_named)
 	nlr_put_u64(&self->m, KBLOOM_A_INTERVAL, 1000);
 	EXPECT_EQ(-EINVAL, nlr_send(s, &self->m));
 	EXPECT_STREQ("a filter with WINDOWS cannot be loaded", s->extack);
+}
+
+/*
+ * A client of family version 1 knows no HASH_FN: it exports a filter of
+ * SipHash-2-4 as before, but not one of SipHash-1-3, which it would save
+ * as SipHash-2-4. A client of version 2 exports both.
+ */
+TEST_F(xfer, version_1_client_cannot_export_siphash13)
+{
+	struct nlr *s = &self->s;
+	struct image im;
+
+	create_msg(s, &self->m, "h13", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_HASH_FN, KBLOOM_HASH_FN_SIPHASH13);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+	ASSERT_EQ(0, create(s, &self->m, "h24", 4096, 3));
+
+	export_version = 1;
+	EXPECT_EQ(-EOPNOTSUPP, export(s, &self->m, "h13", 0, &im));
+	EXPECT_STREQ("the filter hashes with HASH_FN (SipHash-1-3), which a client of family version 1 cannot save: use one of version 2",
+		     s->extack);
+	EXPECT_EQ(0, im.heads);
+	ASSERT_EQ(0, export(s, &self->m, "h24", 0, &im));
+	EXPECT_EQ(512, im.cell_bytes);
+	free(im.cells);
+
+	export_version = KBLOOM_GENL_VERSION;
+	ASSERT_EQ(0, export(s, &self->m, "h13", 0, &im));
+	EXPECT_EQ(512, im.cell_bytes);
+	free(im.cells);
 }
 
 /* ---- Scalable filters and dcfs: their layout travels with them ------- */
