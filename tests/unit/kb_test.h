@@ -132,6 +132,15 @@ static inline void keyset_free(struct keyset *ks)
 	free(ks->off);
 }
 
+/* The SipHash papers' test messages: message len is bytes 00 .. len - 1. */
+static inline void kb_ref_msg(u8 msg[64])
+{
+	int i;
+
+	for (i = 0; i < 64; i++)
+		msg[i] = (u8)i;
+}
+
 /* The SipHash papers' test key: bytes 00 01 .. 0f. */
 static inline void kb_ref_key(siphash_key_t *key)
 {

@@ -95,8 +95,7 @@ TEST(reference_vectors)
 	size_t len;
 
 	kb_ref_key(&key);
-	for (len = 0; len < 64; len++)
-		msg[len] = (u8)len;
+	kb_ref_msg(msg);
 	for (len = 0; len < 64; len++) {
 		u64 h = siphash(msg, len, &key);
 
