@@ -4,6 +4,7 @@
  * one keyed SipHash), and what every bit-array type shares: fill counts,
  * merges and union counts work word by word over the whole array.
  */
+#include "bloom.h"
 #include "types.h"
 
 #ifndef __KERNEL__
@@ -23,17 +24,15 @@ static u64 kb_bloom_mem(const struct kb_shape *s)
 	return BITS_TO_LONGS(s->m) * sizeof(unsigned long);
 }
 
-bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h)
+/* The general walk, for the few keys kb_probe_fits() turns away. */
+static bool kb_bloom_add_walk(struct kb_filter *f, struct kb_probe *p)
 {
-	struct kb_probe p;
 	bool fresh = false;
 	u32 i;
 
-	kb_probe_init(&p, h, f->s.m);
 	for (i = 0; i < f->s.k; i++) {
-		u64 pos = kb_probe_next(&p);
+		u64 pos = kb_probe_next(p);
 
-		/* Read first: a set bit costs no locked write or line bounce. */
 		if (!test_bit(pos, f->mem)) {
 			set_bit(pos, f->mem);
 			fresh = true;
@@ -42,18 +41,63 @@ bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h)
 	return fresh;
 }
 
+bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h)
+{
+	struct kb_probe p;
+	bool fresh = false;
+	u32 i;
+
+	kb_probe_init(&p, h, f->s.m);
+	if (unlikely(!kb_probe_fits(&p, f->s.k)))
+		return kb_bloom_add_walk(f, &p);
+	for (i = 0; i < f->s.k; i++) {
+		u64 pos = kb_probe_next_fast(&p);
+
+		/* Read first: a set bit costs no locked write or line bounce. */
+		if (!(kb_bit_word(f->mem, pos) & 1)) {
+			set_bit(pos, f->mem);
+			fresh = true;
+		}
+	}
+	return fresh;
+}
+
+static bool kb_bloom_test_walk(const struct kb_filter *f, struct kb_probe *p)
+{
+	u32 i = f->s.k;
+
+	do {
+		if (!test_bit(kb_probe_next(p), f->mem))
+			return false;
+	} while (--i);
+	return true;
+}
+
+/*
+ * All k bits are read and ANDed, without a branch: an exit at the first
+ * clear bit mispredicts for about every absent key and throws away the
+ * next key's work in flight, while reading on costs little (the lines are
+ * near, or the one-key path asked for them first: filter.c).
+ */
 bool kb_bloom_test(const struct kb_filter *f, const struct kb_hash *h)
 {
 	const unsigned long *mem = f->mem;
 	struct kb_probe p;
-	u32 i = f->s.k;
+	unsigned long ok;
+	u32 i, k = f->s.k;
 
 	kb_probe_init(&p, h, f->s.m);
-	do {
-		if (!test_bit(kb_probe_next(&p), mem))
-			return false;
-	} while (--i);
-	return true;
+	if (unlikely(!kb_probe_fits(&p, k)))
+		return kb_bloom_test_walk(f, &p);
+	ok = kb_bit_word(mem, kb_probe_next_fast(&p));
+	/* Two probes a turn: y's steps are half constants, half the loop's. */
+	for (i = 1; i + 1 < k; i += 2) {
+		ok &= kb_bit_word(mem, kb_probe_next_fast(&p));
+		ok &= kb_bit_word(mem, kb_probe_next_fast(&p));
+	}
+	if (i < k)
+		ok &= kb_bit_word(mem, kb_probe_next_fast(&p));
+	return ok & 1;
 }
 
 /*
@@ -67,6 +111,12 @@ void kb_cells_prefetch(const struct kb_filter *f, const struct kb_hash *h)
 	u32 i;
 
 	kb_probe_init(&p, h, f->s.m);
+	if (likely(kb_probe_fits(&p, f->s.k))) {
+		for (i = 0; i < f->s.k; i++)
+			kb_prefetch(&f->mem[kb_probe_next_fast(&p) * bits /
+					    BITS_PER_LONG]);
+		return;
+	}
 	for (i = 0; i < f->s.k; i++)
 		kb_prefetch(&f->mem[kb_probe_next(&p) * bits / BITS_PER_LONG]);
 }

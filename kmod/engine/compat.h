@@ -78,6 +78,12 @@ static inline void kb_prefetch(const void *p)
 	prefetch(p);
 }
 
+/* The same, for a line about to be written. */
+static inline void kb_prefetchw(const void *p)
+{
+	prefetchw(p);
+}
+
 /* Random cells for the stable filter; fine in softirq context. */
 static inline u32 kb_random_u32(void)
 {
@@ -94,4 +100,5 @@ static inline void kb_resched(void)
 /* Host builds: kmod/engine/host/kbloom_host_compat.h, on the include path. */
 #include <kbloom_host_compat.h>
 #endif /* __KERNEL__ */
+
 #endif /* KBLOOM_ENGINE_COMPAT_H */

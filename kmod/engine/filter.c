@@ -7,6 +7,7 @@
  * below is the one place that maps a type id to them.
  */
 #include "blocked.h"
+#include "bloom.h"
 #include "types.h"
 
 #ifndef __KERNEL__
@@ -325,6 +326,8 @@ bool kb_filter_add(struct kb_filter *f, const void *key, size_t len)
 	struct kb_hash h;
 
 	kb_filter_hash(f, key, len, &h);
+	if (kb_bloom_far(f))
+		return __kb_bloom_add_far(f, &h);
 	return kb_add(f, &h);
 }
 
@@ -333,6 +336,8 @@ bool kb_filter_test(const struct kb_filter *f, const void *key, size_t len)
 	struct kb_hash h;
 
 	kb_filter_hash(f, key, len, &h);
+	if (kb_bloom_far(f))
+		return __kb_bloom_test_far(f, &h);
 	return kb_test(f, &h);
 }
 

@@ -62,7 +62,7 @@ struct kb_probe {
 	u64 x;
 	u64 y;
 	u64 m;
-	u32 i;
+	u64 i;
 };
 
 static inline void kb_probe_init(struct kb_probe *p, const struct kb_hash *h,
@@ -86,6 +86,36 @@ static inline u64 kb_probe_next(struct kb_probe *p)
 	p->y += p->i;
 	if (p->y >= p->m)
 		p->y -= p->m;
+	return pos;
+}
+
+/*
+ * The same walk with fewer instructions, for the keys it fits: after j
+ * steps y is y0 + j(j+1)/2, and a key takes k - 1 steps, so when
+ * y0 + k(k-1)/2 < m (all but about k^2/2m of the keys) y never reaches m
+ * and only x wraps, once at most (x + y < 2m). kb_probe_next_fast() is
+ * then kb_probe_next(), position for position.
+ */
+static inline bool kb_probe_fits(const struct kb_probe *p, u32 k)
+{
+	return p->y + (u64)k * (k - 1) / 2 < p->m;
+}
+
+/* x mod m for x < 2m: m <= KBLOOM_BITS_MAX, so x - m fits a signed word. */
+static inline u64 kb_wrap_once(u64 x, u64 m)
+{
+	s64 d = x - m;
+
+	return d < 0 ? x : (u64)d;
+}
+
+static inline u64 kb_probe_next_fast(struct kb_probe *p)
+{
+	u64 pos = p->x;
+
+	p->i++;
+	p->x = kb_wrap_once(p->x + p->y, p->m);
+	p->y += p->i;
 	return pos;
 }
 

@@ -10,6 +10,7 @@
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
+#include "../../kmod/engine/bloom.h"
 #include "../../kmod/uapi/kbloom.h"
 
 static const u8 key_a[16] = {
@@ -315,6 +316,97 @@ TEST(offline_positions_match)
 		kb_filter_free(&f);
 	}
 	keyset_free(&ks);
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * A filter larger than the caches (more than 16 MiB: kb_filter_add() and
+ * kb_filter_test() ask for a key's lines before reading them) sets the
+ * bits of the uapi's rule and answers as the batches' path does, for keys
+ * that take the fast walk and, with hashes made for it (y0 = m - 1), for
+ * keys that take the general one.
+ */
+TEST(far_filter_paths_agree)
+{
+	static const u32 ks[] = { 1, 7, KBLOOM_HASHES_MAX };
+	const u64 m = (1ULL << 28) + 192;	/* 32 MiB and 3 words */
+	const size_t n = 20000;
+	struct keyset ks_present, ks_other;	/* may share short keys */
+	size_t s;
+
+	ASSERT_EQ(0, keyset_make(&ks_present, n, 21));
+	ASSERT_EQ(0, keyset_make(&ks_other, n, 22));
+	for (s = 0; s < ARRAY_SIZE(ks); s++) {
+		struct kb_filter f;
+		unsigned long *ref;
+		siphash_key_t hk;
+		struct kb_hash h;
+		u64 hits = 0;
+		size_t i;
+		u32 j;
+
+		ASSERT_EQ(0, bloom_init(&f, m, ks[s], key_a));
+		ASSERT_GT(f.nwords * sizeof(long), 16ULL << 20);
+		ref = calloc(f.nwords, sizeof(*ref));
+		ASSERT_NE(NULL, ref);
+		siphash_key_from_bytes(&hk, key_a);
+		for (i = 0; i < n; i++) {
+			size_t len;
+			const u8 *key = keyset_key(&ks_present, i, &len);
+			u64 h1 = siphash(key, len, &hk);
+			bool before = kb_filter_test(&f, key, len);
+
+			ASSERT_EQ(!before, kb_filter_add(&f, key, len));
+			for (j = 0; j < ks[s]; j++) {
+				u64 pos = kb_ref_probe(h1, kb_ref_mix64(h1), m, j);
+
+				ref[pos / 64] |= 1UL << (pos % 64);
+			}
+		}
+		/* y0 = m - 1: the general walk, through the far entries */
+		for (i = 0; i < 64; i++) {
+			h.h1 = (u64)i * 0x9e3779b97f4a7c15ULL;
+			h.h2 = UINT64_MAX;
+			ASSERT_EQ(!__kb_bloom_test_far(&f, &h),
+				  __kb_bloom_add_far(&f, &h));
+			ASSERT_TRUE(__kb_bloom_test_far(&f, &h));
+			for (j = 0; j < ks[s]; j++) {
+				u64 pos = kb_ref_probe(h.h1, h.h2, m, j);
+
+				ref[pos / 64] |= 1UL << (pos % 64);
+			}
+		}
+		EXPECT_EQ(0, memcmp(ref, f.mem, f.nwords * sizeof(*ref))) {
+			TH_LOG("k=%u: bit arrays differ", ks[s]);
+		}
+		/* Other keys: the answer of the reference bits, on both paths. */
+		for (i = 0; i < n; i++) {
+			size_t len;
+			const u8 *key = keyset_key(&ks_present, i, &len);
+			bool want = true;
+			u64 h1;
+
+			ASSERT_TRUE(kb_filter_test(&f, key, len));
+			key = keyset_key(&ks_other, i, &len);
+			h1 = siphash(key, len, &hk);
+			for (j = 0; j < ks[s]; j++) {
+				u64 pos = kb_ref_probe(h1, kb_ref_mix64(h1), m, j);
+
+				want &= (ref[pos / 64] >> (pos % 64)) & 1;
+			}
+			kb_filter_hash(&f, key, len, &h);
+			ASSERT_EQ(want, kb_filter_test(&f, key, len));
+			ASSERT_EQ(want, kb_filter_test_hash(&f, &h));
+			ASSERT_EQ(want, __kb_bloom_test_far(&f, &h));
+			hits += want;
+		}
+		kb_diag("k=%u: %llu of %zu other keys test present", ks[s],
+			(unsigned long long)hits, n);
+		free(ref);
+		kb_filter_free(&f);
+	}
+	keyset_free(&ks_present);
+	keyset_free(&ks_other);
 	KB_ASSERT_NO_LEAKS();
 }
 

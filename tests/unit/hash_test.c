@@ -238,6 +238,64 @@ TEST(probe_matches_reference_formula)
 	}
 }
 
+/*
+ * The walk without y's wrap (kb_probe_next_fast) is taken exactly when
+ * y0 + k(k-1)/2 < m, and then gives the reference formula's positions for
+ * every probe of the key: at the smallest and largest m, for every k, with
+ * y0 drawn over the whole range and pinned at the boundary.
+ */
+TEST(probe_fast_walk_matches_reference)
+{
+	u64 fits = 0, walks = 0, x0, y0;
+	struct kb_probe p;
+	struct kb_hash h;
+	struct kb_rng r;
+	size_t s;
+	u32 k, i;
+	int n;
+
+	kb_rng_seed(&r, 9);
+	for (s = 0; s < NSIZES; s++) {
+		u64 m = sizes[s];
+
+		for (k = 1; k <= KBLOOM_HASHES_MAX; k++) {
+			u64 t = (u64)k * (k - 1) / 2;
+
+			for (n = 0; n < 300; n++) {
+				h.h1 = kb_rng_next(&r);
+				h.h2 = kb_rng_next(&r);
+				kb_probe_init(&p, &h, m);
+				/* n = 0, 1: y0 just inside and at the bound */
+				if (n < 2 && m > t + 1)
+					p.y = m - t - 1 + n;
+				ASSERT_EQ(p.y + t < m, kb_probe_fits(&p, k));
+				if (!kb_probe_fits(&p, k)) {
+					walks++;
+					continue;
+				}
+				fits++;
+				x0 = p.x;
+				y0 = p.y;
+				for (i = 0; i < k; i++) {
+					unsigned __int128 ii = i;
+					u64 ref = (u64)((x0 + ii * (unsigned __int128)y0 +
+							 (ii * ii * ii - ii) / 6) % m);
+
+					ASSERT_EQ(ref, kb_probe_next_fast(&p)) {
+						TH_LOG("m=%llu k=%u y0=%llu i=%u",
+						       (unsigned long long)m, k,
+						       (unsigned long long)y0, i);
+					}
+				}
+			}
+		}
+	}
+	kb_diag("%llu walks took the fast path, %llu the general one",
+		(unsigned long long)fits, (unsigned long long)walks);
+	EXPECT_GT(fits, 0);
+	EXPECT_GT(walks, 0);
+}
+
 /* The walk does not depend on k: probe i is the same for every k > i. */
 TEST(probe_prefix_stable)
 {

@@ -16,6 +16,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int64_t s64;
 
 #define BITS_PER_LONG		64
 #define BIT_WORD(nr)		((nr) / BITS_PER_LONG)
@@ -32,6 +33,8 @@ typedef uint64_t u64;
 #define INDIRECT_CALL_3(f, f3, f2, f1, ...)				\
 	(likely((f) == (f3)) ? (f3)(__VA_ARGS__) :			\
 	 INDIRECT_CALL_2(f, f2, f1, __VA_ARGS__))
+/* The kernel's pseudo-keywords (linux/compiler_attributes.h). */
+#define fallthrough		__attribute__((__fallthrough__))
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
@@ -182,6 +185,11 @@ static inline int kb_read_seqretry(const kb_seqlock_t *l, unsigned int s)
 static inline void kb_prefetch(const void *p)
 {
 	__builtin_prefetch(p);
+}
+
+static inline void kb_prefetchw(const void *p)
+{
+	__builtin_prefetch(p, 1);
 }
 
 /* A fast PRNG for the stable filter's random decrements (xorshift64*). */
