@@ -76,8 +76,9 @@ static bool kb_bloom_test_walk(const struct kb_filter *f, struct kb_probe *p)
 /*
  * All k bits are read and ANDed, without a branch: an exit at the first
  * clear bit mispredicts for about every absent key and throws away the
- * next key's work in flight, while reading on costs little (the lines are
- * near, or the one-key path asked for them first: filter.c).
+ * next key's work in flight, while reading on costs little where the
+ * lines are near: batches asked for them, and one key at a time a filter
+ * whose lines are far takes bloom.h's path instead.
  */
 bool kb_bloom_test(const struct kb_filter *f, const struct kb_hash *h)
 {
