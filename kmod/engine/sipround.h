@@ -3,10 +3,10 @@
  * SipHash of c and d rounds (Aumasson & Bernstein, "SipHash: a fast
  * short-input PRF", INDOCRYPT 2012): four 64-bit words of state from the
  * key, c SipRounds per 8-byte message word, the length in the top byte of
- * the last (padded) word, d >= 3 finalisation rounds. engine/siphash13.c makes
- * SipHash-1-3 of it (filters of KBLOOM_HASH_FN_SIPHASH13, module and
- * tools alike), host/siphash.c SipHash-2-4 (the kernel's siphash(), for
- * the tools).
+ * the last (padded) word, d >= 3 finalisation rounds. engine/siphash13.c
+ * makes SipHash-1-3 of it (filters of KBLOOM_HASH_FN_SIPHASH13, module
+ * and tools alike), host/siphash.c SipHash-2-4 (the kernel's siphash(),
+ * for the tools).
  *
  * Byte loads are explicit: the result is the same for any alignment and
  * byte order (compilers make one load of them where the machine allows).
