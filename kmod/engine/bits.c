@@ -30,14 +30,8 @@ static bool kb_bloom_add_walk(struct kb_filter *f, struct kb_probe *p)
 	bool fresh = false;
 	u32 i;
 
-	for (i = 0; i < f->s.k; i++) {
-		u64 pos = kb_probe_next(p);
-
-		if (!test_bit(pos, f->mem)) {
-			set_bit(pos, f->mem);
-			fresh = true;
-		}
-	}
+	for (i = 0; i < f->s.k; i++)
+		fresh |= kb_bit_set_new(f->mem, kb_probe_next(p));
 	return fresh;
 }
 
@@ -50,15 +44,8 @@ bool kb_bloom_add(struct kb_filter *f, const struct kb_hash *h)
 	kb_probe_init(&p, h, f->s.m);
 	if (unlikely(!kb_probe_fits(&p, f->s.k)))
 		return kb_bloom_add_walk(f, &p);
-	for (i = 0; i < f->s.k; i++) {
-		u64 pos = kb_probe_next_fast(&p);
-
-		/* Read first: a set bit costs no locked write or line bounce. */
-		if (!(kb_bit_word(f->mem, pos) & 1)) {
-			set_bit(pos, f->mem);
-			fresh = true;
-		}
-	}
+	for (i = 0; i < f->s.k; i++)
+		fresh |= kb_bit_set_new(f->mem, kb_probe_next_fast(&p));
 	return fresh;
 }
 

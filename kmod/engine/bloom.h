@@ -25,6 +25,18 @@ static inline unsigned long kb_bit_word(const unsigned long *mem, u64 pos)
 }
 
 /*
+ * Sets bit @pos of @mem; true if it was clear. Read first: a set bit costs
+ * no locked write or line bounce.
+ */
+static inline bool kb_bit_set_new(unsigned long *mem, u64 pos)
+{
+	if (kb_bit_word(mem, pos) & 1)
+		return false;
+	set_bit(pos, mem);
+	return true;
+}
+
+/*
  * The k positions are worked out and their lines asked for first, then
  * read. A prefetch retires at once, so the CPU's window moves on to the
  * next key's lines while these are on their way, where a load that misses
@@ -63,12 +75,8 @@ static inline bool __kb_bloom_add_far(struct kb_filter *f,
 	k = kb_bloom_ask(f, h, pos, true);
 	if (!k)
 		return kb_bloom_add(f, h);
-	for (i = 0; i < k; i++) {
-		if (!(kb_bit_word(mem, pos[i]) & 1)) {
-			set_bit(pos[i], mem);
-			fresh = true;
-		}
-	}
+	for (i = 0; i < k; i++)
+		fresh |= kb_bit_set_new(mem, pos[i]);
 	return fresh;
 }
 

@@ -78,28 +78,8 @@ static inline u64 kb_siphash_cd(const void *data, size_t len, u64 k0,
 	for (; p != end; p += 8)
 		kb_sip_compress(&s, kb_load_le64(p), c);
 	/* The last 0..7 bytes, little-endian, under the length byte. */
-	switch (len & 7) {
-	case 7:
-		last |= (u64)p[6] << 48;
-		fallthrough;
-	case 6:
-		last |= (u64)p[5] << 40;
-		fallthrough;
-	case 5:
-		last |= (u64)p[4] << 32;
-		fallthrough;
-	case 4:
-		last |= (u64)p[3] << 24;
-		fallthrough;
-	case 3:
-		last |= (u64)p[2] << 16;
-		fallthrough;
-	case 2:
-		last |= (u64)p[1] << 8;
-		fallthrough;
-	case 1:
-		last |= p[0];
-	}
+	for (i = 0; i < (len & 7); i++)
+		last |= (u64)p[i] << (8 * i);
 	kb_sip_compress(&s, last, c);
 	s.v2 ^= 0xff;
 	/* d >= 3 (1-3, 2-4): three rounds straight, where GCC left a loop */

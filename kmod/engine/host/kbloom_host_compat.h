@@ -33,8 +33,6 @@ typedef int64_t s64;
 #define INDIRECT_CALL_3(f, f3, f2, f1, ...)				\
 	(likely((f) == (f3)) ? (f3)(__VA_ARGS__) :			\
 	 INDIRECT_CALL_2(f, f2, f1, __VA_ARGS__))
-/* The kernel's pseudo-keywords (linux/compiler_attributes.h). */
-#define fallthrough		__attribute__((__fallthrough__))
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
