@@ -35,7 +35,9 @@ deps:
 	scripts/deps
 
 # Everything the test tiers need, built for the VM's kernel.
-test-build: deps
+test-build: deps build-tests
+
+build-tests:
 	$(MAKE) -C kmod KDIR=$(VM_KDIR)
 	$(MAKE) -C userspace
 	$(MAKE) -C tests/unit
@@ -43,7 +45,8 @@ test-build: deps
 	$(MAKE) -C tests/vm
 	$(MAKE) -C bench
 
-check: test-build
+# tests/run builds (build-tests) beside the debug kernel's build.
+check: deps
 	tests/run
 
 demo: deps
@@ -228,4 +231,4 @@ endif
 
 .PHONY: kmod-6.12 check-6.12 dkms-source dkms-install dkms-remove install
 
-.PHONY: all kmod userspace deps test-build check demo bench ablate style clean coverage kmod-debug soak
+.PHONY: all kmod userspace deps test-build build-tests check demo bench ablate style clean coverage kmod-debug soak

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Tests the test VM runner (scripts/vm) itself; prints TAP. Four boots,
+# Tests the test VM runner (scripts/vm) itself; prints TAP. Eight boots,
 # about a minute in all: one runs all in-guest checks, the others check exit
-# status passthrough, kernel-log failure detection and the timeout.
+# status passthrough, kernel-log failure detection, the timeout, a failed
+# boot retried once, and a guest that never boots told from a test result.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,7 +14,7 @@ if ! command -v qemu-system-x86_64 >/dev/null || [[ ! -r /boot/vmlinuz-$kver ]];
 	echo "1..0 # SKIP qemu-system-x86_64 or /boot/vmlinuz-$kver missing (run scripts/deps)"
 	exit 0
 fi
-echo "1..11"
+echo "1..15"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kbloom-vm-selftest.XXXXXX")
 # The guest writes this file into the checkout; the host checks it.
@@ -114,6 +115,28 @@ run hang --timeout 10 'sleep 600'
 took=$((SECONDS - start))
 [[ $(rc hang) == 124 && $took -lt 60 ]] && grep -q 'timed out' "$tmp/hang.err"
 result $? "a hung guest is stopped at --timeout (status $(rc hang) after ${took}s)" "$tmp/hang.err"
+
+# Boots 5 and 6: the first boot panics before init (no such init, no
+# root: "Kernel panic - not syncing"); the runner says so, boots again,
+# and the command's status comes back as if nothing had happened.
+KBLOOM_VM_APPEND_FIRST=rdinit=/kbloom-no-such-init run retry 'echo after a retry; exit 7'
+ok=0
+[[ $(rc retry) == 7 && $(cat "$tmp/retry.out") == "after a retry" ]] || ok=1
+result $ok "a boot that fails before the command is retried once: status 7 passes through (got $(rc retry))" "$tmp/retry.err"
+ok=0
+grep -q '^vm: the guest did not boot (Kernel panic - not syncing: .*); booting it once more$' "$tmp/retry.err" || ok=1
+result $ok "the failed boot is named on stderr, with the panic" "$tmp/retry.err"
+
+# Boots 7 and 8: a guest that never boots is a failure of the run (125),
+# said to be no test result, after the one retry.
+KBLOOM_VM_APPEND=rdinit=/kbloom-no-such-init run noboot 'exit 0'
+ok=0
+[[ $(rc noboot) == 125 ]] || ok=1
+result $ok "a guest that fails to boot twice: status 125 (got $(rc noboot))" "$tmp/noboot.err"
+ok=0
+[[ $(grep -c 'booting it once more' "$tmp/noboot.err") == 1 ]] &&
+	grep -q '^vm: FAILED: the guest did not boot, twice: the command never ran (a boot failure, not a test result)$' "$tmp/noboot.err" || ok=1
+result $ok "it is retried once and reported as a boot failure, not a test result" "$tmp/noboot.err"
 
 echo "# $passed passed, $failed failed"
 ((failed == 0))

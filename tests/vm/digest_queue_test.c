@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 #include "packet_path.h"
 #include "engine/digest.h"
@@ -39,6 +39,7 @@ FIXTURE_SETUP(dq)
 				  .sin_port = htons(12345) };
 
 	ASSERT_EQ(0, nlr_open(&self->s));
+	ASSERT_EQ(0, nlr_destroy_all(&self->s, &self->m));
 	self->raw = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
 	ASSERT_LE(0, self->raw);
 	self->sink = socket(AF_INET, SOCK_DGRAM, 0);
@@ -49,11 +50,7 @@ FIXTURE_SETUP(dq)
 
 FIXTURE_TEARDOWN(dq)
 {
-	uint32_t all = KBLOOM_F_ALL;
-
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
-	nlr_send(&self->s, &self->m);
+	nlr_destroy_all(&self->s, &self->m);
 	close(self->s.fd);
 	close(self->raw);
 	close(self->sink);

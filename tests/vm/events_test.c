@@ -11,7 +11,7 @@
 #include <linux/genetlink.h>
 #include <poll.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 
 /* The id of the family's "events" group, from the controller. */
@@ -132,6 +132,7 @@ FIXTURE_SETUP(ev)
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 
 	ASSERT_EQ(0, nlr_open(&self->s));
+	ASSERT_EQ(0, nlr_destroy_all(&self->s, &self->m));
 	self->group = events_group(&self->s, &self->m);
 	ASSERT_LT(0, self->group);
 	self->listener = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
@@ -141,11 +142,7 @@ FIXTURE_SETUP(ev)
 
 FIXTURE_TEARDOWN(ev)
 {
-	uint32_t all = KBLOOM_F_ALL;
-
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
-	nlr_send(&self->s, &self->m);
+	nlr_destroy_all(&self->s, &self->m);
 	close(self->s.fd);
 	close(self->listener);
 }

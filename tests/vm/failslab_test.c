@@ -20,7 +20,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 
 static int fail_nth_set(int n)

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 
 #define PARAMS "/sys/module/kbloom/parameters/"
@@ -114,6 +114,7 @@ FIXTURE(lim) {
 FIXTURE_SETUP(lim)
 {
 	ASSERT_EQ(0, nlr_open(&self->s));
+	ASSERT_EQ(0, nlr_destroy_all(&self->s, &self->m));
 	self->max_memory = param_get("max_memory");
 	self->max_filters = param_get("max_filters");
 	ASSERT_LT(0, self->max_memory);
@@ -121,13 +122,9 @@ FIXTURE_SETUP(lim)
 
 FIXTURE_TEARDOWN(lim)
 {
-	uint32_t all = KBLOOM_F_ALL;
-
 	param_set("max_memory", self->max_memory);
 	param_set("max_filters", self->max_filters);
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
-	nlr_send(&self->s, &self->m);
+	nlr_destroy_all(&self->s, &self->m);
 	close(self->s.fd);
 }
 
@@ -390,7 +387,9 @@ static double now_ms(void)
  * many as its KEYS nest holds) keeps the kernel busy for seconds in the
  * emulated VM; a process on the same CPU that sleeps a millisecond at a
  * time must still get the CPU meanwhile (it waited for the whole ADD
- * before).
+ * before). Its longest wait must stay under half the ADD's: a busy host
+ * that takes the vCPU away adds waits of its own, but not one as long as
+ * an ADD that never yields.
  *
  *   CPU 0:  test  --ADD 4000 keys--> stable filter "slow" (P 65536, 4 bits)
  *           probe: poll(1 ms) in a loop, the longest gap between wakeups
@@ -440,7 +439,7 @@ TEST_F(lim, a_long_stable_add_yields_the_cpu)
 	       took, gap);
 	/* Only a long ADD says anything. */
 	ASSERT_LT(200, took);
-	EXPECT_GT(took / 4, gap);
+	EXPECT_GT(took / 2, gap);
 }
 
 TEST_HARNESS_MAIN

@@ -21,7 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 #include "packet_path.h"
 #include "engine/hash.h"
@@ -49,15 +49,12 @@ FIXTURE(mapping) {
 FIXTURE_SETUP(mapping)
 {
 	ASSERT_EQ(0, nlr_open(&self->s));
+	ASSERT_EQ(0, nlr_destroy_all(&self->s, &self->m));
 }
 
 FIXTURE_TEARDOWN(mapping)
 {
-	uint32_t all = KBLOOM_F_ALL;
-
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
-	nlr_send(&self->s, &self->m);
+	nlr_destroy_all(&self->s, &self->m);
 	close(self->s.fd);
 }
 

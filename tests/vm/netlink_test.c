@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 
 FIXTURE(kb) {
@@ -26,16 +26,12 @@ FIXTURE(kb) {
 FIXTURE_SETUP(kb)
 {
 	ASSERT_EQ(0, nlr_open(&self->s)) TH_LOG("kbloom family not found: is kbloom.ko loaded?");
+	ASSERT_EQ(0, nlr_destroy_all(&self->s, &self->m));
 }
 
 FIXTURE_TEARDOWN(kb)
 {
-	struct nlr_msg *m = &self->m;
-	uint32_t all = KBLOOM_F_ALL;
-
-	nlr_init(&self->s, m, self->s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put(m, KBLOOM_A_FLAGS, &all, sizeof(all));
-	nlr_send(&self->s, m);
+	nlr_destroy_all(&self->s, &self->m);
 	close(self->s.fd);
 }
 
@@ -339,15 +335,12 @@ BAD(truncated_attribute, BAD_TRUNCATED_ATTR, EINVAL);
 FIXTURE_SETUP(bad_create)
 {
 	ASSERT_EQ(0, nlr_open(&self->s));
+	ASSERT_EQ(0, nlr_destroy_all(&self->s, &self->m));
 }
 
 FIXTURE_TEARDOWN(bad_create)
 {
-	uint32_t all = KBLOOM_F_ALL;
-
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
-	nlr_send(&self->s, &self->m);
+	nlr_destroy_all(&self->s, &self->m);
 	close(self->s.fd);
 }
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <sys/time.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 
 

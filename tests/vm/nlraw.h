@@ -215,6 +215,21 @@ static inline int nlr_send(struct nlr *s, struct nlr_msg *m)
 }
 
 /* Finds attribute @type at the top level of the last reply. */
+/*
+ * Destroys every filter of the caller's namespace; 0 or the error. The
+ * fixtures call it in their teardown and in their setup too: a test the
+ * harness killed at its timeout never ran its teardown, and the next test
+ * must not fail on what it left behind.
+ */
+static inline int nlr_destroy_all(struct nlr *s, struct nlr_msg *m)
+{
+	uint32_t all = KBLOOM_F_ALL;
+
+	nlr_init(s, m, s->family, KBLOOM_CMD_DESTROY, 0);
+	nlr_put(m, KBLOOM_A_FLAGS, &all, sizeof(all));
+	return nlr_send(s, m);
+}
+
 static inline struct nlattr *nlr_reply_attr(struct nlr *s, uint16_t type)
 {
 	size_t off = NLMSG_HDRLEN + GENL_HDRLEN;

@@ -24,7 +24,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 
 /* Runs @fn(@s) in a child; returns its exit status. */

@@ -93,49 +93,48 @@ archive() {
 }
 check "kbloom-archive@w1: archives w1's closed windows as w1.<10-digit ID>.kbf" archive
 
-# One look at the archive directory (retention_ok); the pruner runs each
-# second and the archiver adds one window a second; on a loaded guest a pass
-# can take seconds while windows land, so retention waits (up to 60 s) for
-# a look just after a pass. A look is printed only when it fails.
+# The archiver adds a window a second and prunes each second: the checks
+# below look at its directory while it is stopped (SIGSTOP, the service
+# and its children), after one prune pass of their own, so what they see
+# cannot change under them however slow the guest is.
+freeze() { kill -STOP "$arch_pid"; pkill -STOP -P "$arch_pid"; }
+thaw() { pkill -CONT -P "$arch_pid"; kill -CONT "$arch_pid"; }
+newest_closed() {
+	$bc -j show w1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["window_list"][1]["id"])'
+}
+archived_ids() {
+	ls "$KBLOOM_ARCHIVE_DIR/w1" | sed -n 's/^w1\.0*\([0-9]*\)\.kbf$/\1/p' | sort -n
+}
 retention() {
-	local i
-	sleep 2
-	for i in $(seq 120); do
-		retention_ok >"$tmp/retention" && return 0
+	local want i ids total n rc=0
+	# the archiver has caught up with the window that was newest when
+	# this check began (a loaded guest lags; a state, not a time)
+	want=$(newest_closed)
+	for i in $(seq 240); do
+		[ "$(archived_ids | tail -n 1)" -ge "$want" ] 2>/dev/null && break
 		sleep 0.5
 	done
-	cat "$tmp/retention"
-	return 1
-}
-retention_ok() {
-	local total biggest ids newest n
-	total=$(du -cb "$KBLOOM_ARCHIVE_DIR"/w1/*.kbf | tail -n 1 | cut -f1)
-	biggest=$(du -b "$KBLOOM_ARCHIVE_DIR"/w1/*.kbf | sort -n | tail -n 1 | cut -f1)
-	ids=$(ls "$KBLOOM_ARCHIVE_DIR/w1" | sed 's/^w1\.0*\([0-9]*\)\.kbf$/\1/' | sort -n)
-	newest=$($bc -j show w1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["window_list"][1]["id"])')
+	freeze
+	"$top/systemd/kbloom-service" prune w1 || rc=1
+	ids=$(archived_ids)
+	total=$(cat "$KBLOOM_ARCHIVE_DIR"/w1/*.kbf | wc -c)
 	n=$(echo "$ids" | wc -l)
-	echo "total $total bytes, ids $(echo $ids), newest closed $newest"
-	# the archiver may have added a window since the last pass (each second)
-	[ "$total" -le $((600 + biggest)) ] && [ "$n" -ge 1 ] &&
-	# the ones kept are the newest: consecutive IDs ending a few windows
-	# back at most (the archiver polls; a loaded guest lags a little)
-	[ "$(echo "$ids" | tail -n 1)" -ge $((newest - 5)) ] &&
+	thaw
+	echo "# waited for window $want; after a pass: total $total bytes, ids $(echo $ids)"
+	[ $rc -eq 0 ] && [ "$total" -le 600 ] && [ "$n" -ge 1 ] &&
+	# the ones kept are the newest: consecutive IDs up to the one awaited
+	[ "$(echo "$ids" | tail -n 1)" -ge "$want" ] &&
 	[ "$(echo "$ids" | head -n 1)" -eq $(($(echo "$ids" | tail -n 1) - n + 1)) ] &&
 	[ "$(echo "$ids" | head -n 1)" -gt 1 ]
 }
-check "retention KBLOOM_ARCHIVE_MAX_BYTES=600: at most 600 bytes kept (and the window archived since the last pass), the newest windows, window 1 pruned" retention
+check "retention KBLOOM_ARCHIVE_MAX_BYTES=600: after a prune pass at most 600 bytes kept, the newest windows, window 1 pruned" retention
 
-# The pruner still runs: a file picked may go before restore reads it (a
-# loaded guest once lost the newest between ls and restore). Then another
-# is picked; a file that exists must restore.
 archived_file() {
-	local f i
-	for i in 1 2 3 4 5; do
-		f=$(ls "$KBLOOM_ARCHIVE_DIR"/w1/*.kbf | tail -n 1) || return 1
-		$bc restore "$f" as w1copy && break
-		[ -e "$f" ] && return 1
-		echo "# $f was pruned before restore read it; another"
-	done
+	local f rc=0
+	freeze
+	f=$(ls "$KBLOOM_ARCHIVE_DIR"/w1/*.kbf | tail -n 1) && $bc restore "$f" as w1copy || rc=1
+	thaw
+	[ $rc -eq 0 ] &&
 	$bc list | grep -q '^w1copy bloom bits 1024 hashes 2 ' &&
 	$bc destroy w1copy
 }

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 
 /* Operations done, per kind, shared by the workers (one mmap). */

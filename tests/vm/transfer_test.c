@@ -10,7 +10,7 @@
  */
 #include <stdlib.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 
 FIXTURE(xfer) {
@@ -21,16 +21,13 @@ FIXTURE(xfer) {
 FIXTURE_SETUP(xfer)
 {
 	ASSERT_EQ(0, nlr_open(&self->s));
+	ASSERT_EQ(0, nlr_destroy_all(&self->s, &self->m));
 }
 
 FIXTURE_TEARDOWN(xfer)
 {
-	uint32_t all = KBLOOM_F_ALL;
-
 	self->s.each = NULL;
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
-	nlr_send(&self->s, &self->m);
+	nlr_destroy_all(&self->s, &self->m);
 	close(self->s.fd);
 }
 

@@ -13,7 +13,7 @@
  */
 #include <stdlib.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 
 static const uint8_t hkey[16] = { 0xa1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
@@ -27,15 +27,12 @@ FIXTURE(ty) {
 FIXTURE_SETUP(ty)
 {
 	ASSERT_EQ(0, nlr_open(&self->s));
+	ASSERT_EQ(0, nlr_destroy_all(&self->s, &self->m));
 }
 
 FIXTURE_TEARDOWN(ty)
 {
-	uint32_t all = KBLOOM_F_ALL;
-
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
-	nlr_send(&self->s, &self->m);
+	nlr_destroy_all(&self->s, &self->m);
 	close(self->s.fd);
 }
 

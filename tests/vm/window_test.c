@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "kselftest_harness.h"
+#include "vm_harness.h"
 #include "nlraw.h"
 #include "packet_path.h"
 #include "engine/digest.h"
@@ -31,15 +31,12 @@ FIXTURE(win) {
 FIXTURE_SETUP(win)
 {
 	ASSERT_EQ(0, nlr_open(&self->s));
+	ASSERT_EQ(0, nlr_destroy_all(&self->s, &self->m));
 }
 
 FIXTURE_TEARDOWN(win)
 {
-	uint32_t all = KBLOOM_F_ALL;
-
-	nlr_init(&self->s, &self->m, self->s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put(&self->m, KBLOOM_A_FLAGS, &all, sizeof(all));
-	nlr_send(&self->s, &self->m);
+	nlr_destroy_all(&self->s, &self->m);
 	close(self->s.fd);
 }
 
