@@ -116,7 +116,7 @@ static void main_help(FILE *f)
 {
 	size_t i;
 
-	fputs("Usage: bloomctl [-j|-json|--json] [-n|--netns NAME] [-e|--exist] [-q|--quiet] COMMAND [ARGS]\n"
+	fputs("Usage: bloomctl [-j|-json|--json] [-n|--netns NAME] [-e|-exist|--exist] [-q|--quiet] COMMAND [ARGS]\n"
 	      "\n"
 	      "Manages kbloom filters (Bloom filters in kernel memory) over\n"
 	      "generic netlink.\n"
@@ -125,7 +125,7 @@ static void main_help(FILE *f)
 	      "  -j, -json, --json   print JSON (list, show, test, count, estimate,\n"
 	      "                      calc, query, digest, archive, trace, monitor)\n"
 	      "  -n, --netns NAME    work in network namespace NAME (/run/netns/NAME)\n"
-	      "  -e, --exist         create and attach succeed when the very filter or\n"
+	      "  -e, -exist, --exist create and attach succeed when the very filter or\n"
 	      "                      attachment asked for exists already (a setup\n"
 	      "                      script may run again); one that differs is still\n"
 	      "                      an error naming the difference\n"
@@ -330,6 +330,25 @@ int run_command(int argc, char **argv)
 	return c->fn(argc, argv);
 }
 
+/*
+ * Names what getopt refused in @arg: a long option given a value it does
+ * not take (--help=x), a letter that is no option inside a cluster
+ * (-ejx), or the word itself.
+ */
+static void unknown_option(const char *arg, int letter)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!strncmp(arg, "--", 2) && eq)
+		errorf("option '%.*s' takes no value: '%s' (see 'bloomctl --help')",
+		       (int)(eq - arg), arg, quote(arg));
+	else if (arg[0] == '-' && arg[1] != '-' && letter && strlen(arg) > 2)
+		errorf("unknown option '-%c' in '%s' (see 'bloomctl --help')",
+		       letter, quote(arg));
+	else
+		errorf("unknown option '%s' (see 'bloomctl --help')", quote(arg));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -342,20 +361,26 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kb_command *c;
-	int opt, ret, i;
+	int opt, ret, i, word;
 
 	/*
-	 * -json, as iproute2 spells it, is --json: among the global options
-	 * only (up to the command; -n takes the next word).
+	 * -json, as iproute2 spells it, is --json, and -exist, as ipset
+	 * spells it, --exist: among the global options only (up to the
+	 * command; -n takes the next word).
 	 */
 	for (i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "-json"))
 			argv[i] = "--json";
+		else if (!strcmp(argv[i], "-exist"))
+			argv[i] = "--exist";
 		else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--netns"))
 			i++;
 	}
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jeqn:hV", longopts, NULL)) != -1) {
+	/* word: the argument getopt reads (a cluster of letters stays one) */
+	for (word = optind;
+	     (opt = getopt_long(argc, argv, "+:jeqn:hV", longopts, NULL)) != -1;
+	     word = optind) {
 		switch (opt) {
 		case 'j':
 			opts.json = true;
@@ -378,12 +403,7 @@ int main(int argc, char **argv)
 			errorf("option '%s' needs a NAME", argv[optind - 1]);
 			return EXIT_ERROR;
 		default:
-			if (optopt)
-				errorf("unknown option '-%c' (see 'bloomctl --help')",
-				       optopt);
-			else
-				errorf("unknown option '%s' (see 'bloomctl --help')",
-				       quote(argv[optind - 1]));
+			unknown_option(argv[word], optopt);
 			return EXIT_ERROR;
 		}
 	}

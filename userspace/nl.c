@@ -216,7 +216,7 @@ int kb_nl_open(struct kb_nl *nl, const char *netns)
 
 	r = genl_ctrl_resolve(nl->sk, KBLOOM_GENL_NAME);
 	if (r == -NLE_OBJ_NOTFOUND) {
-		errorf("kbloom module is not loaded (genetlink family '%s' not found)",
+		errorf("kbloom module is not loaded (genetlink family '%s' not found): load it as root with 'modprobe kbloom' (installed by make install or make dkms-install) or 'insmod kbloom.ko' from a build",
 		       KBLOOM_GENL_NAME);
 		goto fail;
 	}

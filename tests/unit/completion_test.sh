@@ -119,7 +119,7 @@ cd "$tmp/files" || exit 1
 check "command names from --help" "bloomctl " create show save attach help
 check "command names by prefix" "bloomctl s" show save
 check "command names after -j" "bloomctl -j " create show save attach help
-check "global options" "bloomctl -" -j -json --json -n --netns -e --exist -q --quiet -h --help -V --version
+check "global options" "bloomctl -" -j -json --json -n --netns -e -exist --exist -q --quiet -h --help -V --version
 check "global long options" "bloomctl --" --json --netns --exist --quiet --help --version
 check "command names after -q" "bloomctl -q " create show save attach help
 check "command names after --exist" "bloomctl --exist " create show save attach help
@@ -128,6 +128,8 @@ check "netns names after --netns, by prefix" "bloomctl --netns h" host-a
 check "commands after -n NS" "bloomctl -n r1 a" attach
 check "filter name after show" "bloomctl show " alpha beta flows
 check "filter name after show, by prefix" "bloomctl show b" beta
+check "an abbreviated command completes as its command: sh is show" "bloomctl sh " alpha beta flows
+check "an abbreviated command completes as its command: cr is create" "bloomctl cr x b" bloom blocked
 check "filter names of the netns after -n r1" "bloomctl -n r1 show " r1only
 check "list was asked in netns r1" "bloomctl -n r1 show r" r1only
 n=$((n + 1))
