@@ -315,7 +315,8 @@ static int kb_map_mmap(struct file *file, struct vm_area_struct *vma)
 	u32 t;
 	int err;
 
-	if (vma->vm_flags & VM_WRITE)
+	/* Filter cells are data: never written, never run as code. */
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
 	/* Not bound yet: nothing to map (kb_map_obj() says gone). */
 	if (!smp_load_acquire(&mf->net))
@@ -327,8 +328,8 @@ static int kb_map_mmap(struct file *file, struct vm_area_struct *vma)
 	err = -EINVAL;
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != kb_map_size(r))
 		goto out;
-	/* Never writable, never grown, not in core dumps. */
-	vm_flags_clear(vma, VM_MAYWRITE);
+	/* Never writable nor executable, never grown, not in core dumps. */
+	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	err = kb_map_insert(vma, addr, r->map, r->map->cells_off);
 	addr += r->map->cells_off;

@@ -531,6 +531,22 @@ void kb_usage(const struct kb_net *kn, struct kb_usage *u)
 		kb_owner_usage(kn->owner, u->mem_limit, &u->owner);
 }
 
+/*
+ * The counters saturate at U64_MAX: figures a mapping's reader reports
+ * (KBLOOM_IOC_COUNT) are any u64, and must never wind a counter back.
+ */
+static u64 kb_sat_add(u64 a, u64 b)
+{
+	u64 sum;
+
+	return check_add_overflow(a, b, &sum) ? U64_MAX : sum;
+}
+
+static void kb_stat_add(u64_stats_t *p, u64 v)
+{
+	u64_stats_set(p, kb_sat_add(u64_stats_read(p), v));
+}
+
 void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta)
 {
 	struct kb_pcpu_stats *st;
@@ -539,10 +555,10 @@ void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta)
 	local_bh_disable();
 	st = this_cpu_ptr(obj->stats);
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_add(&st->inserts, delta->inserts);
-	u64_stats_add(&st->queries, delta->queries);
-	u64_stats_add(&st->positives, delta->positives);
-	u64_stats_add(&st->deletes, delta->deletes);
+	kb_stat_add(&st->inserts, delta->inserts);
+	kb_stat_add(&st->queries, delta->queries);
+	kb_stat_add(&st->positives, delta->positives);
+	kb_stat_add(&st->deletes, delta->deletes);
 	u64_stats_update_end(&st->syncp);
 	local_bh_enable();
 }
@@ -564,10 +580,11 @@ void kb_stats_read(const struct kb_obj *obj, struct kb_stats *sum)
 			one.positives = u64_stats_read(&st->positives);
 			one.deletes = u64_stats_read(&st->deletes);
 		} while (u64_stats_fetch_retry(&st->syncp, start));
-		sum->inserts += one.inserts + READ_ONCE(st->hooked);
-		sum->queries += one.queries;
-		sum->positives += one.positives;
-		sum->deletes += one.deletes;
+		sum->inserts = kb_sat_add(sum->inserts, one.inserts);
+		sum->inserts = kb_sat_add(sum->inserts, READ_ONCE(st->hooked));
+		sum->queries = kb_sat_add(sum->queries, one.queries);
+		sum->positives = kb_sat_add(sum->positives, one.positives);
+		sum->deletes = kb_sat_add(sum->deletes, one.deletes);
 	}
 }
 

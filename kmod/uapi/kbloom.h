@@ -905,7 +905,8 @@ struct kbloom_xlate {
  * EBUSY the file is bound already, EPERM, ENOMEM (the header below, a
  * page for up to 124 windows, is charged to the filter's namespace and the
  * caller's memcg, not to its MEMORY: STATUS's MEM_NETNS and MEM_ALL).
- * mmap must map all of req.size from offset 0, without PROT_WRITE;
+ * mmap must map all of req.size from offset 0, without PROT_WRITE or
+ * PROT_EXEC (EPERM; mprotect cannot add them later, EACCES);
  * ENOENT when the filter bound was destroyed meanwhile (even if another
  * of its name exists now).
  *
@@ -927,7 +928,8 @@ struct kbloom_xlate {
  * then.
  *
  * Lookups through the mapping are not counted in STATS unless the reader
- * reports them with KBLOOM_IOC_COUNT.
+ * reports them with KBLOOM_IOC_COUNT (positives at most queries, EINVAL;
+ * the counters saturate at U64_MAX, never wrap).
  */
 #define KBLOOM_DEV_NAME		"kbloom"	/* /dev/kbloom */
 #define KBLOOM_MAP_MAGIC	0x6b626d31	/* "kbm1" */

@@ -396,6 +396,10 @@ TEST_F(mapping, refusals)
 	p = mmap(NULL, req.size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EPERM, errno);
+	/* Executable: the cells are data. */
+	p = mmap(NULL, req.size, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, req.size - 4096, PROT_READ,
 				   MAP_SHARED, fd, 0));
 	EXPECT_EQ(EINVAL, errno);
@@ -404,8 +408,10 @@ TEST_F(mapping, refusals)
 	EXPECT_EQ(EINVAL, errno);
 	p = mmap(NULL, req.size, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, p);
-	/* Never made writable afterwards. */
+	/* Never made writable nor executable afterwards. */
 	EXPECT_EQ(-1, mprotect(p, req.size, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(-1, mprotect(p, req.size, PROT_READ | PROT_EXEC));
 	EXPECT_EQ(EACCES, errno);
 	munmap(p, req.size);
 	close(fd);
@@ -429,6 +435,28 @@ TEST_F(mapping, count_adds_to_stats)
 		   KBLOOM_STATS_A_MAX);
 	EXPECT_EQ(5, attr_u64(tb[KBLOOM_STATS_A_QUERIES]));
 	EXPECT_EQ(3, attr_u64(tb[KBLOOM_STATS_A_POSITIVES]));
+	map_close(&mp);
+}
+
+/* Counts a reader reports saturate: they never wind a counter back. */
+TEST_F(mapping, count_saturates)
+{
+	struct kbloom_map_count c = { .queries = 5, .positives = 3 };
+	struct nlattr *tb[KBLOOM_STATS_A_MAX + 1];
+	struct map mp;
+
+	ASSERT_EQ(0, make(&self->s, &self->m, "m", KBLOOM_TYPE_BLOOM, BITS, 0));
+	ASSERT_EQ(0, map_open(&mp, "m"));
+	ASSERT_EQ(0, ioctl(mp.fd, KBLOOM_IOC_COUNT, &c));
+	c.queries = UINT64_MAX - 2;
+	c.positives = UINT64_MAX - 2;
+	ASSERT_EQ(0, ioctl(mp.fd, KBLOOM_IOC_COUNT, &c));
+	ASSERT_EQ(0, ioctl(mp.fd, KBLOOM_IOC_COUNT, &c));
+	ASSERT_EQ(0, get(&self->s, &self->m, "m"));
+	nest_attrs(nlr_reply_attr(&self->s, KBLOOM_A_STATS), tb,
+		   KBLOOM_STATS_A_MAX);
+	EXPECT_EQ(UINT64_MAX, attr_u64(tb[KBLOOM_STATS_A_QUERIES]));
+	EXPECT_EQ(UINT64_MAX, attr_u64(tb[KBLOOM_STATS_A_POSITIVES]));
 	map_close(&mp);
 }
 
