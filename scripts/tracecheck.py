@@ -16,7 +16,9 @@
       (each ingress down to the victim's router; several when false
       positives branch it) and whether it holds the true path; then a
       verdict line. A packet whose answer misses a router or an edge of its
-      true path (or is absent, or not traceable) is a false negative: exit
+      true path (or is absent) is a false negative, "MISSING"; one whose
+      answer is "not traceable" (its windows were gone when the trace
+      asked) was not recorded, said so apart; either makes the exit
       status 1. Also counts extra routers ("false branches") against the
       bound expected + 3 sqrt(expected) + 1 from the answer's own
       expected_false_branches, per packet and summed. --summary writes the
@@ -163,6 +165,7 @@ def report(args):
     by_packet = {a.get("packet"): a for a in answers}
     root = "r1"
     rows, missing, extra_total, exp_total, over = [], 0, 0, 0.0, 0
+    unrecorded = 0
     ingresses = set()
     for n, p in enumerate(picked, start=1):
         truth = topo["true_path"][p["attacker"]]
@@ -176,7 +179,9 @@ def report(args):
         extra = len(nodes - set(truth))
         exp = float(ans.get("expected_false_branches", 0.0))
         b = bound(exp)
-        if not ok:
+        if ans and not ans.get("traceable", True):
+            unrecorded += 1
+        elif not ok:
             missing += 1
         if extra > b:
             over += 1
@@ -202,7 +207,7 @@ def report(args):
                      "%d (%.2g, bound %d)" % (r[6], r[7], r[8])))
     n = len(rows)
     total_b = bound(exp_total)
-    traced = n - missing
+    traced = n - missing - unrecorded
     ing = ", ".join(sorted(ingresses, key=lambda r: int(r[1:])))
     verdict = ("verdict: %d/%d attack packets traced to their true ingress %s "
                "(%d false branch%s, %.2g expected)"
@@ -210,14 +215,18 @@ def report(args):
                   exp_total))
     if missing:
         verdict += " -- %d true path%s MISSING" % (missing, "" if missing == 1 else "s")
+    if unrecorded:
+        verdict += (" -- %d not recorded (the windows had expired when the "
+                    "trace asked: not a miss)" % unrecorded)
     print(verdict)
-    summary = {"packets": n, "missing": missing, "extra": extra_total,
+    summary = {"packets": n, "missing": missing, "not_recorded": unrecorded,
+               "extra": extra_total,
                "expected": exp_total, "bound": total_b, "over_bound": over,
                "answers": len(answers)}
     if args.summary:
         with open(args.summary, "w") as f:
             json.dump(summary, f)
-    return 1 if missing or n == 0 else 0
+    return 1 if missing or unrecorded or n == 0 else 0
 
 
 def main():
