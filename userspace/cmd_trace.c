@@ -334,7 +334,7 @@ static void render_tree(const struct kb_out *o, const struct trace *t,
 static void render_nodes(const struct kb_out *o, const struct trace *t,
 			 const struct tb_result *r)
 {
-	static char prefix[4096];
+	static __thread char prefix[4096];
 	uint8_t *shown;
 	size_t i;
 

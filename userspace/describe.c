@@ -32,7 +32,7 @@ int kb_type_parse(const char *name)
 
 const char *kb_type_list(void)
 {
-	static char buf[256];
+	static __thread char buf[256];
 	size_t n = 0;
 	uint32_t i;
 
@@ -47,7 +47,7 @@ const char *kb_type_list(void)
 
 const char *kb_type_str(uint32_t type)
 {
-	static char buf[24];
+	static __thread char buf[24];
 	const char *s = kb_type_name(type);
 
 	if (s)
@@ -106,7 +106,7 @@ const char *kb_grow_text(uint32_t why)
 
 const char *kb_window_span(const struct kb_window_desc *w)
 {
-	static char buf[2 * KB_TIME_STR_MAX + 8];
+	static __thread char buf[2 * KB_TIME_STR_MAX + 8];
 	char a[KB_TIME_STR_MAX], b[KB_TIME_STR_MAX];
 
 	snprintf(buf, sizeof(buf), "%s to %s",
@@ -118,8 +118,8 @@ const char *kb_window_span(const struct kb_window_desc *w)
 static const char *opt_u64(const struct kb_desc *d, unsigned int bit,
 			   uint64_t v)
 {
-	static char bufs[8][24];
-	static unsigned int next;
+	static __thread char bufs[8][24];
+	static __thread unsigned int next;
 	char *buf = bufs[next++ % ARRAY_SIZE(bufs)];
 
 	if (!(d->have & bit))

@@ -137,7 +137,7 @@ enum kp_error hex32_parse(const char *s, uint8_t out[KBLOOM_HASH_KEY_LEN],
 
 const char *kp_strerror(enum kp_error err, const char *s, size_t bad)
 {
-	static char buf[64];
+	static __thread char buf[64];
 	unsigned char c;
 
 	switch (err) {
@@ -173,8 +173,8 @@ const char *kp_strerror(enum kp_error err, const char *s, size_t bad)
 /* User input for a message: printable ASCII as is, else \xNN; cut at 64. */
 static const char *quote_key(const char *s, size_t len)
 {
-	static char bufs[2][64 * 4 + 4];
-	static unsigned int next;
+	static __thread char bufs[2][64 * 4 + 4];
+	static __thread unsigned int next;
 	char *buf = bufs[next++ % 2], *o = buf;
 	size_t i, n = len > 64 ? 64 : len;
 
@@ -250,7 +250,7 @@ int dims_parse(const char *list, struct kb_dims *out, char *why,
 
 const char *dims_list(const struct kb_dims *dims)
 {
-	static char buf[KBLOOM_DIMS_MAX * (KBLOOM_DIM_NAME_MAX + 2)];
+	static __thread char buf[KBLOOM_DIMS_MAX * (KBLOOM_DIM_NAME_MAX + 2)];
 	size_t n = 0;
 	unsigned int i;
 
@@ -341,7 +341,7 @@ enum tp_error tuple_parse(const char *s, size_t len,
 const char *tp_strerror(const struct tp_fail *f, const char *s,
 			const struct kb_dims *dims)
 {
-	static char buf[512];
+	static __thread char buf[512];
 	const char *item = s + f->off;
 	size_t n = 0;
 	unsigned int i;

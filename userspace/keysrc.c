@@ -87,7 +87,7 @@ static const char *src_name(const struct keysrc *s)
 /* "at FILE:LINE " for a key read from a file, else "". */
 static const char *where(const struct keysrc *s)
 {
-	static char buf[128];
+	static __thread char buf[128];
 
 	if (!s->path)
 		return "";

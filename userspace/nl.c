@@ -71,7 +71,7 @@ static const char *const attr_names[KBLOOM_A_MAX + 1] = {
 
 const char *kb_attr_name(int type)
 {
-	static char buf[32];
+	static __thread char buf[32];
 
 	if (type >= 0 && type <= KBLOOM_A_MAX && attr_names[type])
 		return attr_names[type];

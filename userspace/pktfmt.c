@@ -66,8 +66,8 @@ const char *kb_skip_name(uint32_t skip)
 
 static const char *or_number(const char *name, const char *what, uint32_t v)
 {
-	static char bufs[4][24];
-	static unsigned int next;
+	static __thread char bufs[4][24];
+	static __thread unsigned int next;
 	char *buf;
 
 	if (name)

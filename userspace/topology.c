@@ -51,7 +51,7 @@ static int fail(struct parser *p, const char *fmt, ...)
 /* Printable, for quoting a word in a message: cut long ones. */
 static const char *shown(const char *w)
 {
-	static char buf[4][72];
+	static __thread char buf[4][72];
 	static int i;
 	char *b = buf[i++ & 3];
 	size_t j;

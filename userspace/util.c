@@ -50,8 +50,8 @@ void warnf(const char *fmt, ...)
 
 const char *quote_mem(const void *s, size_t len)
 {
-	static char bufs[QUOTE_BUFS][QUOTE_MAX * 4 + 8];
-	static unsigned int next;
+	static __thread char bufs[QUOTE_BUFS][QUOTE_MAX * 4 + 8];
+	static __thread unsigned int next;
 	const unsigned char *p = s;
 	char *buf = bufs[next++ % QUOTE_BUFS];
 	char *o = buf;
@@ -181,7 +181,7 @@ bool check_new_name(const char *name)
 const char *human_bytes(uint64_t bytes)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-	static char buf[32];
+	static __thread char buf[32];
 	double v = bytes;
 	int u = -1;
 
@@ -199,8 +199,8 @@ const char *human_bytes(uint64_t bytes)
 
 const char *fmt_pow10(double x)
 {
-	static char bufs[2][40];
-	static unsigned int next;
+	static __thread char bufs[2][40];
+	static __thread unsigned int next;
 	char *buf = bufs[next++ % 2];
 	double e, mant;
 

@@ -4,7 +4,9 @@
  * userspace/digestfmt.c): the enum names of uapi/kbloom.h, packets given
  * in hex, one-line packet descriptions and digests as KEYs and TUPLEs.
  */
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kselftest_harness.h"
@@ -159,6 +161,44 @@ TEST(digest_fmt)
 	kb_digest_fmt(&d, KBLOOM_DIGEST_SPIE, buf, sizeof(buf));
 	EXPECT_EQ(2 + 2 * 48, strlen(buf));
 	EXPECT_EQ(0, strncmp(buf, "0x6000000000101100fd00", 22));
+}
+
+/*
+ * The names of values a tool does not know ("digest-77") are built in
+ * buffers of their own per thread: the trace's backends print them from
+ * their threads. Thread A takes one, thread B then takes more than the
+ * buffers a thread has; A's must still read as it did.
+ */
+static pthread_barrier_t turn;
+
+static void *other_thread(void *arg)
+{
+	char *seen = arg;
+	int i;
+
+	pthread_barrier_wait(&turn);	/* A has its string */
+	for (i = 0; i < 16; i++)
+		snprintf(seen, 24, "%s", kb_digest_str(2000 + i));
+	pthread_barrier_wait(&turn);	/* A may look again */
+	return NULL;
+}
+
+TEST(unknown_names_are_per_thread)
+{
+	char seen[24];
+	const char *mine;
+	pthread_t t;
+
+	ASSERT_EQ(0, pthread_barrier_init(&turn, NULL, 2));
+	ASSERT_EQ(0, pthread_create(&t, NULL, other_thread, seen));
+	mine = kb_digest_str(77);
+	ASSERT_STREQ("digest-77", mine);
+	pthread_barrier_wait(&turn);
+	pthread_barrier_wait(&turn);
+	EXPECT_STREQ("digest-2015", seen);
+	EXPECT_STREQ("digest-77", mine);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	pthread_barrier_destroy(&turn);
 }
 
 TEST_HARNESS_MAIN
