@@ -35,7 +35,15 @@ pg() { echo "$2" >"$PG/$1" || die "pktgen: '$2' > $1"; }
 # packets of 64 bytes, random source address and port (every digest
 # differs), run through DEV's receive path inline.
 pgdev() {
+	local i
 	pg "kpktgend_$1" rem_device_all
+	# The thread lets its devices go by itself, later: while $PG/DEV is
+	# there, add_device fails with EBUSY (a loaded machine showed it).
+	for i in $(seq 100); do
+		[ -e "$PG/$2" ] || break
+		sleep 0.1
+	done
+	[ ! -e "$PG/$2" ] || die "pktgen: thread $1 still holds $2 10 s after rem_device_all"
 	pg "kpktgend_$1" "add_device $2"
 	local f
 	for f in "count $3" "pkt_size 64" "clone_skb 0" "burst 1" \
