@@ -27,7 +27,7 @@ ynl() {
 	[ -e "$tmp/schema-checked" ] && schema=(--no-schema)
 	capture "$tmp" python3 "$ynldir/tools/net/ynl/cli.py" --spec "$spec" \
 		"${schema[@]}" --output-json "$@"
-	[ $rc -eq 0 ] && : >"$tmp/schema-checked"
+	[ $rc -ne 0 ] || : >"$tmp/schema-checked"
 }
 
 # json_is PYTHON-EXPR WANT: the expression over j (the JSON of $tmp/out)
