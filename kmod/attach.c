@@ -25,6 +25,7 @@
 #include "engine/xlate.h"
 #include "registry.h"
 #include "transforms.h"
+#include "tunnel_ends.h"
 
 struct kb_attach_pcpu {
 	u64 seen;
@@ -177,10 +178,22 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 	this_cpu_inc(att->stats->seen);
 	why = post ? kb_xlate_of_skb(skb, &rec) : kb_xlate_of_tunnel(skb, &rec);
+	/* Only what a tunnel device here will decapsulate: no outsider's. */
+	if (!why && !post && !kb_tunnel_takes(state->net, &rec))
+		why = KBLOOM_SKIP_UNTRANSFORMED;
+	w = kb_window_cur(&att->obj->ring);
+	/*
+	 * Tunnel records, one a packet, take at most half of a window: a
+	 * flood through a tunnel leaves the NAT records (one a flow) room.
+	 */
+	if (!why && !post &&
+	    atomic_read(&w->tunnels) >= (int)(w->filter.s.m / 2))
+		why = KBLOOM_SKIP_FULL;
 	if (!why) {
-		w = kb_window_cur(&att->obj->ring);
 		switch (kb_xlate_put(&w->filter, &rec)) {
 		case KB_XLATE_NEW:
+			if (!post)
+				atomic_inc(&w->tunnels);
 			kb_window_count(w, 1);
 			this_cpu_inc(att->obj->stats->hooked);
 			fallthrough;

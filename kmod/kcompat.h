@@ -96,4 +96,15 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 }
 #endif
 
+/*
+ * Whether an IPv4 tunnel (struct ip_tunnel) takes keyed packets (GRE's
+ * key, RFC 2890): __be16 flags in 6.1, a bitmap since "ip_tunnel:
+ * convert __be16 tunnel flags to bitmaps" (6.10).
+ */
+#if KB_KERNEL_AT_LEAST(6, 10)
+#define kb_tunnel_keyed(t) test_bit(IP_TUNNEL_KEY_BIT, (t)->parms.i_flags)
+#else
+#define kb_tunnel_keyed(t) (!!((t)->parms.i_flags & TUNNEL_KEY))
+#endif
+
 #endif /* KBLOOM_KCOMPAT_H */

@@ -9,15 +9,19 @@
 #include "mapping.h"
 #include "netlink.h"
 #include "registry.h"
+#include "tunnel_ends.h"
 #include "uapi/kbloom.h"
 
 static int __init kb_init(void)
 {
 	int err;
 
-	err = kb_registry_init();
+	err = kb_tunnel_ends_init();
 	if (err)
 		return err;
+	err = kb_registry_init();
+	if (err)
+		goto err_tunnels;
 	err = kb_netlink_init();
 	if (err)
 		goto err_registry;
@@ -30,6 +34,8 @@ err_netlink:
 	kb_netlink_exit();
 err_registry:
 	kb_registry_exit();
+err_tunnels:
+	kb_tunnel_ends_exit();
 	return err;
 }
 
@@ -42,6 +48,7 @@ static void __exit kb_exit(void)
 	kb_map_exit();
 	kb_netlink_exit();
 	kb_registry_exit();
+	kb_tunnel_ends_exit();
 }
 
 module_init(kb_init);

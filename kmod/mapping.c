@@ -9,6 +9,10 @@
  * mapping goes on reading them, frozen, until it is unmapped. The header is
  * written under the ring's lock (rotation, CLEAR) or, before anyone can
  * map it, under the namespace's.
+ *
+ * Those pages stay charged as long as they live: a pin, made with the
+ * header, holds the filter's charge once the filter is gone, and each
+ * mapping (VMA) holds the pin. The last one to let go uncharges it.
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -16,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nsproxy.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -26,6 +31,59 @@
 #include "mapping.h"
 #include "netlink.h"
 #include "registry.h"
+
+/*
+ * The charge of a mapped filter: one reference the filter's, one each
+ * mapping's. Its namespace outlives it: a mapping holds its file, and the
+ * file the netns.
+ */
+struct kb_map_pin {
+	refcount_t ref;
+	struct kb_net *kn;
+	u64 bytes;			/* set when the filter goes */
+};
+
+static void kb_map_pin_put(struct kb_map_pin *pin)
+{
+	if (!refcount_dec_and_test(&pin->ref))
+		return;
+	if (pin->bytes) {
+		atomic64_sub(pin->bytes, &pin->kn->mem_mapped_gone);
+		kb_mem_uncharge(pin->kn, pin->bytes);
+	}
+	kfree(pin);
+}
+
+u64 kb_map_outlive(struct kb_ring *r, u64 bytes)
+{
+	struct kb_map_pin *pin = r->pin;
+
+	if (!pin)
+		return bytes;
+	r->pin = NULL;
+	pin->bytes = bytes + kb_map_hdr_bytes(r);
+	atomic64_add(pin->bytes, &pin->kn->mem_mapped_gone);
+	kb_map_pin_put(pin);
+	return 0;
+}
+
+static void kb_map_vm_open(struct vm_area_struct *vma)
+{
+	struct kb_map_pin *pin = vma->vm_private_data;
+
+	refcount_inc(&pin->ref);
+}
+
+static void kb_map_vm_close(struct vm_area_struct *vma)
+{
+	kb_map_pin_put(vma->vm_private_data);
+}
+
+/* A fork or a split adds a mapping; munmap and exit take one away. */
+static const struct vm_operations_struct kb_map_vm_ops = {
+	.open = kb_map_vm_open,
+	.close = kb_map_vm_close,
+};
 
 /* A file's binding: set once by MAP, then only read. */
 struct kb_mapfile {
@@ -110,17 +168,23 @@ static int kb_map_header(struct kb_net *kn, struct kb_obj *obj)
 	const struct kb_filter *f = kb_ring_shape(r);
 	u64 bytes = kb_map_hdr_bytes(r);
 	struct kbloom_map_header *h;
+	struct kb_map_pin *pin;
 
 	if (r->map)
 		return 0;
 	/* Charged to the namespace, not to the filter's MEMORY (uapi). */
 	if (kb_mem_charge(kn, bytes) != KB_LIMIT_NONE)
 		return -ENOMEM;
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
 	h = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
-	if (!h) {
+	if (!h || !pin) {
+		vfree(h);
+		kfree(pin);
 		kb_mem_uncharge(kn, bytes);
 		return -ENOMEM;
 	}
+	refcount_set(&pin->ref, 1);
+	pin->kn = kn;
 	h->magic = KBLOOM_MAP_MAGIC;
 	h->version = KBLOOM_MAP_VERSION;
 	h->type = f->s.type;
@@ -143,6 +207,7 @@ static int kb_map_header(struct kb_net *kn, struct kb_obj *obj)
 	h->windows_max = r->nwindows;
 	/* From now on rotations and CLEAR keep it current. */
 	kb_ring_lock(r);
+	r->pin = pin;
 	r->map = h;
 	kb_map_write_begin(r);
 	kb_map_write_end(r);
@@ -336,6 +401,12 @@ static int kb_map_mmap(struct file *file, struct vm_area_struct *vma)
 	stride = kb_map_stride(r);
 	for (t = 0; !err && t < r->map->ntables; t++, addr += stride)
 		err = kb_map_insert(vma, addr, r->tables[t].filter.mem, stride);
+	/* On an error mmap unmaps what was inserted, without close. */
+	if (!err) {
+		refcount_inc(&r->pin->ref);
+		vma->vm_private_data = r->pin;
+		vma->vm_ops = &kb_map_vm_ops;
+	}
 out:
 	mutex_unlock(&kn->lock);
 	return err;

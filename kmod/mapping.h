@@ -25,6 +25,14 @@ void kb_map_write_end(struct kb_ring *r);
 /* Bytes of the header of @r's mappings, charged while r->map is set. */
 u64 kb_map_hdr_bytes(const struct kb_ring *r);
 
+/*
+ * The filter of @r goes, with @bytes charged for it: returns what the
+ * caller uncharges now. While @r is mapped, the mappings keep all of it
+ * and its header charged, until the last one goes (STATUS's
+ * MEM_MAPPED_GONE meanwhile).
+ */
+u64 kb_map_outlive(struct kb_ring *r, u64 bytes);
+
 /* The filter is gone: says so in the header and lets it go (kb_ring_free). */
 void kb_map_release(struct kb_ring *r);
 

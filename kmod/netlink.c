@@ -124,6 +124,7 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_USER_MAX_FILTERS] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_USER] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_USER_LIMIT] = { .type = NLA_REJECT },
+	[KBLOOM_A_MEM_MAPPED_GONE] = { .type = NLA_REJECT },
 	[KBLOOM_A_GROW_ERROR] = { .type = NLA_REJECT },
 	[KBLOOM_A_VERSION] = { .type = NLA_REJECT },
 	/* Replies, and the saved layout in CREATE with FLAGS LOAD. */
@@ -900,6 +901,8 @@ static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr || nla_put_u32(msg, KBLOOM_A_NFILTERS, u.nfilters) ||
 	    nla_put_u32(msg, KBLOOM_A_MAX_FILTERS, u.max_filters) ||
 	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_NETNS, u.mem_netns, KBLOOM_A_PAD) ||
+	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_MAPPED_GONE, u.mem_mapped_gone,
+			      KBLOOM_A_PAD) ||
 	    (all &&
 	     nla_put_u64_64bit(msg, KBLOOM_A_MEM_ALL, u.mem_all, KBLOOM_A_PAD)) ||
 	    nla_put_u64_64bit(msg, KBLOOM_A_MEM_LIMIT, u.mem_limit, KBLOOM_A_PAD) ||

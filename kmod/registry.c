@@ -78,14 +78,15 @@ void kb_mem_uncharge(struct kb_net *kn, u64 bytes)
 /* After a grace period: no add runs, so growth can stop and be counted. */
 static void kb_obj_free(struct kb_obj *obj)
 {
-	/* The header of its mappings, if it had any (mapping.c). */
-	u64 mapped = obj->ring.map ? kb_map_hdr_bytes(&obj->ring) : 0;
+	u64 bytes;
 
 	kb_grow_stop(obj);
 	kb_ring_stop(&obj->ring);
+	/* Pages still mapped stay charged until their last mapping goes. */
+	bytes = kb_map_outlive(&obj->ring, obj->charged);
 	kb_ring_free(&obj->ring);
 	free_percpu(obj->stats);
-	kb_mem_uncharge(obj->kn, obj->charged + mapped);
+	kb_mem_uncharge(obj->kn, bytes);
 	kfree(obj);
 }
 
@@ -524,6 +525,7 @@ void kb_usage(const struct kb_net *kn, struct kb_usage *u)
 	u->nfilters = kn->nfilters;
 	u->max_filters = READ_ONCE(max_filters);
 	u->mem_netns = atomic64_read(&kn->mem_used);
+	u->mem_mapped_gone = atomic64_read(&kn->mem_mapped_gone);
 	u->mem_all = atomic64_read(&kb_mem_used);
 	u->mem_limit = READ_ONCE(max_memory);
 	u->owned = !!kn->owner;
@@ -622,6 +624,7 @@ static int __net_init kb_net_init(struct net *net)
 	mutex_init(&kn->lock);
 	INIT_LIST_HEAD(&kn->filters);
 	atomic64_set(&kn->mem_used, 0);
+	atomic64_set(&kn->mem_mapped_gone, 0);
 	return 0;
 }
 

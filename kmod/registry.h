@@ -79,12 +79,15 @@ struct kb_net {
 	unsigned int dump_gen;		/* bumped on create/destroy */
 	u64 serials;			/* filters ever created here */
 	atomic64_t mem_used;		/* bytes charged by this netns */
+	atomic64_t mem_mapped_gone;	/* of them, destroyed filters' that
+					 * mappings hold (mapping.c)
+					 */
 	struct kb_owner *owner;		/* NULL: of the initial user ns */
 };
 
 struct kb_usage {
 	u32 nfilters, max_filters;
-	u64 mem_netns, mem_all, mem_limit;
+	u64 mem_netns, mem_mapped_gone, mem_all, mem_limit;
 	bool owned;			/* the netns has an owner: */
 	struct kb_owner_usage owner;	/* its figures */
 };

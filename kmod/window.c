@@ -48,6 +48,7 @@ static void kb_window_reset(struct kb_window *w)
 
 		*n = 0;
 	}
+	atomic_set(&w->tunnels, 0);
 }
 
 static void kb_ring_rotate(struct work_struct *work);

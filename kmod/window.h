@@ -24,6 +24,7 @@
 #include "engine/filter.h"
 
 struct kb_dq;
+struct kb_map_pin;
 
 struct kb_window {
 	struct kb_filter filter;
@@ -31,6 +32,7 @@ struct kb_window {
 	u64 start_ns;		/* CLOCK_REALTIME */
 	u64 end_ns;		/* 0 while open */
 	unsigned long __percpu *packets;	/* keys inserted */
+	atomic_t tunnels;	/* transforms: its tunnel records (attach.c) */
 };
 
 /* The retained windows, newest first. */
@@ -62,6 +64,7 @@ struct kb_ring {
 	 * the first MAP on; written under the ring's lock.
 	 */
 	struct kbloom_map_header *map;
+	struct kb_map_pin *pin;	/* its charge, set with map (mapping.c) */
 	/* Told of each rotation, under the ring's lock; may sleep. */
 	void (*rotated)(struct kb_ring *r, const struct kb_window *closed,
 			const struct kb_window *opened);

@@ -420,6 +420,7 @@ static void put_module(FILE *f, const struct kb_status *st)
 	SAMPLE("kbloom_filters", "Filters in this network namespace.", st->nfilters);
 	SAMPLE("kbloom_filters_max", "Filters a network namespace may hold (max_filters).", st->max_filters);
 	SAMPLE("kbloom_memory_bytes", "Kernel memory of this network namespace's filters.", st->mem_netns);
+	SAMPLE("kbloom_memory_mapped_gone_bytes", "Of kbloom_memory_bytes, destroyed filters' that mappings still hold.", st->mem_mapped_gone);
 	if (st->all)
 		SAMPLE("kbloom_memory_all_bytes", "Kernel memory of every namespace's filters.", st->mem_all);
 	SAMPLE("kbloom_memory_limit_bytes", "The module's memory limit (max_memory).", st->mem_limit);

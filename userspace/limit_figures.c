@@ -25,6 +25,9 @@ int kb_status_reply(struct kb_nl *nl, struct nlattr **tb, void *arg)
 		st->mem_all = nla_get_u64(tb[KBLOOM_A_MEM_ALL]);
 	st->mem_limit = nla_get_u64(tb[KBLOOM_A_MEM_LIMIT]);
 	st->mem_netns = nla_get_u64(tb[KBLOOM_A_MEM_NETNS]);
+	/* Older modules kept no charge for mappings of destroyed filters. */
+	if (tb[KBLOOM_A_MEM_MAPPED_GONE])
+		st->mem_mapped_gone = nla_get_u64(tb[KBLOOM_A_MEM_MAPPED_GONE]);
 	st->nfilters = nla_get_u32(tb[KBLOOM_A_NFILTERS]);
 	st->max_filters = nla_get_u32(tb[KBLOOM_A_MAX_FILTERS]);
 	/* A netns of a user namespace: its owner's figures too. */

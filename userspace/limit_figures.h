@@ -13,7 +13,7 @@
  * when the namespace's owner's figures came too.
  */
 struct kb_status {
-	uint64_t mem_netns, mem_all, mem_limit, mem_user, mem_user_limit;
+	uint64_t mem_netns, mem_mapped_gone, mem_all, mem_limit, mem_user, mem_user_limit;
 	uint32_t nfilters, max_filters, user_filters, user_max_filters;
 	bool all, owned;
 	char version[KBLOOM_VERSION_MAX];

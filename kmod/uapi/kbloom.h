@@ -155,9 +155,13 @@
  *
  * KBLOOM_CMD_STATUS  (doit)
  *	No attribute. Reply: NFILTERS and MEM_NETNS (filters and bytes of
- *	this netns), MEM_ALL (bytes of every netns; only to callers with
- *	CAP_NET_ADMIN in the initial user namespace, as is the in-use
- *	figure of a refused CREATE's message), MEM_LIMIT (the module
+ *	this netns), MEM_MAPPED_GONE (the part of MEM_NETNS that destroyed
+ *	filters' mappings hold: a filter's pages, its MEMORY and its
+ *	mapping header stay charged, here and to the owner and the module,
+ *	until the last mapping of them is unmapped), MEM_ALL (bytes of
+ *	every netns; only to callers with CAP_NET_ADMIN in the initial
+ *	user namespace, as is the in-use figure of a refused CREATE's
+ *	message), MEM_LIMIT (the module
  *	parameter max_memory, settable at runtime in
  *	/sys/module/kbloom/parameters/) and MAX_FILTERS (max_filters, per
  *	netns). In a netns of a user namespace other than the initial one,
@@ -552,13 +556,19 @@ enum kbloom_type {
 	 * Written only by an attachment at HOOK POSTROUTING: there, after
 	 * NAT, a packet whose conntrack entry has NAT gives one record per
 	 * flow direction and window; the same attachment hooks LOCAL_IN,
-	 * where each IPIP or GRE packet to decapsulate gives one (struct
-	 * kbloom_xlate). A record lives in line h1 * (m /
-	 * KBLOOM_XLATE_LINE) >> 64 of its key (KBLOOM_XLATE_KEY_LEN bytes:
-	 * FAMILY, PROTO and the AFTER_* fields, hashed as a key) or one of
-	 * the KBLOOM_XLATE_PROBES - 1 lines after it
-	 * (wrapping); when all of them are taken the packet is counted in
-	 * the attachment's SKIPPED FULL and nothing is recorded. FILL counts
+	 * where each IPIP or GRE packet a tunnel device of the netns (up)
+	 * takes gives one (struct kbloom_xlate): its addresses, kind and
+	 * key, as the kernel's tunnel lookup matches them; packets no
+	 * device takes are dropped by the kernel and recorded by no one.
+	 * Tunnel records take at most half of a window's cells (then
+	 * SKIPPED FULL): one a packet, they would crowd out the NAT
+	 * records (one a flow) of a router that keeps both.
+	 * A record lives in line h1 * (m / KBLOOM_XLATE_LINE) >> 64 of
+	 * its key (KBLOOM_XLATE_KEY_LEN bytes: FAMILY, PROTO and the
+	 * AFTER_* fields, hashed as a key) or one of the
+	 * KBLOOM_XLATE_PROBES - 1 lines after it (wrapping); when all of
+	 * them are taken the packet is counted in the attachment's SKIPPED
+	 * FULL and nothing is recorded. FILL counts
 	 * records, a window's PACKETS the records made in it. No ADD, TEST,
 	 * DEL, COUNT, QUERY, MERGE or ESTIMATE (EOPNOTSUPP): tools read the
 	 * records with EXPORT (each window's cells) and look them up
@@ -650,7 +660,8 @@ enum kbloom_skip {
 	/* Transforms attachments: */
 	KBLOOM_SKIP_UNTRANSFORMED, /* no NAT on its conntrack entry (or
 				    * none), an ICMP error about a flow; at
-				    * LOCAL_IN: no IPIP or GRE we can record
+				    * LOCAL_IN: no IPIP or GRE we can record,
+				    * or none a tunnel device here takes
 				    */
 	KBLOOM_SKIP_FULL,	/* its record's lines are all taken */
 	__KBLOOM_SKIP_MAX
@@ -747,6 +758,7 @@ enum kbloom_attr {
 	KBLOOM_A_MEM_USER_LIMIT, /* u64, STATUS: the owner's share */
 	KBLOOM_A_VERSION,	/* string, STATUS: the module's version */
 	KBLOOM_A_HASH_FN,	/* u32, enum kbloom_hash_fn (0/absent: SipHash-2-4) */
+	KBLOOM_A_MEM_MAPPED_GONE, /* u64, STATUS: of MEM_NETNS, destroyed filters' still mapped */
 	__KBLOOM_A_MAX
 };
 

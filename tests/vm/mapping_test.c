@@ -459,13 +459,19 @@ TEST_F(mapping, count_saturates)
 	map_close(&mp);
 }
 
-/* STATUS's MEM_NETNS: what this namespace's filters and headers use. */
-static uint64_t mem_netns(struct nlr *s, struct nlr_msg *m)
+/* A u64 figure of STATUS (UINT64_MAX when it fails or lacks it). */
+static uint64_t status_u64(struct nlr *s, struct nlr_msg *m, uint16_t attr)
 {
 	nlr_init(s, m, s->family, KBLOOM_CMD_STATUS, 0);
 	if (nlr_send(s, m))
 		return UINT64_MAX;
-	return reply_u64(s, KBLOOM_A_MEM_NETNS);
+	return reply_u64(s, attr);
+}
+
+/* STATUS's MEM_NETNS: what this namespace's filters and headers use. */
+static uint64_t mem_netns(struct nlr *s, struct nlr_msg *m)
+{
+	return status_u64(s, m, KBLOOM_A_MEM_NETNS);
 }
 
 /*
@@ -516,6 +522,64 @@ TEST_F(mapping, header_charged_once)
 	ASSERT_EQ(0, map_open(&a, "w125"));
 	EXPECT_EQ(2 * 4096, a.h->cells_off);
 	map_close(&a);
+}
+
+/* STATUS's MEM_MAPPED_GONE: destroyed filters' bytes mappings hold. */
+static uint64_t mem_mapped_gone(struct nlr *s, struct nlr_msg *m)
+{
+	return status_u64(s, m, KBLOOM_A_MEM_MAPPED_GONE);
+}
+
+/*
+ * A filter destroyed under a mapping stays charged, its MEMORY and the
+ * header, until the last mapping of its pages goes: the file closed does
+ * not end it, nor does a partial munmap (the rest is a mapping), nor the
+ * mapper's own munmap while a fork's copy lives.
+ *
+ *   this process: MAP "m", mmap, DESTROY, close(fd), fork --> child
+ *                 munmap page 0, munmap the rest        (holds a copy)
+ *   child exits --> the charge goes
+ */
+TEST_F(mapping, destroyed_filter_charged_while_mapped)
+{
+	uint64_t before, memory, held;
+	int go[2], st;
+	struct map mp;
+	char c;
+	pid_t pid;
+
+	before = mem_netns(&self->s, &self->m);
+	EXPECT_EQ(0, mem_mapped_gone(&self->s, &self->m));
+	ASSERT_EQ(0, make(&self->s, &self->m, "m", KBLOOM_TYPE_BLOOM, BITS, 0));
+	ASSERT_EQ(0, get(&self->s, &self->m, "m"));
+	memory = reply_u64(&self->s, KBLOOM_A_MEMORY);
+	ASSERT_EQ(0, map_open(&mp, "m"));
+	held = memory + mp.h->cells_off;
+	EXPECT_EQ(before + held, mem_netns(&self->s, &self->m));
+	ASSERT_EQ(0, name_cmd(&self->s, &self->m, KBLOOM_CMD_DESTROY, "m"));
+	EXPECT_EQ(before + held, mem_netns(&self->s, &self->m));
+	EXPECT_EQ(held, mem_mapped_gone(&self->s, &self->m));
+	close(mp.fd);
+	EXPECT_EQ(held, mem_mapped_gone(&self->s, &self->m));
+
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) == 0 ? 0 : 1);
+	}
+	close(go[0]);
+	ASSERT_EQ(0, munmap((void *)mp.h, 4096));
+	EXPECT_EQ(held, mem_mapped_gone(&self->s, &self->m));
+	ASSERT_EQ(0, munmap((char *)mp.h + 4096, mp.size - 4096));
+	EXPECT_EQ(held, mem_mapped_gone(&self->s, &self->m));
+	EXPECT_EQ(before + held, mem_netns(&self->s, &self->m));
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	EXPECT_EQ(0, mem_mapped_gone(&self->s, &self->m));
+	EXPECT_EQ(before, mem_netns(&self->s, &self->m));
 }
 
 /* A child's MAP of "m"; returns its errno (0: mapped). */

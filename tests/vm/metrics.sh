@@ -200,6 +200,7 @@ elif what == 'module':
     expect('kbloom_memory_limit_bytes', lim)
     expect('kbloom_memory_bytes', mem)
     expect('kbloom_memory_bytes', mem_ns, netns='kb-m1')
+    expect('kbloom_memory_mapped_gone_bytes', 0)
     expect('kbloom_memory_all_bytes', mem + mem_ns)
 elif what == 'names':
     for metric, t in types.items():

@@ -20,6 +20,8 @@
 #include <linux/capability.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -556,6 +558,69 @@ TEST(all_users_together_leave_root_the_rest)
 	EXPECT_EQ(0, first.status);
 	EXPECT_EQ(0, second.status);
 	EXPECT_EQ(0, rest);
+}
+
+/*
+ * A container root cannot keep memory past its share by mapping a filter
+ * and destroying it: the pages stay charged to their owner until the
+ * last mapping goes. userns_admin=1, max_memory 64 MiB (the owner's
+ * share: 16 MiB):
+ *
+ *   uid 65534 --unshare -Urn--> root of U, its netns:
+ *     "a" 12 MiB, MAP, mmap, DESTROY   STATUS: MEM_USER 12 MiB, all of
+ *                                      it MEM_MAPPED_GONE
+ *     "b" 12 MiB                       ENOMEM, user_memory_percent
+ *     munmap, close                    MEM_USER and MEM_MAPPED_GONE 0
+ *     "b" 12 MiB                       ok
+ */
+static int map_destroy_keep(void)
+{
+	static struct nlr_msg m;
+	struct kbloom_map_req req = { .name = "a" };
+	uint64_t gone;
+	struct nlr s;
+	void *p;
+	int fd;
+
+	if (userns_root(true) || nlr_open(&s))
+		return 2;
+	if (create_mib(&s, &m, "a", 12))
+		return 3;
+	fd = open("/dev/" KBLOOM_DEV_NAME, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, KBLOOM_IOC_MAP, &req))
+		return 4;
+	p = mmap(NULL, req.size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED || name_cmd(&s, &m, KBLOOM_CMD_DESTROY, "a"))
+		return 5;
+	nlr_init(&s, &m, s.family, KBLOOM_CMD_STATUS, 0);
+	if (nlr_send(&s, &m))
+		return 6;
+	gone = reply_u64(&s, KBLOOM_A_MEM_MAPPED_GONE);
+	if (gone < 12 * MIB || gone > 13 * MIB ||
+	    reply_u64(&s, KBLOOM_A_MEM_USER) != gone ||
+	    reply_u64(&s, KBLOOM_A_MEM_NETNS) != gone)
+		return 7;
+	if (!refused_by(&s, create_mib(&s, &m, "b", 12), -ENOMEM,
+			"user_memory_percent"))
+		return 8;
+	munmap(p, req.size);
+	close(fd);
+	nlr_init(&s, &m, s.family, KBLOOM_CMD_STATUS, 0);
+	if (nlr_send(&s, &m) || reply_u64(&s, KBLOOM_A_MEM_USER) != 0 ||
+	    reply_u64(&s, KBLOOM_A_MEM_MAPPED_GONE) != 0)
+		return 9;
+	return create_mib(&s, &m, "b", 12) ? 10 : 0;
+}
+
+TEST(destroyed_but_mapped_stays_its_owners)
+{
+	struct holder h;
+
+	ASSERT_TRUE(reload("userns_admin=1 max_memory=67108864"));
+	ASSERT_EQ(0, hold(&h, map_destroy_keep));
+	release(&h);
+	ASSERT_TRUE(reload(""));
+	EXPECT_EQ(0, h.status);
 }
 
 TEST_HARNESS_MAIN

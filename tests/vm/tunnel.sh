@@ -142,5 +142,75 @@ check "query on d's table: each packet's outer packet, its digest as m recorded 
 		$bc -n ${P}m test spie \$d || exit 1
 	done"
 
+# Outsiders: tunnel packets no device of d takes (t0 is now GRE key 7
+# from 10.2.0.1) are dropped by d's kernel, and take no record: 2000 IPIP
+# packets from m, GRE ones from m's own address (not t0's remote) with
+# key 7, key 8 and none. A ping through t0 is still recorded.
+raw_tunnel() { # raw_tunnel N PROTO KEY|-: N outer packets from m to d
+	nx m "${py[@]}" - "$@" <<-'EOF'
+	import socket, struct, sys
+	n, proto, key = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+	inner = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 28, 1, 0, 64, 17, 0,
+	                    socket.inet_aton("10.9.9.9"),
+	                    socket.inet_aton("10.4.0.2")) + bytes(8)
+	payload = inner
+	if proto == 47:
+	    payload = struct.pack("!HH", 0x2000 if key != "-" else 0, 0x0800)
+	    if key != "-":
+	        payload += struct.pack("!I", int(key))
+	    payload += inner
+	s = socket.socket(socket.AF_INET, socket.SOCK_RAW, proto)
+	for i in range(n):
+	    s.sendto(payload, ("10.3.0.2", 0))
+	EOF
+}
+recorded() { # tunnel packets d's table recorded, and those it passed over
+	$bc -n ${P}d -j show xlate | "${py[@]}" -c '
+import json, sys
+a = json.load(sys.stdin)["attach"]
+print(a["digested"], a["skipped_by_reason"]["untransformed"])'
+}
+outsiders() {
+	local r0 s0 r1 s1 r2 s2
+	read -r r0 s0 <<<"$(recorded)"
+	raw_tunnel 2000 4 - && raw_tunnel 200 47 7 && raw_tunnel 200 47 8 &&
+		raw_tunnel 200 47 - || return 1
+	sleep 0.5
+	read -r r1 s1 <<<"$(recorded)"
+	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || return 1
+	sleep 0.5
+	read -r r2 s2 <<<"$(recorded)"
+	echo "recorded $r0, passed over $s0; after 2600 outsiders' packets $r1, $s1; after a ping through t0 $r2"
+	[ "$r1" = "$r0" ] && [ $((s1 - s0)) -ge 2600 ] && [ "$r2" = $((r0 + 1)) ]
+}
+check "outsiders' IPIP and GRE packets that no tunnel of d takes are passed over, none recorded; t0's still are" \
+	outsiders
+
+# A flood through t0 itself: tunnel records (one a packet) take at most
+# half of a window, so a router that also NATs keeps room for its flows'
+# records. A table of 64 cells (capacity 10) and 100 datagrams: 32
+# records, the rest counted full.
+tunnel_half() {
+	local got cells fill full
+	$bc -n ${P}d create tiny transforms capacity 10 &&
+		$bc -n ${P}d attach tiny hook postrouting || return 1
+	nx h "${py[@]}" -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(100):
+    s.sendto(b"x", ("10.4.0.2", 7777))' || return 1
+	sleep 0.5
+	got=$($bc -n ${P}d -j show tiny | "${py[@]}" -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["bits"], d["fill"], d["attach"]["skipped_by_reason"]["full"])')
+	$bc -n ${P}d destroy tiny
+	read -r cells fill full <<<"$got"
+	echo "cells $cells, records $fill, full $full"
+	[ "$cells" = 64 ] && [ "$fill" = 32 ] && [ "$full" -ge 68 ]
+}
+check "tunnel records take at most half of a window: 64 cells, 100 packets through t0, 32 records, the rest full" \
+	tunnel_half
+
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 finish

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The IPv4 tunnel ends of each netns (tunnel_ends.h), kept from the
+ * netdevice notifier: each change of an ipip or gre device (registered,
+ * up, down, its parameters changed, gone, moved) rebuilds its
+ * namespace's list of the ones up, published under RCU for the packet
+ * path. A list, not a walk of every device per packet: a router may have
+ * thousands of devices and few tunnels.
+ */
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <net/ip_tunnels.h>
+#include <net/netns/generic.h>
+
+#include "kcompat.h"
+#include "tunnel_ends.h"
+
+struct kb_tun_end {
+	__be32 local, remote;	/* 0: any */
+	__be32 key;		/* GRE, with KBLOOM_XLATE_GRE_KEY in kind */
+	u8 kind;		/* KBLOOM_XLATE_IPIP or _GRE (| _GRE_KEY) */
+	bool any;		/* external (collect_md): every packet */
+};
+
+struct kb_tun_ends {
+	struct rcu_head rcu;
+	u32 n;
+	struct kb_tun_end e[];
+};
+
+struct kb_tun_net {
+	struct kb_tun_ends __rcu *ends;	/* NULL: none up */
+};
+
+static unsigned int kb_tun_net_id __read_mostly;
+
+/* The kind of record a device's packets make, or 0: not a tunnel of ours. */
+static u8 kb_tun_kind(const struct net_device *dev)
+{
+	const char *kind = dev->rtnl_link_ops ? dev->rtnl_link_ops->kind : NULL;
+
+	if (!kind)
+		return 0;
+	if (!strcmp(kind, "ipip"))
+		return KBLOOM_XLATE_IPIP;
+	if (!strcmp(kind, "gre"))
+		return KBLOOM_XLATE_GRE;
+	return 0;
+}
+
+static void kb_tun_end_of(const struct net_device *dev, u8 kind,
+			  struct kb_tun_end *e)
+{
+	const struct ip_tunnel *t = netdev_priv(dev);
+
+	e->local = t->parms.iph.saddr;
+	e->remote = t->parms.iph.daddr;
+	e->kind = kind;
+	e->any = t->collect_md;
+	e->key = 0;
+	if (kind == KBLOOM_XLATE_GRE && kb_tunnel_keyed(t)) {
+		e->kind |= KBLOOM_XLATE_GRE_KEY;
+		e->key = t->parms.i_key;
+	}
+}
+
+/* Under RTNL: @net's list again, from its devices of now. */
+static void kb_tun_rebuild(struct net *net)
+{
+	struct kb_tun_net *tn = net_generic(net, kb_tun_net_id);
+	struct kb_tun_ends *ends = NULL, *old;
+	struct net_device *dev;
+	u32 n = 0;
+	u8 kind;
+
+	ASSERT_RTNL();
+	for_each_netdev(net, dev)
+		n += (dev->flags & IFF_UP) && kb_tun_kind(dev);
+	if (n) {
+		ends = kzalloc(struct_size(ends, e, n), GFP_KERNEL);
+		/*
+		 * Without memory the old list stays: a device that went down
+		 * is still counted, one that came up is not (records of its
+		 * packets are not kept until the next change).
+		 */
+		if (!ends)
+			return;
+		for_each_netdev(net, dev) {
+			kind = kb_tun_kind(dev);
+			if ((dev->flags & IFF_UP) && kind && ends->n < n)
+				kb_tun_end_of(dev, kind, &ends->e[ends->n++]);
+		}
+	}
+	old = rtnl_dereference(tn->ends);
+	rcu_assign_pointer(tn->ends, ends);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+static int kb_tun_event(struct notifier_block *nb, unsigned long event,
+			void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+
+	if (!kb_tun_kind(dev))
+		return NOTIFY_DONE;
+	switch (event) {
+	case NETDEV_REGISTER:
+	case NETDEV_UNREGISTER:
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		kb_tun_rebuild(dev_net(dev));
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kb_tun_notifier = {
+	.notifier_call = kb_tun_event,
+};
+
+bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec)
+{
+	struct kb_tun_net *tn = net_generic(net, kb_tun_net_id);
+	const struct kb_tun_ends *ends = rcu_dereference(tn->ends);
+	u8 kind = rec->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE);
+	u32 i;
+
+	for (i = 0; ends && i < ends->n; i++) {
+		const struct kb_tun_end *e = &ends->e[i];
+
+		if ((e->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)) != kind)
+			continue;
+		if (e->any)
+			return true;
+		if ((e->local && e->local != rec->before_dst) ||
+		    (e->remote && e->remote != rec->before_src))
+			continue;
+		if (kind == KBLOOM_XLATE_GRE &&
+		    ((e->kind ^ rec->kind) & KBLOOM_XLATE_GRE_KEY ||
+		     ((e->kind & KBLOOM_XLATE_GRE_KEY) &&
+		      memcmp(&e->key, &rec->first, sizeof(e->key)))))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+static void __net_exit kb_tun_net_exit(struct net *net)
+{
+	struct kb_tun_net *tn = net_generic(net, kb_tun_net_id);
+	struct kb_tun_ends *old = rcu_replace_pointer(tn->ends, NULL, true);
+
+	/* Its devices are gone (or moved) by now; a reader may still look. */
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+static struct pernet_operations kb_tun_net_ops = {
+	.exit = kb_tun_net_exit,
+	.id = &kb_tun_net_id,
+	.size = sizeof(struct kb_tun_net),
+};
+
+int kb_tunnel_ends_init(void)
+{
+	int err = register_pernet_subsys(&kb_tun_net_ops);
+
+	if (err)
+		return err;
+	/* Replays NETDEV_REGISTER (and UP) for the devices already there. */
+	err = register_netdevice_notifier(&kb_tun_notifier);
+	if (err)
+		unregister_pernet_subsys(&kb_tun_net_ops);
+	return err;
+}
+
+void kb_tunnel_ends_exit(void)
+{
+	unregister_netdevice_notifier(&kb_tun_notifier);
+	unregister_pernet_subsys(&kb_tun_net_ops);
+}
