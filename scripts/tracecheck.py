@@ -21,8 +21,9 @@
       asked) was not recorded, said so apart; either makes the exit
       status 1. Also counts extra routers ("false branches") against the
       bound expected + 3 sqrt(expected) + 1 from the answer's own
-      expected_false_branches, per packet and summed. --summary writes the
-      figures as JSON.
+      expected_false_branches, per packet and summed, and the sum against
+      the two-sided 99.9% Poisson interval of the summed expectation
+      (low, high). --summary writes the figures as JSON.
 """
 import argparse
 import json
@@ -131,6 +132,18 @@ def bound(expected):
     return int(expected + 3 * math.sqrt(expected) + 1)
 
 
+def pois_quantile(lam, q):
+    """The smallest k with P(X <= k) >= q, X ~ Poisson(lam)."""
+    if lam <= 0:
+        return 0
+    k, c = 0, 0.0
+    while True:
+        c += math.exp(-lam + k * math.log(lam) - math.lgamma(k + 1))
+        if c >= q:
+            return k
+        k += 1
+
+
 def paths_of(ans, root):
     """Each ingress's path down to root, following the answer's edges."""
     down = {}
@@ -222,6 +235,8 @@ def report(args):
     summary = {"packets": n, "missing": missing, "not_recorded": unrecorded,
                "extra": extra_total,
                "expected": exp_total, "bound": total_b, "over_bound": over,
+               "low": pois_quantile(exp_total, 0.0005),
+               "high": pois_quantile(exp_total, 0.9995),
                "answers": len(answers)}
     if args.summary:
         with open(args.summary, "w") as f:

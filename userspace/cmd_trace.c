@@ -418,13 +418,22 @@ static void render_one(const struct kb_out *o, const struct trace *t,
 			     ": no digest (%s)\n", kb_skip_str(p->skip));
 	else if (r && kb_out_is_json(o))
 		kb_json_time(o->j, "oldest", r->oldest);
-	if (asked && r->status == TB_NOT_TRACEABLE)
+	if (asked && r->status == TB_NOT_TRACEABLE && r->blind) {
+		char blind[KB_TOPO_NAME_MAX + 160];
+
+		snprintf(blind, sizeof(blind),
+			 "not traceable past %s (a later fragment through its NAT: no first fragment of its datagram in the capture to find the record by)",
+			 t->topo.r[r->blind_at].name);
+		kb_print_str(o, KB_PRINT_ANY, "why", "%s\n", blind);
+	} else if (asked && r->status == TB_NOT_TRACEABLE)
 		kb_print_text(o, "not traceable (older than the oldest window, %s)\n",
 			      kb_time_str(r->oldest, false, old, sizeof(old)));
 	if (asked && r->status == TB_ABSENT)
 		kb_print_text(o, "absent at %s (no window of [at - slack, at] holds it)\n",
 			      from);
-	if (!kb_out_is_json(o) && (!asked || r->status != TB_TRACED))
+	/* A blind one's graph is drawn as far as it goes. */
+	if (!kb_out_is_json(o) &&
+	    (!asked || (r->status != TB_TRACED && !r->blind)))
 		return;
 	render_nodes(o, t, r);
 	kb_print_arr_begin(o, "ingress");
@@ -899,8 +908,11 @@ const struct kb_command kb_cmd_trace = {
 		"from ROUTER upstream, each hop with its window and false positive rate\n"
 		"(from the window's fill), the ingress routers (the deepest first; those\n"
 		"where false positives branch it in parentheses), the routers asked and\n"
-		"the expected number of false branches (the sum of their rates). A\n"
-		"packet older than ROUTER's oldest window is 'not traceable', not absent.\n"
+		"the expected number of false branches (from the routers that answered\n"
+		"absent: each rate p adds p / (1 - p), docs/trace.md). A\n"
+		"packet older than ROUTER's oldest window is 'not traceable', not absent;\n"
+		"so is a later fragment past a NAT router when the capture holds no\n"
+		"first fragment of its datagram to find the NAT's record by.\n"
 		"Through NAT and tunnels: a router with 'transforms TABLE' looks each\n"
 		"packet up in its transforms table (windows overlapping [at - slack,\n"
 		"at]; see 'bloomctl create --help'); a record found turns the packet\n"

@@ -214,6 +214,46 @@ static int same_datagram(const uint8_t *a, const uint8_t *b)
 	       a[9] == b[9];
 }
 
+int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len)
+{
+	struct ip4 h;
+
+	return !ip4_parse(pkt, len, &h) && (h.frag & IP_OFFMASK);
+}
+
+/* Whether @rec is the record @pkt's key finds. */
+static int rec_is_key_of(const uint8_t *pkt, uint32_t len,
+			 const struct kbloom_xlate *rec)
+{
+	struct kbloom_xlate w;
+
+	return rec->family == 4 && !pkt_xlate_want(pkt, len, &w) &&
+	       w.proto == rec->proto && w.after_src == rec->after_src &&
+	       w.after_dst == rec->after_dst &&
+	       w.after_sport == rec->after_sport &&
+	       w.after_dport == rec->after_dport;
+}
+
+int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,
+			   const uint8_t *frag, uint32_t len,
+			   const struct kbloom_xlate *rec, uint8_t *out)
+{
+	struct ip4 h, f;
+	uint32_t d;
+
+	if (ip4_parse(head, hlen, &h) || (h.frag & IP_OFFMASK) ||
+	    ip4_parse(frag, len, &f) || !(f.frag & IP_OFFMASK) ||
+	    !same_datagram(head, frag) || !rec_is_key_of(head, hlen, rec))
+		return -1;
+	memcpy(out, frag, len);
+	d = delta(0, frag + 12, &rec->before_src, 4);
+	d = delta(d, frag + 16, &rec->before_dst, 4);
+	csum_apply(out + 10, d);
+	memcpy(out + 12, &rec->before_src, 4);
+	memcpy(out + 16, &rec->before_dst, 4);
+	return 0;
+}
+
 int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 		    uint8_t *out, uint32_t outmax, uint32_t *outlen)
 {

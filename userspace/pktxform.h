@@ -80,6 +80,28 @@ int pkt_xlate_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);
 int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, uint8_t *out);
 
+/*
+ * Later fragments (offset not 0) carry no ports, so no record has their
+ * key: the record of their datagram does. When @head (the datagram's
+ * first fragment, or its head rebuilt by pkt_defrag_head(): an offset of
+ * 0, and the source, destination, IP ID and protocol of fragment @frag)
+ * has key @rec (pkt_xlate_invert() would rewrite it), @out gets @len
+ * bytes, the fragment with the record's BEFORE addresses and its header
+ * checksum updated; the rest of it (no ports, no L4 checksum: they are in
+ * the first fragment) as found. Returns 0, or -1 with @out untouched
+ * when @frag is no later fragment of @head's datagram or @rec is not
+ * @head's.
+ */
+int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,
+			   const uint8_t *frag, uint32_t len,
+			   const struct kbloom_xlate *rec, uint8_t *out);
+
+/*
+ * Whether @pkt (@len bytes) is a later IPv4 fragment (well-formed, offset
+ * not 0), and so is looked up through its datagram's head.
+ */
+int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len);
+
 /* One IP packet of a capture: @len bytes captured from its IP header. */
 struct pkt_frag_ref {
 	const uint8_t *pkt;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cardinality.h"
+#include "pktxform.h"
 #include "trace_backend.h"
 #include "util.h"
 #include "xlate_read.h"
@@ -189,6 +190,141 @@ static int load_xlate(struct trace_backends *b, size_t r, char *err,
 	return 0;
 }
 
+/* Adds the form @buf of item @row (taken over), unless it is there. */
+static int add_xform(struct tb_answer *a, uint32_t *cap, size_t row,
+		     uint8_t *buf, uint32_t blen, const struct kb_xlate_hit *hit)
+{
+	struct tb_xform *xf;
+	uint32_t q;
+
+	/* Two CPUs may have recorded one flow twice. */
+	for (q = 0; q < a->nxf; q++)
+		if (a->xf[q].row == row && a->xf[q].len == blen &&
+		    !memcmp(a->xf[q].pkt, buf, blen)) {
+			free(buf);
+			return 0;
+		}
+	if (a->nxf == *cap) {
+		void *nx = realloc(a->xf, (*cap ? 2 * *cap : 8) * sizeof(*a->xf));
+
+		if (!nx) {
+			free(buf);
+			return -1;
+		}
+		a->xf = nx;
+		*cap = *cap ? 2 * *cap : 8;
+	}
+	xf = &a->xf[a->nxf++];
+	memset(xf, 0, sizeof(*xf));
+	xf->row = row;
+	xf->pkt = buf;
+	xf->len = blen;
+	xf->window = hit->window;
+	kb_xlate_str(&hit->rec, xf->what, sizeof(xf->what));
+	return 0;
+}
+
+/* An item's datagram: source, destination, IP ID and protocol. */
+struct dgram {
+	uint8_t key[11];
+	size_t item;
+};
+
+static void dgram_of(const struct tb_item *it, size_t k, struct dgram *d)
+{
+	memcpy(d->key, it->pkt + 12, 8);
+	memcpy(d->key + 8, it->pkt + 4, 2);
+	d->key[10] = it->pkt[9];
+	d->item = k;
+}
+
+static int by_dgram(const void *a, const void *b)
+{
+	const struct dgram *x = a, *y = b;
+	int c = memcmp(x->key, y->key, sizeof(x->key));
+
+	return c ? c : (x->item > y->item) - (x->item < y->item);
+}
+
+/*
+ * Later fragments have no key of their own: the records their datagram's
+ * head (its first fragment, or the head rebuilt from the capture) finds
+ * among the same items undo their NAT too. 0 or -1 (out of memory).
+ */
+static int follow_heads(const struct kb_archive *x, const struct tb_item *items,
+			size_t n, struct tb_answer *a, uint32_t *cap)
+{
+	struct kb_xlate_hit hit[XLATE_HITS_MAX];
+	struct kbloom_xlate want;
+	struct dgram *heads, d;
+	size_t k, nh = 0, lo, hi, mid, h, m;
+	int ret = 0;
+
+	for (k = 0; k < n; k++)
+		if (pkt_is_later_fragment(items[k].pkt, items[k].len))
+			break;
+	if (k == n)
+		return 0;
+	heads = malloc(n * sizeof(*heads));
+	if (!heads)
+		return -1;
+	for (k = 0; k < n; k++)
+		if (!pkt_xlate_want(items[k].pkt, items[k].len, &want))
+			dgram_of(&items[k], k, &heads[nh++]);
+	qsort(heads, nh, sizeof(*heads), by_dgram);
+	for (k = 0; k < n && !ret; k++) {
+		if (!pkt_is_later_fragment(items[k].pkt, items[k].len))
+			continue;
+		dgram_of(&items[k], 0, &d);
+		for (lo = 0, hi = nh; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (memcmp(heads[mid].key, d.key, sizeof(d.key)) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if ((lo == nh || memcmp(heads[lo].key, d.key, sizeof(d.key))) &&
+		    kb_xlate_nat_of_addrs(x, items[k].pkt, items[k].len,
+					  items[k].lo, items[k].ts)) {
+			/* No head to find its record by, and one may apply. */
+			if (!a->blind)
+				a->blind = calloc(n, 1);
+			if (!a->blind) {
+				ret = -1;
+				break;
+			}
+			a->blind[k] = 1;
+			continue;
+		}
+		for (; lo < nh && !memcmp(heads[lo].key, d.key, sizeof(d.key)) &&
+		       !ret; lo++) {
+			const struct tb_item *hd = &items[heads[lo].item];
+
+			m = kb_xlate_lookup(x, hd->pkt, hd->len, items[k].lo,
+					    items[k].ts, hit, XLATE_HITS_MAX);
+			for (h = 0; h < m && h < XLATE_HITS_MAX && !ret; h++) {
+				uint8_t *buf = malloc(items[k].len);
+
+				if (!buf) {
+					ret = -1;
+					break;
+				}
+				if (pkt_xlate_invert_later(hd->pkt, hd->len,
+							   items[k].pkt,
+							   items[k].len,
+							   &hit[h].rec, buf)) {
+					free(buf);
+					continue;
+				}
+				ret = add_xform(a, cap, k, buf, items[k].len,
+						&hit[h]);
+			}
+		}
+	}
+	free(heads);
+	return ret;
+}
+
 /*
  * The forms items took before router @r's transforms: in @a->xf (rows
  * of @items). 0 or -1 (out of memory).
@@ -197,53 +333,24 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 		       size_t n, struct tb_answer *a)
 {
 	struct kb_xlate_hit hit[XLATE_HITS_MAX];
-	uint32_t cap = 0, q;
+	uint32_t cap = 0, blen;
 	size_t k, h, m;
+	uint8_t *buf;
+	int r;
 
 	for (k = 0; k < n; k++) {
 		m = kb_xlate_lookup(x, items[k].pkt, items[k].len, items[k].lo,
 				    items[k].ts, hit, XLATE_HITS_MAX);
 		for (h = 0; h < m && h < XLATE_HITS_MAX; h++) {
-			struct tb_xform *xf;
-			uint32_t blen;
-			uint8_t *buf;
-			int r = kb_xlate_before(&hit[h].rec, items[k].pkt,
-						items[k].len, &buf, &blen);
-
+			r = kb_xlate_before(&hit[h].rec, items[k].pkt,
+					    items[k].len, &buf, &blen);
 			if (r == -ENOMEM)
 				return -1;
-			if (r)
-				continue;
-			/* Two CPUs may have recorded one flow twice. */
-			for (q = 0; q < a->nxf; q++)
-				if (a->xf[q].row == k && a->xf[q].len == blen &&
-				    !memcmp(a->xf[q].pkt, buf, blen))
-					break;
-			if (q < a->nxf) {
-				free(buf);
-				continue;
-			}
-			if (a->nxf == cap) {
-				void *nx = realloc(a->xf, (cap ? 2 * cap : 8) *
-						   sizeof(*a->xf));
-
-				if (!nx) {
-					free(buf);
-					return -1;
-				}
-				a->xf = nx;
-				cap = cap ? 2 * cap : 8;
-			}
-			xf = &a->xf[a->nxf++];
-			memset(xf, 0, sizeof(*xf));
-			xf->row = k;
-			xf->pkt = buf;
-			xf->len = blen;
-			xf->window = hit[h].window;
-			kb_xlate_str(&hit[h].rec, xf->what, sizeof(xf->what));
+			if (!r && add_xform(a, &cap, k, buf, blen, &hit[h]))
+				return -1;
 		}
 	}
-	return 0;
+	return follow_heads(x, items, n, a, &cap);
 }
 
 /*
@@ -265,8 +372,16 @@ static int ask_with_xlate(struct trace_backends *b, size_t r,
 		return -1;
 	if (find_xforms(b->xlate[r], items, n, a))
 		goto nomem;
-	if (!a->nxf)
-		return ask_kind(b, r, items, n, a, err, errlen);
+	if (!a->nxf) {
+		uint8_t *blind = a->blind;
+
+		ret = ask_kind(b, r, items, n, a, err, errlen);
+		if (ret)
+			free(blind);
+		else
+			a->blind = blind;
+		return ret;
+	}
 	more = calloc(n + a->nxf, sizeof(*more));
 	if (!more)
 		goto nomem;

@@ -201,6 +201,7 @@ void tb_answer_free(struct tb_answer *a)
 	free(a->xf);
 	free(a->win);
 	free(a->hits);
+	free(a->blind);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -261,6 +262,27 @@ static int adopt_forms(struct walk *w, size_t i, size_t x, size_t row,
 		xf->pkt = NULL;
 	}
 	return 0;
+}
+
+/*
+ * A later fragment of packet @i (its rows from @row) that router @r's NAT
+ * may have rewritten, with no record to undo it: the graph stops short
+ * there, said so (the first such router kept).
+ */
+static void note_blind(struct walk *w, size_t i, size_t r, size_t row,
+		       const struct tb_answer *a)
+{
+	struct tb_result *res = &w->res[i];
+	uint32_t f;
+
+	if (!a->blind || res->blind)
+		return;
+	for (f = 0; f < w->nf_step[i]; f++)
+		if (a->blind[row + f]) {
+			res->blind = true;
+			res->blind_at = r;
+			return;
+		}
 }
 
 static int add_node(struct walk *w, size_t i, size_t r, uint32_t depth,
@@ -500,8 +522,10 @@ static int first_step(struct walk *w, size_t from)
 			continue;
 		}
 		hit = judge(w, i, a, row, &fpr);
+		note_blind(w, i, from, row, a);
 		if (!hit) {
-			res->status = TB_ABSENT;
+			/* Absent in a form FROM may never have seen: unsaid. */
+			res->status = res->blind ? TB_NOT_TRACEABLE : TB_ABSENT;
 			continue;
 		}
 		res->status = TB_TRACED;
@@ -561,7 +585,17 @@ static int take(struct walk *w, uint32_t d, size_t r, struct tb_answer *a)
 		if (a) {
 			hit = judge(w, i, a, row, &fpr);
 			res->asked++;
-			res->expected += fpr;
+			/*
+			 * Only a router the packet did not pass can answer
+			 * absent, with 1 - fpr: each absent one stands for
+			 * fpr / (1 - fpr) false branches, an unbiased count
+			 * of those among the routers asked, wherever the
+			 * true path runs (docs/trace.md).
+			 */
+			if (!hit && fpr < 1)
+				res->expected += fpr / (1 - fpr);
+			/* Present or absent: in a form it may not have had. */
+			note_blind(w, i, r, row, a);
 			if (!hit)
 				continue;
 		}
@@ -876,9 +910,13 @@ int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
 		if (!s)
 			break;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (prune(&w, i) || find_ingress(&w, i))
 			goto out;
+		/* Its ingress is not the true one: never reported as traced. */
+		if (res[i].status == TB_TRACED && res[i].blind)
+			res[i].status = TB_NOT_TRACEABLE;
+	}
 	ret = 0;
 	goto out;
 nomem:

@@ -10,7 +10,11 @@
  *            window and windows were dropped before it (its ID is not 1)
  *            or at itself precedes it; else ABSENT when no window of FROM
  *            overlapping [at - slack, at] holds it; else FROM is the root
- *            of its graph (depth 0).
+ *            of its graph (depth 0). A packet found at a router whose
+ *            answer marks it blind (a later fragment its NAT may have
+ *            rewritten, no record to undo it) ends NOT TRACEABLE too,
+ *            its graph kept: beyond that router it is asked about in a
+ *            form the routers upstream never saw.
  *   step d   for every packet, the routers next to a node of depth d - 1
  *            that were not asked about that packet yet are asked; each
  *            router once per step, about all of its pending packets
@@ -33,8 +37,13 @@
  * one after the other. Memory: O(packets + questions + nodes), not
  * packets times routers. A router's rate for one packet is the chance that
  * one of its windows overlapping the range holds it falsely,
- * 1 - prod(1 - fpr_w); the expected number of false branches of a packet
- * is the sum of that over the routers asked about it upstream of FROM.
+ * 1 - prod(1 - fpr_w). The expected number of false branches of a packet
+ * is the sum of its routers' rates over those asked about it upstream of
+ * FROM that the packet did not pass; the walk does not know which those
+ * are, and estimates the sum from the answers: a router asked that
+ * answered absent adds fpr / (1 - fpr), one that answered present
+ * nothing. Unbiased: a router the packet passed always answers present,
+ * any other one absent with 1 - fpr (Horvitz and Thompson's weighting).
  */
 #ifndef BLOOMCTL_TRACEBACK_H
 #define BLOOMCTL_TRACEBACK_H
@@ -92,6 +101,12 @@ struct tb_answer {
 				 * set when win[j] holds item i (malloc) */
 	struct tb_xform *xf;	/* transforms found (malloc), or NULL */
 	uint32_t nxf;
+	/*
+	 * n rows: item i is a later fragment this router's NAT may have
+	 * rewritten, with no head of its datagram among the items to find
+	 * the record by (malloc), or NULL for none.
+	 */
+	uint8_t *blind;
 };
 
 struct tb_backend {
@@ -124,7 +139,10 @@ struct tb_packet {
 enum tb_status {
 	TB_TRACED,		/* FROM holds it: nodes[0] is FROM */
 	TB_ABSENT,		/* FROM does not hold it */
-	TB_NOT_TRACEABLE,	/* older than FROM's oldest window */
+	TB_NOT_TRACEABLE,	/* older than FROM's oldest window, or (blind
+				 * set) a later fragment through a NAT no
+				 * record of its own can undo: its graph
+				 * stops short, nodes kept as found */
 	TB_UNKNOWN,		/* FROM could not be asked */
 };
 
@@ -156,8 +174,10 @@ struct tb_result {
 				 * have no seen node upstream (indices in the
 				 * topology, in the order met) */
 	size_t nunknown;
+	bool blind;		/* see TB_NOT_TRACEABLE: at router blind_at */
+	size_t blind_at;	/* the first such router (topology index) */
 	size_t asked;		/* routers asked about it upstream of FROM */
-	double expected;	/* expected false branches: sum of their rates */
+	double expected;	/* expected false branches (see above) */
 };
 
 struct tb_stats {

@@ -151,6 +151,34 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 	return n;
 }
 
+bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
+			   uint32_t len, uint64_t lo, uint64_t hi)
+{
+	uint32_t src, dst;
+	size_t j;
+	uint64_t c;
+
+	if (a->type != KBLOOM_TYPE_TRANSFORMS || len < 20 || pkt[0] >> 4 != 4)
+		return false;
+	memcpy(&src, pkt + 12, 4);
+	memcpy(&dst, pkt + 16, 4);
+	for (j = 0; j < a->n; j++) {
+		const struct kb_archive_window *w = &a->w[j];
+		const struct kbloom_xlate *cells = (const void *)w->f.mem;
+
+		if (w->start_ns > hi || (w->end_ns && w->end_ns < lo))
+			continue;
+		for (c = 0; c < w->f.s.m; c++)
+			if (cells[c].state == KBLOOM_XLATE_VALID &&
+			    (cells[c].kind & XLATE_NAT) && cells[c].family == 4 &&
+			    cells[c].proto == pkt[9] &&
+			    cells[c].after_src == src &&
+			    cells[c].after_dst == dst)
+				return true;
+	}
+	return false;
+}
+
 int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
 		    uint32_t len, uint8_t **out, uint32_t *outlen)
 {

@@ -9,6 +9,7 @@
 #ifndef BLOOMCTL_XLATE_READ_H
 #define BLOOMCTL_XLATE_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,16 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
 size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       uint32_t len, uint64_t lo, uint64_t hi,
 		       struct kb_xlate_hit *out, size_t max);
+
+/*
+ * Whether a NAT record of @a in the windows overlapping [@lo, @hi] has
+ * the protocol and AFTER addresses of the IPv4 packet @pkt, whatever its
+ * ports: a later fragment (no ports, no key of its own) of one of those
+ * flows may have been rewritten by this router, and only its datagram's
+ * head could tell by which record.
+ */
+bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
+			   uint32_t len, uint64_t lo, uint64_t hi);
 
 /*
  * The packet @pkt (@len bytes) was before record @r: NAT undone, or the

@@ -1599,4 +1599,74 @@ TEST(outer_refuses_a_total_length_over_65535)
 	}
 }
 
+/*
+ * A datagram fragmented before a NAT (RFC 791 cut, MTU 576), SNAT'ed
+ * and DNAT'ed fragment by fragment as conntrack does (one record, the
+ * datagram's): a later fragment inverted by the record its head finds
+ * is the later fragment as it arrived, byte for byte; it is refused for
+ * the head of another datagram, for a record not the head's, and for a
+ * first fragment (pkt_xlate_invert's).
+ */
+static int invert_later(const uint8_t *head, uint32_t hlen,
+			const uint8_t *frag, uint32_t len,
+			const struct kbloom_xlate *rec, uint8_t *out)
+{
+	uint8_t *h = malloc(hlen), *fr = malloc(len), *o = malloc(len);
+	int r;
+
+	memcpy(h, head, hlen);
+	memcpy(fr, frag, len);
+	memcpy(o, out, len);
+	r = pkt_xlate_invert_later(h, hlen, fr, len, rec, o);
+	memcpy(out, o, len);
+	free(h);
+	free(fr);
+	free(o);
+	return r;
+}
+
+TEST(later_fragments_follow_their_heads_record)
+{
+	static struct frags fb, fa;
+	const struct flow before = { INSIDE, WEB, 40000, 53 };
+	const struct flow after = { PUBLIC, SERVER, 61000, 5353 };
+	struct spec s = { .proto = PROTO_UDP, .payload = 1372, .id = 0x4242 };
+	struct kbloom_xlate rec = rec_of(PROTO_UDP, &before, &after), other;
+	uint8_t out[1600], fresh[1600];
+	size_t i;
+
+	s.f = before;
+	build(big[0], &s);
+	s.f = after;
+	build(big[1], &s);
+	fb.n = fa.n = 0;
+	fragment(big[0], 576, 0, &fb);
+	fragment(big[1], 576, 0, &fa);
+	ASSERT_EQ(3, fa.n);
+	for (i = 1; i < fa.n; i++) {
+		EXPECT_EQ(1, pkt_is_later_fragment(fa.b[i], fa.len[i]));
+		memset(out, 0, sizeof(out));
+		ASSERT_EQ(0, invert_later(fa.b[0], fa.len[0], fa.b[i],
+					  fa.len[i], &rec, out));
+		EXPECT_EQ(-1, first_diff(out, fb.b[i], fb.len[i]));
+	}
+	EXPECT_EQ(0, pkt_is_later_fragment(fa.b[0], fa.len[0]));
+	EXPECT_EQ(0, pkt_is_later_fragment(big[1], 1400));
+	memset(fresh, 0x5a, sizeof(fresh));
+	memcpy(out, fresh, sizeof(out));
+	/* Not a later fragment: the first one is inverted by its own key. */
+	EXPECT_EQ(-1, invert_later(fa.b[0], fa.len[0], fa.b[0], fa.len[0],
+				   &rec, out));
+	/* A record of another flow. */
+	other = rec;
+	other.after_sport = htons(61001);
+	EXPECT_EQ(-1, invert_later(fa.b[0], fa.len[0], fa.b[1], fa.len[1],
+				   &other, out));
+	/* The head of another datagram: another IP ID. */
+	set16(fa.b[0] + 4, 0x4243);
+	EXPECT_EQ(-1, invert_later(fa.b[0], fa.len[0], fa.b[1], fa.len[1],
+				   &rec, out));
+	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
+}
+
 TEST_HARNESS_MAIN

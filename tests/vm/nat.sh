@@ -333,5 +333,103 @@ xlate_as_filter() {
 }
 check "an archived transforms table named as a router's filter: that router unknown with the reason, not answering absent" xlate_as_filter
 
+# 10. Fragmented before the NAT: a cuts its datagrams for a 576-byte
+# link, r2 forwards the fragments as they are (no conntrack there), nat
+# reassembles them (conntrack), SNATs and cuts them again. A later
+# fragment has no ports, so no record of its own: the trace takes its
+# datagram's, found by the head (the first fragment, or the head rebuilt
+# from the capture), and r2 is asked about the fragment as it was there.
+# The other way: v cuts for its 576-byte link, nat DNATs (port forward).
+frag_before() {
+	local rc=0
+	nx a ip link set eth0 mtu 576 &&
+		ip -n ${P}r2 link set eth0 mtu 576 || return 1
+	capture v fsnat && nx a ping -q -c 2 -i 0.3 -s 1400 -M dont 10.2.0.2 >/dev/null
+	nx a "${py[@]}" -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.9.0.5", 4200))
+s.sendto(b"u" * 1300, ("10.2.0.2", 7777))' || rc=1
+	stop fsnat
+	capture a fdnat && nx v "${py[@]}" -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.2.0.2", 998))
+s.sendto(b"d" * 1300, ("100.64.0.1", 8053))' || rc=1
+	stop fdnat
+	nx a ip link set eth0 mtu 1500
+	ip -n ${P}r2 link set eth0 mtu 1500
+	later=$("${py[@]}" tests/vm/pcaptool.py count "$tmp/fsnat.pcap" later)
+	back=$("${py[@]}" tests/vm/pcaptool.py count "$tmp/fdnat.pcap" later)
+	echo "later fragments at v: $later, at a: $back"
+	[ $rc = 0 ] && [ "$later" = 6 ] && [ "$back" = 2 ]
+}
+check "fragmented before nat: a's pings and a UDP datagram reach v in 3 fragments each, v's datagram reaches a in 3" \
+	frag_before
+check "each fragment of the pings, the later ones too, traced from r1 through nat (SNAT ... <- 10.9.0.5 id N) to r2" \
+	traced fsnat r1 r2 'SNAT 100\.64\.0\.1 id (\d+) <- 10\.9\.0\.5 id \1 \(window \d+\)' ICMP
+check "each fragment of the UDP datagram traced through nat (SNAT 100.64.0.1:4200 <- 10.9.0.5:4200) to r2" \
+	traced fsnat r1 r2 'SNAT 100\.64\.0\.1:4200 <- 10\.9\.0\.5:4200 \(window \d+\)' UDP
+check "the port-forwarded datagram's fragments traced from r2 through nat (DNAT 10.9.0.5:53 <- 100.64.0.1:8053) to r1" \
+	traced fdnat r2 r1 'DNAT 10\.9\.0\.5:53 <- 100\.64\.0\.1:8053 \(window \d+\)' UDP
+# The capture reversed: later fragments before their first one.
+reverse_pcap() {
+	"${py[@]}" - "$tmp/$1.pcap" "$tmp/$2.pcap" <<-'EOF'
+	import struct, sys
+	b = open(sys.argv[1], "rb").read()
+	recs, off = [], 24
+	while off + 16 <= len(b):
+	    n = struct.unpack_from("<I", b, off + 8)[0]
+	    recs.append(b[off:off + 16 + n])
+	    off += 16 + n
+	open(sys.argv[2], "wb").write(b[:24] + b"".join(reversed(recs)))
+	print("%d packets reversed" % len(recs))
+	EOF
+}
+reversed_traced() {
+	reverse_pcap fsnat fsrev &&
+		traced fsrev r1 r2 'SNAT 100\.64\.0\.1 id (\d+) <- 10\.9\.0\.5 id \1 \(window \d+\)' ICMP
+}
+check "the same capture in reverse order (later fragments first): each fragment still traced through nat to r2" \
+	reversed_traced
+
+# Without the first fragments (lost before the capture, say): a later
+# fragment has no head to find nat's record by, and nat's NAT may have
+# rewritten it (records with its addresses). Not traceable past nat, said
+# so, exit 1: never "traced" with an ingress at r1 or nat.
+no_heads() {
+	local rc=0
+	"${py[@]}" - "$tmp/fsnat.pcap" "$tmp/fsnohead.pcap" <<-'EOF'
+	import struct, sys
+	b = open(sys.argv[1], "rb").read()
+	out, off, n = [b[:24]], 24, 0
+	while off + 16 <= len(b):
+	    cap = struct.unpack_from("<I", b, off + 8)[0]
+	    rec = b[off:off + 16 + cap]
+	    ip = rec[16 + 14:]
+	    if len(ip) >= 20 and ip[0] >> 4 == 4 and struct.unpack("!H", ip[6:8])[0] & 0x1fff:
+	        out.append(rec)
+	        n += 1
+	    off += 16 + cap
+	open(sys.argv[2], "wb").write(b"".join(out))
+	print("%d later fragments kept" % n)
+	EOF
+	$bc -j trace "$tmp/topo.txt" from r1 pcap "$tmp/fsnohead.pcap" \
+		>"$tmp/fsnohead.json" || rc=$?
+	"${py[@]}" - "$tmp/fsnohead.json" <<-'EOF'
+	import json, sys
+	res = json.load(open(sys.argv[1]))
+	res = res if isinstance(res, list) else [res]
+	for r in res:
+	    print(r["packet"], r["description"], r["status"], r.get("why"))
+	    assert r["status"] == "not traceable" and not r["traceable"], r["status"]
+	    assert "not traceable past nat (a later fragment through its NAT" in r["why"], r.get("why")
+	assert len(res) == 6, len(res)
+	EOF
+	[ $? = 0 ] && echo "exit $rc" && [ $rc = 1 ]
+}
+check "later fragments without their first ones: each not traceable past nat (its NAT, no record to go by), exit 1" \
+	no_heads
+
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 finish
