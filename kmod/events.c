@@ -3,17 +3,37 @@
  * Events on the family's multicast group (uapi/kbloom.h, "Events"): built
  * only when someone listens in the filter's netns, never on the packet
  * path (creates, destroys and rotations run in process context).
+ *
+ * They follow the family's read rule (kb_admin_ns()): only a listener
+ * whose socket's opener has CAP_NET_ADMIN there hears them. The genl core
+ * checks a joiner in the netns's user namespace, which is the rule but
+ * with userns_admin=0 in a netns of a container's user namespace: there
+ * the container's root may join, but not read. Kernels that multicast
+ * through a filter (kcompat.h) leave such listeners out; older ones
+ * (6.1) cannot, and send no events in such a netns at all.
  */
+#include <linux/capability.h>
+#include <linux/file.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "events.h"
+#include "kcompat.h"
 #include "netlink.h"
+
+/* Whether the core's join check is the family's read rule in @net. */
+static bool kb_events_core_rule(const struct net *net)
+{
+	return kb_admin_ns(net) == net->user_ns;
+}
 
 static struct sk_buff *kb_event_new(struct net *net, u8 cmd, void **hdr)
 {
 	struct sk_buff *skb;
 
 	if (!genl_has_listeners(&kb_family, net, KB_MCGRP_EVENTS))
+		return NULL;
+	if (!KB_HAVE_MCAST_FILTERED && !kb_events_core_rule(net))
 		return NULL;
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!skb)
@@ -26,9 +46,29 @@ static struct sk_buff *kb_event_new(struct net *net, u8 cmd, void **hdr)
 	return skb;
 }
 
+#if KB_HAVE_MCAST_FILTERED
+/* Nonzero: @dsk's opener may not read the family's filters (@data: net). */
+static int kb_event_unreadable(struct sock *dsk, struct sk_buff *skb,
+			       void *data)
+{
+	const struct socket *sock = dsk->sk_socket;
+
+	return !sock || !sock->file ||
+	       !file_ns_capable(sock->file, kb_admin_ns(data), CAP_NET_ADMIN);
+}
+#endif
+
 static void kb_event_send(struct net *net, struct sk_buff *skb, void *hdr)
 {
 	genlmsg_end(skb, hdr);
+#if KB_HAVE_MCAST_FILTERED
+	if (!kb_events_core_rule(net)) {
+		genlmsg_multicast_netns_filtered(&kb_family, net, skb, 0,
+						 KB_MCGRP_EVENTS, GFP_KERNEL,
+						 kb_event_unreadable, net);
+		return;
+	}
+#endif
 	genlmsg_multicast_netns(&kb_family, net, skb, 0, KB_MCGRP_EVENTS,
 				GFP_KERNEL);
 }

@@ -107,4 +107,12 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 #define kb_tunnel_keyed(t) (!!((t)->parms.i_flags & TUNNEL_KEY))
 #endif
 
+/*
+ * Multicast to only some of a group's listeners (a filter called per
+ * receiving socket): genlmsg_multicast_netns_filtered() is in 6.12 (not
+ * in 6.1, whose genl core checks a joiner's capability only in the
+ * netns's own user namespace).
+ */
+#define KB_HAVE_MCAST_FILTERED KB_KERNEL_AT_LEAST(6, 12)
+
 #endif /* KBLOOM_KCOMPAT_H */

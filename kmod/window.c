@@ -216,12 +216,25 @@ void kb_ring_settle(struct kb_ring *r)
 
 void kb_ring_clear(struct kb_ring *r)
 {
+	const struct kb_winset *set;
+	u64 now = ktime_get_real_ns();
 	u32 i;
 
 	mutex_lock(&r->lock);
 	kb_map_write_begin(r);
 	for (i = 0; i < kb_ring_ntables(r); i++)
-		kb_filter_clear(&r->tables[i].filter);
+		kb_window_reset(&r->tables[i]);
+	/*
+	 * What they held is gone: no window covers a time before now (a
+	 * packet of then is "not recorded", not absent). The closed ones
+	 * cover nothing; the open one starts now.
+	 */
+	set = kb_window_set(r);
+	for (i = 0; i < set->n; i++) {
+		WRITE_ONCE(set->w[i]->start_ns, now);
+		if (set->w[i]->end_ns)
+			WRITE_ONCE(set->w[i]->end_ns, now);
+	}
 	kb_map_write_end(r);
 	mutex_unlock(&r->lock);
 }

@@ -315,7 +315,11 @@
  * Events
  * ------
  * The multicast group KBLOOM_MCGRP_EVENTS of the family announces, to
- * listeners in the filter's netns (CAP_NET_ADMIN there to join):
+ * listeners in the filter's netns (CAP_NET_ADMIN there to join) that may
+ * also read its filters (the family's rule: with userns_admin=0, in a
+ * netns of a user namespace other than the initial one, only callers
+ * with CAP_NET_ADMIN in the initial one; 6.1 cannot tell its listeners
+ * apart and sends no events in such a netns):
  *	KBLOOM_CMD_CREATE   NAME, TYPE: a filter was created (or restored);
  *	KBLOOM_CMD_DESTROY  NAME: a filter was destroyed;
  *	KBLOOM_CMD_ROTATED  NAME, WINDOW_LIST with the window that closed and

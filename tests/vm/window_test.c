@@ -278,6 +278,57 @@ TEST_F(win, query_of_plain_filter_has_one_window)
 	EXPECT_EQ(-ENOENT, query1(s, &self->m, "nope", "x", &bits));
 }
 
+static uint64_t realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+/*
+ * CLEAR starts the record anew: what the windows held is gone, so none
+ * covers a time before it. A plain filter's one window starts at the
+ * clear, with no packets; a ring's open window too, and its closed ones
+ * hold nothing and cover nothing (start = end = the clear), so a packet
+ * seen before the clear is "not recorded" (QUERY's since), never absent.
+ */
+TEST_F(win, clear_starts_the_windows_anew)
+{
+	struct nlr *s = &self->s;
+	struct window w[4];
+	uint64_t before;
+	int n, j;
+
+	ASSERT_EQ(0, create(s, &self->m, "q", 1 << 16, 4));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "q", "old"));
+	before = realtime_ns();
+	ASSERT_EQ(0, name_cmd(s, &self->m, KBLOOM_CMD_CLEAR, "q"));
+	ASSERT_EQ(0, get(s, &self->m, "q"));
+	ASSERT_EQ(1, windows_of(s, w, 4));
+	EXPECT_LE(before, w[0].start);
+	EXPECT_EQ(0, w[0].packets);
+	EXPECT_EQ(0, w[0].fill);
+
+	ASSERT_EQ(0, create_paged(s, &self->m, "r", KBLOOM_TYPE_BLOOM, 4, 200));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "r", "old"));
+	ASSERT_LE(3, wait_window(s, &self->m, "r", 3));
+	ASSERT_EQ(0, add1(s, &self->m, KBLOOM_CMD_ADD, "r", "newer"));
+	before = realtime_ns();
+	ASSERT_EQ(0, name_cmd(s, &self->m, KBLOOM_CMD_CLEAR, "r"));
+	ASSERT_EQ(0, get(s, &self->m, "r"));
+	n = windows_of(s, w, 4);
+	ASSERT_LE(2, n);
+	for (j = 0; j < n; j++) {
+		EXPECT_LE(before, w[j].start) TH_LOG("window %lld", (long long)w[j].id);
+		EXPECT_EQ(0, w[j].packets);
+		EXPECT_EQ(0, w[j].fill);
+		/* a rotation may have come since: only the newest is open */
+		if (j)
+			EXPECT_EQ(w[j].start, w[j].end);
+	}
+}
+
 TEST_F(win, attach_refusals_named)
 {
 	struct nlr *s = &self->s;
