@@ -16,13 +16,12 @@
 #include <linux/genetlink.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
-#include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "vm_harness.h"
 #include "nlraw.h"
+#include "userns.h"
 
 /* The id of the family's "events" group, from the controller. */
 static int events_group(struct nlr *s, struct nlr_msg *m)
@@ -278,17 +277,6 @@ TEST_F(ev, unprivileged_listener_refused)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-static int write_str(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /* A socket of the current netns joined to events group @group; or -1. */
 static int join_events(int group)
 {
@@ -326,12 +314,7 @@ TEST_F(ev, a_container_root_hears_nothing_it_may_not_read)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* unshare -Urn as uid 65534, then join and listen */
-		if (setgid(65534) || setuid(65534) ||
-		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ||
-		    unshare(CLONE_NEWUSER | CLONE_NEWNET) ||
-		    write_str("/proc/self/setgroups", "deny") ||
-		    write_str("/proc/self/uid_map", "0 65534 1") ||
-		    write_str("/proc/self/gid_map", "0 65534 1"))
+		if (userns_as(65534, true, 0))
 			_exit(2);
 		fd = join_events(self->group);
 		c = fd < 0 ? 'n' : 'y';

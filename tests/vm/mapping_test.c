@@ -23,6 +23,7 @@
 
 #include "vm_harness.h"
 #include "nlraw.h"
+#include "userns.h"
 #include "packet_path.h"
 #include "engine/hash.h"
 
@@ -613,23 +614,7 @@ static int become_other_netns(void)
 /* root of a user namespace of its own, uid 65534 outside, in a new netns. */
 static int become_userns_root(void)
 {
-	char map[32] = "0 65534 1";
-	int fd, ok = 1;
-
-	if (setgid(65534) || setuid(65534) ||
-	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ||
-	    unshare(CLONE_NEWUSER | CLONE_NEWNET))
-		return -1;
-	fd = open("/proc/self/setgroups", O_WRONLY);
-	ok &= fd >= 0 && write(fd, "deny", 4) == 4;
-	close(fd);
-	fd = open("/proc/self/uid_map", O_WRONLY);
-	ok &= fd >= 0 && write(fd, map, strlen(map)) == (ssize_t)strlen(map);
-	close(fd);
-	fd = open("/proc/self/gid_map", O_WRONLY);
-	ok &= fd >= 0 && write(fd, map, strlen(map)) == (ssize_t)strlen(map);
-	close(fd);
-	return ok ? 0 : -1;
+	return userns_as(65534, true, 0);
 }
 
 /*

@@ -28,6 +28,7 @@
 
 #include "vm_harness.h"
 #include "nlraw.h"
+#include "userns.h"
 
 /* Runs @fn(@s) in a child; returns its exit status. */
 static int in_child(int (*fn)(struct nlr *s), struct nlr *s)
@@ -71,42 +72,6 @@ static int drop_to_nobody(struct nlr *s)
 	if (setgid(65534) || setuid(65534))
 		return 2;
 	return every_command_refused(s);
-}
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-/*
- * As uid 65534, makes a new user namespace (and, with @net, a new netns)
- * mapping it to @inner (0: root there), as an unprivileged user would
- * (`unshare -Urn` for 0).
- */
-static int userns_as(int outer, bool net, int inner)
-{
-	char map[32];
-
-	snprintf(map, sizeof(map), "%d %d 1", inner, outer);
-	/*
-	 * setuid() made the process undumpable, and its /proc/self files
-	 * root's: dumpable again, as after the exec of `unshare -Urn`.
-	 */
-	if (setgid(outer) || setuid(outer) ||
-	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ||
-	    unshare(CLONE_NEWUSER | (net ? CLONE_NEWNET : 0)))
-		return -1;
-	if (write_file("/proc/self/setgroups", "deny") ||
-	    write_file("/proc/self/uid_map", map) ||
-	    write_file("/proc/self/gid_map", map))
-		return -1;
-	return 0;
 }
 
 static int userns_as_nobody(bool net, int inner)
