@@ -8,8 +8,9 @@
  * (digest_queue.c), which adds it to the current window with the engine's
  * atomic cell updates a few packets later; multi digests are added at
  * once. It counts per CPU. Nothing allocates, locks or sleeps. An
- * attachment is freed only after nf_unregister_net_hook(), which waits for
- * every hook call in flight.
+ * attachment is freed only a grace period after nf_unregister_net_hook():
+ * that takes the hook out of the list but does not wait for the calls in
+ * flight on other CPUs, which still read the attachment (and its queues).
  */
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
@@ -210,6 +211,13 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 	return NF_ACCEPT;
 }
 
+/* Takes @att's hooks out: no new call; those in flight may go on. */
+static void kb_unhook_att(struct kb_attach *att)
+{
+	while (att->nops)
+		nf_unregister_net_hook(att->net, &att->ops[--att->nops]);
+}
+
 static int kb_attach_ops(struct kb_attach *att)
 {
 	static const u8 pfs[] = { NFPROTO_IPV4, NFPROTO_IPV6 };
@@ -245,9 +253,9 @@ static int kb_attach_ops(struct kb_attach *att)
 		}
 		err = nf_register_net_hook(att->net, ops);
 		if (err) {
-			while (att->nops)
-				nf_unregister_net_hook(att->net,
-						       &att->ops[--att->nops]);
+			kb_unhook_att(att);
+			/* The first may have seen packets: let them finish. */
+			synchronize_net();
 			return err;
 		}
 		att->nops++;
@@ -377,18 +385,31 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 	return 0;
 }
 
-int kb_detach(struct kb_obj *obj)
+void kb_unhook(struct kb_obj *obj)
+{
+	if (obj->attach)
+		kb_unhook_att(obj->attach);
+}
+
+void kb_detach_unhooked(struct kb_obj *obj)
 {
 	struct kb_attach *att = obj->attach;
-	unsigned int i;
 
 	if (!att)
-		return -ENOENT;
-	/* Waits for hook calls in flight (synchronize_net). */
-	for (i = 0; i < att->nops; i++)
-		nf_unregister_net_hook(att->net, &att->ops[i]);
+		return;
+	WARN_ON_ONCE(att->nops);
 	obj->attach = NULL;
 	kb_attach_free(att);
+}
+
+int kb_detach(struct kb_obj *obj)
+{
+	if (!obj->attach)
+		return -ENOENT;
+	kb_unhook(obj);
+	/* Every hook call in flight, on any CPU, returns first. */
+	synchronize_net();
+	kb_detach_unhooked(obj);
 	return 0;
 }
 

@@ -26,9 +26,17 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 	      const struct kb_attach_args *args, struct netlink_ext_ack *extack);
 /*
  * 0 or -ENOENT when @obj is not attached. When it returns, no packet is
- * being digested into @obj.
+ * being digested into @obj: it waits a grace period for the hook calls
+ * in flight.
  */
 int kb_detach(struct kb_obj *obj);
+/*
+ * kb_detach() in two halves, for many filters with one grace period:
+ * kb_unhook() takes the hooks out (calls in flight may go on), and after
+ * a grace period (synchronize_net()) kb_detach_unhooked() frees.
+ */
+void kb_unhook(struct kb_obj *obj);
+void kb_detach_unhooked(struct kb_obj *obj);
 /* KBLOOM_A_ATTACH of a GET reply; nothing when @obj is not attached. */
 int kb_attach_fill(struct sk_buff *skb, const struct kb_obj *obj);
 

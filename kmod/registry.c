@@ -6,6 +6,7 @@
 #include <linux/atomic.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -81,7 +82,7 @@ static void kb_obj_free(struct kb_obj *obj)
 	u64 bytes;
 
 	kb_grow_stop(obj);
-	kb_ring_stop(&obj->ring);
+	kb_ring_quiesce(&obj->ring);
 	/* Pages still mapped stay charged until their last mapping goes. */
 	bytes = kb_map_outlive(&obj->ring, obj->charged);
 	kb_ring_free(&obj->ring);
@@ -471,9 +472,17 @@ void kb_destroy(struct kb_net *kn, struct kb_obj *obj)
 static void kb_unlink_all(struct kb_net *kn, struct list_head *dead)
 {
 	struct kb_obj *obj, *tmp;
+	bool hooked = false;
 
+	/* Every hook out, then one grace period for the calls in flight. */
+	list_for_each_entry(obj, &kn->filters, node) {
+		hooked |= !!obj->attach;
+		kb_unhook(obj);
+	}
+	if (hooked)
+		synchronize_net();
 	list_for_each_entry_safe(obj, tmp, &kn->filters, node) {
-		kb_detach(obj);
+		kb_detach_unhooked(obj);
 		list_del_rcu(&obj->node);
 		list_add_tail(&obj->node, dead);
 	}
