@@ -7,9 +7,12 @@
  *   1. the spare table, emptied at the previous rotation, opens as the
  *      current window and heads a new set; the oldest window drops out;
  *   2. a grace period: every reader of the old set and every insert into
- *      the old current window is done;
- *   3. the dropped table is emptied, off the packet path, and becomes the
- *      spare for the next rotation.
+ *      the old current window is done. Waited for by an rcu_work, not
+ *      synchronize_rcu(): a kworker sleeping through each rotation's
+ *      grace period let one owner's thousand 1 s rings hold hundreds;
+ *   3. (the rcu_work) the rotation is announced, the dropped table is
+ *      emptied, off the packet path, and becomes the spare for the next
+ *      rotation, which is armed only then.
  */
 #include <linux/jiffies.h>
 #include <linux/slab.h>
@@ -52,6 +55,7 @@ static void kb_window_reset(struct kb_window *w)
 }
 
 static void kb_ring_rotate(struct work_struct *work);
+static void kb_ring_rotated(struct work_struct *work);
 
 int kb_ring_init(struct kb_ring *r, const struct kb_shape *s, const u8 hkey[16],
 		 u32 windows, u64 interval_ms)
@@ -64,6 +68,7 @@ int kb_ring_init(struct kb_ring *r, const struct kb_shape *s, const u8 hkey[16],
 	r->interval_ms = interval_ms;
 	mutex_init(&r->lock);
 	INIT_DELAYED_WORK(&r->rotate, kb_ring_rotate);
+	INIT_RCU_WORK(&r->rotated_work, kb_ring_rotated);
 	n = kb_ring_ntables(r);
 	r->tables = kcalloc(n, sizeof(*r->tables), GFP_KERNEL_ACCOUNT);
 	for (i = 0; i < 2; i++)
@@ -111,7 +116,18 @@ void kb_ring_start(struct kb_ring *r)
 
 void kb_ring_stop(struct kb_ring *r)
 {
+	/* A second half under way announces nothing and arms nothing. */
+	mutex_lock(&r->lock);
+	r->stopping = true;
+	mutex_unlock(&r->lock);
 	cancel_delayed_work_sync(&r->rotate);
+}
+
+void kb_ring_quiesce(struct kb_ring *r)
+{
+	kb_ring_stop(r);
+	/* Its grace period, then the second half itself, if it is due. */
+	flush_rcu_work(&r->rotated_work);
 }
 
 void kb_ring_free(struct kb_ring *r)
@@ -155,6 +171,10 @@ static void kb_ring_rotate(struct work_struct *work)
 	u32 i;
 
 	mutex_lock(&r->lock);
+	if (r->stopping) {
+		mutex_unlock(&r->lock);
+		return;
+	}
 	/* What passed the hook before the rotation is in the window it closes. */
 	kb_ring_settle(r);
 	old = rcu_dereference_protected(r->set, lockdep_is_held(&r->lock));
@@ -184,9 +204,24 @@ static void kb_ring_rotate(struct work_struct *work)
 	 * that begins after never reads the dropped table, emptied below.
 	 */
 	kb_map_write_end(r);
-	synchronize_rcu();
-	if (r->rotated)
-		r->rotated(r, old->w[0], open);
+	r->closed = old->w[0];
+	r->dropped = dropped;
+	queue_rcu_work(system_unbound_wq, &r->rotated_work);
+	mutex_unlock(&r->lock);
+}
+
+/* After the rotation's grace period: no reader or insert of then is left. */
+static void kb_ring_rotated(struct work_struct *work)
+{
+	struct kb_ring *r = container_of(to_rcu_work(work), struct kb_ring,
+					 rotated_work);
+	struct kb_window *dropped;
+	u32 i;
+
+	mutex_lock(&r->lock);
+	dropped = r->dropped;
+	if (r->rotated && !r->stopping)
+		r->rotated(r, r->closed, kb_window_cur(r));
 
 	if (!dropped) {
 		/* The ring is still filling: take an unused table. */
@@ -204,7 +239,10 @@ static void kb_ring_rotate(struct work_struct *work)
 	dropped->start_ns = 0;
 	dropped->end_ns = 0;
 	r->spare = dropped;
-	kb_ring_rearm(r);
+	r->closed = NULL;
+	r->dropped = NULL;
+	if (!r->stopping)
+		kb_ring_rearm(r);
 	mutex_unlock(&r->lock);
 }
 

@@ -52,6 +52,14 @@ struct kb_ring {
 	u64 next_id;
 	struct mutex lock;		/* rotation against clear */
 	struct delayed_work rotate;
+	/*
+	 * A rotation's second half, after its grace period (window.c): a
+	 * kworker never sleeps through one, so a namespace's many rings
+	 * rotating at once do not each hold a kworker.
+	 */
+	struct rcu_work rotated_work;
+	struct kb_window *closed, *dropped;	/* for the second half */
+	bool stopping;			/* under lock: no rotation after */
 	unsigned long due;		/* jiffies of the next rotation */
 	/*
 	 * The packet path's queued digests (digest_queue.h), added before
@@ -78,8 +86,17 @@ int kb_ring_init(struct kb_ring *r, const struct kb_shape *s, const u8 hkey[16],
 		 u32 windows, u64 interval_ms);
 /* Starts the rotation timer (nothing for a ring of one table). */
 void kb_ring_start(struct kb_ring *r);
-/* Stops rotation; when it returns no rotation runs or will run. */
+/*
+ * Stops rotation: when it returns no rotation runs or will start, and
+ * none is announced; the second half of one under way may still empty
+ * its dropped table (kb_ring_quiesce() waits for that too).
+ */
 void kb_ring_stop(struct kb_ring *r);
+/*
+ * kb_ring_stop(), then waits for a rotation's second half under way (a
+ * grace period and a work item): before the ring is freed.
+ */
+void kb_ring_quiesce(struct kb_ring *r);
 void kb_ring_free(struct kb_ring *r);
 /* Empties every table; windows keep their ids and times. */
 void kb_ring_clear(struct kb_ring *r);
