@@ -225,6 +225,30 @@ static int node_label(FILE *f, const struct kb_topo *t, size_t r,
 	return 0;
 }
 
+/*
+ * The routers the walk asked about some packet, the only ones drawn: FROM,
+ * every router of a graph (seen or unknown), and their neighbours (the
+ * walk asks each neighbour of a node; an unknown one's are asked in its
+ * place). A trace over thousands of routers asks few of them.
+ */
+static size_t asked_routers(const struct kb_topo *t, size_t from,
+			    const struct rinfo *ri, bool *drawn)
+{
+	size_t i, k, left = t->n;
+
+	drawn[from] = true;
+	for (i = 0; i < t->n; i++) {
+		if (!ri[i].seen && !ri[i].unknown && !ri[i].unknown_next)
+			continue;
+		drawn[i] = true;
+		for (k = 0; k < t->r[i].nnbr; k++)
+			drawn[t->r[i].nbr[k]] = true;
+	}
+	for (i = 0; i < t->n; i++)
+		left -= drawn[i];
+	return left;
+}
+
 static void edge(FILE *f, const struct kb_topo *t, size_t a, size_t b)
 {
 	fputs("  ", f);
@@ -237,8 +261,10 @@ int trace_dot_write(FILE *f, const struct kb_topo *t, size_t from,
 		    const struct tb_result *const *res, size_t n,
 		    char *const *why, const char *title)
 {
+	struct text label = { 0 };
+	size_t *d = NULL, i, k, ntraced = 0, left, left_links = 0;
+	bool *drawn = NULL;
 	struct rinfo *ri;
-	size_t *d = NULL, i, k, ntraced = 0;
 	int ret = -1;
 
 	ri = calloc(t->n ? t->n : 1, sizeof(*ri));
@@ -259,15 +285,30 @@ int trace_dot_write(FILE *f, const struct kb_topo *t, size_t from,
 		if (collect(t, ri, res[i]))
 			goto out;
 	}
+	drawn = calloc(t->n ? t->n : 1, sizeof(*drawn));
+	if (!drawn)
+		goto out;
+	left = asked_routers(t, from, ri, drawn);
+	for (i = 0; i < t->n; i++)
+		for (k = 0; k < t->r[i].nnbr; k++)
+			left_links += t->r[i].nbr[k] > i &&
+				      (!drawn[i] || !drawn[t->r[i].nbr[k]]);
+	if (title)
+		line(&label, "%s", title);
+	if (left)
+		line(&label, "%zu of %zu routers and %zu links not drawn: not asked",
+		     left, t->n, left_links);
+	if (label.failed)
+		goto out;
 
 	fputs("digraph trace {\n"
 	      "  rankdir=BT;\n"
 	      "  nodesep=0.35;\n"
 	      "  ranksep=0.45;\n", f);
-	if (title) {
+	if (label.s) {
 		fputs("  labelloc=t;\n  fontname=\"Helvetica\";\n"
 		      "  fontsize=14;\n  label=", f);
-		trace_dot_quote(f, title);
+		trace_dot_quote(f, label.s);
 		fputs(";\n", f);
 	}
 	fputs("  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=11, color=grey70, fontcolor=grey55];\n"
@@ -276,6 +317,8 @@ int trace_dot_write(FILE *f, const struct kb_topo *t, size_t from,
 	for (i = 0; i < t->n; i++) {
 		const struct rinfo *x = &ri[i];
 
+		if (!drawn[i])
+			continue;
 		fputs("  ", f);
 		trace_dot_quote(f, t->r[i].name);
 		if (node_label(f, t, i, from, x, ntraced, why))
@@ -298,7 +341,7 @@ int trace_dot_write(FILE *f, const struct kb_topo *t, size_t from,
 			size_t j = t->r[i].nbr[k], kj, a, b, dir;
 			size_t cnt[2];
 
-			if (j <= i)
+			if (j <= i || !drawn[i] || !drawn[j])
 				continue;
 			for (kj = 0; t->r[j].nbr[kj] != i; kj++)
 				;
@@ -336,6 +379,8 @@ out:
 		free(ri[i].win);
 		free(ri[i].up);
 	}
+	free(label.s);
+	free(drawn);
 	free(ri);
 	free(d);
 	return ret;

@@ -2,7 +2,9 @@
 /*
  * The picture of a trace: 'bloomctl trace ... dot FILE' writes the traced
  * paths as a Graphviz DOT digraph (docs/trace.md, "The attack as a
- * picture"). Every router and link of the topology is drawn, grey; the
+ * picture"). The routers the walk asked are drawn (FROM, every router
+ * of a graph, and their neighbours), grey, with the links between them;
+ * the label says how many routers and links were left out. The
  * routers on a traced path are black, each with its window and false
  * positive rate (and the transforms it undid); the edges packets took are
  * red, drawn upstream -> downstream; ingress routers are filled red and

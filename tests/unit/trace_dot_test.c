@@ -137,8 +137,11 @@ TEST(two_packets_counted)
 	kb_topo_free(&t);
 }
 
-/* Nothing traced: every router and link grey, no edge highlighted. */
-TEST(nothing_traced_all_grey)
+/*
+ * Nothing traced: the walk asked FROM only, so FROM alone is drawn, grey,
+ * and the label says what was left out.
+ */
+TEST(nothing_traced_only_from)
 {
 	struct tb_result absent = { .status = TB_ABSENT };
 	const struct tb_result *r[] = { &absent };
@@ -149,8 +152,48 @@ TEST(nothing_traced_all_grey)
 	got = render(&t, r, 1, NULL, "t");
 	ASSERT_NE(NULL, got);
 	EXPECT_EQ(NULL, strstr(got, "#cc0000"));
-	EXPECT_NE(NULL, strstr(got, "  \"r1\" [label=\"r1\\nfrom (next to the victim)\", penwidth=2.5];\n"));
-	EXPECT_NE(NULL, strstr(got, "  \"r2\" -> \"r1\";\n  \"r3\" -> \"r1\";\n  \"r4\" -> \"r2\";\n  \"r5\" -> \"r3\";\n}\n"));
+	EXPECT_NE(NULL, strstr(got, "  label=\"t\\n4 of 5 routers and 4 links not drawn: not asked\";\n"));
+	EXPECT_NE(NULL, strstr(got, "  \"r1\" [label=\"r1\\nfrom (next to the victim)\", penwidth=2.5];\n}\n"));
+	EXPECT_EQ(NULL, strstr(got, "\"r2\""));
+	free(got);
+	kb_topo_free(&t);
+}
+
+/*
+ * A line r1 - r2 - ... - r8 with the packet at r1 and r2 only: the walk
+ * asked r1, r2 and r3 (r2's neighbour, absent). r4 to r8 and the links
+ * beyond r3 are left out, said so in the label (no title given).
+ */
+TEST(only_what_the_walk_asked)
+{
+	static const char line8[] =
+		"router r1 netns a filter f\nrouter r2 netns a filter f\n"
+		"router r3 netns a filter f\nrouter r4 netns a filter f\n"
+		"router r5 netns a filter f\nrouter r6 netns a filter f\n"
+		"router r7 netns a filter f\nrouter r8 netns a filter f\n"
+		"link r1 r2\nlink r2 r3\nlink r3 r4\nlink r4 r5\n"
+		"link r5 r6\nlink r6 r7\nlink r7 r8\n";
+	struct tb_node nd[] = {
+		{ .router = 0, .depth = 0, .win = { .id = 1 } },
+		{ .router = 1, .depth = 1, .win = { .id = 1 } },
+	};
+	struct tb_edge ed[] = { { 1, 0 } };
+	size_t ing[] = { 1 };
+	struct tb_result two = {
+		.status = TB_TRACED, .node = nd, .nnodes = 2, .edge = ed,
+		.nedges = 1, .ingress = ing, .ningress = 1,
+	};
+	const struct tb_result *r[] = { &two };
+	struct kb_topo t;
+	char err[256], *got;
+
+	ASSERT_EQ(0, kb_topo_parse(line8, "line8", &t, err, sizeof(err)));
+	got = render(&t, r, 1, NULL, NULL);
+	ASSERT_NE(NULL, got);
+	EXPECT_NE(NULL, strstr(got, "  label=\"5 of 8 routers and 5 links not drawn: not asked\";\n"));
+	EXPECT_NE(NULL, strstr(got, "  \"r3\" [label=\"r3\"];\n"));
+	EXPECT_NE(NULL, strstr(got, "  \"r3\" -> \"r2\";\n}\n"));
+	EXPECT_EQ(NULL, strstr(got, "\"r4\""));
 	free(got);
 	kb_topo_free(&t);
 }
