@@ -218,7 +218,7 @@ for l in dot:
     if m:
         edges.append((m.group(1), m.group(2), m.group(4) or ""))
 assert dot[0] == "digraph trace {" and dot[-1] == "}", (dot[0], dot[-1])
-# what the walk asked: r1, the answer's routers and their neighbours
+# what the walk asked: r1, the routers of the answer and their neighbours
 nbr = {r: set() for r in routers}
 for l in links:
     a, b = tuple(l)
