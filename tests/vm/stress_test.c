@@ -349,6 +349,21 @@ TEST_F_TIMEOUT(stress, detach_and_destroy_under_traffic_from_another_cpu, 3600)
 	pid_t pid;
 
 	ASSERT_EQ(0, nlr_open(&s));
+	/*
+	 * Another filter attached at OUTPUT all along keeps netfilter's
+	 * static keys on: each first hook and last unhook patches the
+	 * packet path's code, which QEMU's TCG may run stale on the other
+	 * vCPU ("Oops: int3" in __ip_local_out; tests/vm/run says the same of
+	 * the timestamp key). The race under test is the attachment's, not
+	 * the emulator's.
+	 */
+	create_msg(&s, &m, "keep", KBLOOM_TYPE_BLOOM, 1 << 16, 4);
+	ASSERT_EQ(0, nlr_send(&s, &m));
+	nlr_init(&s, &m, s.family, KBLOOM_CMD_ATTACH, 0);
+	nlr_put_str(&m, KBLOOM_A_NAME, "keep");
+	nlr_put_u32(&m, KBLOOM_A_HOOK, KBLOOM_HOOK_OUTPUT);
+	nlr_put_u32(&m, KBLOOM_A_DIGEST, KBLOOM_DIGEST_SPIE);
+	ASSERT_EQ(0, nlr_send(&s, &m));
 	ASSERT_EQ(0, create_d(&s, &m));
 	ASSERT_EQ(0, attach_d(&s, &m));
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -377,7 +392,7 @@ TEST_F_TIMEOUT(stress, detach_and_destroy_under_traffic_from_another_cpu, 3600)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_EQ(0, bad);
 	nlr_init(&s, &m, s.family, KBLOOM_CMD_DESTROY, 0);
-	nlr_put_str(&m, KBLOOM_A_NAME, "d");
+	nlr_put_u32(&m, KBLOOM_A_FLAGS, KBLOOM_F_ALL);
 	EXPECT_EQ(0, nlr_send(&s, &m));
 	close(s.fd);
 }
