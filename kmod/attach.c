@@ -182,15 +182,18 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 	/* Only what a tunnel device here will decapsulate: no outsider's. */
 	if (!why && !post && !kb_tunnel_takes(state->net, &rec))
 		why = KBLOOM_SKIP_UNTRANSFORMED;
-	w = kb_window_cur(&att->obj->ring);
-	/*
-	 * Tunnel records, one a packet, take at most half of a window: a
-	 * flood through a tunnel leaves the NAT records (one a flow) room.
-	 */
-	if (!why && !post &&
-	    atomic_read(&w->tunnels) >= (int)(w->filter.s.m / 2))
-		why = KBLOOM_SKIP_FULL;
 	if (!why) {
+		w = kb_window_cur(&att->obj->ring);
+		/*
+		 * Tunnel records, one a packet, take at most half of a
+		 * window: a flood through a tunnel leaves the NAT records
+		 * (one a flow) room.
+		 */
+		if (!post &&
+		    atomic_read(&w->tunnels) >= (int)(w->filter.s.m / 2)) {
+			this_cpu_inc(att->stats->skipped[KBLOOM_SKIP_FULL]);
+			return NF_ACCEPT;
+		}
 		switch (kb_xlate_put(&w->filter, &rec)) {
 		case KB_XLATE_NEW:
 			if (!post)

@@ -140,20 +140,27 @@ int pkt_xlate_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
 	return 0;
 }
 
+/* Whether @rec is the record @pkt's key finds. */
+static int rec_is_key_of(const uint8_t *pkt, uint32_t len,
+			 const struct kbloom_xlate *rec)
+{
+	struct kbloom_xlate w;
+
+	return rec->family == 4 && !pkt_xlate_want(pkt, len, &w) &&
+	       w.proto == rec->proto && w.after_src == rec->after_src &&
+	       w.after_dst == rec->after_dst &&
+	       w.after_sport == rec->after_sport &&
+	       w.after_dport == rec->after_dport;
+}
+
 int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, uint8_t *out)
 {
 	uint32_t daddr, dport, n;
-	struct kbloom_xlate w;
 	uint8_t *l4;
 	struct ip4 h;
 
-	if (rec->family != 4 || pkt_xlate_want(pkt, len, &w) != 0)
-		return -1;
-	if (w.proto != rec->proto || w.after_src != rec->after_src ||
-	    w.after_dst != rec->after_dst ||
-	    w.after_sport != rec->after_sport ||
-	    w.after_dport != rec->after_dport)
+	if (!rec_is_key_of(pkt, len, rec))
 		return -1;
 	ip4_parse(pkt, len, &h);
 	memcpy(out, pkt, len);
@@ -219,19 +226,6 @@ int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len)
 	struct ip4 h;
 
 	return !ip4_parse(pkt, len, &h) && (h.frag & IP_OFFMASK);
-}
-
-/* Whether @rec is the record @pkt's key finds. */
-static int rec_is_key_of(const uint8_t *pkt, uint32_t len,
-			 const struct kbloom_xlate *rec)
-{
-	struct kbloom_xlate w;
-
-	return rec->family == 4 && !pkt_xlate_want(pkt, len, &w) &&
-	       w.proto == rec->proto && w.after_src == rec->after_src &&
-	       w.after_dst == rec->after_dst &&
-	       w.after_sport == rec->after_sport &&
-	       w.after_dport == rec->after_dport;
 }
 
 int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,
