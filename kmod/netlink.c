@@ -125,6 +125,7 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_MEM_USER] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_USER_LIMIT] = { .type = NLA_REJECT },
 	[KBLOOM_A_MEM_MAPPED_GONE] = { .type = NLA_REJECT },
+	[KBLOOM_A_CLIENT_VERSION] = NLA_POLICY_RANGE(NLA_U8, 1, KBLOOM_GENL_VERSION),
 	[KBLOOM_A_GROW_ERROR] = { .type = NLA_REJECT },
 	[KBLOOM_A_VERSION] = { .type = NLA_REJECT },
 	/* Replies, and the saved layout in CREATE with FLAGS LOAD. */

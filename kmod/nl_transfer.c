@@ -100,12 +100,14 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* The family version the request's sender was built with. */
-static u8 kb_client_version(const struct nlmsghdr *nlh)
+/* The family version the request's sender speaks (uapi: Family). */
+static u8 kb_client_version(const struct nlmsghdr *nlh, struct nlattr **a)
 {
 	const struct genlmsghdr *g = nlmsg_data(nlh);
+	u8 v = a[KBLOOM_A_CLIENT_VERSION] ?
+	       nla_get_u8(a[KBLOOM_A_CLIENT_VERSION]) : 0;
 
-	return g->version;
+	return max(g->version, v);
 }
 
 /*
@@ -142,10 +144,10 @@ int kb_dump_export(struct sk_buff *skb, struct netlink_callback *cb)
 		goto out;
 	}
 	/* It would save the filter as SipHash-2-4 (uapi: Family). */
-	if (kb_client_version(cb->nlh) < 2 &&
+	if (kb_client_version(cb->nlh, a) < 2 &&
 	    kb_ring_shape(&obj->ring)->s.hash_fn) {
 		NL_SET_ERR_MSG(cb->extack,
-			       "the filter hashes with HASH_FN (SipHash-1-3), which a client of family version 1 cannot save: use one of version 2");
+			       "the filter hashes with HASH_FN (SipHash-1-3), which a client of family version 1 cannot save: use one of version 2, or send CLIENT_VERSION 2");
 		err = -EOPNOTSUPP;
 		goto out;
 	}

@@ -12,7 +12,10 @@
  * added HASH_FN: a client of version 1 knows nothing of it and would save
  * a filter of SipHash-1-3 as one of SipHash-2-4, so its EXPORT of such a
  * filter is refused (EOPNOTSUPP, with a message); everything else it may
- * do as before.
+ * do as before. A client that cannot set the header's version (the
+ * kernel's spec-driven ynl always sends 1) states the version it speaks
+ * in CLIENT_VERSION, which any request may carry: the request is then
+ * read as of the higher of the two.
  * The family is network-namespace aware: every filter lives in the netns of
  * the socket that created it and is invisible from any other netns.
  * Every command requires CAP_NET_ADMIN in the initial user namespace
@@ -321,7 +324,7 @@
  * with CAP_NET_ADMIN in the initial one; 6.1 cannot tell its listeners
  * apart and sends no events in such a netns):
  *	KBLOOM_CMD_CREATE   NAME, TYPE: a filter was created (or restored);
- *	KBLOOM_CMD_DESTROY  NAME: a filter was destroyed;
+ *	KBLOOM_CMD_DESTROY  NAME, TYPE: a filter was destroyed;
  *	KBLOOM_CMD_ROTATED  NAME, WINDOW_LIST with the window that closed and
  *			    then the one that opened, and SATURATED (counters
  *			    at their maximum in the closed window).
@@ -763,6 +766,7 @@ enum kbloom_attr {
 	KBLOOM_A_VERSION,	/* string, STATUS: the module's version */
 	KBLOOM_A_HASH_FN,	/* u32, enum kbloom_hash_fn (0/absent: SipHash-2-4) */
 	KBLOOM_A_MEM_MAPPED_GONE, /* u64, STATUS: of MEM_NETNS, destroyed filters' still mapped */
+	KBLOOM_A_CLIENT_VERSION, /* u8, request: the family version the client speaks */
 	__KBLOOM_A_MAX
 };
 

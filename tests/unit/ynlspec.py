@@ -186,10 +186,19 @@ def compare_enum(what, spec_names, header_members, hv):
 
 
 def check_commands(fam, enums, hv):
+    """An event that reuses a command's number (the events group's
+    create and destroy) is that command's: it must be named CMD-ntf."""
     ops = fam.yaml['operations']
-    names = {c_upper(ops['name-prefix'] + o.name): o.value
-             for o in fam.msgs.values()}
-    p = compare_enum('command', names, enums[c_upper(ops['enum-name']).lower()], hv)
+    calls = {o.value: o.name for o in fam.msgs.values() if o.is_call}
+    names, p = {}, []
+    for o in fam.msgs.values():
+        if o.is_async and o.value in calls:
+            if o.name != calls[o.value] + '-ntf':
+                p.append('command: event %s has command %s\'s number %d: name it %s-ntf'
+                         % (o.name, calls[o.value], o.value, calls[o.value]))
+            continue
+        names[c_upper(ops['name-prefix'] + o.name)] = o.value
+    p += compare_enum('command', names, enums[c_upper(ops['enum-name']).lower()], hv)
     return p
 
 
@@ -329,6 +338,10 @@ def mutations(spec):
     next(o for o in s['operations']['list'] if o['name'] == 'status')['value'] = 19
     out.append(('command status numbered 19', 'commands',
                 'command: KBLOOM_CMD_STATUS is 19 in the spec, 18 in kbloom.h', s))
+    s = copy.deepcopy(spec)
+    next(o for o in s['operations']['list'] if o['name'] == 'create-ntf')['name'] = 'created'
+    out.append(('the create event named created', 'commands',
+                "command: event created has command create's number 1: name it create-ntf", s))
     return out
 
 

@@ -113,6 +113,7 @@ static void on_export(struct nlmsghdr *h, void *arg)
  */
 /* The family version export() says its sender was built with. */
 static uint8_t export_version = KBLOOM_GENL_VERSION;
+static uint8_t export_client_version;	/* 0: no CLIENT_VERSION */
 
 static int export(struct nlr *s, struct nlr_msg *m, const char *name,
 		  uint64_t window, struct image *im)
@@ -130,6 +131,9 @@ static int export(struct nlr *s, struct nlr_msg *m, const char *name,
 		nlr_put_str(m, KBLOOM_A_NAME, name);
 		if (window)
 			nlr_put_u64(m, KBLOOM_A_WINDOW, window);
+		if (export_client_version)
+			nlr_put(m, KBLOOM_A_CLIENT_VERSION,
+				&export_client_version, 1);
 		s->each = on_export;
 		s->each_arg = im;
 		err = nlr_send(s, m);
@@ -327,7 +331,7 @@ TEST_F(xfer, version_1_client_cannot_export_siphash13)
 
 	export_version = 1;
 	EXPECT_EQ(-EOPNOTSUPP, export(s, &self->m, "h13", 0, &im));
-	EXPECT_STREQ("the filter hashes with HASH_FN (SipHash-1-3), which a client of family version 1 cannot save: use one of version 2",
+	EXPECT_STREQ("the filter hashes with HASH_FN (SipHash-1-3), which a client of family version 1 cannot save: use one of version 2, or send CLIENT_VERSION 2",
 		     s->extack);
 	EXPECT_EQ(0, im.heads);
 	ASSERT_EQ(0, export(s, &self->m, "h24", 0, &im));
@@ -338,6 +342,34 @@ TEST_F(xfer, version_1_client_cannot_export_siphash13)
 	ASSERT_EQ(0, export(s, &self->m, "h13", 0, &im));
 	EXPECT_EQ(512, im.cell_bytes);
 	free(im.cells);
+}
+
+/*
+ * A client that cannot set the header's version (the kernel's ynl sends
+ * 1) says CLIENT_VERSION 2 and exports SipHash-1-3; the attribute holds
+ * no version the family does not have.
+ */
+TEST_F(xfer, client_version_attribute_speaks_for_a_version_1_header)
+{
+	struct nlr *s = &self->s;
+	struct image im;
+
+	create_msg(s, &self->m, "h13", KBLOOM_TYPE_BLOOM, 4096, 3);
+	nlr_put_u32(&self->m, KBLOOM_A_HASH_FN, KBLOOM_HASH_FN_SIPHASH13);
+	ASSERT_EQ(0, nlr_send(s, &self->m));
+
+	export_version = 1;
+	export_client_version = 2;
+	EXPECT_EQ(0, export(s, &self->m, "h13", 0, &im));
+	EXPECT_EQ(512, im.cell_bytes);
+	EXPECT_EQ(1, im.heads);
+	free(im.cells);
+
+	export_client_version = KBLOOM_GENL_VERSION + 1;
+	EXPECT_EQ(-ERANGE, export(s, &self->m, "h13", 0, &im));
+	EXPECT_EQ(0, im.heads);
+	export_client_version = 0;
+	export_version = KBLOOM_GENL_VERSION;
 }
 
 /* ---- Scalable filters and dcfs: their layout travels with them ------- */
