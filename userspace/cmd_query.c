@@ -2,7 +2,7 @@
 /*
  * query NAME packet HEX [OPTION...]
  * query NAME pcap FILE [OPTION...]
- *	OPTION: digest MODE, since TIME, until TIME
+ *	OPTION: digest MODE, since TIME, until TIME, slack DURATION
  *
  * "Did this packet pass here, and when?": each packet is reduced to its
  * digest here, by the module's own code (kmod/engine/digest.c), in the
@@ -20,7 +20,10 @@
  *	INDEX [TIME] DESCRIPTION: not recorded (after now)
  *	INDEX [TIME] DESCRIPTION: no digest (REASON)
  *	N packets: P present, A absent, U not recorded, S skipped
- * Only windows overlapping [since, until] count. The filter holds what
+ * Only windows overlapping [since, until] count; with neither given, a
+ * packet of a capture counts those overlapping [TIME - slack, TIME +
+ * slack] (its capture time; slack 2 s by default, as trace's), one given
+ * as HEX every window. The filter holds what
  * happened from the start of its oldest window (its creation while
  * window 1 is kept) to now: a range given by since/until that lies
  * wholly outside is "not recorded", one that begins before it is absent
@@ -48,7 +51,9 @@
 #include "timefmt.h"
 #include "util.h"
 
-enum { Q_PACKET, Q_PCAP, Q_DIGEST, Q_SINCE, Q_UNTIL, Q_NUM };
+enum { Q_PACKET, Q_PCAP, Q_DIGEST, Q_SINCE, Q_UNTIL, Q_SLACK, Q_NUM };
+
+#define SLACK_DEFAULT_MS 2000	/* as trace's */
 
 struct qpacket {
 	uint64_t index;
@@ -69,6 +74,12 @@ struct query {
 	bool pcap;
 	uint64_t since, until;	/* ns, until UINT64_MAX: open */
 	bool since_given;
+	/*
+	 * Each packet of a capture by its capture time: [ts - slack, ts +
+	 * slack], and since/until span them all (the windows shown).
+	 */
+	bool by_capture;
+	uint64_t slack;		/* ns */
 	uint64_t now;
 
 	/*
@@ -98,11 +109,43 @@ static const struct kb_window_desc *find_window(const struct query *q,
 }
 
 /* Does window @w overlap [since, until]? An open window lasts until now. */
-static bool in_range(const struct query *q, const struct kb_window_desc *w)
+static bool overlaps(const struct query *q, const struct kb_window_desc *w,
+		     uint64_t since, uint64_t until)
 {
 	uint64_t end = w->end ? w->end : q->now;
 
-	return w->start <= q->until && end >= q->since;
+	return w->start <= until && end >= since;
+}
+
+static bool in_range(const struct query *q, const struct kb_window_desc *w)
+{
+	return overlaps(q, w, q->since, q->until);
+}
+
+/*
+ * The range packet @p is looked up in: since/until, or by its capture
+ * time, slack either side: the capture may be taken upstream of this
+ * router or downstream, on a clock within slack of the router's.
+ */
+static void packet_range(const struct query *q, const struct qpacket *p,
+			 uint64_t *since, uint64_t *until)
+{
+	*since = q->since;
+	*until = q->until;
+	if (q->by_capture) {
+		*since = p->ts > q->slack ? p->ts - q->slack : 0;
+		*until = p->ts > UINT64_MAX - q->slack ? UINT64_MAX :
+			 p->ts + q->slack;
+	}
+}
+
+static bool packet_in_range(const struct query *q, const struct qpacket *p,
+			    const struct kb_window_desc *w)
+{
+	uint64_t since, until;
+
+	packet_range(q, p, &since, &until);
+	return overlaps(q, w, since, until);
 }
 
 /* Digests one packet and queues its digest. 0, or -1 (printed). */
@@ -110,6 +153,7 @@ static int add_packet(struct query *q, uint64_t index, uint64_t ts,
 		      const uint8_t *pkt, uint32_t caplen)
 {
 	char desc[256], key[KB_DIGEST_STR_MAX];
+	uint64_t since, until;
 	struct kb_digest d;
 	struct qpacket *p;
 	int r;
@@ -122,6 +166,14 @@ static int add_packet(struct query *q, uint64_t index, uint64_t ts,
 	memset(p, 0, sizeof(*p));
 	p->index = index;
 	p->ts = ts;
+	if (q->by_capture) {
+		/* The windows shown: those of every packet's range. */
+		packet_range(q, p, &since, &until);
+		if (!q->n || since < q->since)
+			q->since = since;
+		if (!q->n || until > q->until)
+			q->until = until;
+	}
 	kb_pkt_describe(pkt, caplen, desc, sizeof(desc));
 	p->desc = xstrdup(desc);
 	p->skip = kb_digest(pkt, caplen, q->mode, &d);
@@ -166,7 +218,7 @@ static bool present(const struct query *q, const struct qpacket *p)
 	hits = kb_query_client_hits(&q->qc, p - q->p, &n);
 	for (i = 0; i < n; i++) {
 		w = find_window(q, hits[i]);
-		if (w && in_range(q, w))
+		if (w && packet_in_range(q, p, w))
 			return true;
 	}
 	return false;
@@ -180,13 +232,16 @@ static bool present(const struct query *q, const struct qpacket *p)
  */
 static enum qstatus status(const struct query *q, const struct qpacket *p)
 {
+	uint64_t since, until;
+
 	if (present(q, p))
 		return QS_PRESENT;
-	if (q->until < q->qc.oldest)
+	packet_range(q, p, &since, &until);
+	if (until < q->qc.oldest)
 		return QS_BEFORE;
-	if (q->since > q->now)
+	if (since > q->now)
 		return QS_AFTER;
-	if (q->since_given && q->since < q->qc.oldest)
+	if ((q->since_given || q->by_capture) && since < q->qc.oldest)
 		return QS_ABSENT_PART;
 	return QS_ABSENT;
 }
@@ -228,6 +283,7 @@ static void render(const struct kb_out *o, const struct query *q)
 	uint64_t npresent = 0, nabsent = 0, nunrec = 0, nskipped = 0;
 	char ts[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX];
 	const struct kb_window_desc *w;
+	uint64_t since, until;
 	const struct qpacket *p;
 	const uint64_t *hits;
 	enum qstatus st;
@@ -257,6 +313,11 @@ static void render(const struct kb_out *o, const struct query *q)
 		if (kb_out_is_json(o)) {
 			json_ns(o->j, "ts", p->ts);
 			kb_print_u64(o, KB_PRINT_JSON, "ts_ns", NULL, p->ts);
+			if (q->by_capture) {
+				packet_range(q, p, &since, &until);
+				json_ns(o->j, "since", since);
+				json_ns(o->j, "until", until);
+			}
 		} else if (q->pcap) {
 			kb_print_text(o, "%s ",
 				      kb_time_str(p->ts, false, ts, sizeof(ts)));
@@ -277,7 +338,7 @@ static void render(const struct kb_out *o, const struct query *q)
 		hits = kb_query_client_hits(&q->qc, i, &nhits);
 		for (h = 0; h < nhits; h++) {
 			w = find_window(q, hits[h]);
-			if (!w || !in_range(q, w))
+			if (!w || !packet_in_range(q, p, w))
 				continue;
 			kb_print_text(o, "%swindow ", shown++ ? ", " : "");
 			kb_print_u64(o, KB_PRINT_ANY, NULL, "%llu", w->id);
@@ -403,6 +464,7 @@ int cmd_query(int argc, char **argv)
 		[Q_DIGEST] = { "digest" },
 		[Q_SINCE] = { "since" },
 		[Q_UNTIL] = { "until" },
+		[Q_SLACK] = { "slack" },
 	};
 	static uint8_t pkt[KBLOOM_PACKET_MAX];
 	static struct query q;
@@ -412,6 +474,7 @@ int cmd_query(int argc, char **argv)
 	char why[160];
 	size_t len = 0, i;
 	int ret = EXIT_ERROR, r;
+	uint64_t ms;
 
 	memset(&q, 0, sizeof(q));
 	if (argc < 2) {
@@ -443,6 +506,28 @@ int cmd_query(int argc, char **argv)
 		       quote(kw[Q_SINCE].val), quote(kw[Q_UNTIL].val));
 		return EXIT_ERROR;
 	}
+	if (kw[Q_SLACK].val && !kw[Q_PCAP].val) {
+		errorf("invalid slack '%s': it is around a capture time, and packet HEX has none",
+		       quote(kw[Q_SLACK].val));
+		return EXIT_ERROR;
+	}
+	if (kw[Q_SLACK].val && (kw[Q_SINCE].val || kw[Q_UNTIL].val)) {
+		errorf("invalid slack '%s': since and until give the range already",
+		       quote(kw[Q_SLACK].val));
+		return EXIT_ERROR;
+	}
+	ms = SLACK_DEFAULT_MS;
+	if (kw[Q_SLACK].val &&
+	    kb_duration_parse(kw[Q_SLACK].val, &ms, why, sizeof(why))) {
+		errorf("invalid slack '%s': %s", quote(kw[Q_SLACK].val), why);
+		return EXIT_ERROR;
+	}
+	if (ms > UINT64_MAX / KB_NS_PER_MS) {
+		errorf("invalid slack '%s': too long", quote(kw[Q_SLACK].val));
+		return EXIT_ERROR;
+	}
+	q.slack = ms * KB_NS_PER_MS;
+	q.by_capture = kw[Q_PCAP].val && !kw[Q_SINCE].val && !kw[Q_UNTIL].val;
 	if (kw[Q_PACKET].val &&
 	    kb_hex_packet_parse(kw[Q_PACKET].val, pkt, sizeof(pkt), &len, why,
 				sizeof(why))) {
@@ -464,7 +549,8 @@ int cmd_query(int argc, char **argv)
 			goto out;
 		}
 		ret = query_transforms(&q.nl, q.name, kw[Q_PCAP].val, pkt, len,
-				       q.since, q.until);
+				       q.since, q.until,
+				       q.by_capture ? q.slack : 0);
 		goto out;
 	}
 	if (pick_mode(&q, kw[Q_DIGEST].val))
@@ -515,8 +601,8 @@ const struct kb_command kb_cmd_query = {
 	.summary = "did these packets pass here, and when?",
 	.usage =
 		"NAME packet HEX [digest MODE] [since TIME] [until TIME]\n"
-		"NAME pcap FILE [digest MODE] [since TIME] [until TIME]\n"
-		"NAME { packet HEX | pcap FILE } [since TIME] [until TIME]  (transforms)\n",
+		"NAME pcap FILE [digest MODE] [since TIME] [until TIME | slack DURATION]\n"
+		"NAME { packet HEX | pcap FILE } [since TIME] [until TIME | slack DURATION]  (transforms)\n",
 	.help =
 		"Reduces each packet to its digest (the module's own code, compiled\n"
 		"into bloomctl) and asks filter NAME which of its windows hold it.\n"
@@ -528,7 +614,13 @@ const struct kb_command kb_cmd_query = {
 		"                 --help'); default: the mode the filter is attached\n"
 		"                 with, else spie (multi for a multi filter)\n"
 		"  since TIME     count only windows that overlap [since, until]\n"
-		"  until TIME     (default: from the oldest window to now)\n"
+		"  until TIME     (default: from the oldest window to now; the packets\n"
+		"                 of a capture: see slack)\n"
+		"  slack DURATION with neither since nor until, each packet of a\n"
+		"                 capture counts the windows overlapping [TIME - slack,\n"
+		"                 TIME + slack] around its capture time TIME (2s): the\n"
+		"                 capture may be taken before or after this router, on\n"
+		"                 a clock within slack of the router's\n"
 		"TIME is a local time 2026-11-22T07:31:30[.mmm] (or with Z or +HH:MM\n"
 		"for UTC and offsets), @SECONDS since the epoch (@1700000000.5), -D\n"
 		"for D ago (-5m; D as for 'create ... interval') or now. Prints a line\n"
@@ -553,6 +645,7 @@ const struct kb_command kb_cmd_query = {
 		"  {\"filter\",\"digest\",\"since\",\"until\",\"oldest\",\"oldest_ns\",\n"
 		"   \"windows\":[{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\n"
 		"   \"packets\",\"fill\"},...],\"packets\":[{\"index\",\"ts\",\"ts_ns\",\n"
+		"   [\"since\",\"until\" (by its capture time)],\n"
 		"   \"description\",\"digest\",\"windows\":[ID,...],\"present\",\"status\"}\n"
 		"   or {...,\"status\":\"no digest\",\"skip\":REASON},...],\n"
 		"   \"packets_total\",\"present\",\"absent\",\"not_recorded\",\"skipped\"}\n"

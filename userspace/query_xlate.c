@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * query NAME { packet HEX | pcap FILE } [since TIME] [until TIME]
+ * query NAME { packet HEX | pcap FILE } [since TIME] [until TIME | slack D]
  * on a transforms table: "what was this packet before this router
  * rewrote it?". Every window of the table is read (xlate_read.h), each
  * packet, as it left the router, is looked up in the windows overlapping
- * [since, until], and each record found gives the packet as it arrived:
+ * [since, until] (or, by a capture's time, [TIME - slack, TIME + slack]:
+ * cmd_query.c), and each record found gives the packet as it arrived:
  *	INDEX [TIME] DESCRIPTION: SNAT A <- B (window ID), before: DESCRIPTION, digest 0x...
  *	INDEX [TIME] DESCRIPTION: not transformed here
  *	N packets: T transformed, U not
@@ -35,6 +36,7 @@
 struct qx {
 	const struct kb_archive *a;
 	uint64_t since, until;
+	uint64_t slack;		/* not 0: around each capture time */
 	bool pcap;
 	struct json j;
 	size_t n, found;
@@ -92,10 +94,14 @@ static void one(struct qx *q, uint64_t index, uint64_t ts, const uint8_t *pkt,
 {
 	struct kb_xlate_hit hit[QX_HITS_MAX];
 	char desc[256], at[KB_TIME_STR_MAX];
+	uint64_t since = q->since, until = q->until;
 	size_t m, k;
 
-	m = kb_xlate_lookup(q->a, pkt, len, q->since, q->until, hit,
-			    QX_HITS_MAX);
+	if (q->slack) {
+		since = ts > q->slack ? ts - q->slack : 0;
+		until = ts > UINT64_MAX - q->slack ? UINT64_MAX : ts + q->slack;
+	}
+	m = kb_xlate_lookup(q->a, pkt, len, since, until, hit, QX_HITS_MAX);
 	kb_pkt_describe(pkt, len, desc, sizeof(desc));
 	q->n++;
 	q->found += m > 0;
@@ -135,11 +141,12 @@ static int pcap_packet(const struct kb_pcap_packet *pp, void *arg)
 
 int query_transforms(struct kb_nl *nl, const char *name, const char *pcap,
 		     const uint8_t *pkt, size_t len, uint64_t since,
-		     uint64_t until)
+		     uint64_t until, uint64_t slack)
 {
 	struct kb_archive *a;
 	struct kb_pcap_counts counts;
-	struct qx q = { .since = since, .until = until, .pcap = pcap };
+	struct qx q = { .since = since, .until = until, .slack = slack,
+			.pcap = pcap };
 	char why[1400];
 	int r;
 

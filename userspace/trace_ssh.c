@@ -7,7 +7,7 @@
  *       -o ConnectTimeout=T -o ControlMaster=auto
  *       -o ControlPath=DIR/%C -o ControlPersist=60 -- [USER@]HOST
  *       "'BLOOMCTL' -j [-n 'NETNS'] show 'FILTER' &&
- *        'BLOOMCTL' -j [-n 'NETNS'] query 'FILTER' pcap -"
+ *        'BLOOMCTL' -j [-n 'NETNS'] query 'FILTER' pcap - since @0"
  *
  * over one connection per router for the whole trace: the first question
  * makes the master connection (OpenSSH multiplexing), the later ones run
@@ -435,8 +435,9 @@ static int remote_command(const struct kb_topo_router *r, struct buf *cmd)
 		}
 		ret |= buf_str(cmd, i ? " query " : " show ");
 		ret |= buf_quoted(cmd, r->filter);
+		/* Every window: the trace picks those of [at - slack, at]. */
 		if (i)
-			ret |= buf_str(cmd, " pcap -");
+			ret |= buf_str(cmd, " pcap - since @0");
 	}
 	return ret;
 }

@@ -183,7 +183,8 @@ check "family values" "bloomctl attach alpha family " ipv4 ipv6 any
 check "dev: interfaces" "bloomctl attach alpha dev " lo veth0
 check "dev: interfaces of the netns" "bloomctl -n r1 attach r1only dev " lo r1-eth0
 check "query keywords" "bloomctl query alpha " packet pcap digest since until
-check "query keywords after pcap FILE" "bloomctl query alpha pcap x.pcap " digest since until
+check "query keywords after pcap FILE" "bloomctl query alpha pcap x.pcap " digest since until slack
+check "query keywords after packet HEX (no capture time, no slack)" "bloomctl query alpha packet 45 " digest since until
 check "query digest modes" "bloomctl query alpha digest " spie flow src dst multi
 check "query pcap: file names" "bloomctl query alpha pcap k" keys.txt k2.txt
 check "merge: filter names" "bloomctl merge alpha " alpha beta flows

@@ -449,11 +449,29 @@ retention() {
 	local wa
 	wa=$(last_window "$tmp/a.json") &&
 	until_window win ge $((wa + 8)) "burst a's window $wa is still kept" || return 1
-	expect 1 "*6 packets: 0 present, 6 absent, 0 not recorded, 0 skipped" \
+	expect 1 "*6 packets: 0 present, 0 absent, 6 not recorded, 0 skipped" \
 		r1bc query win pcap "$tmp/a.pcap" &&
 	r1bc -j show win | json 'len(d["window_list"])' | grep -qx 8
 }
-check "retention: once 8 newer windows exist the first burst is gone (absent)" retention
+check "retention: once 8 newer windows exist the first burst is gone: not recorded around its capture time, never absent" retention
+
+# A capture's packets are looked up around their capture times (slack 2 s
+# either side) when no since or until is given: moved an hour back, before
+# the filter was made, they are not recorded there, never absent.
+capture_time() {
+	local n=$N
+	"${pt[@]}" shift "$tmp/mix.pcap" "$tmp/past.pcap" -3600 &&
+	"${pt[@]}" shift "$tmp/mix.pcap" "$tmp/future.pcap" 3600 &&
+	expect 1 "*: not recorded (before the oldest window, *$n packets: 0 present, 0 absent, $n not recorded, 0 skipped" \
+		r1bc query spie pcap "$tmp/past.pcap" &&
+	expect 1 "*: not recorded (after now)*$n packets: 0 present, 0 absent, $n not recorded, 0 skipped" \
+		r1bc query spie pcap "$tmp/future.pcap" &&
+	expect 0 "*$n packets: $n present, 0 absent, 0 not recorded, 0 skipped" \
+		r1bc query spie pcap "$tmp/past.pcap" slack 2h &&
+	expect 0 "*$n packets: $n present, 0 absent, 0 not recorded, 0 skipped" \
+		r1bc query spie pcap "$tmp/past.pcap" since -1d
+}
+check "query pcap: each packet around its capture time (slack 2 s), unless slack, since or until says otherwise" capture_time
 
 query_errors() {
 	expect 2 "bloomctl: invalid since 'yesterday': *" \
@@ -462,7 +480,12 @@ query_errors() {
 	expect 2 "*'$tmp/nosuch.pcap'*" r1bc query spie pcap "$tmp/nosuch.pcap" &&
 	expect 2 "*'nosuch'*No such file*" r1bc query nosuch pcap "$tmp/mix.pcap" &&
 	expect 2 "*multi*" r1bc query spie pcap "$tmp/mix.pcap" digest multi &&
-	expect 2 "*since*until*" r1bc query spie pcap "$tmp/mix.pcap" since now until -1h
+	expect 2 "*since*until*" r1bc query spie pcap "$tmp/mix.pcap" since now until -1h &&
+	expect 2 "bloomctl: invalid slack '1s': it is around a capture time, and packet HEX has none" \
+		r1bc query spie packet 4500 slack 1s &&
+	expect 2 "bloomctl: invalid slack '1s': since and until give the range already" \
+		r1bc query spie pcap "$tmp/mix.pcap" since -1h slack 1s &&
+	expect 2 "bloomctl: invalid slack 'x': *" r1bc query spie pcap "$tmp/mix.pcap" slack x
 }
 check "query errors exit 2 and name the input" query_errors
 

@@ -27,7 +27,7 @@ sysctls="net.ipv4.ip_forward"
 saved=$(for s in $sysctls; do echo "$s=$(sysctl -n $s)"; done)
 teardown() {
 	local n
-	for n in a b r2 nat r1 v; do ip netns del $P$n 2>/dev/null; done
+	for n in a b r2 nat r1 v c home; do ip netns del $P$n 2>/dev/null; done
 }
 trap 'teardown; sysctl -qw $saved; rm -rf "$tmp"' EXIT
 dmesg_mark=$(dmesg | wc -l)
@@ -231,10 +231,15 @@ for r, who in zip(res, ["10.9.0.5", "10.7.0.5"]):
     assert re.fullmatch(r"SNAT 100\.64\.0\.1:4100 <- %s:4100 \(window \d+\)" % re.escape(who), nat), nat
     assert r["ingress"] == ["r2"], r["ingress"]
 ' $bc -j trace "$tmp/topo.txt" from r1 pcap "$tmp/port.pcap"
-check "query on the table lists both records of 100.64.0.1:4100 for each datagram, in different windows" sh -c "
-	$bc -n ${P}nat query xlate pcap $tmp/port.pcap | tee /dev/stderr | grep 'UDP 100.64.0.1:4100' |
+check "query since -1h on the table lists both records of 100.64.0.1:4100 for each datagram, in different windows" sh -c "
+	$bc -n ${P}nat query xlate pcap $tmp/port.pcap since -1h | tee /dev/stderr | grep 'UDP 100.64.0.1:4100' |
 	grep 'SNAT 100.64.0.1:4100 <- 10.9.0.5:4100 (window [0-9]*), before: UDP 10.9.0.5:4100 > 10.2.0.2:7777' |
 	grep -c 'SNAT 100.64.0.1:4100 <- 10.7.0.5:4100 (window [0-9]*), before: UDP 10.7.0.5:4100 > 10.2.0.2:7777' | grep -qx 2"
+
+check "query on the table, each datagram within 2 s of its capture time: a's finds only a's record, b's only b's" sh -c "
+	$bc -n ${P}nat query xlate pcap $tmp/port.pcap >$tmp/port.q; cat $tmp/port.q
+	grep 'UDP 100.64.0.1:4100' $tmp/port.q | sed -n 1p | grep -x '.*: SNAT 100.64.0.1:4100 <- 10.9.0.5:4100 (window [0-9]*), before: UDP 10.9.0.5:4100 > 10.2.0.2:7777, digest [0-9a-fx]*' &&
+	grep 'UDP 100.64.0.1:4100' $tmp/port.q | sed -n 2p | grep -x '.*: SNAT 100.64.0.1:4100 <- 10.7.0.5:4100 (window [0-9]*), before: UDP 10.7.0.5:4100 > 10.2.0.2:7777, digest [0-9a-fx]*'"
 
 # 7. Save, restore, a damaged file.
 save_restore() {
@@ -430,6 +435,106 @@ no_heads() {
 }
 check "later fragments without their first ones: each not traceable past nat (its NAT, no record to go by), exit 1" \
 	no_heads
+
+# 11. Fragmented before two NATs, a router between them. c's home router
+# masquerades (a second transforms table) on a 576-byte uplink to r2:
+#
+#   c 10.5.0.5 ── home ── 10.6.0.0/24 ── r2 ── nat ── r1 ── v
+#     (c-home and home-r2: MTU 576; home: masquerade out of its uplink,
+#      SNAT to 10.6.0.2, a transforms table 'xlate' at its postrouting)
+#
+# c cuts its datagrams; home reassembles (conntrack), SNATs and cuts them
+# again; r2 forwards the fragments; nat reassembles, SNATs, sends them
+# whole; r1 cuts them for v. Every fragment v holds must trace through
+# both NATs, each naming its own record, to home.
+two_nats_build() {
+	local n
+	for n in c home; do
+		ip netns add $P$n && ip -n $P$n link set lo up || return 1
+	done
+	veth c eth0 home eth0 && veth home eth1 r2 eth3 || return 1
+	ip -n ${P}c addr add 10.5.0.5/24 dev eth0
+	ip -n ${P}home addr add 10.5.0.1/24 dev eth0
+	ip -n ${P}home addr add 10.6.0.2/24 dev eth1
+	ip -n ${P}r2 addr add 10.6.0.1/24 dev eth3
+	ip -n ${P}c link set eth0 mtu 576 && ip -n ${P}home link set eth0 mtu 576 &&
+		ip -n ${P}home link set eth1 mtu 576 && ip -n ${P}r2 link set eth3 mtu 576 || return 1
+	ip -n ${P}c route add default via 10.5.0.1
+	ip -n ${P}home route add default via 10.6.0.1
+	ip -n ${P}nat route add 10.6.0.0/24 via 10.8.0.2
+	nx home sysctl -qw net.ipv4.ip_forward=1 || return 1
+	nx home nft -f - <<-'EOF' || return 1
+	table ip nat {
+		chain post {
+			type nat hook postrouting priority srcnat;
+			oifname "eth1" masquerade
+		}
+	}
+	EOF
+	$bc -n ${P}home create spie bloom capacity 20000 fpr 0.000001 windows 60 interval 2s &&
+		$bc -n ${P}home attach spie hook forward digest spie &&
+		$bc -n ${P}home create xlate transforms capacity 10000 windows 60 interval 2s &&
+		$bc -n ${P}home attach xlate hook postrouting || return 1
+	cat "$tmp/topo.txt" - >"$tmp/topo2.txt" <<-EOF
+	router home netns ${P}home filter spie transforms xlate
+	link r2 home
+	EOF
+	capture v twonat && nx c ping -q -c 2 -i 0.3 -s 1400 -M dont 10.2.0.2 >/dev/null
+	nx c "${py[@]}" -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.5.0.5", 4300))
+s.sendto(b"u" * 1300, ("10.2.0.2", 7777))' || return 1
+	stop twonat
+	later=$("${py[@]}" tests/vm/pcaptool.py count "$tmp/twonat.pcap" later)
+	echo "later fragments at v: $later"
+	[ "$later" = 6 ]
+}
+check "two NATs: c's pings and a UDP datagram, cut before home, reach v in 3 fragments each" two_nats_build
+
+# traced2 NAME PROTO N HOME-REGEX NAT-REGEX: the N IP packets of
+# $tmp/NAME.pcap of protocol PROTO each traced from r1 to home, home's and
+# nat's nodes naming their transforms exactly, no other node a transform.
+traced2() {
+	local rc=0
+	$bc -j trace "$tmp/topo2.txt" from r1 pcap "$tmp/$1.pcap" \
+		>"$tmp/$1.json" 2>"$tmp/$1.trace.err" || rc=$?
+	cat "$tmp/$1.trace.err"
+	[ $rc -le 1 ] || return 1
+	"${py[@]}" - "$tmp/$1.json" "$2" "$3" "$4" "$5" <<-'EOF'
+	import json, re, sys
+	res = json.load(open(sys.argv[1]))
+	res = res if isinstance(res, list) else [res]
+	proto, count = sys.argv[2], int(sys.argv[3])
+	want = {"home": sys.argv[4], "nat": sys.argv[5]}
+	n = 0
+	for r in res:
+	    if not re.search(proto, r["description"]):
+	        continue
+	    n += 1
+	    assert r["status"] == "traced", (r["packet"], r["description"], r["status"], r.get("why"))
+	    assert r["ingress"] == ["home"], (r["packet"], r["description"], r["ingress"])
+	    for x in r["nodes"]:
+	        w = want.get(x["router"])
+	        if w is None:
+	            assert x["transforms"] is None, (r["packet"], x)
+	        else:
+	            assert x["transforms"] is not None and re.fullmatch(w, x["transforms"]), \
+	                (r["packet"], r["description"], x["router"], x["transforms"], w)
+	    assert {x["router"] for x in r["nodes"]} >= {"home", "nat"}, (r["packet"], r["nodes"])
+	print("%d packets traced to home through both NATs" % n)
+	assert n == count, (n, count)
+	EOF
+}
+check "each fragment of the pings traced from r1 through nat (SNAT 100.64.0.1 <- 10.6.0.2) and home (SNAT 10.6.0.2 <- 10.5.0.5) to home" \
+	traced2 twonat ICMP 6 'SNAT 10\.6\.0\.2 id (\d+) <- 10\.5\.0\.5 id \1 \(window \d+\)' \
+	'SNAT 100\.64\.0\.1 id (\d+) <- 10\.6\.0\.2 id \1 \(window \d+\)'
+check "each fragment of the UDP datagram traced through nat (:4300 <- 10.6.0.2:4300) and home (<- 10.5.0.5:4300) to home" \
+	traced2 twonat UDP 3 'SNAT 10\.6\.0\.2:4300 <- 10\.5\.0\.5:4300 \(window \d+\)' \
+	'SNAT 100\.64\.0\.1:4300 <- 10\.6\.0\.2:4300 \(window \d+\)'
+reversed2() { reverse_pcap twonat tworev && traced2 tworev ICMP 6 'SNAT 10\.6\.0\.2 id (\d+) <- 10\.5\.0\.5 id \1 \(window \d+\)' \
+	'SNAT 100\.64\.0\.1 id (\d+) <- 10\.6\.0\.2 id \1 \(window \d+\)'; }
+check "the two-NAT capture in reverse order: each ping fragment still traced through both NATs to home" reversed2
 
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 finish

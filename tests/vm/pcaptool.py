@@ -22,6 +22,8 @@
                                     offsets and random bytes
   pcaptool.py ttl HEX TTL           the IP packet HEX with TTL (hop limit)
                                     set, for the TTL-invariance check
+  pcaptool.py shift IN OUT SECONDS  every IP packet of IN, its capture time
+                                    moved by SECONDS (negative: earlier)
 
 Written captures are Ethernet (linktype 1), microsecond timestamps.
 """
@@ -258,9 +260,16 @@ def cmd_ttl(hexpkt, ttl):
     print(b.hex())
 
 
+def cmd_shift(src, dst, seconds):
+    nsec = open(src, "rb").read(4) in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
+    write(dst, [(sec + int(seconds), frac // 1000 if nsec else frac, pkt)
+                for sec, frac, pkt in ips(src)])
+
+
 def main():
     cmds = {"count": cmd_count, "hex": cmd_hex, "mutate": cmd_mutate,
-            "random": cmd_random, "fuzz": cmd_fuzz, "ttl": cmd_ttl}
+            "random": cmd_random, "fuzz": cmd_fuzz, "ttl": cmd_ttl,
+            "shift": cmd_shift}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])

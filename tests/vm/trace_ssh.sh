@@ -250,6 +250,22 @@ trace_all_json() {
 }
 check "trace 5 packets at once, -j: each r1 <- r2 <- r3, still one ssh call" trace_all_json
 
+# A trace's range is its own ([at - slack, at]): the remote query reports
+# every window (since @0), not only those within 2 s of the packet's
+# stamp (query's default for a capture). Asked "at now" with slack 1h,
+# once the packets' 10 s windows have closed 2 s ago and more, r2 over
+# ssh still answers from the window that holds them.
+wide_slack() {
+	local sent
+	sent=$(tcpdump -tt -nr "$tmp/cap.pcap" 2>/dev/null | tail -n 1 | cut -d. -f1) &&
+	while [ "$(date +%s)" -lt $((sent + 13)) ]; do sleep 0.5; done &&
+	$bc trace "$tmp/topo.txt" from r1 pcap "$tmp/cap.pcap" packet 3 at now slack 1h >"$tmp/out" &&
+	cat "$tmp/out" &&
+	grep -Eq '^`-- r2  window [0-9]+ ' "$tmp/out" &&
+	grep -q '^ingress: r3$' "$tmp/out"
+}
+check "trace at now, slack 1h, the packets' windows closed: r2 over ssh still holds them, ingress r3" wide_slack
+
 absent() {
 	rm -f "$tmp/ssh-calls"
 	expect 1 "*absent at r1*" $bc trace "$tmp/topo.txt" from r1 \
