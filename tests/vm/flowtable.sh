@@ -86,7 +86,7 @@ check "attach hook ingress without dev is refused before the kernel is asked, na
 	expect 2 "*hook ingress needs 'dev IFACE'*" rbc attach pre hook ingress digest spie
 check "attach hook egress dev of no such device is refused by the kernel, naming IFNAME" \
 	expect 2 "*No such device (kernel: no device of that IFNAME in this namespace)*" \
-	rbc attach pre hook egress dev nosuch0 digest spie
+	sh -c "$bc -n ${P}r create spare bloom capacity 100 fpr 0.01 && $bc -n ${P}r attach spare hook egress dev nosuch0 digest spie"
 check "show prints the ingress attachment's hook and device" \
 	expect 0 "*attached: hook ingress dev r-a family any digest spie*" rbc show ing
 
@@ -215,12 +215,12 @@ renamed() {
 }
 check "a rename keeps the egress attachment; show names the device's new name" renamed
 
-# start_monitor: bloomctl monitor at R into $tmp/mon.txt, listening once
-# it reported a probe filter's destroy.
+# bloomctl monitor at R into $tmp/mon.txt; listening once it reported a
+# probe filter's destroy.
+rbc monitor >"$tmp/mon.txt" 2>&1 &
+mon=$!
 start_monitor() {
 	local i
-	rbc monitor >"$tmp/mon.txt" 2>&1 &
-	mon=$!
 	for i in $(seq 100); do
 		rbc create probe bloom capacity 100 fpr 0.01 && rbc destroy probe
 		grep -q 'destroy probe' "$tmp/mon.txt" && return 0
