@@ -268,7 +268,7 @@ moved() {
 check "r-w moved to another netns takes both its attachments (ingress and egress) away" moved
 check "monitor printed the detach of eg (hook egress dev r-w)" \
 	grep -qx 'detach eg hook egress dev r-w: the device is gone' "$tmp/mon.txt"
-kill -INT $mon 2>/dev/null; wait $mon 2>/dev/null
+kill -TERM $mon 2>/dev/null; wait $mon 2>/dev/null
 
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops|leak' && exit 1 || exit 0"
 finish
