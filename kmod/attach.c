@@ -12,8 +12,10 @@
  * that takes the hook out of the list but does not wait for the calls in
  * flight on other CPUs, which still read the attachment (and its queues).
  */
+#include <linux/if_ether.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter_netdev.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
 #include <linux/percpu.h>
@@ -21,9 +23,11 @@
 #include <net/genetlink.h>
 
 #include "attach.h"
+#include "bypass.h"
 #include "digest_queue.h"
 #include "engine/digest.h"
 #include "engine/xlate.h"
+#include "kcompat.h"
 #include "registry.h"
 #include "transforms.h"
 #include "tunnel_ends.h"
@@ -41,8 +45,14 @@ struct kb_attach {
 	u32 family;			/* enum kbloom_family */
 	u32 digest;			/* enum kbloom_digest */
 	int ifindex;			/* 0: every device */
-	char ifname[IFNAMSIZ];
+	char ifname[IFNAMSIZ];		/* under kb_net.lock (renames) */
 	bool out_dev;			/* match the output device */
+	/*
+	 * INGRESS and EGRESS: the device whose hooks these are (ops.dev). No
+	 * reference is held: its NETDEV_UNREGISTER detaches us first
+	 * (kb_attach_dev_gone()), as nf_tables does for its netdev chains.
+	 */
+	struct net_device *dev;
 	struct kb_attach_pcpu __percpu *stats;
 	struct kb_dq *dq;		/* NULL for multi digests */
 	unsigned int nops;
@@ -55,7 +65,14 @@ static const unsigned int kb_nf_hook[] = {
 	[KBLOOM_HOOK_FORWARD] = NF_INET_FORWARD,
 	[KBLOOM_HOOK_OUTPUT] = NF_INET_LOCAL_OUT,
 	[KBLOOM_HOOK_POSTROUTING] = NF_INET_POST_ROUTING,
+	[KBLOOM_HOOK_INGRESS] = NF_NETDEV_INGRESS,
+	[KBLOOM_HOOK_EGRESS] = NF_NETDEV_EGRESS,
 };
+
+static bool kb_hook_netdev(u32 hook)
+{
+	return hook == KBLOOM_HOOK_INGRESS || hook == KBLOOM_HOOK_EGRESS;
+}
 
 /* The first header bytes of @skb from its network header; NULL: none. */
 static const u8 *kb_skb_head(const struct sk_buff *skb, u8 *buf, u32 *cap,
@@ -126,23 +143,16 @@ static u32 kb_record_gso(struct kb_attach *att, const struct sk_buff *skb,
 	return KBLOOM_SKIP_NONE;
 }
 
-static unsigned int kb_hook(void *priv, struct sk_buff *skb,
-			    const struct nf_hook_state *state)
+/* A packet that reached the hook and matched its device and family. */
+static __always_inline void kb_hook_packet(struct kb_attach *att,
+					   const struct sk_buff *skb)
 {
-	struct kb_attach *att = priv;
 	/* Filled before use: no zeroing per packet (INIT_STACK_ALL_ZERO). */
 	u8 buf[KB_DIGEST_SPAN] __uninitialized;
 	struct kb_digest d __uninitialized;
 	u32 cap, len, why;
 	const u8 *p;
 
-	if (att->ifindex) {
-		const struct net_device *dev = att->out_dev ? state->out :
-							      state->in;
-
-		if (!dev || dev->ifindex != att->ifindex)
-			return NF_ACCEPT;
-	}
 	this_cpu_inc(att->stats->seen);
 
 	p = kb_skb_head(skb, buf, &cap, &len);
@@ -157,6 +167,54 @@ static unsigned int kb_hook(void *priv, struct sk_buff *skb,
 	}
 	if (why)
 		this_cpu_inc(att->stats->skipped[why]);
+}
+
+static unsigned int kb_hook(void *priv, struct sk_buff *skb,
+			    const struct nf_hook_state *state)
+{
+	struct kb_attach *att = priv;
+
+	if (att->ifindex) {
+		const struct net_device *dev = att->out_dev ? state->out :
+							      state->in;
+
+		if (!dev || dev->ifindex != att->ifindex)
+			return NF_ACCEPT;
+	}
+	kb_hook_packet(att, skb);
+	return NF_ACCEPT;
+}
+
+/*
+ * The netdev family's hooks (INGRESS, EGRESS) of one device see frames of
+ * every protocol: only IPv4 and IPv6 ones, by their ethertype, are the
+ * attachment's. The network header is where the IP hooks find it: at
+ * ingress skb->data is there (skb_network_offset() 0, the receive path
+ * reset it after the link layer header was pulled); at egress the link
+ * layer header was pushed in front of it and the network header still
+ * marks the IP header (skb_network_offset() is the link header's
+ * length). A GRO super-packet at ingress (and a GSO one at egress) is a
+ * TCP GSO packet to kb_hook_packet(), cut into its segments as at the IP
+ * hooks.
+ */
+static unsigned int kb_hook_dev(void *priv, struct sk_buff *skb,
+				const struct nf_hook_state *state)
+{
+	struct kb_attach *att = priv;
+	u32 family;
+
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		family = KBLOOM_FAMILY_IPV4;
+		break;
+	case htons(ETH_P_IPV6):
+		family = KBLOOM_FAMILY_IPV6;
+		break;
+	default:
+		return NF_ACCEPT;
+	}
+	if (att->family == KBLOOM_FAMILY_ANY || att->family == family)
+		kb_hook_packet(att, skb);
 	return NF_ACCEPT;
 }
 
@@ -232,6 +290,30 @@ static int kb_attach_ops(struct kb_attach *att)
 	unsigned int i;
 	int err;
 
+	if (kb_hook_netdev(att->hook)) {
+		struct nf_hook_ops *ops = &att->ops[0];
+
+		ops->hook = kb_hook_dev;
+		ops->priv = att;
+		ops->pf = NFPROTO_NETDEV;
+		ops->hooknum = kb_nf_hook[att->hook];
+		ops->dev = att->dev;
+		/*
+		 * First of the device's hooks: a flowtable's hook is at the
+		 * priority its nftables ruleset gives (commonly filter, 0,
+		 * or any value down to INT_MIN + 1), and the packets it
+		 * forwards leave the device's ingress there. At INT_MIN we
+		 * run before all of them; only a hook also at INT_MIN that
+		 * was registered before us would come first (equal
+		 * priorities keep their order of registration).
+		 */
+		ops->priority = INT_MIN;
+		err = nf_register_net_hook(att->net, ops);
+		if (err)
+			return err;
+		att->nops = 1;
+		return 0;
+	}
 	for (i = 0; i < ARRAY_SIZE(pfs); i++) {
 		struct nf_hook_ops *ops = &att->ops[att->nops];
 
@@ -341,6 +423,25 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 			       "DIGEST multi needs a multi filter of 3 dimensions (src, dst, dst port); other digests a filter that is not multi");
 		return -EINVAL;
 	}
+	if (kb_hook_netdev(args->hook)) {
+		bool ingress = args->hook == KBLOOM_HOOK_INGRESS;
+
+		if (!args->ifname) {
+			NL_SET_ERR_MSG(extack,
+				       "HOOK ingress and egress need IFNAME: the device whose hook it is");
+			return -EINVAL;
+		}
+		if (ingress && !KB_HAVE_NF_INGRESS) {
+			NL_SET_ERR_MSG(extack,
+				       "this kernel has no netfilter ingress hook (CONFIG_NETFILTER_INGRESS)");
+			return -EOPNOTSUPP;
+		}
+		if (!ingress && !KB_HAVE_NF_EGRESS) {
+			NL_SET_ERR_MSG(extack,
+				       "this kernel has no netfilter egress hook (CONFIG_NETFILTER_EGRESS)");
+			return -EOPNOTSUPP;
+		}
+	}
 
 	att = kzalloc(sizeof(*att), GFP_KERNEL_ACCOUNT);
 	if (!att)
@@ -375,10 +476,23 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 		}
 		att->ifindex = dev->ifindex;
 		strscpy(att->ifname, args->ifname, sizeof(att->ifname));
+		/*
+		 * Found listed under our namespace's lock: its unregistration
+		 * has not notified yet (it unlists, waits a grace period,
+		 * then notifies), and its notifier waits for this lock, so
+		 * it finds the hooks we register (kb_attach_dev_gone()).
+		 */
+		if (kb_hook_netdev(args->hook))
+			att->dev = dev;
 		dev_put(dev);
 	}
 
 	err = kb_attach_ops(att);
+	if (err == -EOPNOTSUPP) {
+		NL_SET_ERR_MSG(extack, "netfilter refused the hook: this kernel does not have it");
+		kb_attach_free(att);
+		return err;
+	}
 	if (err) {
 		NL_SET_ERR_MSG(extack, "netfilter refused the hook");
 		kb_attach_free(att);
@@ -414,6 +528,29 @@ int kb_detach(struct kb_obj *obj)
 	synchronize_net();
 	kb_detach_unhooked(obj);
 	return 0;
+}
+
+struct net_device *kb_attach_dev(const struct kb_obj *obj)
+{
+	return obj->attach ? obj->attach->dev : NULL;
+}
+
+u32 kb_attach_hook(const struct kb_obj *obj)
+{
+	return obj->attach ? obj->attach->hook : KBLOOM_HOOK_UNSPEC;
+}
+
+const char *kb_attach_ifname(const struct kb_obj *obj)
+{
+	return obj->attach ? obj->attach->ifname : "";
+}
+
+void kb_attach_renamed(struct kb_obj *obj, const struct net_device *dev)
+{
+	struct kb_attach *att = obj->attach;
+
+	if (att && att->ifindex == dev->ifindex)
+		strscpy(att->ifname, dev->name, sizeof(att->ifname));
 }
 
 static void kb_attach_sum(const struct kb_attach *att, struct kb_attach_pcpu *sum)
@@ -452,7 +589,9 @@ int kb_attach_fill(struct sk_buff *skb, const struct kb_obj *obj)
 	    nla_put_u64_64bit(skb, KBLOOM_ATTACH_A_SEEN, sum.seen,
 			      KBLOOM_ATTACH_A_PAD) ||
 	    nla_put_u64_64bit(skb, KBLOOM_ATTACH_A_DIGESTED, sum.digested,
-			      KBLOOM_ATTACH_A_PAD))
+			      KBLOOM_ATTACH_A_PAD) ||
+	    nla_put_u32(skb, KBLOOM_ATTACH_A_BYPASS,
+			kb_bypass(att->net, att->hook, att->ifindex)))
 		goto err;
 	skipped = nla_nest_start(skb, KBLOOM_ATTACH_A_SKIPPED);
 	if (!skipped)

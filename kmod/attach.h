@@ -37,6 +37,16 @@ int kb_detach(struct kb_obj *obj);
  */
 void kb_unhook(struct kb_obj *obj);
 void kb_detach_unhooked(struct kb_obj *obj);
+/*
+ * For the netdevice notifier (attach_dev.c), under kb_net.lock: the
+ * device of an INGRESS or EGRESS attachment (NULL: none, or not
+ * attached), the HOOK and IFNAME of @obj's attachment, and a rename of
+ * @dev seen by an attachment to it (its IFNAME follows the device).
+ */
+struct net_device *kb_attach_dev(const struct kb_obj *obj);
+u32 kb_attach_hook(const struct kb_obj *obj);
+const char *kb_attach_ifname(const struct kb_obj *obj);
+void kb_attach_renamed(struct kb_obj *obj, const struct net_device *dev);
 /* KBLOOM_A_ATTACH of a GET reply; nothing when @obj is not attached. */
 int kb_attach_fill(struct sk_buff *skb, const struct kb_obj *obj);
 

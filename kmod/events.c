@@ -2,7 +2,8 @@
 /*
  * Events on the family's multicast group (uapi/kbloom.h, "Events"): built
  * only when someone listens in the filter's netns, never on the packet
- * path (creates, destroys and rotations run in process context).
+ * path (creates, destroys, rotations and the netdevice notifier's
+ * detaches run in process context).
  *
  * They follow the family's read rule (kb_admin_ns()): only a listener
  * whose socket's opener has CAP_NET_ADMIN there hears them. The genl core
@@ -84,6 +85,24 @@ void kb_event_filter(struct net *net, const struct kb_obj *obj, u8 cmd)
 		return;
 	if (nla_put_string(skb, KBLOOM_A_NAME, obj->name) ||
 	    nla_put_u32(skb, KBLOOM_A_TYPE, f->s.type)) {
+		nlmsg_free(skb);
+		return;
+	}
+	kb_event_send(net, skb, hdr);
+}
+
+void kb_event_detached(struct net *net, const struct kb_obj *obj, u32 hook,
+		       const char *ifname)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = kb_event_new(net, KBLOOM_CMD_DETACH, &hdr);
+	if (!skb)
+		return;
+	if (nla_put_string(skb, KBLOOM_A_NAME, obj->name) ||
+	    nla_put_u32(skb, KBLOOM_A_HOOK, hook) ||
+	    nla_put_string(skb, KBLOOM_A_IFNAME, ifname)) {
 		nlmsg_free(skb);
 		return;
 	}

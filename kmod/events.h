@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Multicast events: filters created and destroyed, windows rotated. */
+/*
+ * Multicast events: filters created and destroyed, windows rotated,
+ * attachments gone with their device.
+ */
 #ifndef KBLOOM_EVENTS_H
 #define KBLOOM_EVENTS_H
 
@@ -14,5 +17,12 @@ void kb_event_filter(struct net *net, const struct kb_obj *obj, u8 cmd);
 void kb_event_rotated(struct net *net, const struct kb_obj *obj,
 		      const struct kb_window *closed,
 		      const struct kb_window *opened);
+
+/*
+ * KBLOOM_CMD_DETACH: @obj's attachment at @hook to device @ifname went
+ * with its device (before it is freed); process context.
+ */
+void kb_event_detached(struct net *net, const struct kb_obj *obj, u32 hook,
+		       const char *ifname);
 
 #endif /* KBLOOM_EVENTS_H */

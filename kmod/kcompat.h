@@ -115,4 +115,14 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
  */
 #define KB_HAVE_MCAST_FILTERED KB_KERNEL_AT_LEAST(6, 12)
 
+/*
+ * The netdev family's hooks are options, not versions: Debian's 6.1 and
+ * 6.12 have both (CONFIG_NETFILTER_INGRESS, CONFIG_NETFILTER_EGRESS; the
+ * egress hook came in 5.16), the debug kernel neither. Without one,
+ * ATTACH at that hook is refused (EOPNOTSUPP), and struct net_device has
+ * no nf_hooks_ingress to look for a flowtable's hook in (bypass.c).
+ */
+#define KB_HAVE_NF_INGRESS IS_ENABLED(CONFIG_NETFILTER_INGRESS)
+#define KB_HAVE_NF_EGRESS IS_ENABLED(CONFIG_NETFILTER_EGRESS)
+
 #endif /* KBLOOM_KCOMPAT_H */

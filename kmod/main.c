@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 
+#include "attach_dev.h"
 #include "mapping.h"
 #include "netlink.h"
 #include "registry.h"
@@ -22,9 +23,12 @@ static int __init kb_init(void)
 	err = kb_registry_init();
 	if (err)
 		goto err_tunnels;
-	err = kb_netlink_init();
+	err = kb_attach_dev_init();
 	if (err)
 		goto err_registry;
+	err = kb_netlink_init();
+	if (err)
+		goto err_attach_dev;
 	err = kb_map_init();
 	if (err)
 		goto err_netlink;
@@ -32,6 +36,8 @@ static int __init kb_init(void)
 
 err_netlink:
 	kb_netlink_exit();
+err_attach_dev:
+	kb_attach_dev_exit();
 err_registry:
 	kb_registry_exit();
 err_tunnels:
@@ -47,6 +53,8 @@ static void __exit kb_exit(void)
 	 */
 	kb_map_exit();
 	kb_netlink_exit();
+	/* Attachments to devices first, while the device lists are whole. */
+	kb_attach_dev_exit();
 	kb_registry_exit();
 	kb_tunnel_ends_exit();
 }

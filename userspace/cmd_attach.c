@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * attach NAME hook HOOK [dev IFACE] [family ipv4|ipv6|any] digest MODE
+ * attach NAME hook ingress|egress dev IFACE [family ...] digest MODE
  * attach NAME hook postrouting [dev IFACE]     (a transforms table)
  *
  * Keywords in any order, each at most once. The kernel checks the rest
@@ -142,6 +143,12 @@ int cmd_attach(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
+	if ((hook == KBLOOM_HOOK_INGRESS || hook == KBLOOM_HOOK_EGRESS) &&
+	    !kw[A_DEV].val) {
+		usage_errorf(argv[0], "hook %s needs 'dev IFACE': the device whose hook it is",
+			     kw[A_HOOK].val);
+		return EXIT_ERROR;
+	}
 	if (kw[A_DEV].val && !valid_ifname(kw[A_DEV].val, &why)) {
 		errorf("invalid dev '%s': %s", quote(kw[A_DEV].val), why);
 		return EXIT_ERROR;
@@ -178,6 +185,7 @@ const struct kb_command kb_cmd_attach = {
 	.summary = "record packet digests into a filter",
 	.usage =
 		"NAME hook HOOK [dev IFACE] [family ipv4|ipv6|any] digest MODE\n"
+		"NAME hook ingress|egress dev IFACE [family ipv4|ipv6|any] digest MODE\n"
 		"NAME hook postrouting [dev IFACE] [family ipv4|any]   (transforms)\n",
 	.help =
 		"Attaches filter NAME to a netfilter hook of its network namespace:\n"
@@ -187,7 +195,14 @@ const struct kb_command kb_cmd_attach = {
 		"Keywords in any order, each at most once:\n"
 		"  hook HOOK      prerouting, input, forward, output or postrouting; the\n"
 		"                 hook runs before defragmentation and conntrack (at\n"
-		"                 postrouting: last), so packets are seen as on the wire\n"
+		"                 postrouting: last), so packets are seen as on the wire;\n"
+		"                 or ingress or egress, the device's own hooks (netdev\n"
+		"                 family; dev IFACE required): every IPv4 and IPv6\n"
+		"                 frame IFACE receives or sends, first of its hooks, so\n"
+		"                 also the flows an nftables flowtable forwards past\n"
+		"                 prerouting, forward and postrouting. Such an\n"
+		"                 attachment goes when IFACE is deleted or moves to\n"
+		"                 another namespace (monitor prints it); a rename keeps it\n"
 		"  dev IFACE      only packets whose input device (output device at\n"
 		"                 output and postrouting) is IFACE\n"
 		"  family FAMILY  ipv4, ipv6 or any (default)\n"
@@ -210,8 +225,10 @@ const struct kb_command kb_cmd_attach = {
 		"with the filter (destroy) or its namespace; with the global option\n"
 		"--exist the very attachment asked for (hook, dev, family, digest),\n"
 		"made already, is success, and one that differs is refused naming it.\n"
-		"'show' prints it with its counters; 'bloomctl digest' prints a\n"
-		"packet's digest.\n"
+		"'show' prints it with its counters and, as 'bypass:', what may carry\n"
+		"packets past it now, learnt from the kernel: a flowtable (at\n"
+		"prerouting, forward, postrouting), an XDP program, tc hardware\n"
+		"offload; 'bloomctl digest' prints a packet's digest.\n"
 		"A transforms table is attached at postrouting, after NAT, without a\n"
 		"digest: each IPv4 packet whose conntrack entry has NAT gives one\n"
 		"record per flow direction and window, as it left (AFTER) and as it\n"

@@ -28,6 +28,7 @@
 #include "commands.h"
 #include "describe.h"
 #include "json.h"
+#include "pktfmt.h"
 #include "util.h"
 
 /* Events are a few hundred bytes; the kernel sends at most a page. */
@@ -41,10 +42,12 @@ static void on_stop(int sig)
 }
 
 struct event {
-	uint8_t cmd;		/* KBLOOM_CMD_CREATE, _DESTROY, _ROTATED */
+	uint8_t cmd;		/* KBLOOM_CMD_CREATE, _DESTROY, _ROTATED, _DETACH */
 	char name[KBLOOM_NAME_MAX];
 	bool have_type;
 	uint32_t type;
+	uint32_t hook;		/* detach: the attachment's hook and device */
+	char ifname[KBLOOM_IFNAME_MAX];
 	uint64_t saturated;
 	uint32_t nwin;		/* rotated: 2, the closed then the opened */
 	struct kb_window_desc win[KBLOOM_WINDOWS_MAX];
@@ -57,6 +60,8 @@ static const char *cmd_name(uint8_t cmd)
 		return "create";
 	case KBLOOM_CMD_DESTROY:
 		return "destroy";
+	case KBLOOM_CMD_DETACH:
+		return "detach";
 	default:
 		return "rotate";
 	}
@@ -73,6 +78,9 @@ static int parse_event(struct kb_nl *nl, struct nlmsghdr *nlh, struct event *e)
 		[KBLOOM_A_TYPE] = { .type = NLA_U32 },
 		[KBLOOM_A_WINDOW_LIST] = { .type = NLA_NESTED },
 		[KBLOOM_A_SATURATED] = { .type = NLA_U64 },
+		[KBLOOM_A_HOOK] = { .type = NLA_U32 },
+		[KBLOOM_A_IFNAME] = { .type = NLA_STRING,
+				      .maxlen = KBLOOM_IFNAME_MAX },
 	};
 	struct nlattr *tb[KBLOOM_A_MAX + 1];
 	struct genlmsghdr *gh;
@@ -84,7 +92,7 @@ static int parse_event(struct kb_nl *nl, struct nlmsghdr *nlh, struct event *e)
 	}
 	gh = nlmsg_data(nlh);
 	if (gh->cmd != KBLOOM_CMD_CREATE && gh->cmd != KBLOOM_CMD_DESTROY &&
-	    gh->cmd != KBLOOM_CMD_ROTATED)
+	    gh->cmd != KBLOOM_CMD_ROTATED && gh->cmd != KBLOOM_CMD_DETACH)
 		return 0;
 	memset(e, 0, offsetof(struct event, win));
 	e->cmd = gh->cmd;
@@ -108,6 +116,17 @@ static int parse_event(struct kb_nl *nl, struct nlmsghdr *nlh, struct event *e)
 		errorf("monitor: malformed create event from the kernel: filter '%s' without TYPE",
 		       quote(e->name));
 		return -1;
+	}
+	if (e->cmd == KBLOOM_CMD_DETACH) {
+		if (!tb[KBLOOM_A_HOOK] || !tb[KBLOOM_A_IFNAME]) {
+			errorf("monitor: malformed detach event from the kernel: filter '%s' without %s",
+			       quote(e->name),
+			       tb[KBLOOM_A_HOOK] ? "IFNAME" : "HOOK");
+			return -1;
+		}
+		e->hook = nla_get_u32(tb[KBLOOM_A_HOOK]);
+		nla_strlcpy(e->ifname, tb[KBLOOM_A_IFNAME], sizeof(e->ifname));
+		return 1;
 	}
 	if (e->cmd != KBLOOM_CMD_ROTATED)
 		return 1;
@@ -143,7 +162,14 @@ static void print_event(const struct event *e)
 		json_str(&j, cmd_name(e->cmd));
 		json_key(&j, "filter");
 		json_str(&j, e->name);
-		if (e->cmd != KBLOOM_CMD_ROTATED) {
+		if (e->cmd == KBLOOM_CMD_DETACH) {
+			json_key(&j, "hook");
+			json_str(&j, kb_hook_str(e->hook));
+			json_key(&j, "dev");
+			json_str(&j, e->ifname);
+			json_key(&j, "reason");
+			json_str(&j, "device gone");
+		} else if (e->cmd != KBLOOM_CMD_ROTATED) {
 			if (e->have_type) {
 				json_key(&j, "type");
 				json_str(&j, kb_type_str(e->type));
@@ -165,6 +191,10 @@ static void print_event(const struct event *e)
 		break;
 	case KBLOOM_CMD_DESTROY:
 		printf("destroy %s\n", e->name);
+		break;
+	case KBLOOM_CMD_DETACH:
+		printf("detach %s hook %s dev %s: the device is gone\n", e->name,
+		       kb_hook_str(e->hook), e->ifname);
 		break;
 	default:
 		printf("rotate %s closed window %" PRIu64 " (%s, %" PRIu64 " packets), opened window %" PRIu64,
@@ -344,6 +374,10 @@ const struct kb_command kb_cmd_monitor = {
 		"                             a time-paged filter rotated: window ID\n"
 		"                             closed holding N keys, ID2 opened (times\n"
 		"                             local, with milliseconds)\n"
+		"  detach NAME hook HOOK dev IFACE: the device is gone\n"
+		"                             an attachment at hook ingress or egress\n"
+		"                             went with its device (deleted, or moved\n"
+		"                             to another namespace); NAME stays\n"
 		"A rotate line ends in \", saturated S\" when S > 0: the counters at\n"
 		"their maximum in the closed window (counting, dleft, stable). Each\n"
 		"line is flushed as it is printed, so a pipe or a file sees it at\n"
@@ -352,6 +386,8 @@ const struct kb_command kb_cmd_monitor = {
 		"  {\"event\":\"destroy\",\"filter\":NAME,\"type\":TYPE}\n"
 		"  {\"event\":\"rotate\",\"filter\":NAME,\"closed\":WINDOW,\"opened\":WINDOW,\n"
 		"   \"saturated\":S}\n"
+		"  {\"event\":\"detach\",\"filter\":NAME,\"hook\":HOOK,\"dev\":IFACE,\n"
+		"   \"reason\":\"device gone\"}\n"
 		"where WINDOW is {\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\"packets\",\n"
 		"\"fill\"} as in 'show -j' (end null and end_ns 0 for the opened one).\n"
 		"Events the kernel could not queue (a full receive buffer) are lost:\n"

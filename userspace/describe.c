@@ -267,6 +267,29 @@ void kb_window_json(struct json *j, const struct kb_window_desc *w)
 	render_window(&o, w);
 }
 
+/*
+ * What may carry packets past the attachment now (KBLOOM_BYPASS_*, from
+ * the kernel): text only when something may, JSON always (an array, empty
+ * when nothing). Bits newer than this tool show as their number.
+ */
+static void render_bypass(const struct kb_out *o, uint32_t bypass)
+{
+	bool first = true;
+	unsigned int i;
+
+	kb_print_arr_begin(o, "bypass");
+	for (i = 0; i < 32; i++) {
+		if (!(bypass & (1u << i)))
+			continue;
+		kb_print_text(o, first ? "  bypass: " : ", ");
+		kb_print_str(o, KB_PRINT_ANY, NULL, "%s", kb_bypass_str(i));
+		first = false;
+	}
+	if (!first)
+		kb_print_text(o, " (packets these carry do not reach this hook)\n");
+	kb_print_arr_end(o);
+}
+
 /* The windows and the attachment. */
 static void render_paging(const struct kb_out *o, const struct kb_desc *d)
 {
@@ -319,6 +342,7 @@ static void render_paging(const struct kb_out *o, const struct kb_desc *d)
 	}
 	kb_print_obj_end(o);
 	kb_print_text(o, ")\n");
+	render_bypass(o, at->bypass);
 	kb_print_obj_end(o);
 }
 

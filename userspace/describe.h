@@ -55,6 +55,7 @@ struct kb_attach_desc {
 	char ifname[KBLOOM_IFNAME_MAX];	/* "" when no device was given */
 	uint64_t seen, digested;
 	uint64_t skipped[KBLOOM_SKIP_MAX + 1];	/* per enum kbloom_skip */
+	uint32_t bypass;	/* KBLOOM_BYPASS_*; 0 also from older modules */
 };
 
 struct kb_desc {

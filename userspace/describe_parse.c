@@ -134,6 +134,7 @@ static int parse_attach(struct kb_nl *nl, struct nlattr *nest,
 		[KBLOOM_ATTACH_A_SEEN] = { .type = NLA_U64, .minlen = 8 },
 		[KBLOOM_ATTACH_A_DIGESTED] = { .type = NLA_U64, .minlen = 8 },
 		[KBLOOM_ATTACH_A_SKIPPED] = { .type = NLA_NESTED },
+		[KBLOOM_ATTACH_A_BYPASS] = { .type = NLA_U32, .minlen = 4 },
 	};
 	struct nlattr *tb[KBLOOM_ATTACH_A_MAX + 1], *a;
 	int rem;
@@ -156,6 +157,8 @@ static int parse_attach(struct kb_nl *nl, struct nlattr *nest,
 		at->seen = nla_get_u64(tb[KBLOOM_ATTACH_A_SEEN]);
 	if (tb[KBLOOM_ATTACH_A_DIGESTED])
 		at->digested = nla_get_u64(tb[KBLOOM_ATTACH_A_DIGESTED]);
+	if (tb[KBLOOM_ATTACH_A_BYPASS])
+		at->bypass = nla_get_u32(tb[KBLOOM_ATTACH_A_BYPASS]);
 	if (tb[KBLOOM_ATTACH_A_SKIPPED]) {
 		nla_for_each_nested(a, tb[KBLOOM_ATTACH_A_SKIPPED], rem) {
 			int t = nla_type(a);

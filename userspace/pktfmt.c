@@ -12,6 +12,8 @@ static const char *const hook_names[KBLOOM_HOOK_MAX + 1] = {
 	[KBLOOM_HOOK_FORWARD] = "forward",
 	[KBLOOM_HOOK_OUTPUT] = "output",
 	[KBLOOM_HOOK_POSTROUTING] = "postrouting",
+	[KBLOOM_HOOK_INGRESS] = "ingress",
+	[KBLOOM_HOOK_EGRESS] = "egress",
 };
 
 static const char *const family_names[KBLOOM_FAMILY_MAX + 1] = {
@@ -38,7 +40,14 @@ static const char *const skip_names[KBLOOM_SKIP_MAX + 1] = {
 	[KBLOOM_SKIP_FULL] = "full",
 };
 
-const char kb_hook_list[] = "prerouting, input, forward, output, postrouting";
+static const char *const bypass_names[] = {
+	"flowtable",	/* KBLOOM_BYPASS_FLOWTABLE */
+	"xdp",		/* KBLOOM_BYPASS_XDP */
+	"hw-offload",	/* KBLOOM_BYPASS_HW_OFFLOAD */
+};
+
+const char kb_hook_list[] =
+	"prerouting, input, forward, output, postrouting, ingress, egress";
 const char kb_family_list[] = "ipv4, ipv6, any";
 const char kb_digest_list[] = "spie, flow, src, dst, multi";
 
@@ -62,6 +71,11 @@ const char *kb_digest_name(uint32_t mode)
 const char *kb_skip_name(uint32_t skip)
 {
 	return NAME_OF(skip_names, skip);
+}
+
+const char *kb_bypass_name(uint32_t bit)
+{
+	return NAME_OF(bypass_names, bit);
 }
 
 static const char *or_number(const char *name, const char *what, uint32_t v)
@@ -95,6 +109,11 @@ const char *kb_digest_str(uint32_t mode)
 const char *kb_skip_str(uint32_t skip)
 {
 	return or_number(kb_skip_name(skip), "skip", skip);
+}
+
+const char *kb_bypass_str(uint32_t bit)
+{
+	return or_number(kb_bypass_name(bit), "bypass", bit);
 }
 
 static int parse_in(const char *const *tab, size_t n, const char *s)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * Packets on bloomctl's command line and in its output: the names of the
- * hook points, families, digest modes and skip reasons of uapi/kbloom.h,
- * packets given in hex, one-line packet descriptions and digests as keys.
+ * hook points, families, digest modes, skip reasons and bypasses of
+ * uapi/kbloom.h, packets given in hex, one-line packet descriptions and
+ * digests as keys.
  *
  * Pure functions, no output: unit-tested on the host.
  */
@@ -20,11 +21,14 @@ const char *kb_hook_name(uint32_t hook);
 const char *kb_family_name(uint32_t family);
 const char *kb_digest_name(uint32_t mode);
 const char *kb_skip_name(uint32_t skip);
+/* "flowtable", "xdp", "hw-offload": bit @bit of KBLOOM_BYPASS_*. */
+const char *kb_bypass_name(uint32_t bit);
 /* The same, "hook-N" etc. for values newer than this tool (static). */
 const char *kb_hook_str(uint32_t hook);
 const char *kb_family_str(uint32_t family);
 const char *kb_digest_str(uint32_t mode);
 const char *kb_skip_str(uint32_t skip);
+const char *kb_bypass_str(uint32_t bit);
 
 /* Enum value of a name, or -1. */
 int kb_hook_parse(const char *s);

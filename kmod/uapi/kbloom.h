@@ -266,16 +266,23 @@
  *	one that differs is EBUSY naming the attribute); digest MULTI needs
  *	a multi filter of 3 dimensions (src, dst, dst port), the other modes
  *	a filter that is not multi (EINVAL). The
- *	attachment goes when the filter is destroyed or the netns dies.
+ *	attachment goes when the filter is destroyed or the netns dies
+ *	(at INGRESS and EGRESS, also when its device goes).
  *	Hook priorities: before defragmentation and conntrack everywhere but
- *	POSTROUTING, where it runs last, so packets are seen as on the wire.
+ *	POSTROUTING, where it runs last, so packets are seen as on the wire;
+ *	at INGRESS and EGRESS first of all (INT_MIN, before any flowtable or
+ *	nftables chain of the device, unless one was given INT_MIN too and
+ *	registered first). INGRESS and EGRESS need IFNAME (EINVAL) and a
+ *	kernel with their netfilter hooks (EOPNOTSUPP).
  *
  * KBLOOM_CMD_DETACH  (doit)
  *	Request: NAME. ENOENT when the filter is not attached. When DETACH
  *	returns, no packet is being digested into the filter any more.
  *
  *	GET describes an attached filter with a nested ATTACH: HOOK, FAMILY,
- *	DIGEST, IFNAME (if given), and per-CPU counters summed on read:
+ *	DIGEST, IFNAME (if given; the device's name of now), BYPASS (what
+ *	may carry packets past it now: KBLOOM_BYPASS_*), and per-CPU
+ *	counters summed on read:
  *	SEEN (packets that reached the hook and matched device and family),
  *	DIGESTED (keys added) and SKIPPED, a nest of u64 counters whose
  *	attribute type is the enum kbloom_skip reason.
@@ -327,7 +334,11 @@
  *	KBLOOM_CMD_DESTROY  NAME, TYPE: a filter was destroyed;
  *	KBLOOM_CMD_ROTATED  NAME, WINDOW_LIST with the window that closed and
  *			    then the one that opened, and SATURATED (counters
- *			    at their maximum in the closed window).
+ *			    at their maximum in the closed window);
+ *	KBLOOM_CMD_DETACH   NAME, HOOK, IFNAME: an attachment at HOOK ingress
+ *			    or egress went with its device (unregistered, or
+ *			    moved to another netns); the filter stays, not
+ *			    attached.
  *
  * Hashing (so that tools can compute probe positions offline)
  * -----------------------------------------------------------
@@ -629,6 +640,21 @@ enum kbloom_hook {
 	KBLOOM_HOOK_FORWARD,
 	KBLOOM_HOOK_OUTPUT,
 	KBLOOM_HOOK_POSTROUTING,
+	/*
+	 * The netdev family's hooks of one device (IFNAME required, EINVAL
+	 * without): INGRESS sees every frame the device receives, after XDP
+	 * and before an nftables flowtable (NF_NETDEV_INGRESS), so it also
+	 * records the flows a flowtable forwards past prerouting and
+	 * forward; EGRESS every frame it sends (NF_NETDEV_EGRESS), after
+	 * postrouting, a flowtable's transmissions among them. Only IPv4
+	 * and IPv6 frames (by their ethertype) are seen and digested, from
+	 * the IP header on, as at the IP hooks. A kernel built without
+	 * CONFIG_NETFILTER_INGRESS (or _EGRESS) refuses them, EOPNOTSUPP.
+	 * The attachment goes when its device is unregistered or moves to
+	 * another netns (see Events); a device renamed keeps it.
+	 */
+	KBLOOM_HOOK_INGRESS,
+	KBLOOM_HOOK_EGRESS,
 	__KBLOOM_HOOK_MAX
 };
 
@@ -850,10 +876,39 @@ enum kbloom_attach_attr {
 	KBLOOM_ATTACH_A_SEEN,		/* u64: packets that reached it */
 	KBLOOM_ATTACH_A_DIGESTED,	/* u64: digests added */
 	KBLOOM_ATTACH_A_SKIPPED,	/* nest: type = enum kbloom_skip, u64 */
+	KBLOOM_ATTACH_A_BYPASS,		/* u32, KBLOOM_BYPASS_*: see below */
 	__KBLOOM_ATTACH_A_MAX
 };
 
 #define KBLOOM_ATTACH_A_MAX (__KBLOOM_ATTACH_A_MAX - 1)
+
+/*
+ * KBLOOM_ATTACH_A_BYPASS: what, when GET asked, may carry packets past the
+ * attachment, so that its "absent" cannot be trusted for them. The module
+ * reads it from the kernel at each GET (0: nothing found). The devices
+ * looked at: the attachment's IFNAME at PREROUTING, INPUT, FORWARD and
+ * INGRESS (the input device), every device of the netns otherwise (at
+ * POSTROUTING and EGRESS a packet from any device may be the one that
+ * leaves). Nothing is reported at OUTPUT (locally made packets).
+ *	FLOWTABLE    an nftables flowtable's hook on the netdev ingress of
+ *		     a device: the flows it offloads skip PREROUTING, FORWARD
+ *		     and POSTROUTING (reported there only: an INGRESS or
+ *		     EGRESS attachment sees them). Found by the hook's
+ *		     function (nf_flow_table's), through kallsyms: a kernel
+ *		     without CONFIG_KALLSYMS reports no flowtable.
+ *	XDP          an XDP program on a device (native, generic or
+ *		     offloaded): it may drop, redirect or send back (XDP_TX)
+ *		     before every netfilter hook
+ *	HW_OFFLOAD   a device with tc hardware offload on (NETIF_F_HW_TC):
+ *		     flows offloaded to it (tc flower skip_sw, a flowtable
+ *		     with flags offload) never reach the software path
+ */
+#define KBLOOM_BYPASS_FLOWTABLE		_BITUL(0)
+#define KBLOOM_BYPASS_XDP		_BITUL(1)
+#define KBLOOM_BYPASS_HW_OFFLOAD	_BITUL(2)
+#define KBLOOM_BYPASS_MASK		(KBLOOM_BYPASS_FLOWTABLE | \
+					 KBLOOM_BYPASS_XDP | \
+					 KBLOOM_BYPASS_HW_OFFLOAD)
 
 /*
  * A transform record: the cells of a KBLOOM_TYPE_TRANSFORMS table, as

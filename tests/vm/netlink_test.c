@@ -106,6 +106,72 @@ TEST_F(kb, duplicate_name_refused)
 	EXPECT_EQ(10, reply_u32(s, KBLOOM_A_NPRESENT));
 }
 
+/* ATTACH at a netdev hook, with IFNAME when @dev is not NULL. */
+static int attach_netdev(struct nlr *s, struct nlr_msg *m, const char *name,
+			 uint32_t hook, const char *dev)
+{
+	nlr_init(s, m, s->family, KBLOOM_CMD_ATTACH, 0);
+	nlr_put_str(m, KBLOOM_A_NAME, name);
+	nlr_put_u32(m, KBLOOM_A_HOOK, hook);
+	nlr_put_u32(m, KBLOOM_A_DIGEST, KBLOOM_DIGEST_SPIE);
+	if (dev)
+		nlr_put_str(m, KBLOOM_A_IFNAME, dev);
+	return nlr_send(s, m);
+}
+
+/* HOOK ingress and egress are a device's hooks: no IFNAME, EINVAL. */
+TEST_F(kb, netdev_hook_needs_ifname)
+{
+	struct nlr *s = &self->s;
+
+	ASSERT_EQ(0, create(s, &self->m, "nd", 4096, 3));
+	EXPECT_EQ(-EINVAL, attach_netdev(s, &self->m, "nd",
+					 KBLOOM_HOOK_INGRESS, NULL));
+	EXPECT_STREQ("HOOK ingress and egress need IFNAME: the device whose hook it is",
+		     s->extack);
+	EXPECT_EQ(-EINVAL, attach_netdev(s, &self->m, "nd",
+					 KBLOOM_HOOK_EGRESS, NULL));
+	EXPECT_STREQ("HOOK ingress and egress need IFNAME: the device whose hook it is",
+		     s->extack);
+	/* Nothing was attached. */
+	ASSERT_EQ(0, get(s, &self->m, "nd"));
+	EXPECT_EQ(NULL, nlr_reply_attr(s, KBLOOM_A_ATTACH));
+}
+
+/*
+ * HOOK ingress dev lo: attached where the kernel has the netdev ingress
+ * hook (Debian's 6.1 and 6.12), refused naming the option where it has
+ * not (the debug kernel); the same for egress.
+ */
+TEST_F(kb, netdev_hook_attaches_or_names_the_missing_option)
+{
+	static const struct {
+		uint32_t hook;
+		const char *msg;
+	} h[] = {
+		{ KBLOOM_HOOK_INGRESS,
+		  "this kernel has no netfilter ingress hook (CONFIG_NETFILTER_INGRESS)" },
+		{ KBLOOM_HOOK_EGRESS,
+		  "this kernel has no netfilter egress hook (CONFIG_NETFILTER_EGRESS)" },
+	};
+	struct nlr *s = &self->s;
+	unsigned int i;
+	int err;
+
+	ASSERT_EQ(0, create(s, &self->m, "nd", 4096, 3));
+	for (i = 0; i < 2; i++) {
+		err = attach_netdev(s, &self->m, "nd", h[i].hook, "lo");
+		if (err == -EOPNOTSUPP) {
+			EXPECT_STREQ(h[i].msg, s->extack);
+			continue;
+		}
+		ASSERT_EQ(0, err) TH_LOG("hook %u: %s", h[i].hook, s->extack);
+		nlr_init(s, &self->m, s->family, KBLOOM_CMD_DETACH, 0);
+		nlr_put_str(&self->m, KBLOOM_A_NAME, "nd");
+		EXPECT_EQ(0, nlr_send(s, &self->m));
+	}
+}
+
 /* CREATE FLAGS EXIST of the very filter: success, the filter untouched. */
 TEST_F(kb, exist_same_filter_is_success)
 {
