@@ -20,6 +20,7 @@
 #include <linux/netfilter_ipv6.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <net/checksum.h>
 #include <net/genetlink.h>
 
 #include "attach.h"
@@ -74,17 +75,48 @@ static bool kb_hook_netdev(u32 hook)
 	return hook == KBLOOM_HOOK_INGRESS || hook == KBLOOM_HOOK_EGRESS;
 }
 
+/*
+ * A checksum the offload has yet to fill in (CHECKSUM_PARTIAL: sent here,
+ * or forwarded from a veth or virtio device) holds the pseudo-header's
+ * sum; the wire will carry the checksum, and so must the digest when the
+ * field is among its bytes (UDP's, in SPIE's first 8 of the payload).
+ * Computed as skb_checksum_help() would, into @buf only: the packet is
+ * not touched, and its offload stays. A GSO packet's checksums are its
+ * segments' (TCP's lie past the digested bytes; UDP GSO is skipped).
+ */
+static const u8 *kb_skb_wire_csum(const struct sk_buff *skb, int off,
+				  const u8 *p, u8 *buf, u32 cap)
+{
+	int start = skb_checksum_start_offset(skb);
+	int at = start + skb->csum_offset - off;
+	__sum16 sum;
+
+	if (start < 0 || at < 0 || (u32)at + sizeof(sum) > cap ||
+	    (u32)start >= skb->len)
+		return p;
+	sum = csum_fold(skb_checksum(skb, start, skb->len - start, 0));
+	if (p != buf)
+		memcpy(buf, p, cap);
+	sum = sum ?: CSUM_MANGLED_0;
+	memcpy(buf + at, &sum, sizeof(sum));
+	return buf;
+}
+
 /* The first header bytes of @skb from its network header; NULL: none. */
 static const u8 *kb_skb_head(const struct sk_buff *skb, u8 *buf, u32 *cap,
 			     u32 *len)
 {
 	int off = skb_network_offset(skb);
+	const u8 *p;
 
 	if (off < 0 || skb->len <= off)
 		return NULL;
 	*len = skb->len - off;
 	*cap = min_t(u32, *len, KB_DIGEST_SPAN);
-	return skb_header_pointer(skb, off, *cap, buf);
+	p = skb_header_pointer(skb, off, *cap, buf);
+	if (p && skb->ip_summed == CHECKSUM_PARTIAL && !skb_is_gso(skb))
+		p = kb_skb_wire_csum(skb, off, p, buf, *cap);
+	return p;
 }
 
 u32 kb_digest_skb(const struct sk_buff *skb, u32 mode, struct kb_digest *out)

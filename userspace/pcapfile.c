@@ -3,16 +3,18 @@
  * Capture files through libpcap (pcap and pcapng, timestamps in ns): the
  * link-layer header of each frame is stripped according to the file's link
  * type and IPv4/IPv6 packets are handed to a callback from their network
- * header on.
+ * header on, a UDP checksum that offload had yet to fill in completed as
+ * the wire carries it (wirecsum.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
 
 #include "pcapdl.h"
 #include "pcapfile.h"
 #include "textutil.h"
+#include "wirecsum.h"
 
 #define ETH_P_IPV4	0x0800
 #define ETH_P_IPV6	0x86dd
@@ -169,6 +171,9 @@ int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 	enum kb_link link;
 	int dlt, rc, ret = 0;
 	const struct kb_pcap_api *pc;
+	uint8_t *copy = NULL, csum[2];
+	size_t copy_cap = 0;
+	uint32_t at;
 	pcap_t *p;
 
 	if (!counts)
@@ -222,6 +227,23 @@ int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 		pkt.caplen = h->caplen - (uint32_t)off;
 		pkt.wirelen = wire - (uint32_t)off;
 		pkt.dir = direction(link, data);
+		if (kb_wire_udp_csum(pkt.l3, pkt.caplen, &at, csum)) {
+			if (copy_cap < pkt.caplen) {
+				uint8_t *c = realloc(copy, pkt.caplen);
+
+				if (!c) {
+					kb_seterr(err, errlen, "%s: out of memory",
+						  path);
+					ret = -1;
+					break;
+				}
+				copy = c;
+				copy_cap = pkt.caplen;
+			}
+			memcpy(copy, pkt.l3, pkt.caplen);
+			memcpy(copy + at, csum, sizeof(csum));
+			pkt.l3 = copy;
+		}
 		counts->ip++;
 		ret = cb(&pkt, arg);
 		if (ret)
@@ -233,5 +255,6 @@ int kb_pcap_each(const char *path, kb_pcap_cb cb, void *arg,
 		ret = -1;
 	}
 	pc->close(p);
+	free(copy);
 	return ret;
 }

@@ -394,6 +394,40 @@ TEST_F(pcap, raw_ip)
 	ASSERT_TRUE(seen_is(&self->seen.p[1], 2, 999999999, ip4pkt, 40, 40));
 }
 
+/*
+ * A UDP datagram captured before the offload filled its checksum in (the
+ * seed 0x142b: the pseudo-header's sum) is read with the checksum the
+ * wire carries (0x34ae, summed independently: wirecsum_test.c); the same
+ * datagram with a wrong checksum is read as captured.
+ */
+static const uint8_t seeded[] = {
+	0x45, 0x00, 0x00, 0x28, 0x12, 0x34, 0x40, 0x00, 0x40, 0x11, 0x14, 0x8c,
+	0x0a, 0x01, 0x00, 0x01, 0x0a, 0x02, 0x00, 0x02,
+	0x04, 0xd2, 0x27, 0x0f, 0x00, 0x14, 0x14, 0x2b,
+	'h', 'e', 'l', 'l', 'o', ' ', 'k', 'b', 'l', 'o', 'o', 'm',
+};
+
+TEST_F(pcap, udp_checksum_seed_completed)
+{
+	uint8_t wire[sizeof(seeded)], wrong[sizeof(seeded)];
+	struct frame f[2];
+
+	memcpy(wire, seeded, sizeof(wire));
+	wire[26] = 0x34;
+	wire[27] = 0xae;
+	memcpy(wrong, seeded, sizeof(wrong));
+	wrong[27] = 0x2c;
+	memset(f, 0, sizeof(f));
+	fput(&f[0], seeded, sizeof(seeded));
+	fput(&f[1], wrong, sizeof(wrong));
+	ASSERT_EQ(0, write_pcap(self->path, DLT_RAW, f, 2));
+
+	ASSERT_EQ(0, read_back(self));
+	ASSERT_EQ(2, self->counts.ip);
+	ASSERT_TRUE(seen_is(&self->seen.p[0], 1, 0, wire, 40, 40));
+	ASSERT_TRUE(seen_is(&self->seen.p[1], 2, 0, wrong, 40, 40));
+}
+
 /* The raw-IP link-type numbers 12, 14, 101, 228, 229 in the file header. */
 TEST_F(pcap, raw_ip_link_type_numbers)
 {
