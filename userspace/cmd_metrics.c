@@ -364,6 +364,23 @@ static void put_attach(FILE *f, const struct filters *fl)
 		if (!HAVE(&fl->e[i].d, KB_HAVE_ATTACH))
 			continue;
 		if (!any)
+			header(f, "kbloom_filter_attach_bypass", "gauge",
+			       "1 when this may carry packets past the attachment now: its absent answers are not certain.");
+		any = true;
+		for (r = 0; r < 32; r++) {
+			if (!(KBLOOM_BYPASS_MASK & (1u << r)))
+				continue;
+			fputs("kbloom_filter_attach_bypass{", f);
+			put_filter_label(f, fl->e[i].d.name);
+			fprintf(f, ",by=\"%s\"} %d\n", kb_bypass_str(r),
+				!!(fl->e[i].d.attach.bypass & (1u << r)));
+		}
+	}
+	any = false;
+	for (i = 0; i < fl->n; i++) {
+		if (!HAVE(&fl->e[i].d, KB_HAVE_ATTACH))
+			continue;
+		if (!any)
 			header(f, "kbloom_filter_packets_skipped_total", "counter",
 			       "Packets that gave no digest, by reason.");
 		any = true;
@@ -605,7 +622,8 @@ const struct kb_command kb_cmd_metrics = {
 		"_false_positive_ratio_at_capacity, _false_positive_ratio_limit\n"
 		"(stable, scalable), time-paged: _windows, _windows_max,\n"
 		"_window_interval_seconds, _rotations_total; attached:\n"
-		"_attach_info{hook,family,digest,dev}, _packets_seen_total,\n"
+		"_attach_info{hook,family,digest,dev}, _attach_bypass{by},\n"
+		"_packets_seen_total,\n"
 		"_packets_digested_total, _packets_skipped_total{reason}; growing\n"
 		"types: _slices, _overflow_keys_total, _ofv_bits,\n"
 		"_lost_increments_total, _growth_stopped{reason}. Each is what\n"

@@ -64,7 +64,10 @@ struct qpacket {
 };
 
 /* The answer for a digested packet; see status(). */
-enum qstatus { QS_PRESENT, QS_ABSENT, QS_ABSENT_PART, QS_BEFORE, QS_AFTER };
+enum qstatus {
+	QS_PRESENT, QS_ABSENT, QS_ABSENT_PART, QS_BEFORE, QS_AFTER,
+	QS_UNSEEN,	/* absent, but the attachment may be passed by */
+};
 
 struct query {
 	const char *name;
@@ -224,6 +227,12 @@ static bool present(const struct query *q, const struct qpacket *p)
 	return false;
 }
 
+/* What may carry packets past the filter's attachment (KBLOOM_BYPASS_*). */
+static uint32_t bypass_bits(const struct query *q)
+{
+	return q->desc.have & KB_HAVE_ATTACH ? q->desc.attach.bypass : 0;
+}
+
 /*
  * Present; else absent when [since, until] lies within what the filter
  * holds (an omitted since: from its oldest window), absent in part when
@@ -243,6 +252,9 @@ static enum qstatus status(const struct query *q, const struct qpacket *p)
 		return QS_AFTER;
 	if ((q->since_given || q->by_capture) && since < q->qc.oldest)
 		return QS_ABSENT_PART;
+	/* "absent" is certain only where nothing passes the hook by */
+	if (bypass_bits(q))
+		return QS_UNSEEN;
 	return QS_ABSENT;
 }
 
@@ -255,6 +267,8 @@ static const char *status_str(enum qstatus s)
 		return "absent";
 	case QS_ABSENT_PART:
 		return "absent in part";
+	case QS_UNSEEN:
+		return "not seen";
 	default:
 		return "not recorded";
 	}
@@ -281,7 +295,7 @@ static void json_ns(struct json *j, const char *key, uint64_t ns)
 static void render(const struct kb_out *o, const struct query *q)
 {
 	uint64_t npresent = 0, nabsent = 0, nunrec = 0, nskipped = 0;
-	char ts[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX];
+	char ts[KB_TIME_STR_MAX], old[KB_TIME_STR_MAX], bypass[96] = "";
 	const struct kb_window_desc *w;
 	uint64_t since, until;
 	const struct qpacket *p;
@@ -290,6 +304,11 @@ static void render(const struct kb_out *o, const struct query *q)
 	uint32_t h, nhits, shown;
 	size_t i;
 
+	for (i = 0; i < 32; i++)
+		if (bypass_bits(q) & (1u << i))
+			snprintf(bypass + strlen(bypass),
+				 sizeof(bypass) - strlen(bypass), "%s%s",
+				 *bypass ? ", " : "", kb_bypass_str(i));
 	kb_print_obj_begin(o, NULL);
 	if (kb_out_is_json(o)) {
 		kb_print_str(o, KB_PRINT_JSON, "filter", NULL, q->name);
@@ -298,6 +317,12 @@ static void render(const struct kb_out *o, const struct query *q)
 		json_ns(o->j, "since", q->since);
 		json_ns(o->j, "until", q->until == UINT64_MAX ? 0 : q->until);
 		kb_json_time(o->j, "oldest", q->qc.oldest);
+		kb_print_arr_begin(o, "bypass");
+		for (i = 0; i < 32; i++)
+			if (bypass_bits(q) & (1u << i))
+				kb_print_str(o, KB_PRINT_JSON, NULL, NULL,
+					     kb_bypass_str(i));
+		kb_print_arr_end(o);
 		kb_print_arr_begin(o, "windows");
 		for (i = 0; i < q->qc.nwin; i++)
 			if (in_range(q, &q->qc.win[i]))
@@ -369,6 +394,11 @@ static void render(const struct kb_out *o, const struct query *q)
 			break;
 		case QS_AFTER:
 			kb_print_text(o, "not recorded (after now)");
+			nunrec++;
+			break;
+		case QS_UNSEEN:
+			kb_print_text(o, "not seen (its attachment may be passed by: %s)",
+				      bypass);
 			nunrec++;
 			break;
 		}
@@ -631,6 +661,7 @@ const struct kb_command kb_cmd_query = {
 		"                            not recorded before\n"
 		"  INDEX [TIME] DESCRIPTION: not recorded (before the oldest window, START)\n"
 		"  INDEX [TIME] DESCRIPTION: not recorded (after now)\n"
+		"  INDEX [TIME] DESCRIPTION: not seen (its attachment may be passed by: BYPASS)\n"
 		"  INDEX [TIME] DESCRIPTION: no digest (REASON)\n"
 		"  N packets: P present, A absent, U not recorded, S skipped\n"
 		"where INDEX is the frame's place in the capture (1 for packet HEX),\n"
@@ -642,14 +673,16 @@ const struct kb_command kb_cmd_query = {
 		"that starts before it is absent only from the oldest window on;\n"
 		"both count as not recorded. 'present' may be a false positive;\n"
 		"'absent' is certain. With -j, one JSON object:\n"
-		"  {\"filter\",\"digest\",\"since\",\"until\",\"oldest\",\"oldest_ns\",\n"
+		"  {\"filter\",\"digest\",\"since\",\"until\",\"oldest\",\"oldest_ns\",\"bypass\",\n"
 		"   \"windows\":[{\"id\",\"start\",\"start_ns\",\"end\",\"end_ns\",\n"
 		"   \"packets\",\"fill\"},...],\"packets\":[{\"index\",\"ts\",\"ts_ns\",\n"
 		"   [\"since\",\"until\" (by its capture time)],\n"
 		"   \"description\",\"digest\",\"windows\":[ID,...],\"present\",\"status\"}\n"
 		"   or {...,\"status\":\"no digest\",\"skip\":REASON},...],\n"
 		"   \"packets_total\",\"present\",\"absent\",\"not_recorded\",\"skipped\"}\n"
-		"status: \"present\", \"absent\", \"absent in part\" or \"not recorded\".\n"
+		"status: \"present\", \"absent\", \"absent in part\", \"not recorded\" or\n"
+		"\"not seen\" (absent where the attachment may be passed by: 'show'\n"
+		"says what, as 'bypass'; counted as not recorded).\n"
 		"Exit status: 0 every packet with a digest present, 1 some absent or\n"
 		"not recorded (wholly or in part), 2 error.\n"
 		"On a transforms table (no digest mode): each packet, as it left the\n"

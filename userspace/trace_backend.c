@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cardinality.h"
+#include "pktfmt.h"
 #include "pktxform.h"
 #include "trace_backend.h"
 #include "util.h"
@@ -27,6 +28,23 @@ double trace_window_fpr(const struct kb_shape *p, uint64_t fill)
 	if (!(f >= 0))		/* NaN */
 		return 1;
 	return f > 1 ? 1 : f;
+}
+
+void trace_bypass_join(struct tb_answer *a, const char *name)
+{
+	size_t len = strlen(a->bypass);
+
+	snprintf(a->bypass + len, sizeof(a->bypass) - len, "%s%s",
+		 len ? ", " : "", name);
+}
+
+void trace_bypass_bits(struct tb_answer *a, uint32_t bits)
+{
+	uint32_t i;
+
+	for (i = 0; i < 32; i++)
+		if (bits & (1u << i))
+			trace_bypass_join(a, kb_bypass_str(i));
 }
 
 int trace_answer_alloc(struct tb_answer *a, uint32_t nwin, size_t n)

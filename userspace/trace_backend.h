@@ -85,6 +85,9 @@ void trace_ssh_close(const struct kb_topo_router *r, const char *ctl_dir);
 /* Shared by the backends. */
 /* A window's rate from its fill (see above). */
 double trace_window_fpr(const struct kb_shape *p, uint64_t fill);
+/* a->bypass from the attachment's KBLOOM_BYPASS_* @bits, or one @name. */
+void trace_bypass_bits(struct tb_answer *a, uint32_t bits);
+void trace_bypass_join(struct tb_answer *a, const char *name);
 /* Allocates a->win (nwin) and a->hits (n rows), zeroed. 0 or -1. */
 int trace_answer_alloc(struct tb_answer *a, uint32_t nwin, size_t n);
 

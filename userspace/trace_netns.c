@@ -182,6 +182,8 @@ int trace_netns_ask(void **state, const struct kb_topo_router *r,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	if (s->desc.have & KB_HAVE_ATTACH)
+		trace_bypass_bits(a, s->desc.attach.bypass);
 	for (j = 0; j < q.nwin; j++) {
 		struct tb_window *w = &a->win[j];
 

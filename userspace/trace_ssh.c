@@ -350,6 +350,7 @@ static int read_answer(const struct tj *show, const struct tj *query,
 {
 	const struct tj *wins = tj_get(query, "windows");
 	const struct tj *pks = tj_get(query, "packets");
+	const struct tj *by;
 	struct kb_shape p;
 	size_t i, j, h;
 
@@ -370,6 +371,11 @@ static int read_answer(const struct tj *show, const struct tj *query,
 		*why = "out of memory";
 		return -1;
 	}
+	/* show -j's "attach": {"bypass": [NAME, ...]} (none: no attach) */
+	by = tj_get(tj_get(show, "attach"), "bypass");
+	for (j = 0; by && by->type == TJ_ARR && j < by->n; j++)
+		if (by->v[j].type == TJ_STR)
+			trace_bypass_join(a, by->v[j].s);
 	for (j = 0; j < wins->n; j++) {
 		const struct tj *w = &wins->v[j];
 		struct tb_window *tw = &a->win[j];

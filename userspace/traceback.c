@@ -362,6 +362,24 @@ static int set_unknown(struct walk *w, size_t r, const char *why)
 	return 0;
 }
 
+/*
+ * Router @r answered without a digest of a packet, but its attachment may
+ * be passed by (@bypass): the packet may have gone through unseen. Said
+ * once; the router stays askable for the other packets.
+ */
+static int set_bypassed(struct walk *w, size_t r, const char *bypass)
+{
+	char buf[WHY_MAX];
+
+	if (w->why[r])
+		return 0;
+	snprintf(buf, sizeof(buf),
+		 "router %s holds no digest of it, but its attachment may be passed by (%s): not seen is not 'not there'",
+		 w->t->r[r].name, bypass);
+	w->why[r] = strdup(buf);
+	return w->why[r] ? 0 : oom(w);
+}
+
 /* Asks job @j's router about the packets pending for it. */
 static void ask(struct walk *w, struct job *j)
 {
@@ -523,6 +541,12 @@ static int first_step(struct walk *w, size_t from)
 		}
 		hit = judge(w, i, a, row, &fpr);
 		note_blind(w, i, from, row, a);
+		if (!hit && a->bypass[0]) {
+			if (set_bypassed(w, from, a->bypass))
+				goto fail;
+			res->status = TB_UNKNOWN;
+			continue;
+		}
 		if (!hit) {
 			/* Absent in a form FROM may never have seen: unsaid. */
 			res->status = res->blind ? TB_NOT_TRACEABLE : TB_ABSENT;
@@ -585,6 +609,12 @@ static int take(struct walk *w, uint32_t d, size_t r, struct tb_answer *a)
 		if (a) {
 			hit = judge(w, i, a, row, &fpr);
 			res->asked++;
+			/* Passed by, maybe: unknown for it (a node, as such). */
+			if (!hit && a->bypass[0]) {
+				if (set_bypassed(w, r, a->bypass))
+					return -1;
+				goto add;
+			}
 			/*
 			 * Only a router the packet did not pass can answer
 			 * absent, with 1 - fpr: each absent one stands for
@@ -599,10 +629,11 @@ static int take(struct walk *w, uint32_t d, size_t r, struct tb_answer *a)
 			if (!hit)
 				continue;
 		}
+add:
 		if (add_node(w, i, r, d, hit, fpr))
 			return -1;
 		node = res->nnodes - 1;
-		if (a && adopt_forms(w, i, node, row, a))
+		if (a && hit && adopt_forms(w, i, node, row, a))
 			return -1;
 		for (j = 0; j < rt->nnbr; j++) {
 			long *y = map_get(w, i, rt->nbr[j]);

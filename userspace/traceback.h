@@ -107,6 +107,13 @@ struct tb_answer {
 	 * the record by (malloc), or NULL for none.
 	 */
 	uint8_t *blind;
+	/*
+	 * What may carry packets past the router's attachment, as 'show'
+	 * says it ("flowtable, xdp"), or empty: an item it holds no digest
+	 * of may have passed it unseen, so that router is unknown for it,
+	 * never absent.
+	 */
+	char bypass[64];
 };
 
 struct tb_backend {

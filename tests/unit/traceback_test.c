@@ -730,6 +730,91 @@ TEST(a_blind_router_makes_the_packet_not_traceable)
 	KB_ASSERT_NO_LEAKS();
 }
 
+/* mem_ask, and router bypassed's attachment may be passed by a flowtable. */
+struct bypass_mem {
+	struct mem m;
+	size_t bypassed;
+};
+
+static int bypass_ask(void *ctx, size_t r, const struct tb_item *items,
+		      size_t n, struct tb_answer *a, char *err, size_t errlen)
+{
+	struct bypass_mem *bm = ctx;
+	int ret = mem_ask(&bm->m, r, items, n, a, err, errlen);
+
+	if (!ret && r == bm->bypassed)
+		snprintf(a->bypass, sizeof(a->bypass), "flowtable");
+	return ret;
+}
+
+TEST(a_bypassed_router_is_unknown_where_it_saw_nothing)
+{
+	/*
+	 * r1 (from) - r2 - r3. r2's flowtable carried the packet past its
+	 * attachment: held at r1 and r3, not at r2. r2 is unknown for it
+	 * (with why), never absent: the walk goes on to r3, the ingress.
+	 * A bypassed FROM that holds nothing is unknown, not absent; one
+	 * that holds the packet is traced as ever.
+	 */
+	struct bypass_mem bm;
+	struct tb_backend be = { bypass_ask, &bm, 0 };
+	struct tb_result res;
+	struct tb_packet tp = { 0 };
+	struct tb_stats st = { 0 };
+	uint8_t pkt[36];
+	struct kb_topo t;
+	char err[256];
+
+	ASSERT_EQ(0, line_topo(&t, 3, 0));
+	packets_at(12, &pkt, &tp, 1, 25 * SEC);
+	mem_init(&bm.m, 3, 1, 0);
+	insert_packet(&bm.m, 0, 2, pkt);
+	insert_packet(&bm.m, 2, 2, pkt);
+	bm.bypassed = 1;
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, &st, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_TRACED, res.status);
+	ASSERT_EQ(3, res.nnodes);
+	EXPECT_EQ(1, res.node[1].router);
+	EXPECT_TRUE(res.node[1].unknown);
+	EXPECT_EQ(2, res.node[2].router);
+	EXPECT_FALSE(res.node[2].unknown);
+	ASSERT_EQ(1, res.ningress);
+	EXPECT_EQ(2, res.node[res.ingress[0]].router);
+	ASSERT_NE(NULL, st.why[1]);
+	EXPECT_NE(NULL, strstr(st.why[1], "router r2 holds no digest of it, but its attachment may be passed by (flowtable)"));
+	EXPECT_EQ(NULL, st.why[0]);
+	tb_results_free(&res, 1);
+	tb_stats_free(&st, t.n);
+
+	/* Not passed by: r2's absence ends the path at r1. */
+	bm.bypassed = 9;
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_TRACED, res.status);
+	EXPECT_EQ(1, res.nnodes);
+	tb_results_free(&res, 1);
+
+	bm.bypassed = 0;	/* FROM holds it: traced through */
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_TRACED, res.status);
+	tb_results_free(&res, 1);
+
+	mem_free(&bm.m);
+	mem_init(&bm.m, 3, 1, 0);
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, &st, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_UNKNOWN, res.status);
+	ASSERT_NE(NULL, st.why[0]);
+	EXPECT_NE(NULL, strstr(st.why[0], "router r1 holds no digest of it"));
+	tb_results_free(&res, 1);
+	tb_stats_free(&st, t.n);
+	mem_free(&bm.m);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
 TEST(cycles_make_a_graph)
 {
 	/*

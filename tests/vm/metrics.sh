@@ -156,6 +156,8 @@ if what == 'filters':
                 expect('kbloom_filter_packets_skipped_total', n, reason=reason, **lab)
             expect('kbloom_filter_attach_info', 1, hook=at['hook'], family=at['family'],
                    digest=at['digest'], dev=at['dev'] or '', **lab)
+            for by in ('flowtable', 'xdp', 'hw-offload'):
+                expect('kbloom_filter_attach_bypass', int(by in at['bypass']), by=by, **lab)
         if 'grow_error' in j:
             expect('kbloom_filter_growth_stopped', 0 if j['grow_error'] is None else 1,
                    reason=j['grow_error'] or 'ok', **lab)
