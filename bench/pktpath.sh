@@ -21,6 +21,9 @@
 #                   K hashes; counting: 4-bit counters)
 #   blocked-sip13   blocked, made with hash siphash-1-3 (SipHash-1-3 of each
 #                   digest instead of SipHash-2-4)
+#   blocked-ingress blocked, attached at the netdev ingress hook of kbp1
+#                   (hook ingress dev kbp1, before any flowtable) instead
+#                   of prerouting
 #   flow-counting   kbloom, digest flow, into the counting filter
 #   bpf-bloom       the BPF peer (bench/pktpath/spie_tc.bpf.c): tc ingress,
 #                   the same 28-byte digest into BPF_MAP_TYPE_BLOOM_FILTER
@@ -62,7 +65,7 @@ else
 	# the VM, half of it fork and exec) is a quarter of the run.
 	PKTS=300000 KEYS=1000000 ONEKEYS=500
 fi
-CONFIGS=(none hook-only bloom blocked blocked-sip13 counting flow-counting bpf-bloom)
+CONFIGS=(none hook-only bloom blocked blocked-sip13 blocked-ingress counting flow-counting bpf-bloom)
 tmp=$(mktemp -d)
 
 tap_n=0 tap_fail=0
@@ -103,6 +106,8 @@ setup() {
 		$bc attach r hook prerouting $dev family ipv4 digest spie ;;
 	blocked-sip13) $bc create r blocked bits $BITS hashes $K hash siphash-1-3 &&
 		$bc attach r hook prerouting $dev family ipv4 digest spie ;;
+	blocked-ingress) $bc create r blocked bits $BITS hashes $K &&
+		$bc attach r hook ingress dev "${2:?ingress needs a device}" family ipv4 digest spie ;;
 	counting) $bc create r counting bits $BITS hashes $K counter-bits 4 &&
 		$bc attach r hook prerouting $dev family ipv4 digest spie ;;
 	flow-counting) $bc create r counting bits $BITS hashes $K counter-bits 4 &&

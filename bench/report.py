@@ -145,6 +145,11 @@ def main():
             w(f"The netfilter hook call alone (`hook-only`) keeps {floor:.0%} of the "
               f"unattached rate; `blocked` keeps {own:.0%} of `hook-only`'s: the "
               f"digest and the add beyond the call.\n")
+        if "blocked-ingress" in pps and "blocked" in pps:
+            m, lo, hi = spread(ratios(pps, "blocked-ingress", "blocked"))
+            w(f"At the netdev ingress hook (`blocked-ingress`, before any flowtable) "
+              f"the same filter records at {m:.2f}× [{lo:.2f}–{hi:.2f}] the rate it "
+              f"records at prerouting (`blocked`), round by round.\n")
         w(f"Targets: attached `blocked` keeps ≥ 90% of the unattached rate: "
           f"{blocked:.0%} ({'met' if blocked >= 0.9 else 'not met'}); kbloom's attached rate "
           f"≥ the BPF map's: blocked/bpf-bloom {vsbpf:.2f}× "

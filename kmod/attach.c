@@ -21,6 +21,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <net/checksum.h>
+#include <net/ip6_checksum.h>
 #include <net/genetlink.h>
 
 #include "attach.h"
@@ -82,7 +83,8 @@ static bool kb_hook_netdev(u32 hook)
  * field is among its bytes (UDP's, in SPIE's first 8 of the payload).
  * Computed as skb_checksum_help() would, into @buf only: the packet is
  * not touched, and its offload stays. A GSO packet's checksums are its
- * segments' (TCP's lie past the digested bytes; UDP GSO is skipped).
+ * segments' (TCP's lie past the digested bytes; UDP's are summed per
+ * datagram: kb_udp_seg_csum()).
  */
 static const u8 *kb_skb_wire_csum(const struct sk_buff *skb, int off,
 				  const u8 *p, u8 *buf, u32 cap)
@@ -91,8 +93,9 @@ static const u8 *kb_skb_wire_csum(const struct sk_buff *skb, int off,
 	int at = start + skb->csum_offset - off;
 	__sum16 sum;
 
-	if (start < 0 || at < 0 || (u32)at + sizeof(sum) > cap ||
-	    (u32)start >= skb->len)
+	/* Only SPIE's 8 bytes of the transport header hold one (UDP's). */
+	if (skb->csum_offset + sizeof(sum) > 8 || start < 0 || at < 0 ||
+	    (u32)at + sizeof(sum) > cap || (u32)start >= skb->len)
 		return p;
 	sum = csum_fold(skb_checksum(skb, start, skb->len - start, 0));
 	if (p != buf)
@@ -150,6 +153,68 @@ static __always_inline void kb_record(struct kb_attach *att,
 	this_cpu_inc(att->stats->digested);
 }
 
+/*
+ * The UDP checksum of datagram @seg of UDP GSO packet @skb (its UDP
+ * header @l4 bytes past the network header, whose first bytes are @p): as
+ * segmentation (__udp_gso_segment(), or the NIC) computes it over the
+ * datagram it makes, with its length; 0 is sent as 0xffff.
+ */
+static u16 kb_udp_seg_csum(const struct sk_buff *skb, const u8 *p, u32 l4,
+			   u32 seg, u32 seglen)
+{
+	u32 gso = skb_shinfo(skb)->gso_size;
+	int off = skb_network_offset(skb) + l4 + 8 + seg * gso;
+	u8 uh[8] = { p[l4], p[l4 + 1], p[l4 + 2], p[l4 + 3],	/* ports */
+		     (8 + seglen) >> 8, (8 + seglen) & 0xff };	/* check 0 */
+	struct in6_addr saddr, daddr;	/* IPv4's in the first word */
+	__wsum c;
+	__sum16 s;
+
+	c = csum_partial(uh, sizeof(uh), skb_checksum(skb, off, seglen, 0));
+	if (p[0] >> 4 == 4) {
+		memcpy(&saddr, p + 12, 4);
+		memcpy(&daddr, p + 16, 4);
+		s = csum_tcpudp_magic(saddr.s6_addr32[0], daddr.s6_addr32[0],
+				      8 + seglen, IPPROTO_UDP, c);
+	} else {
+		memcpy(&saddr, p + 8, sizeof(saddr));
+		memcpy(&daddr, p + 24, sizeof(daddr));
+		s = csum_ipv6_magic(&saddr, &daddr, 8 + seglen, IPPROTO_UDP, c);
+	}
+	return be16_to_cpu((__force __be16)(s ?: CSUM_MANGLED_0));
+}
+
+/*
+ * A UDP GSO packet (UDP_SEGMENT) counts as the datagrams it will be. One
+ * of UDP GRO's fraglist kind is resent as the packets it was made of,
+ * which its head does not describe: skipped (gso).
+ */
+static u32 kb_record_udp_gso(struct kb_attach *att, const struct sk_buff *skb,
+			     const u8 *p, u32 cap, u32 len)
+{
+	const struct skb_shared_info *si = skb_shinfo(skb);
+	u32 i, n, l4 = 0, why, seglen;
+	struct kb_digest d;
+
+	if (si->gso_type & SKB_GSO_FRAGLIST)
+		return KBLOOM_SKIP_GSO;
+	n = kb_digest_udp_segments(p, cap, len, si->gso_size, &l4);
+	if (!n)
+		return KBLOOM_SKIP_GSO;
+	for (i = 0; i < n; i++) {
+		seglen = min_t(u32, si->gso_size,
+			       len - l4 - 8 - i * si->gso_size);
+		why = kb_digest_udp_segment(p, cap, len, att->digest,
+					    si->gso_size, i,
+					    kb_udp_seg_csum(skb, p, l4, i, seglen),
+					    &d);
+		if (why)
+			return why;
+		kb_record(att, &d);
+	}
+	return KBLOOM_SKIP_NONE;
+}
+
 /* A TCP GSO packet counts as the segments it will be on the wire. */
 static u32 kb_record_gso(struct kb_attach *att, const struct sk_buff *skb,
 			 const u8 *p, u32 cap, u32 len)
@@ -158,6 +223,8 @@ static u32 kb_record_gso(struct kb_attach *att, const struct sk_buff *skb,
 	struct kb_digest d;
 	u32 i, n, why;
 
+	if (si->gso_type & SKB_GSO_UDP_L4)
+		return kb_record_udp_gso(att, skb, p, cap, len);
 	if (!(si->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)))
 		return KBLOOM_SKIP_GSO;
 	n = kb_digest_tcp_segments(p, cap, len, si->gso_size);

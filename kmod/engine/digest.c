@@ -40,6 +40,7 @@
 #define KB_PROTO_UDPLITE	136
 
 #define KB_TCP_HLEN		20
+#define KB_UDP_HLEN		8
 
 /* What the network header says, as far as a digest needs it. */
 struct kb_l3 {
@@ -321,11 +322,11 @@ u32 kb_digest_packet(const u8 *pkt, u32 caplen, u32 mode,
 	return KBLOOM_SKIP_NONE;
 }
 
-/* A TCP GSO packet: where its TCP header is and how much payload follows. */
+/* A GSO packet: where its TCP or UDP header is, how much payload follows. */
 struct kb_gso {
 	struct kb_l3 l3;
-	u32 thl;		/* TCP header length */
-	u32 payload;		/* TCP payload bytes of the super-packet */
+	u32 thl;		/* TCP header length, or UDP's 8 */
+	u32 payload;		/* payload bytes of the super-packet */
 	u32 nsegs;
 	bool jumbo;		/* IPv6 BIG TCP with a jumbo hop-by-hop header */
 };
@@ -343,6 +344,7 @@ static bool kb_ipv6_jumbo_hbh(const u8 *pkt, u32 caplen)
 }
 
 static u32 kb_gso_parse(const u8 *pkt, u32 caplen, u32 total, u32 gso_size,
+			u8 proto,
 			struct kb_gso *g)
 {
 	u32 skip;
@@ -353,19 +355,26 @@ static u32 kb_gso_parse(const u8 *pkt, u32 caplen, u32 total, u32 gso_size,
 	skip = kb_parse(pkt, caplen, total, true, &g->l3);
 	if (skip)
 		return skip;
-	if (g->l3.proto != KB_PROTO_TCP || g->l3.frag)
+	if (g->l3.proto != proto || g->l3.frag)
 		return KBLOOM_SKIP_GSO;
-	if (g->l3.l4 + KB_TCP_HLEN > g->l3.iplen)
+	g->thl = proto == KB_PROTO_TCP ? KB_TCP_HLEN : KB_UDP_HLEN;
+	if (g->l3.l4 + g->thl > g->l3.iplen)
 		return KBLOOM_SKIP_MALFORMED;
-	if (g->l3.l4 + KB_TCP_HLEN > kb_min_u32(caplen, KB_DIGEST_SPAN))
+	if (g->l3.l4 + g->thl > kb_min_u32(caplen, KB_DIGEST_SPAN))
 		return KBLOOM_SKIP_SHORT;
-	g->thl = (pkt[g->l3.l4 + 12] >> 4) * 4;
-	if (g->thl < KB_TCP_HLEN || g->l3.l4 + g->thl > g->l3.iplen)
+	if (proto == KB_PROTO_TCP)
+		g->thl = (pkt[g->l3.l4 + 12] >> 4) * 4;
+	if (g->thl < KB_TCP_HLEN && proto == KB_PROTO_TCP)
+		return KBLOOM_SKIP_MALFORMED;
+	if (g->l3.l4 + g->thl > g->l3.iplen)
 		return KBLOOM_SKIP_MALFORMED;
 	g->payload = g->l3.iplen - g->l3.l4 - g->thl;
 	/* A GSO packet without payload is sent as it is: one segment. */
 	g->nsegs = g->payload ? (g->payload - 1) / gso_size + 1 : 1;
 	g->jumbo = g->l3.family == 6 && kb_ipv6_jumbo_hbh(pkt, caplen);
+	/* UDP has no jumbo segmentation to undo. */
+	if (g->jumbo && proto != KB_PROTO_TCP)
+		return KBLOOM_SKIP_GSO;
 	return KBLOOM_SKIP_NONE;
 }
 
@@ -374,7 +383,7 @@ u32 kb_digest_tcp_segments(const u8 *pkt, u32 caplen, u32 total,
 {
 	struct kb_gso g;
 
-	if (kb_gso_parse(pkt, caplen, total, gso_size, &g))
+	if (kb_gso_parse(pkt, caplen, total, gso_size, KB_PROTO_TCP, &g))
 		return 0;
 	return g.nsegs;
 }
@@ -394,7 +403,7 @@ u32 kb_digest_tcp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 	struct kb_gso g;
 
 	memset(out, 0, sizeof(*out));
-	skip = kb_gso_parse(pkt, caplen, total, gso_size, &g);
+	skip = kb_gso_parse(pkt, caplen, total, gso_size, KB_PROTO_TCP, &g);
 	if (skip)
 		return skip;
 	if (seg >= g.nsegs)
@@ -427,5 +436,50 @@ u32 kb_digest_tcp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 	}
 	kb_put_be32(buf + l4 + 4, kb_get_be32(buf + l4 + 4) + seg * gso_size);
 
+	return kb_digest(buf, n, mode, out);
+}
+
+u32 kb_digest_udp_segments(const u8 *pkt, u32 caplen, u32 total,
+			   u32 gso_size, u32 *l4)
+{
+	struct kb_gso g;
+
+	if (kb_gso_parse(pkt, caplen, total, gso_size, KB_PROTO_UDP, &g))
+		return 0;
+	*l4 = g.l3.l4;
+	return g.nsegs;
+}
+
+/*
+ * Datagram @seg as UDP segmentation puts it on the wire: IP lengths, the
+ * IPv4 ID (one more each), the UDP length and the checksum the caller
+ * summed over it, then digested as a packet.
+ */
+u32 kb_digest_udp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
+			  u32 gso_size, u32 seg, u16 csum,
+			  struct kb_digest *out)
+{
+	u32 n = kb_min_u32(caplen, KB_DIGEST_SPAN);
+	u8 buf[KB_DIGEST_SPAN];
+	u32 seglen, l4, skip;
+	struct kb_gso g;
+
+	memset(out, 0, sizeof(*out));
+	skip = kb_gso_parse(pkt, caplen, total, gso_size, KB_PROTO_UDP, &g);
+	if (skip)
+		return skip;
+	if (seg >= g.nsegs)
+		return KBLOOM_SKIP_GSO;
+	seglen = kb_min_u32(gso_size, g.payload - seg * gso_size);
+	l4 = g.l3.l4;
+	memcpy(buf, pkt, n);
+	if (g.l3.family == 4) {
+		kb_put_be16(buf + 2, l4 + KB_UDP_HLEN + seglen);
+		kb_put_be16(buf + 4, kb_get_be16(buf + 4) + seg);
+	} else {
+		kb_put_be16(buf + 4, l4 - KB_IPV6_HLEN + KB_UDP_HLEN + seglen);
+	}
+	kb_put_be16(buf + l4 + 4, KB_UDP_HLEN + seglen);
+	kb_put_be16(buf + l4 + 6, csum);
 	return kb_digest(buf, n, mode, out);
 }

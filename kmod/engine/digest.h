@@ -68,4 +68,17 @@ u32 kb_digest_tcp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 u32 kb_digest_tcp_segments(const u8 *pkt, u32 caplen, u32 total,
 			   u32 gso_size);
 
+/*
+ * The same for a UDP GSO packet (UDP_SEGMENT, SKB_GSO_UDP_L4): its
+ * datagrams (0 when it is not UDP or malformed), the UDP header's offset
+ * from the network header in *@l4; datagram @seg's digest, its UDP
+ * checksum @csum (host order of the wire's big-endian value) summed by
+ * the caller over the datagram as it will be (kmod/attach.c).
+ */
+u32 kb_digest_udp_segments(const u8 *pkt, u32 caplen, u32 total,
+			   u32 gso_size, u32 *l4);
+u32 kb_digest_udp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
+			  u32 gso_size, u32 seg, u16 csum,
+			  struct kb_digest *out);
+
 #endif /* KBLOOM_ENGINE_DIGEST_H */

@@ -689,7 +689,7 @@ enum kbloom_skip {
 	KBLOOM_SKIP_SHORT,	/* fewer bytes than the headers need */
 	KBLOOM_SKIP_MALFORMED,	/* bad version, header or total length */
 	KBLOOM_SKIP_FRAGMENT,	/* non-first fragment: no ports (FLOW, MULTI) */
-	KBLOOM_SKIP_GSO,	/* a GSO packet other than TCP */
+	KBLOOM_SKIP_GSO,	/* a GSO packet other than TCP and UDP (UDP GRO fraglist) */
 	/* Transforms attachments: */
 	KBLOOM_SKIP_UNTRANSFORMED, /* no NAT on its conntrack entry (or
 				    * none), an ICMP error about a flow; at

@@ -29,7 +29,11 @@ py=(python3 -I -S)
 pt=("${py[@]}" tests/vm/pcaptool.py)
 tmp=$(mktemp -d)
 P=ft-
-trap 'kill $(jobs -p) 2>/dev/null; for n in a r v x; do ip netns del $P$n 2>/dev/null; done; rm -rf "$tmp"' EXIT
+# The monitor's socket holds R's netns (and its filters) alive: killed by
+# its PID before the namespaces go.
+mon=
+trap '[ -n "$mon" ] && kill $mon 2>/dev/null
+	kill $(jobs -p) 2>/dev/null; for n in a r v x; do ip netns del $P$n 2>/dev/null; done; rm -rf "$tmp"' EXIT
 dmesg_mark=$(dmesg | wc -l)
 rbc() { $bc -n ${P}r "$@"; }
 json() { "${py[@]}" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
@@ -255,7 +259,9 @@ check "a rename keeps the egress attachment; show names the device's new name" r
 
 # bloomctl monitor at R into $tmp/mon.txt; listening once it reported a
 # probe filter's destroy.
-rbc monitor >"$tmp/mon.txt" 2>&1 &
+# (bloomctl itself, not through rbc: a function in the background is a
+# subshell, whose PID is not bloomctl's)
+$bc -n ${P}r monitor >"$tmp/mon.txt" 2>&1 &
 mon=$!
 start_monitor() {
 	local i
