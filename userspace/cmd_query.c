@@ -504,7 +504,6 @@ int cmd_query(int argc, char **argv)
 	char why[160];
 	size_t len = 0, i;
 	int ret = EXIT_ERROR, r;
-	uint64_t ms;
 
 	memset(&q, 0, sizeof(q));
 	if (argc < 2) {
@@ -546,17 +545,12 @@ int cmd_query(int argc, char **argv)
 		       quote(kw[Q_SLACK].val));
 		return EXIT_ERROR;
 	}
-	ms = SLACK_DEFAULT_MS;
+	q.slack = SLACK_DEFAULT_MS * KB_NS_PER_MS;
 	if (kw[Q_SLACK].val &&
-	    kb_duration_parse(kw[Q_SLACK].val, &ms, why, sizeof(why))) {
+	    kb_duration_ns_parse(kw[Q_SLACK].val, &q.slack, why, sizeof(why))) {
 		errorf("invalid slack '%s': %s", quote(kw[Q_SLACK].val), why);
 		return EXIT_ERROR;
 	}
-	if (ms > UINT64_MAX / KB_NS_PER_MS) {
-		errorf("invalid slack '%s': too long", quote(kw[Q_SLACK].val));
-		return EXIT_ERROR;
-	}
-	q.slack = ms * KB_NS_PER_MS;
 	q.by_capture = kw[Q_PCAP].val && !kw[Q_SINCE].val && !kw[Q_UNTIL].val;
 	if (kw[Q_PACKET].val &&
 	    kb_hex_packet_parse(kw[Q_PACKET].val, pkt, sizeof(pkt), &len, why,

@@ -570,7 +570,7 @@ int cmd_trace(int argc, char **argv)
 	struct kb_pcap_counts counts;
 	struct tb_stats st;
 	char why[1024];
-	uint64_t now, ms, timeout_ms = TIMEOUT_DEFAULT_MS, par;
+	uint64_t now, timeout_ms = TIMEOUT_DEFAULT_MS, par;
 	size_t i, ntp = 0, npos = 0, nleft = 0;
 	bool reuse = true, dot_stdout = false;
 	FILE *dot = NULL;
@@ -603,17 +603,12 @@ int cmd_trace(int argc, char **argv)
 		}
 		t.have_at = true;
 	}
-	ms = SLACK_DEFAULT_MS;
+	t.slack = SLACK_DEFAULT_MS * KB_NS_PER_MS;
 	if (kw[T_SLACK].val &&
-	    kb_duration_parse(kw[T_SLACK].val, &ms, why, sizeof(why))) {
+	    kb_duration_ns_parse(kw[T_SLACK].val, &t.slack, why, sizeof(why))) {
 		errorf("invalid slack '%s': %s", quote(kw[T_SLACK].val), why);
 		return EXIT_ERROR;
 	}
-	if (ms > UINT64_MAX / KB_NS_PER_MS) {
-		errorf("invalid slack '%s': too long", quote(kw[T_SLACK].val));
-		return EXIT_ERROR;
-	}
-	t.slack = ms * KB_NS_PER_MS;
 	if (kw[T_VICTIM].val &&
 	    kb_victim_parse(kw[T_VICTIM].val, &t.victim, why, sizeof(why))) {
 		errorf("invalid victim '%s': %s", quote(kw[T_VICTIM].val), why);

@@ -55,6 +55,21 @@ int kb_duration_parse(const char *s, uint64_t *ms, char *why, size_t whylen)
 	return 0;
 }
 
+int kb_duration_ns_parse(const char *s, uint64_t *ns, char *why,
+			 size_t whylen)
+{
+	uint64_t ms;
+
+	if (kb_duration_parse(s, &ms, why, whylen))
+		return -1;
+	if (ms > UINT64_MAX / KB_NS_PER_MS) {
+		WHY("too long");
+		return -1;
+	}
+	*ns = ms * KB_NS_PER_MS;
+	return 0;
+}
+
 const char *kb_duration_str(uint64_t ms, char *buf, size_t len)
 {
 	int i;

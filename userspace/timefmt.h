@@ -38,6 +38,9 @@
  * their own range.
  */
 int kb_duration_parse(const char *s, uint64_t *ms, char *why, size_t whylen);
+/* The same in nanoseconds ("too long" past UINT64_MAX ns). */
+int kb_duration_ns_parse(const char *s, uint64_t *ns, char *why,
+			 size_t whylen);
 
 /* The largest exact unit: 1500 -> "1500ms", 60000 -> "1m", 0 -> "0s". */
 const char *kb_duration_str(uint64_t ms, char *buf, size_t len);

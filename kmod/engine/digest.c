@@ -389,13 +389,16 @@ u32 kb_digest_tcp_segments(const u8 *pkt, u32 caplen, u32 total,
 }
 
 /*
- * Segment @seg as segmentation puts it on the wire, as far as a digest can
- * see: IP lengths, IPv4 ID and TCP sequence number rewritten (TCP flags
- * and checksums are not: no digest covers them), then digested as a packet.
+ * Segment @seg of a TCP or UDP (@proto) GSO packet as segmentation puts it
+ * on the wire, as far as a digest can see: IP lengths and the IPv4 ID
+ * (unless @fixed_id); TCP's sequence number (its flags and checksum are
+ * not: no digest covers them), or UDP's length and checksum (@csum,
+ * summed by the caller); then digested as a packet.
  */
-u32 kb_digest_tcp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
-			  u32 gso_size, bool fixed_id, u32 seg,
-			  struct kb_digest *out)
+static u32 kb_digest_gso_segment(const u8 *pkt, u32 caplen, u32 total,
+				 u32 mode, u32 gso_size, u8 proto,
+				 bool fixed_id, u32 seg, u16 csum,
+				 struct kb_digest *out)
 {
 	u32 n = kb_min_u32(caplen, KB_DIGEST_SPAN);
 	u8 buf[KB_DIGEST_SPAN];
@@ -403,7 +406,7 @@ u32 kb_digest_tcp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 	struct kb_gso g;
 
 	memset(out, 0, sizeof(*out));
-	skip = kb_gso_parse(pkt, caplen, total, gso_size, KB_PROTO_TCP, &g);
+	skip = kb_gso_parse(pkt, caplen, total, gso_size, proto, &g);
 	if (skip)
 		return skip;
 	if (seg >= g.nsegs)
@@ -434,9 +437,22 @@ u32 kb_digest_tcp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 			return KBLOOM_SKIP_MALFORMED;
 		kb_put_be16(buf + 4, l4 - KB_IPV6_HLEN + g.thl + seglen);
 	}
-	kb_put_be32(buf + l4 + 4, kb_get_be32(buf + l4 + 4) + seg * gso_size);
-
+	if (proto == KB_PROTO_TCP) {
+		kb_put_be32(buf + l4 + 4,
+			    kb_get_be32(buf + l4 + 4) + seg * gso_size);
+	} else {
+		kb_put_be16(buf + l4 + 4, KB_UDP_HLEN + seglen);
+		kb_put_be16(buf + l4 + 6, csum);
+	}
 	return kb_digest(buf, n, mode, out);
+}
+
+u32 kb_digest_tcp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
+			  u32 gso_size, bool fixed_id, u32 seg,
+			  struct kb_digest *out)
+{
+	return kb_digest_gso_segment(pkt, caplen, total, mode, gso_size,
+				     KB_PROTO_TCP, fixed_id, seg, 0, out);
 }
 
 u32 kb_digest_udp_segments(const u8 *pkt, u32 caplen, u32 total,
@@ -450,36 +466,11 @@ u32 kb_digest_udp_segments(const u8 *pkt, u32 caplen, u32 total,
 	return g.nsegs;
 }
 
-/*
- * Datagram @seg as UDP segmentation puts it on the wire: IP lengths, the
- * IPv4 ID (one more each), the UDP length and the checksum the caller
- * summed over it, then digested as a packet.
- */
+/* UDP segmentation increments the IPv4 ID per datagram, always. */
 u32 kb_digest_udp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 			  u32 gso_size, u32 seg, u16 csum,
 			  struct kb_digest *out)
 {
-	u32 n = kb_min_u32(caplen, KB_DIGEST_SPAN);
-	u8 buf[KB_DIGEST_SPAN];
-	u32 seglen, l4, skip;
-	struct kb_gso g;
-
-	memset(out, 0, sizeof(*out));
-	skip = kb_gso_parse(pkt, caplen, total, gso_size, KB_PROTO_UDP, &g);
-	if (skip)
-		return skip;
-	if (seg >= g.nsegs)
-		return KBLOOM_SKIP_GSO;
-	seglen = kb_min_u32(gso_size, g.payload - seg * gso_size);
-	l4 = g.l3.l4;
-	memcpy(buf, pkt, n);
-	if (g.l3.family == 4) {
-		kb_put_be16(buf + 2, l4 + KB_UDP_HLEN + seglen);
-		kb_put_be16(buf + 4, kb_get_be16(buf + 4) + seg);
-	} else {
-		kb_put_be16(buf + 4, l4 - KB_IPV6_HLEN + KB_UDP_HLEN + seglen);
-	}
-	kb_put_be16(buf + l4 + 4, KB_UDP_HLEN + seglen);
-	kb_put_be16(buf + l4 + 6, csum);
-	return kb_digest(buf, n, mode, out);
+	return kb_digest_gso_segment(pkt, caplen, total, mode, gso_size,
+				     KB_PROTO_UDP, false, seg, csum, out);
 }
