@@ -258,9 +258,6 @@ static int parse_router(struct parser *p, char **w, int n)
 		if (j == K_NUM)
 			return fail(p, "router %s: unknown keyword '%s'", w[1],
 				    shown(w[i]));
-		if (j == K_TRANSFORMS && r.kind == KB_TOPO_SSH)
-			return fail(p, "router %s: 'transforms' is for netns and archive routers (not yet over ssh)",
-				    w[1]);
 		if (j != K_FILTER && j != K_TRANSFORMS &&
 		    r.kind != KB_TOPO_SSH)
 			return fail(p, "router %s: '%s' is for ssh routers only",

@@ -192,6 +192,11 @@ static int load_xlate(struct trace_backends *b, size_t r, char *err,
 	if (rt->kind == KB_TOPO_NETNS)
 		return trace_netns_xlate(&b->state[r], rt, b->default_netns,
 					 &b->xlate[r], err, errlen);
+	if (rt->kind == KB_TOPO_SSH) {
+		b->ssh_calls[r] += 2;	/* show, then the saves */
+		return trace_ssh_xlate(rt, b->ctl_dir, b->timeout_ms,
+				       &b->xlate[r], err, errlen);
+	}
 	if (kb_archive_open(rt->dir, rt->transforms, &b->xlate[r], why,
 			    sizeof(why))) {
 		snprintf(err, errlen, "router %s (archive %s): transforms table '%s': %s",

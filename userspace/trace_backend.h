@@ -79,6 +79,13 @@ void trace_archive_free(void *state);
 int trace_ssh_ask(const struct kb_topo_router *r, const char *ctl_dir,
 		  uint64_t timeout_ms, const struct tb_item *items, size_t n,
 		  struct tb_answer *a, char *err, size_t errlen);
+/*
+ * Router @r's transforms table over ssh: 'show -j' for its windows, then
+ * each window's 'save TABLE -' in one call, loaded as an archive.
+ */
+int trace_ssh_xlate(const struct kb_topo_router *r, const char *ctl_dir,
+		    uint64_t timeout_ms, struct kb_archive **out, char *err,
+		    size_t errlen);
 /* Ends router @r's master connection in @ctl_dir, if there is one. */
 void trace_ssh_close(const struct kb_topo_router *r, const char *ctl_dir);
 

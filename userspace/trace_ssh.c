@@ -37,10 +37,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "archive_read.h"
 #include "describe.h"
 #include "pcapdl.h"
+#include "savefile.h"
 #include "trace_backend.h"
 #include "trace_json.h"
+#include "util.h"
 
 #define OUT_MAX		(256u << 20)	/* bytes of remote output kept */
 
@@ -426,6 +429,22 @@ static int read_answer(const struct tj *show, const struct tj *query,
 	return 0;
 }
 
+/* "'BLOOMCTL'[ -j][ -n 'NETNS'] VERB 'NAME'" appended to @cmd. */
+static int remote_bloomctl(const struct kb_topo_router *r, bool json,
+			   const char *verb, const char *name, struct buf *cmd)
+{
+	int ret = buf_quoted(cmd, r->bloomctl);
+
+	if (json)
+		ret |= buf_str(cmd, " -j");
+	if (r->netns) {
+		ret |= buf_str(cmd, " -n ");
+		ret |= buf_quoted(cmd, r->netns);
+	}
+	ret |= buf_str(cmd, verb);
+	return ret | buf_quoted(cmd, name);
+}
+
 static int remote_command(const struct kb_topo_router *r, struct buf *cmd)
 {
 	int i, ret = 0;
@@ -433,14 +452,8 @@ static int remote_command(const struct kb_topo_router *r, struct buf *cmd)
 	for (i = 0; i < 2 && !ret; i++) {
 		if (i)
 			ret |= buf_str(cmd, " && ");
-		ret |= buf_quoted(cmd, r->bloomctl);
-		ret |= buf_str(cmd, " -j");
-		if (r->netns) {
-			ret |= buf_str(cmd, " -n ");
-			ret |= buf_quoted(cmd, r->netns);
-		}
-		ret |= buf_str(cmd, i ? " query " : " show ");
-		ret |= buf_quoted(cmd, r->filter);
+		ret |= remote_bloomctl(r, true, i ? " query " : " show ",
+				       r->filter, cmd);
 		/* Every window: the trace picks those of [at - slack, at]. */
 		if (i)
 			ret |= buf_str(cmd, " pcap - since @0");
@@ -523,48 +536,37 @@ void trace_ssh_close(const struct kb_topo_router *r, const char *ctl_dir)
 	free(errout.p);
 }
 
-int trace_ssh_ask(const struct kb_topo_router *r, const char *ctl_dir,
-		  uint64_t timeout_ms, const struct tb_item *items, size_t n,
-		  struct tb_answer *a, char *err, size_t errlen)
+/*
+ * Runs remote command @cmd on router @r (over the master in @ctl_dir),
+ * @in on its stdin, its stdout into @out. 0 when it exited 0 or 1, else
+ * -1 with one line in @err naming the router and what failed.
+ */
+static int ssh_call(const struct kb_topo_router *r, const char *ctl_dir,
+		    uint64_t timeout_ms, const char *cmd, const char *in,
+		    size_t inlen, struct buf *out, char *err, size_t errlen)
 {
-	struct buf cmd = { 0 }, out = { 0 }, errout = { 0 };
-	struct tj *show = NULL, *query = NULL;
-	const char *why = NULL;
+	struct buf errout = { 0 };
 	struct ssh_opts o;
 	char jerr[160];
-	char *argv[32], *pcap = NULL;
-	size_t pcaplen, pos = 0;
+	char *argv[32];
 	int argc, st, ret = -1;
 
-	if (make_pcap(items, n, &pcap, &pcaplen, jerr, sizeof(jerr))) {
-		snprintf(err, errlen, "router %s (ssh %s): %s", r->name,
-			 r->host, jerr);
-		return -1;
-	}
-	if (remote_command(r, &cmd)) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
 	argc = ssh_argv(r, ctl_dir, timeout_ms, &o, argv);
 	argv[argc++] = "--";
 	argv[argc++] = r->host;
-	argv[argc++] = cmd.p;
+	argv[argc++] = (char *)cmd;
 	argv[argc] = NULL;
 
-	st = run(argv, pcap, pcaplen, &out, &errout, timeout_ms, jerr,
+	st = run(argv, in, inlen, out, &errout, timeout_ms, jerr,
 		 sizeof(jerr));
 	if (st == -2) {
 		snprintf(err, errlen, "router %s (ssh %s): no answer within the timeout (%llu ms): killed",
 			 r->name, r->host, (unsigned long long)timeout_ms);
-		goto out;
-	}
-	if (st == -1) {
+	} else if (st == -1) {
 		snprintf(err, errlen, "router %s (ssh %s): %s", r->name,
 			 r->host, jerr);
-		goto out;
-	}
-	if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 &&
-			       WEXITSTATUS(st) != 1)) {
+	} else if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 &&
+				      WEXITSTATUS(st) != 1)) {
 		const char *line = last_line(&errout);
 
 		if (WIFEXITED(st))
@@ -575,8 +577,37 @@ int trace_ssh_ask(const struct kb_topo_router *r, const char *ctl_dir,
 		else
 			snprintf(err, errlen, "router %s (ssh %s): ssh killed by signal %d",
 				 r->name, r->host, WTERMSIG(st));
+	} else {
+		ret = 0;
+	}
+	free(errout.p);
+	return ret;
+}
+
+int trace_ssh_ask(const struct kb_topo_router *r, const char *ctl_dir,
+		  uint64_t timeout_ms, const struct tb_item *items, size_t n,
+		  struct tb_answer *a, char *err, size_t errlen)
+{
+	struct buf cmd = { 0 }, out = { 0 };
+	struct tj *show = NULL, *query = NULL;
+	const char *why = NULL;
+	char jerr[160];
+	char *pcap = NULL;
+	size_t pcaplen, pos = 0;
+	int ret = -1;
+
+	if (make_pcap(items, n, &pcap, &pcaplen, jerr, sizeof(jerr))) {
+		snprintf(err, errlen, "router %s (ssh %s): %s", r->name,
+			 r->host, jerr);
+		return -1;
+	}
+	if (remote_command(r, &cmd)) {
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	if (ssh_call(r, ctl_dir, timeout_ms, cmd.p, pcap, pcaplen, &out, err,
+		     errlen))
+		goto out;
 	show = tj_parse(out.p ? out.p : "", out.len, &pos, jerr, sizeof(jerr));
 	if (show)
 		query = tj_parse(out.p, out.len, &pos, jerr, sizeof(jerr));
@@ -602,6 +633,166 @@ out:
 	free(pcap);
 	free(cmd.p);
 	free(out.p);
-	free(errout.p);
+	return ret;
+}
+
+static uint64_t le_at(const char *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | (uint8_t)p[n];
+	return v;
+}
+
+/*
+ * The save files of @b, one after another (save's format, version 1:
+ * a transforms table's), each written to @dir as NAME.<window>.kbf, its
+ * path added to @paths (freed by the caller). 0, or -1 and @why.
+ */
+static int split_saves(const struct buf *b, const char *dir,
+		       const char *name, char ***paths, size_t *npaths,
+		       const char **why)
+{
+	size_t off = 0, len;
+	char **np, *path;
+	FILE *f;
+
+	while (off < b->len) {
+		const char *p = b->p + off;
+
+		if (b->len - off < KB_SAVE_HEADER_LEN ||
+		    memcmp(p, KB_SAVE_MAGIC, 8)) {
+			*why = "output of save that is not a whole save file";
+			return -1;
+		}
+		if (le_at(p + 8, 4) != KB_SAVE_VERSION || le_at(p + 12, 4)) {
+			*why = "a save file of another version or compressed: not a transforms table's";
+			return -1;
+		}
+		len = le_at(p + KB_SAVE_HEADER_LEN - 8, 8);
+		if (len > b->len - off - KB_SAVE_HEADER_LEN ||
+		    KB_SAVE_TRAILER_LEN > b->len - off - KB_SAVE_HEADER_LEN - len) {
+			*why = "a save file cut short in the output of save";
+			return -1;
+		}
+		len += KB_SAVE_HEADER_LEN + KB_SAVE_TRAILER_LEN;
+		np = realloc(*paths, (*npaths + 1) * sizeof(*np));
+		if (!np) {
+			*why = "out of memory";
+			return -1;
+		}
+		*paths = np;
+		if (asprintf(&path, "%s/%s.%010llu.kbf", dir, name,
+			     (unsigned long long)le_at(p + 176, 8)) < 0) {
+			*why = "out of memory";
+			return -1;
+		}
+		np[(*npaths)++] = path;
+		f = fopen(path, "wx");
+		if (!f || fwrite(p, 1, len, f) != len || fclose(f)) {
+			if (f)
+				fclose(f);
+			*why = "unable to write a window to the private directory";
+			return -1;
+		}
+		off += len;
+	}
+	return 0;
+}
+
+int trace_ssh_xlate(const struct kb_topo_router *r, const char *ctl_dir,
+		    uint64_t timeout_ms, struct kb_archive **xout, char *err,
+		    size_t errlen)
+{
+	struct buf cmd = { 0 }, out = { 0 };
+	char jerr[160] = "", awhy[1024], *dir = NULL, **paths = NULL;
+	const char *why = NULL, *type;
+	size_t pos = 0, i, n, npaths = 0;
+	const struct tj *wl = NULL;
+	struct tj *show = NULL;
+	uint64_t id;
+	int ret = -1;
+
+	*xout = NULL;
+	if (remote_bloomctl(r, true, " show ", r->transforms, &cmd)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (ssh_call(r, ctl_dir, timeout_ms, cmd.p, NULL, 0, &out, err,
+		     errlen))
+		goto out;
+	show = tj_parse(out.p ? out.p : "", out.len, &pos, jerr, sizeof(jerr));
+	type = tj_str(show, "type");
+	if (!show || !type) {
+		snprintf(err, errlen, "router %s (ssh %s): unreadable output of the remote bloomctl: %s",
+			 r->name, r->host, jerr[0] ? jerr : "it printed nothing");
+		goto out;
+	}
+	if (strcmp(type, "transforms")) {
+		snprintf(err, errlen, "router %s (ssh %s): '%s' is a %s filter, not a transforms table",
+			 r->name, r->host, r->transforms, type);
+		goto out;
+	}
+	/*
+	 * Every retained window (none: its one table), saved to stdout one
+	 * after another; one that a rotation drops meanwhile is left out
+	 * ('|| true': its save fails alone), as kb_xlate_load() does.
+	 */
+	wl = tj_get(show, "window_list");
+	n = wl && wl->type == TJ_ARR ? wl->n : 0;
+	free(cmd.p);
+	free(out.p);
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&out, 0, sizeof(out));
+	for (i = 0; i < (n ? n : 1); i++) {
+		int bad = i ? buf_str(&cmd, " ; ") : 0;
+		char w[40] = "";
+
+		if (n && tj_u64(tj_get(&wl->v[i], "id"), &id)) {
+			snprintf(err, errlen, "router %s (ssh %s): a malformed window in the output of show",
+				 r->name, r->host);
+			goto out;
+		}
+		if (n)
+			snprintf(w, sizeof(w), " window %llu",
+				 (unsigned long long)id);
+		bad |= remote_bloomctl(r, false, " save ", r->transforms, &cmd);
+		bad |= buf_str(&cmd, " -");
+		bad |= buf_str(&cmd, w);
+		if (bad | buf_str(&cmd, " || true")) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+	if (ssh_call(r, ctl_dir, timeout_ms, cmd.p, NULL, 0, &out, err,
+		     errlen))
+		goto out;
+	dir = private_dir("bloomctl-xlate", 0, "", err, errlen);
+	if (!dir)
+		goto out;
+	if (split_saves(&out, dir, r->transforms, &paths, &npaths, &why)) {
+		snprintf(err, errlen, "router %s (ssh %s): transforms table '%s': %s",
+			 r->name, r->host, r->transforms, why);
+		goto out;
+	}
+	if (kb_archive_open(dir, r->transforms, xout, awhy, sizeof(awhy))) {
+		snprintf(err, errlen, "router %s (ssh %s): transforms table '%s': %s",
+			 r->name, r->host, r->transforms, awhy);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < npaths; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	free(paths);
+	if (dir)
+		rmdir(dir);
+	free(dir);
+	tj_free(show);
+	free(cmd.p);
+	free(out.p);
 	return ret;
 }

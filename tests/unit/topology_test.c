@@ -62,7 +62,7 @@ TEST(every_statement)
 		"router r3 archive arch filter spie\n"
 		"router r4 archive /abs/arch filter spie\n"
 		"router r5 ssh root@10.0.0.2 filter spie netns rr5 port 2222 identity keys/id config /etc/ssh.conf bloomctl /opt/bloomctl\n"
-		"router r6 ssh host filter spie\n"
+		"router r6 ssh host filter spie transforms xlate\n"
 		"router r0 ssh ops.team_1@fe80::1%eth0 filter spie\n"
 		"link r1 r2\n"
 		"link r2 r3\n"
@@ -113,6 +113,7 @@ TEST(every_statement)
 	EXPECT_EQ(0, r->port);
 	EXPECT_EQ(NULL, r->identity);
 	EXPECT_EQ(NULL, r->netns);
+	EXPECT_STREQ("xlate", r->transforms);	/* read over ssh too */
 
 	EXPECT_TRUE(has_nbr(&t, "r1", "r2"));
 	EXPECT_TRUE(has_nbr(&t, "r2", "r1"));	/* undirected */

@@ -362,6 +362,52 @@ no_reuse() {
 }
 check "reuse no: plain ssh invocations, one login per question" no_reuse
 
+# NAT at the ssh router: r2 masquerades what it sends to r1 (SNAT to
+# 10.31.2.2) and records it in a transforms table at its postrouting. The
+# victim sees the attacker's datagrams from 10.31.2.2; the trace reads
+# r2's records over ssh (show -j for its windows, then every window's
+# 'save TABLE -' in one call), undoes the NAT there and finds r3.
+nat_ssh() {
+	ip netns exec kbt-r2 nft -f - <<-'EOF' || return 1
+	table ip kbtnat {
+		chain post {
+			type nat hook postrouting priority srcnat;
+			oifname "r2-r1" masquerade
+		}
+	}
+	EOF
+	$bc -n kbt-r2 create xlate transforms capacity 1000 windows 60 interval 10s &&
+		$bc -n kbt-r2 attach xlate hook postrouting || return 1
+	mv "$tmp/cap.pcap" "$tmp/cap0.pcap"
+	send
+	local rc=$?
+	mv "$tmp/cap.pcap" "$tmp/capnat.pcap"
+	mv "$tmp/cap0.pcap" "$tmp/cap.pcap"
+	ip netns exec kbt-r2 nft delete table ip kbtnat
+	sed 's/^router r2 ssh .*/& transforms xlate/' "$tmp/topo.txt" >"$tmp/topo-nat.txt"
+	[ $rc = 0 ] && tcpdump -nr "$tmp/capnat.pcap" 2>/dev/null | grep -c '10.31.2.2' | grep -qx 5
+}
+check "NAT at r2 (masquerade, transforms table xlate): the victim holds 5 datagrams from 10.31.2.2" nat_ssh
+
+trace_nat_ssh() {
+	local rc=0
+	rm -f "$tmp/remote-calls"
+	$bc -j trace "$tmp/topo-nat.txt" from r1 pcap "$tmp/capnat.pcap" >"$tmp/nat.json" || rc=$?
+	echo "exit $rc; remote runs:"; cat "$tmp/remote-calls"
+	[ $rc = 0 ] && grep -q -- '-n kbt-r2 save xlate - window' "$tmp/remote-calls" &&
+	python3 - "$tmp/nat.json" <<-'EOF'
+	import json, re, sys
+	d = json.load(open(sys.argv[1]))
+	assert len(d) == 5, len(d)
+	for p in d:
+	    assert p["status"] == "traced" and p["ingress"] == ["r3"], (p["status"], p["ingress"])
+	    r2 = [n for n in p["nodes"] if n["router"] == "r2"][0]
+	    assert re.fullmatch(r"SNAT 10\.31\.2\.2:(\d+) <- 10\.31\.4\.2:\d+ \(window \d+\)", r2["transforms"] or ""), r2["transforms"]
+	print("5 datagrams traced r1 <- r2 (SNAT undone over ssh) <- r3")
+	EOF
+}
+check "trace through r2's NAT over ssh: each datagram r1 <- r2 (SNAT 10.31.2.2 <- 10.31.4.2, read by save over ssh) <- r3" trace_nat_ssh
+
 sshd2() {
 	# a second sshd on port 2222, then stopped: a router whose sshd is down
 	local i
