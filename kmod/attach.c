@@ -15,6 +15,7 @@
 #include <linux/if_ether.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter_bridge.h>
 #include <linux/netfilter_netdev.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
@@ -69,11 +70,18 @@ static const unsigned int kb_nf_hook[] = {
 	[KBLOOM_HOOK_POSTROUTING] = NF_INET_POST_ROUTING,
 	[KBLOOM_HOOK_INGRESS] = NF_NETDEV_INGRESS,
 	[KBLOOM_HOOK_EGRESS] = NF_NETDEV_EGRESS,
+	[KBLOOM_HOOK_BRIDGE_FORWARD] = NF_BR_FORWARD,
 };
 
 static bool kb_hook_netdev(u32 hook)
 {
 	return hook == KBLOOM_HOOK_INGRESS || hook == KBLOOM_HOOK_EGRESS;
+}
+
+/* Hooks that see link layer frames (kb_hook_dev()), one registration. */
+static bool kb_hook_frames(u32 hook)
+{
+	return kb_hook_netdev(hook) || hook == KBLOOM_HOOK_BRIDGE_FORWARD;
 }
 
 /*
@@ -302,6 +310,11 @@ static unsigned int kb_hook_dev(void *priv, struct sk_buff *skb,
 	struct kb_attach *att = priv;
 	u32 family;
 
+	/* The bridge's forward hook: frames of every port, or its in port. */
+	if (att->ifindex && !att->dev &&
+	    (!state->in || state->in->ifindex != att->ifindex))
+		return NF_ACCEPT;
+
 	switch (skb->protocol) {
 	case htons(ETH_P_IP):
 		family = KBLOOM_FAMILY_IPV4;
@@ -389,7 +402,7 @@ static int kb_attach_ops(struct kb_attach *att)
 	unsigned int i;
 	int err;
 
-	if (kb_hook_netdev(att->hook)) {
+	if (kb_hook_frames(att->hook)) {
 		struct nf_hook_ops *ops = &att->ops[0];
 
 		ops->hook = kb_hook_dev;
@@ -407,6 +420,11 @@ static int kb_attach_ops(struct kb_attach *att)
 		 * priorities keep their order of registration).
 		 */
 		ops->priority = INT_MIN;
+		/* The bridge's: first of its forward hooks (NF_BR_PRI_FIRST). */
+		if (att->hook == KBLOOM_HOOK_BRIDGE_FORWARD) {
+			ops->pf = NFPROTO_BRIDGE;
+			ops->dev = NULL;
+		}
 		err = nf_register_net_hook(att->net, ops);
 		if (err)
 			return err;
@@ -540,6 +558,11 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 				       "this kernel has no netfilter egress hook (CONFIG_NETFILTER_EGRESS)");
 			return -EOPNOTSUPP;
 		}
+	}
+	if (args->hook == KBLOOM_HOOK_BRIDGE_FORWARD && !KB_HAVE_NF_BRIDGE) {
+		NL_SET_ERR_MSG(extack,
+			       "this kernel has no bridge netfilter hooks (CONFIG_BRIDGE)");
+		return -EOPNOTSUPP;
 	}
 
 	att = kzalloc(sizeof(*att), GFP_KERNEL_ACCOUNT);

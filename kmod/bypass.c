@@ -76,7 +76,8 @@ u32 kb_bypass(struct net *net, u32 hook, int ifindex)
 	bool one = ifindex && (hook == KBLOOM_HOOK_PREROUTING ||
 			       hook == KBLOOM_HOOK_INPUT ||
 			       hook == KBLOOM_HOOK_FORWARD ||
-			       hook == KBLOOM_HOOK_INGRESS);
+			       hook == KBLOOM_HOOK_INGRESS ||
+			       hook == KBLOOM_HOOK_BRIDGE_FORWARD);
 	struct net_device *dev;
 	u32 by = 0;
 

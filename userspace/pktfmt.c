@@ -14,6 +14,7 @@ static const char *const hook_names[KBLOOM_HOOK_MAX + 1] = {
 	[KBLOOM_HOOK_POSTROUTING] = "postrouting",
 	[KBLOOM_HOOK_INGRESS] = "ingress",
 	[KBLOOM_HOOK_EGRESS] = "egress",
+	[KBLOOM_HOOK_BRIDGE_FORWARD] = "bridge-forward",
 };
 
 static const char *const family_names[KBLOOM_FAMILY_MAX + 1] = {
@@ -47,7 +48,7 @@ static const char *const bypass_names[] = {
 };
 
 const char kb_hook_list[] =
-	"prerouting, input, forward, output, postrouting, ingress, egress";
+	"prerouting, input, forward, output, postrouting, ingress, egress, bridge-forward";
 const char kb_family_list[] = "ipv4, ipv6, any";
 const char kb_digest_list[] = "spie, flow, src, dst, multi";
 

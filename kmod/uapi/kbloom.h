@@ -655,6 +655,15 @@ enum kbloom_hook {
 	 */
 	KBLOOM_HOOK_INGRESS,
 	KBLOOM_HOOK_EGRESS,
+	/*
+	 * The bridge family's forward hook (NF_BR_FORWARD, first of its
+	 * hooks): every frame a Linux bridge of the netns forwards from one
+	 * port to another, whatever br_netfilter says; IFNAME, when given,
+	 * the input port. Only IPv4 and IPv6 frames are digested, as at the
+	 * netdev hooks. A kernel without bridge netfilter support
+	 * (CONFIG_BRIDGE) refuses it, EOPNOTSUPP.
+	 */
+	KBLOOM_HOOK_BRIDGE_FORWARD,
 	__KBLOOM_HOOK_MAX
 };
 

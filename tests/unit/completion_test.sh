@@ -175,7 +175,7 @@ check "no completion for a number" "bloomctl create x bloom bits "
 check "attach: filter name" "bloomctl attach " alpha beta flows
 check "attach keywords" "bloomctl attach alpha " hook dev family digest
 check "hook values after attach NAME hook" "bloomctl attach alpha hook " \
-	prerouting input forward output postrouting ingress egress
+	prerouting input forward output postrouting ingress egress bridge-forward
 check "hook values by prefix" "bloomctl attach alpha hook p" prerouting postrouting
 check "attach keywords, hook used" "bloomctl attach alpha hook input " dev family digest
 check "digest modes" "bloomctl attach alpha hook input digest " spie flow src dst multi

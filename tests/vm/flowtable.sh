@@ -33,7 +33,7 @@ P=ft-
 # its PID before the namespaces go.
 mon=
 trap '[ -n "$mon" ] && kill $mon 2>/dev/null
-	kill $(jobs -p) 2>/dev/null; for n in a r v x; do ip netns del $P$n 2>/dev/null; done; rm -rf "$tmp"' EXIT
+	kill $(jobs -p) 2>/dev/null; for n in a r v x ba b bv; do ip netns del $P$n 2>/dev/null; done; rm -rf "$tmp"' EXIT
 dmesg_mark=$(dmesg | wc -l)
 rbc() { $bc -n ${P}r "$@"; }
 json() { "${py[@]}" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
@@ -313,6 +313,72 @@ check "r-w moved to another netns takes both its attachments (ingress and egress
 check "monitor printed the detach of eg (hook egress dev r-w)" \
 	grep -qx 'detach eg hook egress dev r-w: the device is gone' "$tmp/mon.txt"
 kill -TERM $mon 2>/dev/null; wait $mon 2>/dev/null
+
+# A bridge: B forwards frames between BA and BV at layer 2 (br_netfilter
+# off, so no IP hook of B sees them):
+#
+#   netns ft-ba (BA)        netns ft-b (bridge br0)              netns ft-bv (BV)
+#   eth0 ------------------ b-a [br0] b-v ---------------------- eth0
+#   10.5.0.1/24             filters: brf  hook bridge-forward    10.5.0.2/24
+#                                    bra  hook bridge-forward    tcpdump: what
+#                                         dev b-a (its in port)  BA sent to BV
+#                                    bpre hook prerouting
+bridge_build() {
+	local n
+	for n in ba b bv; do
+		ip netns add $P$n && ip -n $P$n link set lo up || return 1
+	done
+	veth ba eth0 b b-a && veth b b-v bv eth0 || return 1
+	ip -n ${P}b link add br0 type bridge &&
+	ip -n ${P}b link set b-a master br0 && ip -n ${P}b link set b-v master br0 &&
+	ip -n ${P}b link set br0 up || return 1
+	ip -n ${P}ba addr add 10.5.0.1/24 dev eth0 &&
+	ip -n ${P}bv addr add 10.5.0.2/24 dev eth0 || return 1
+	for n in brf bra bpre; do
+		$bc -n ${P}b create $n bloom capacity 10000 fpr 0.000001 || return 1
+	done
+	$bc -n ${P}b attach brf hook bridge-forward digest spie &&
+	$bc -n ${P}b attach bra hook bridge-forward dev b-a digest spie &&
+	$bc -n ${P}b attach bpre hook prerouting digest spie || return 1
+	nx ba ping -q -c 1 -W 5 10.5.0.2 >/dev/null
+}
+check "bridge: BA - br0 (B) - BV, filters at B's bridge-forward (all ports, and in port b-a) and prerouting" bridge_build
+
+check "show names the hook bridge-forward and its device" \
+	expect 0 "*hook bridge-forward*dev b-a*" $bc -n ${P}b show bra
+
+bridged() {
+	capture bv br && nx ba ping -q -c 5 -i 0.2 10.5.0.2 >/dev/null &&
+		nx ba "${py[@]}" -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(10):
+    s.sendto(b"bridged %d" % i, ("10.5.0.2", 9))'
+	local rc=$?
+	stop br
+	[ $rc = 0 ] && [ "$("${pt[@]}" count "$tmp/br.pcap")" -ge 15 ]
+}
+check "BA sends 5 pings and 10 UDP datagrams to BV across the bridge, captured at BV" bridged
+
+# bq FILTER: query of BV's capture at B's FILTER, its summary line.
+bq() { $bc -n ${P}b query "$1" pcap "$tmp/br.pcap" | tail -n 1; }
+bridged_present() {
+	local n out
+	n=$("${pt[@]}" count "$tmp/br.pcap")
+	for f in brf bra; do
+		out=$(bq $f)
+		echo "$f: $out"
+		[ "$out" = "$n packets: $n present, 0 absent, 0 not recorded, 0 skipped" ] || return 1
+	done
+}
+check "every bridged packet captured at BV is present at bridge-forward, and at bridge-forward dev b-a" bridged_present
+bridged_not_ip() {
+	local out
+	out=$(bq bpre)
+	echo "bpre: $out"
+	[[ $out == *" 0 present, "* ]]
+}
+check "prerouting of B (br_netfilter off) saw none of them: bridged frames are bridge-forward's" bridged_not_ip
 
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops|leak' && exit 1 || exit 0"
 finish
