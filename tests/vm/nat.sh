@@ -89,14 +89,14 @@ build() {
 	EOF
 }
 
-# traced NAME FROM INGRESS NAT-REGEX [PROTO]: traces every IP packet of
+# [topo=FILE] traced NAME FROM INGRESS NAT-REGEX [PROTO]: traces every IP packet of
 # $tmp/NAME.pcap (of protocol PROTO, a python regex on the description,
 # default: all) from FROM; each must be traced with exactly INGRESS as its
 # ingress and nat's node naming the transform NAT-REGEX (a python regex,
 # the whole text), and there must be at least one.
 traced() {
 	local rc=0
-	$bc -j trace "$tmp/topo.txt" from "$2" pcap "$tmp/$1.pcap" \
+	$bc -j trace "${topo:-$tmp/topo.txt}" from "$2" pcap "$tmp/$1.pcap" \
 		>"$tmp/$1.json" 2>"$tmp/$1.trace.err" || rc=$?
 	cat "$tmp/$1.trace.err"
 	[ $rc -le 1 ] || return 1
@@ -165,7 +165,13 @@ check "nothing changed: t2 holds no record and is not attached" \
 	test "$(show nat t2 fill)" = 0 -a "$($bc -n ${P}nat show t2 | grep -c 'attached: no')" = 1
 $bc -n ${P}nat destroy t2
 
-# 1. SNAT (masquerade), ICMP: requests at v, replies at a.
+# 1. SNAT (masquerade), ICMP: requests at v, replies at a. nat also
+# records at the netdev ingress hook of eth0 (from r2), before its NAT as
+# prerouting is: traced by that filter, the requests give the same answers.
+$bc -n ${P}nat create ing bloom capacity 20000 fpr 0.000001 windows 60 interval 2s &&
+	$bc -n ${P}nat attach ing hook ingress dev eth0 digest spie
+sed 's/^router nat netns \(.*\) filter spie /router nat netns \1 filter ing /' "$tmp/topo.txt" >"$tmp/topo-ing.txt"
+traced_ing() { topo=$tmp/topo-ing.txt traced "$@"; }
 echo "# a pings v: requests SNAT'ed by nat, replies un-SNAT'ed"
 capture v echo && capture a reply &&
 	nx a ping -q -c 3 -i 0.3 10.2.0.2 >/dev/null; stop echo; stop reply
@@ -173,6 +179,8 @@ check "masquerade, ICMP echo: each request traced from r1 through nat (SNAT 100.
 	traced echo r1 r2 'SNAT 100\.64\.0\.1 id (\d+) <- 10\.9\.0\.5 id \1 \(window \d+\)'
 check "the reply direction: each echo reply traced from r2 through nat (DNAT 10.9.0.5 <- 100.64.0.1) to r1" \
 	traced reply r2 r1 'DNAT 10\.9\.0\.5 <- 100\.64\.0\.1 \(window \d+\)'
+check "nat by its ingress filter (hook ingress dev eth0): each request traced through nat (the same SNAT record) to r2, as by forward" \
+	traced_ing echo r1 r2 'SNAT 100\.64\.0\.1 id (\d+) <- 10\.9\.0\.5 id \1 \(window \d+\)'
 
 # 2. SNAT, UDP and TCP.
 capture v udp && for i in 1 2 3; do echo "hi $i"; done |
