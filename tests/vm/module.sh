@@ -6,7 +6,8 @@
 #   netns kb-m1: filter "a" (with keys)
 #   netns kb-m2: filter "x", then the netns is deleted
 #   "a" of both namespaces attached at OUTPUT on lo, ping -f flooding lo
-#   in both, some of their digests still queued (kmod/digest_queue.c)
+#   in both, some of their digests still queued (kmod/digest_queue.c);
+#   "i" of the init netns at the netdev ingress hook of lo
 #
 # rmmod with all of that present and the traffic flowing succeeds, frees everything (the module
 # WARNs on exit if any byte is still accounted, and scripts/vm fails the run
@@ -18,12 +19,14 @@ cd "$(dirname "$0")/../.."
 bc=userspace/bloomctl
 pingers=()
 trap 'kill "${pingers[@]}" 2>/dev/null; nft delete table ip kb-keep 2>/dev/null
+      nft delete table netdev kb-keep-i 2>/dev/null
       ip netns del kb-m1 2>/dev/null; ip netns del kb-m2 2>/dev/null' EXIT
 
 setup() {
 	ip netns add kb-m1 && ip netns add kb-m2 &&
 	$bc create a bloom bits 65536 hashes 4 && $bc add a k1 k2 k3 &&
 	$bc create b bloom capacity 1000 fpr 0.01 &&
+	$bc create i bloom bits 65536 hashes 4 &&
 	$bc -n kb-m1 create a bloom bits 4096 hashes 2 && $bc -n kb-m1 add a z &&
 	$bc -n kb-m2 create x bloom bits 4096 hashes 2
 }
@@ -31,7 +34,7 @@ check "filters created in three namespaces" setup
 
 others_intact() {
 	ip netns del kb-m2 &&
-	[ "$($bc list | wc -l)" -eq 2 ] && [ "$($bc -n kb-m1 list | wc -l)" -eq 1 ] &&
+	[ "$($bc list | wc -l)" -eq 3 ] && [ "$($bc -n kb-m1 list | wc -l)" -eq 1 ] &&
 	$bc -n kb-m1 test a z
 }
 check "deleting a namespace leaves the others' filters alone" others_intact
@@ -42,10 +45,14 @@ check "deleting a namespace leaves the others' filters alone" others_intact
 # rmmod's unregistering patches no kernel text (NF_HOOK's static key)
 # under the pings: an emulated guest (QEMU TCG, Debian's 6.12) running
 # the patched code on the other CPU took the patch's int3 as a fatal trap.
+# A netdev chain on lo's ingress does the same for the ingress hooks' key.
 traffic() {
 	nft add table ip kb-keep &&
 	nft add chain ip kb-keep out '{ type filter hook output priority 0; }' &&
+	nft add table netdev kb-keep-i &&
+	nft add chain netdev kb-keep-i in '{ type filter hook ingress device lo priority 0; }' &&
 	$bc attach a hook output dev lo digest spie &&
+	$bc attach i hook ingress dev lo digest spie &&
 	$bc -n kb-m1 attach a hook output dev lo digest spie &&
 	ip -n kb-m1 link set lo up || return 1
 	ping -q -f 127.0.0.1 >/dev/null 2>&1 &
@@ -53,11 +60,12 @@ traffic() {
 	ip netns exec kb-m1 ping -q -f 127.0.0.1 >/dev/null 2>&1 &
 	pingers+=($!)
 	sleep 1
-	# Both hooks are busy: each one has digested packets.
+	# The hooks are busy: each one has digested packets.
 	$bc -j show a | grep -q '"digested":[1-9]' &&
+	$bc -j show i | grep -q '"digested":[1-9]' &&
 	$bc -n kb-m1 -j show a | grep -q '"digested":[1-9]'
 }
-check "traffic flows through filters attached in two namespaces" traffic
+check "traffic flows through filters attached in two namespaces, and lo's ingress" traffic
 
 check "rmmod with filters present and traffic flowing succeeds" rmmod kbloom
 kill "${pingers[@]}" 2>/dev/null
