@@ -13,6 +13,7 @@
  * flight on other CPUs, which still read the attachment (and its queues).
  */
 #include <linux/if_ether.h>
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_bridge.h>
@@ -308,14 +309,22 @@ static unsigned int kb_hook_dev(void *priv, struct sk_buff *skb,
 				const struct nf_hook_state *state)
 {
 	struct kb_attach *att = priv;
+	__be16 proto = skb->protocol;
 	u32 family;
 
 	/* The bridge's forward hook: frames of every port, or its in port. */
 	if (att->ifindex && !att->dev &&
 	    (!state->in || state->in->ifindex != att->ifindex))
 		return NF_ACCEPT;
-
-	switch (skb->protocol) {
+	/*
+	 * A VLAN device's frame on a device without VLAN transmit offload
+	 * carries its tag in the frame: at egress (skb->data at the link
+	 * header, the network header still at the IP header) the type is
+	 * the one inside the tags.
+	 */
+	if (eth_type_vlan(proto) && att->hook == KBLOOM_HOOK_EGRESS)
+		proto = vlan_get_protocol(skb);
+	switch (proto) {
 	case htons(ETH_P_IP):
 		family = KBLOOM_FAMILY_IPV4;
 		break;

@@ -33,7 +33,7 @@ P=ft-
 # its PID before the namespaces go.
 mon=
 trap '[ -n "$mon" ] && kill $mon 2>/dev/null
-	kill $(jobs -p) 2>/dev/null; for n in a r v x ba b bv; do ip netns del $P$n 2>/dev/null; done; rm -rf "$tmp"' EXIT
+	kill $(jobs -p) 2>/dev/null; for n in a r v x ba b bv vl1 vl2; do ip netns del $P$n 2>/dev/null; done; rm -rf "$tmp"' EXIT
 dmesg_mark=$(dmesg | wc -l)
 rbc() { $bc -n ${P}r "$@"; }
 json() { "${py[@]}" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
@@ -379,6 +379,35 @@ bridged_not_ip() {
 	[[ $out == *" 0 present, "* ]]
 }
 check "prerouting of B (br_netfilter off) saw none of them: bridged frames are bridge-forward's" bridged_not_ip
+
+# A VLAN device that puts its tag in the frame itself (reorder_hdr off):
+# at the egress hook of the device below it the frame's type is 802.1Q,
+# the IP packet behind the tag.
+#
+#   netns ft-vl1: eth0.10 10.6.0.1 (vlan 10, reorder_hdr off) on eth0 ---- eth0 (vlan 10: 10.6.0.2) netns ft-vl2
+#                 filter vle: hook egress dev eth0                         tcpdump: the tagged frames
+vlan_egress() {
+	local n out
+	for n in vl1 vl2; do
+		ip netns add $P$n && ip -n $P$n link set lo up || return 1
+	done
+	veth vl1 eth0 vl2 eth0 || return 1
+	ip -n ${P}vl1 link add link eth0 name eth0.10 type vlan id 10 reorder_hdr off &&
+	ip -n ${P}vl2 link add link eth0 name eth0.10 type vlan id 10 &&
+	ip -n ${P}vl1 addr add 10.6.0.1/24 dev eth0.10 && ip -n ${P}vl1 link set eth0.10 up &&
+	ip -n ${P}vl2 addr add 10.6.0.2/24 dev eth0.10 && ip -n ${P}vl2 link set eth0.10 up || return 1
+	$bc -n ${P}vl1 create vle bloom capacity 1000 fpr 0.000001 &&
+		$bc -n ${P}vl1 attach vle hook egress dev eth0 digest spie || return 1
+	nx vl1 ping -q -c 1 -W 5 10.6.0.2 >/dev/null || return 1
+	capture vl2 vl vlan && nx vl1 ping -q -c 5 -i 0.2 10.6.0.2 >/dev/null
+	local rc=$?
+	stop vl
+	out=$($bc -n ${P}vl1 query vle pcap "$tmp/vl.pcap" | tail -n 1)
+	echo "vle: $out"
+	[ $rc = 0 ] && [[ $out =~ ^([0-9]+)\ packets:\ ([0-9]+)\ present,\ 0\ absent,\ 0\ not\ recorded,\ 0\ skipped$ ]] &&
+		((BASH_REMATCH[1] >= 5 && BASH_REMATCH[1] == BASH_REMATCH[2]))
+}
+check "egress of a VLAN's lower device, the tag in the frame (802.1Q type): every tagged packet captured is present" vlan_egress
 
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops|leak' && exit 1 || exit 0"
 finish
