@@ -49,7 +49,7 @@ VARIANTS = {
              "packet and returns",
              [("attach.c",
                "\tthis_cpu_inc(att->stats->seen);\n\n\tp = kb_skb_head(",
-               "\tthis_cpu_inc(att->stats->seen);\n\treturn NF_ACCEPT;\n"
+               "\tthis_cpu_inc(att->stats->seen);\n\treturn;\n"
                "\n\tp = kb_skb_head(")]),
 }
 
