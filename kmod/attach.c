@@ -570,7 +570,7 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 	}
 	if (args->hook == KBLOOM_HOOK_BRIDGE_FORWARD && !KB_HAVE_NF_BRIDGE) {
 		NL_SET_ERR_MSG(extack,
-			       "this kernel has no bridge netfilter hooks (CONFIG_BRIDGE)");
+			       "this kernel has no bridge netfilter hooks (CONFIG_NETFILTER_FAMILY_BRIDGE: nf_tables' bridge tables, ebtables or br_netfilter select it)");
 		return -EOPNOTSUPP;
 	}
 

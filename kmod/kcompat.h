@@ -124,7 +124,7 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
  */
 #define KB_HAVE_NF_INGRESS IS_ENABLED(CONFIG_NETFILTER_INGRESS)
 #define KB_HAVE_NF_EGRESS IS_ENABLED(CONFIG_NETFILTER_EGRESS)
-/* The bridge family's hooks exist when the bridge can be built. */
+/* The bridge family's hooks (nf_tables' bridge tables, ebtables, ...). */
 #define KB_HAVE_NF_BRIDGE IS_ENABLED(CONFIG_NETFILTER_FAMILY_BRIDGE)
 
 #endif /* KBLOOM_KCOMPAT_H */

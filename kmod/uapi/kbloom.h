@@ -660,8 +660,8 @@ enum kbloom_hook {
 	 * hooks): every frame a Linux bridge of the netns forwards from one
 	 * port to another, whatever br_netfilter says; IFNAME, when given,
 	 * the input port. Only IPv4 and IPv6 frames are digested, as at the
-	 * netdev hooks. A kernel without bridge netfilter support
-	 * (CONFIG_BRIDGE) refuses it, EOPNOTSUPP.
+	 * netdev hooks. A kernel without the bridge's netfilter family
+	 * (CONFIG_NETFILTER_FAMILY_BRIDGE) refuses it, EOPNOTSUPP.
 	 */
 	KBLOOM_HOOK_BRIDGE_FORWARD,
 	__KBLOOM_HOOK_MAX
