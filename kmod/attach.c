@@ -114,9 +114,12 @@ static const u8 *kb_skb_wire_csum(const struct sk_buff *skb, int off,
 	return buf;
 }
 
-/* The first header bytes of @skb from its network header; NULL: none. */
+/*
+ * The first header bytes of @skb from its network header; NULL: none.
+ * @csum: the digest covers a UDP checksum (spie): complete an offload's.
+ */
 static const u8 *kb_skb_head(const struct sk_buff *skb, u8 *buf, u32 *cap,
-			     u32 *len)
+			     u32 *len, bool csum)
 {
 	int off = skb_network_offset(skb);
 	const u8 *p;
@@ -126,7 +129,7 @@ static const u8 *kb_skb_head(const struct sk_buff *skb, u8 *buf, u32 *cap,
 	*len = skb->len - off;
 	*cap = min_t(u32, *len, KB_DIGEST_SPAN);
 	p = skb_header_pointer(skb, off, *cap, buf);
-	if (p && skb->ip_summed == CHECKSUM_PARTIAL && !skb_is_gso(skb))
+	if (p && csum && skb->ip_summed == CHECKSUM_PARTIAL && !skb_is_gso(skb))
 		p = kb_skb_wire_csum(skb, off, p, buf, *cap);
 	return p;
 }
@@ -137,7 +140,7 @@ u32 kb_digest_skb(const struct sk_buff *skb, u32 mode, struct kb_digest *out)
 	const u8 *p;
 	u32 cap, len;
 
-	p = kb_skb_head(skb, buf, &cap, &len);
+	p = kb_skb_head(skb, buf, &cap, &len, mode == KBLOOM_DIGEST_SPIE);
 	return p ? kb_digest(p, cap, mode, out) : KBLOOM_SKIP_SHORT;
 }
 
@@ -204,6 +207,7 @@ static u32 kb_record_udp_gso(struct kb_attach *att, const struct sk_buff *skb,
 	const struct skb_shared_info *si = skb_shinfo(skb);
 	u32 i, n, l4 = 0, why, seglen;
 	struct kb_digest d;
+	u16 csum = 0;
 
 	if (si->gso_type & SKB_GSO_FRAGLIST)
 		return KBLOOM_SKIP_GSO;
@@ -213,10 +217,11 @@ static u32 kb_record_udp_gso(struct kb_attach *att, const struct sk_buff *skb,
 	for (i = 0; i < n; i++) {
 		seglen = min_t(u32, si->gso_size,
 			       len - l4 - 8 - i * si->gso_size);
+		/* Only spie's digest holds it: no sum over the payload else. */
+		if (att->digest == KBLOOM_DIGEST_SPIE)
+			csum = kb_udp_seg_csum(skb, p, l4, i, seglen);
 		why = kb_digest_udp_segment(p, cap, len, att->digest,
-					    si->gso_size, i,
-					    kb_udp_seg_csum(skb, p, l4, i, seglen),
-					    &d);
+					    si->gso_size, i, csum, &d);
 		if (why)
 			return why;
 		kb_record(att, &d);
@@ -263,7 +268,8 @@ static __always_inline void kb_hook_packet(struct kb_attach *att,
 
 	this_cpu_inc(att->stats->seen);
 
-	p = kb_skb_head(skb, buf, &cap, &len);
+	p = kb_skb_head(skb, buf, &cap, &len,
+			att->digest == KBLOOM_DIGEST_SPIE);
 	if (!p) {
 		why = KBLOOM_SKIP_SHORT;
 	} else if (skb_is_gso(skb)) {
