@@ -5,15 +5,12 @@
  * entry: name, function and help texts).
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "progress.h"
 #include "util.h"
-
-struct global_opts opts;
 
 /*
  * The commands, in the order of bloomctl --help: each one's entry (name,
@@ -203,7 +200,7 @@ static const struct kb_command *match_command(const char *word, bool *ambiguous)
 	return found;
 }
 
-const char *command_full_name(const char *word)
+static const char *command_full_name(const char *word)
 {
 	const struct kb_command *c = match_command(word, NULL);
 
@@ -240,54 +237,6 @@ static const struct kb_command *find_command(const char *word)
 	return NULL;
 }
 
-void usage_errorf(const char *cmd, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	errorf("%s: %s (see 'bloomctl %s --help')", cmd, msg, cmd);
-}
-
-void unexpected_argument(const char *cmd, const char *arg)
-{
-	static const char *const globals[] = { "-j", "--json", "-n", "--netns",
-					       "-e", "--exist" };
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(globals); i++) {
-		if (!strncmp(arg, globals[i], strlen(globals[i]))) {
-			usage_errorf(cmd, "unexpected argument '%s': global options go before the command",
-				     quote(arg));
-			return;
-		}
-	}
-	usage_errorf(cmd, "unexpected argument '%s'", quote(arg));
-}
-
-int open_netlink(struct kb_nl *nl)
-{
-	return kb_nl_open(nl, opts.netns);
-}
-
-int filter_cmd_open(int argc, char **argv, bool all, struct kb_nl *nl)
-{
-	if (argc < 2) {
-		usage_errorf(argv[0], all ? "missing filter NAME (or 'all')" :
-			     "missing filter NAME");
-		return -1;
-	}
-	if (argc > 2) {
-		unexpected_argument(argv[0], argv[2]);
-		return -1;
-	}
-	if (!(all && !strcmp(argv[1], "all")) && !check_name(argv[1]))
-		return -1;
-	return open_netlink(nl) ? -1 : 0;
-}
-
 static int help_command(int argc, char **argv)
 {
 	const struct kb_command *c;
@@ -312,7 +261,7 @@ static int help_command(int argc, char **argv)
 	return EXIT_OK;
 }
 
-int run_command(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	const struct kb_command *c;
 
@@ -425,6 +374,8 @@ int main(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	progress_allow(!opts.quiet && !opts.json);
+	cli_dispatch.run = run_command;
+	cli_dispatch.full_name = command_full_name;
 	ret = run_command(argc, argv);
 	if (fflush(stdout) || ferror(stdout)) {
 		errorf("unable to write the output: %m");

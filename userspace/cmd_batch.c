@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * batch [-k] [FILE|-]: the commands of FILE, one a line, each run through
- * the command table as if given on the command line (run_command), with
+ * the command table as if given on the command line (cli_dispatch), with
  * the global options of this run. Errors printed while a line runs start
  * with "FILE:LINE: " (errorf_context). Without -k the first failing line
  * ends the batch; with -k every line runs and the failed ones are listed
@@ -119,6 +119,7 @@ static int run_line(struct batch *b, const char *line, size_t len, char *buf,
 		    char **argv)
 {
 	unsigned long errors = errorf_count;
+	const char *name;
 	char why[128];
 	int argc, r;
 
@@ -136,8 +137,8 @@ static int run_line(struct batch *b, const char *line, size_t len, char *buf,
 		errorf("invalid line '%s': %s", quote_mem(line, len), why);
 		return EXIT_ERROR;
 	}
-	if (command_full_name(argv[0]) &&
-	    !strcmp(command_full_name(argv[0]), "batch")) {
+	name = cli_dispatch.full_name(argv[0]);
+	if (name && !strcmp(name, "batch")) {
 		errorf("a batch may not run 'batch'");
 		return EXIT_ERROR;
 	}
@@ -146,7 +147,7 @@ static int run_line(struct batch *b, const char *line, size_t len, char *buf,
 		       quote(argv[0]));
 		return EXIT_ERROR;
 	}
-	r = run_command(argc, argv);
+	r = cli_dispatch.run(argc, argv);
 	if (fflush(stdout) || ferror(stdout)) {
 		errorf("unable to write the output: %m");
 		return EXIT_ERROR;

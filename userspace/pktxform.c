@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include "inetcsum.h"
 #include "pktxform.h"
 
 #define IP_MF		0x2000
@@ -33,13 +34,6 @@ static void put16(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)v;
 }
 
-static uint32_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s;
-}
-
 /* The ~m + m' terms of RFC 1624 for @n bytes (even) going from @old to @new. */
 static uint32_t delta(uint32_t sum, const void *old, const void *new, size_t n)
 {
@@ -47,28 +41,24 @@ static uint32_t delta(uint32_t sum, const void *old, const void *new, size_t n)
 	size_t k;
 
 	for (k = 0; k + 1 < n; k += 2)
-		sum = fold(sum + (~get16(o + k) & 0xffff) + get16(w + k));
+		sum = kb_csum_fold(sum + (~get16(o + k) & 0xffff) +
+				   get16(w + k));
 	return sum;
 }
 
 /* HC' = ~(~HC + delta) into the checksum at @ck; returns HC'. */
 static uint32_t csum_apply(uint8_t *ck, uint32_t d)
 {
-	uint32_t hc = ~fold((~get16(ck) & 0xffff) + d) & 0xffff;
+	uint32_t hc = ~kb_csum_fold((~get16(ck) & 0xffff) + d) & 0xffff;
 
 	put16(ck, hc);
 	return hc;
 }
 
-/* The ones'-complement checksum of @n bytes (even), from scratch. */
+/* The ones'-complement checksum of @n bytes, from scratch. */
 static uint32_t csum(const uint8_t *p, size_t n)
 {
-	uint32_t s = 0;
-	size_t k;
-
-	for (k = 0; k + 1 < n; k += 2)
-		s = fold(s + get16(p + k));
-	return ~s & 0xffff;
+	return ~kb_csum_fold(kb_csum_add(p, n, 0)) & 0xffff;
 }
 
 /* An IPv4 header: its length, and the bytes of the packet that are packet. */
@@ -214,11 +204,20 @@ int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
 	return 0;
 }
 
-/* Fragments of one datagram: same source, destination, ID and protocol. */
+void pkt_datagram_key(const uint8_t *pkt, uint8_t key[PKT_DATAGRAM_KEY])
+{
+	memcpy(key, pkt + 12, 8);
+	memcpy(key + 8, pkt + 4, 2);
+	key[10] = pkt[9];
+}
+
 static int same_datagram(const uint8_t *a, const uint8_t *b)
 {
-	return !memcmp(a + 12, b + 12, 8) && !memcmp(a + 4, b + 4, 2) &&
-	       a[9] == b[9];
+	uint8_t ka[PKT_DATAGRAM_KEY], kb[PKT_DATAGRAM_KEY];
+
+	pkt_datagram_key(a, ka);
+	pkt_datagram_key(b, kb);
+	return !memcmp(ka, kb, sizeof(ka));
 }
 
 int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len)

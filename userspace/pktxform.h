@@ -97,6 +97,14 @@ int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,
 			   const struct kbloom_xlate *rec, uint8_t *out);
 
 /*
+ * What names the IPv4 datagram @pkt (at least 20 bytes) is a fragment
+ * of (RFC 791): source, destination, identification and protocol, in
+ * @key. Fragments of one datagram have equal keys.
+ */
+#define PKT_DATAGRAM_KEY 11
+void pkt_datagram_key(const uint8_t *pkt, uint8_t key[PKT_DATAGRAM_KEY]);
+
+/*
  * Whether @pkt (@len bytes) is a later IPv4 fragment (well-formed, offset
  * not 0), and so is looked up through its datagram's head.
  */

@@ -22,10 +22,8 @@ struct archive_state {
 	uint64_t *fill;
 };
 
-void trace_archive_free(void *state)
+static void archive_free(struct archive_state *s)
 {
-	struct archive_state *s = state;
-
 	if (!s)
 		return;
 	kb_archive_close(s->a);
@@ -64,28 +62,28 @@ static int setup(void **state, const struct kb_topo_router *r, char *err,
 	if (s->a->type == KBLOOM_TYPE_MULTI) {
 		snprintf(err, errlen, "router %s (archive %s): filter '%s' is a multi filter: trace needs single-key digests (spie)",
 			 r->name, r->dir, r->filter);
-		trace_archive_free(s);
+		archive_free(s);
 		return -1;
 	}
 	/* Its records are not digests: asked as a filter it would say absent. */
 	if (s->a->type == KBLOOM_TYPE_TRANSFORMS) {
 		snprintf(err, errlen, "router %s (archive %s): filter '%s' is a transforms table: name it with 'transforms %s' and give the router its digest table as 'filter'",
 			 r->name, r->dir, r->filter, r->filter);
-		trace_archive_free(s);
+		archive_free(s);
 		return -1;
 	}
 	s->mode = s->a->w[0].digest ? s->a->w[0].digest : KBLOOM_DIGEST_SPIE;
 	if (s->mode > KBLOOM_DIGEST_MAX || s->mode == KBLOOM_DIGEST_MULTI) {
 		snprintf(err, errlen, "router %s (archive %s): windows recorded with digest mode %s, which trace cannot ask",
 			 r->name, r->dir, kb_digest_str(s->mode));
-		trace_archive_free(s);
+		archive_free(s);
 		return -1;
 	}
 	s->fpr = calloc(s->a->n, sizeof(*s->fpr));
 	s->fill = calloc(s->a->n, sizeof(*s->fill));
 	if (!s->fpr || !s->fill) {
 		snprintf(err, errlen, "out of memory");
-		trace_archive_free(s);
+		archive_free(s);
 		return -1;
 	}
 	for (j = 0; j < s->a->n; j++) {
@@ -101,10 +99,12 @@ static int setup(void **state, const struct kb_topo_router *r, char *err,
 	return 0;
 }
 
-int trace_archive_ask(void **state, const struct kb_topo_router *r,
-		      const struct tb_item *items, size_t n,
-		      struct tb_answer *a, char *err, size_t errlen)
+static int archive_ask(struct trace_backends *b, size_t ri,
+		       const struct tb_item *items, size_t n,
+		       struct tb_answer *a, char *err, size_t errlen)
 {
+	const struct kb_topo_router *r = &b->t->r[ri];
+	void **state = &b->state[ri];
 	struct archive_state *s;
 	struct kb_digest d;
 	size_t i, j;
@@ -134,3 +134,36 @@ int trace_archive_ask(void **state, const struct kb_topo_router *r,
 	}
 	return 0;
 }
+
+/* The transforms table of the archive's directory (its own file set). */
+static int archive_xlate(struct trace_backends *b, size_t ri,
+			 struct kb_archive **out, char *err, size_t errlen)
+{
+	const struct kb_topo_router *r = &b->t->r[ri];
+	char why[1024];
+
+	if (kb_archive_open(r->dir, r->transforms, out, why, sizeof(why))) {
+		snprintf(err, errlen, "router %s (archive %s): transforms table '%s': %s",
+			 r->name, r->dir, r->transforms, why);
+		return -1;
+	}
+	if ((*out)->type != KBLOOM_TYPE_TRANSFORMS) {
+		snprintf(err, errlen, "router %s (archive %s): '%s' holds no transforms table",
+			 r->name, r->dir, r->transforms);
+		kb_archive_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void archive_close(struct trace_backends *b, size_t r)
+{
+	archive_free(b->state[r]);
+}
+
+const struct trace_backend_ops trace_archive_ops = {
+	.ask = archive_ask,
+	.xlate = archive_xlate,
+	.close = archive_close,
+};

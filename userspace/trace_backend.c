@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cardinality.h"
 #include "pktfmt.h"
 #include "pktxform.h"
 #include "trace_backend.h"
@@ -20,48 +19,6 @@
 
 /* Records one item may have in the windows of its range, at most. */
 #define XLATE_HITS_MAX	16
-
-double trace_window_fpr(const struct kb_shape *p, uint64_t fill)
-{
-	double f = card_fpr_now(p, fill);
-
-	if (!(f >= 0))		/* NaN */
-		return 1;
-	return f > 1 ? 1 : f;
-}
-
-void trace_bypass_join(struct tb_answer *a, const char *name)
-{
-	size_t len = strlen(a->bypass);
-
-	snprintf(a->bypass + len, sizeof(a->bypass) - len, "%s%s",
-		 len ? ", " : "", name);
-}
-
-void trace_bypass_bits(struct tb_answer *a, uint32_t bits)
-{
-	uint32_t i;
-
-	for (i = 0; i < 32; i++)
-		if (bits & (1u << i))
-			trace_bypass_join(a, kb_bypass_str(i));
-}
-
-int trace_answer_alloc(struct tb_answer *a, uint32_t nwin, size_t n)
-{
-	a->nwin = nwin;
-	a->row = (nwin + 7) / 8;
-	a->win = calloc(nwin ? nwin : 1, sizeof(*a->win));
-	a->hits = calloc(n * a->row + 1, 1);
-	if (!a->win || !a->hits) {
-		free(a->win);
-		free(a->hits);
-		a->win = NULL;
-		a->hits = NULL;
-		return -1;
-	}
-	return 0;
-}
 
 /*
  * A private directory for the control sockets: under $TMPDIR when its
@@ -108,16 +65,12 @@ int trace_backends_init(struct trace_backends *b, const struct kb_topo *t,
 	return 0;
 }
 
-/* Ends the masters and removes the directory (and what is left in it). */
+/* Removes the ssh control directory (and what is left in it). */
 static void remove_ctl_dir(struct trace_backends *b)
 {
 	struct dirent *e;
-	size_t i;
 	DIR *d;
 
-	for (i = 0; i < b->t->n; i++)
-		if (b->t->r[i].kind == KB_TOPO_SSH && b->ssh_calls[i])
-			trace_ssh_close(&b->t->r[i], b->ctl_dir);
 	d = opendir(b->ctl_dir);
 	if (d) {
 		while ((e = readdir(d)))
@@ -131,23 +84,38 @@ static void remove_ctl_dir(struct trace_backends *b)
 	free(b->ctl_dir);
 }
 
+/* The backend of each kind of router; none for KB_TOPO_NONE. */
+static const struct trace_backend_ops *backend_of(const struct kb_topo_router *rt)
+{
+	switch (rt->kind) {
+	case KB_TOPO_NETNS:
+		return &trace_netns_ops;
+	case KB_TOPO_ARCHIVE:
+		return &trace_archive_ops;
+	case KB_TOPO_SSH:
+		return &trace_ssh_ops;
+	case KB_TOPO_NONE:
+		break;
+	}
+	return NULL;
+}
+
 void trace_backends_free(struct trace_backends *b)
 {
+	const struct trace_backend_ops *ops;
 	size_t i;
 
 	if (!b->state)
 		return;
-	if (b->ctl_dir)
-		remove_ctl_dir(b);
+	/* first: the ssh masters end before their directory goes */
 	for (i = 0; i < b->t->n; i++) {
 		kb_archive_close(b->xlate[i]);
-		if (!b->state[i])
-			continue;
-		if (b->t->r[i].kind == KB_TOPO_NETNS)
-			trace_netns_free(b->state[i]);
-		else if (b->t->r[i].kind == KB_TOPO_ARCHIVE)
-			trace_archive_free(b->state[i]);
+		ops = backend_of(&b->t->r[i]);
+		if (ops && ops->close)
+			ops->close(b, i);
 	}
+	if (b->ctl_dir)
+		remove_ctl_dir(b);
 	free(b->state);
 	free(b->ssh_calls);
 	free(b->xlate);
@@ -160,23 +128,14 @@ static int ask_kind(struct trace_backends *b, size_t r,
 		    char *err, size_t errlen)
 {
 	const struct kb_topo_router *rt = &b->t->r[r];
+	const struct trace_backend_ops *ops = backend_of(rt);
 
-	switch (rt->kind) {
-	case KB_TOPO_NETNS:
-		return trace_netns_ask(&b->state[r], rt, b->default_netns,
-				       items, n, a, err, errlen);
-	case KB_TOPO_ARCHIVE:
-		return trace_archive_ask(&b->state[r], rt, items, n, a, err,
-					 errlen);
-	case KB_TOPO_SSH:
-		b->ssh_calls[r]++;
-		return trace_ssh_ask(rt, b->ctl_dir, b->timeout_ms, items, n, a,
-				     err, errlen);
-	case KB_TOPO_NONE:
+	if (ops)
+		return ops->ask(b, r, items, n, a, err, errlen);
+	if (rt->kind == KB_TOPO_NONE)
 		snprintf(err, errlen, "router %s records nothing", rt->name);
-		return -1;
-	}
-	snprintf(err, errlen, "router %s: unknown kind", rt->name);
+	else
+		snprintf(err, errlen, "router %s: unknown kind", rt->name);
 	return -1;
 }
 
@@ -185,32 +144,15 @@ static int load_xlate(struct trace_backends *b, size_t r, char *err,
 		      size_t errlen)
 {
 	const struct kb_topo_router *rt = &b->t->r[r];
-	char why[1024];
+	const struct trace_backend_ops *ops = backend_of(rt);
 
 	if (b->xlate[r])
 		return 0;
-	if (rt->kind == KB_TOPO_NETNS)
-		return trace_netns_xlate(&b->state[r], rt, b->default_netns,
-					 &b->xlate[r], err, errlen);
-	if (rt->kind == KB_TOPO_SSH) {
-		b->ssh_calls[r] += 2;	/* show, then the saves */
-		return trace_ssh_xlate(rt, b->ctl_dir, b->timeout_ms,
-				       &b->xlate[r], err, errlen);
-	}
-	if (kb_archive_open(rt->dir, rt->transforms, &b->xlate[r], why,
-			    sizeof(why))) {
-		snprintf(err, errlen, "router %s (archive %s): transforms table '%s': %s",
-			 rt->name, rt->dir, rt->transforms, why);
+	if (!ops) {
+		snprintf(err, errlen, "router %s records nothing", rt->name);
 		return -1;
 	}
-	if (b->xlate[r]->type != KBLOOM_TYPE_TRANSFORMS) {
-		snprintf(err, errlen, "router %s (archive %s): '%s' holds no transforms table",
-			 rt->name, rt->dir, rt->transforms);
-		kb_archive_close(b->xlate[r]);
-		b->xlate[r] = NULL;
-		return -1;
-	}
-	return 0;
+	return ops->xlate(b, r, &b->xlate[r], err, errlen);
 }
 
 /* Adds the form @buf of item @row (taken over), unless it is there. */
@@ -249,15 +191,13 @@ static int add_xform(struct tb_answer *a, uint32_t *cap, size_t row,
 
 /* An item's datagram: source, destination, IP ID and protocol. */
 struct dgram {
-	uint8_t key[11];
+	uint8_t key[PKT_DATAGRAM_KEY];
 	size_t item;
 };
 
 static void dgram_of(const struct tb_item *it, size_t k, struct dgram *d)
 {
-	memcpy(d->key, it->pkt + 12, 8);
-	memcpy(d->key + 8, it->pkt + 4, 2);
-	d->key[10] = it->pkt[9];
+	pkt_datagram_key(it->pkt, d->key);
 	d->item = k;
 }
 

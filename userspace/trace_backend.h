@@ -19,13 +19,11 @@
  *
  * The walk may ask several routers at once (threads): every router's
  * state is its own, and nothing here is shared between routers but the
- * read-only topology.
+ * read-only topology. Multi filters are refused.
  *
- * Every window's false positive rate comes from its fill as 'bloomctl
- * show' computes "fpr now" (cardinality.h, card_fpr_now): (X/m)^k for
- * bloom, counting and stable; the same upper bound for partitioned; the
- * block occupancy model at the fill's key estimate for blocked; d c X /
- * (m 2^f) for dleft. Multi filters are refused.
+ * The dispatch here calls down to the backends through their ops
+ * (trace_backend_ops); the backends call only what is below them
+ * (trace_answer.h for the parts of an answer they share), never up.
  */
 #ifndef BLOOMCTL_TRACE_BACKEND_H
 #define BLOOMCTL_TRACE_BACKEND_H
@@ -35,6 +33,7 @@
 
 #include "sizing.h"
 #include "topology.h"
+#include "trace_answer.h"
 #include "traceback.h"
 
 /* The state of every router of a topology. */
@@ -62,40 +61,29 @@ int trace_backends_ask(void *ctx, size_t r, const struct tb_item *items,
 		       size_t n, struct tb_answer *a, char *err,
 		       size_t errlen);
 
-/* The backends (state: *@state, NULL at first). */
-int trace_netns_ask(void **state, const struct kb_topo_router *r,
-		    const char *default_netns, const struct tb_item *items,
-		    size_t n, struct tb_answer *a, char *err, size_t errlen);
-void trace_netns_free(void *state);
-/* Router @r's transforms table over its socket (xlate_read.h). */
 struct kb_archive;
-int trace_netns_xlate(void **state, const struct kb_topo_router *r,
-		      const char *default_netns, struct kb_archive **out,
-		      char *err, size_t errlen);
-int trace_archive_ask(void **state, const struct kb_topo_router *r,
-		      const struct tb_item *items, size_t n,
-		      struct tb_answer *a, char *err, size_t errlen);
-void trace_archive_free(void *state);
-int trace_ssh_ask(const struct kb_topo_router *r, const char *ctl_dir,
-		  uint64_t timeout_ms, const struct tb_item *items, size_t n,
-		  struct tb_answer *a, char *err, size_t errlen);
-/*
- * Router @r's transforms table over ssh: 'show -j' for its windows, then
- * each window's 'save TABLE -' in one call, loaded as an archive.
- */
-int trace_ssh_xlate(const struct kb_topo_router *r, const char *ctl_dir,
-		    uint64_t timeout_ms, struct kb_archive **out, char *err,
-		    size_t errlen);
-/* Ends router @r's master connection in @ctl_dir, if there is one. */
-void trace_ssh_close(const struct kb_topo_router *r, const char *ctl_dir);
 
-/* Shared by the backends. */
-/* A window's rate from its fill (see above). */
-double trace_window_fpr(const struct kb_shape *p, uint64_t fill);
-/* a->bypass from the attachment's KBLOOM_BYPASS_* @bits, or one @name. */
-void trace_bypass_bits(struct tb_answer *a, uint32_t bits);
-void trace_bypass_join(struct tb_answer *a, const char *name);
-/* Allocates a->win (nwin) and a->hits (n rows), zeroed. 0 or -1. */
-int trace_answer_alloc(struct tb_answer *a, uint32_t nwin, size_t n);
+/*
+ * One kind of router (enum kb_topo_kind). Each is given the whole state
+ * and the router's index @r: b->state[r] is the backend's own (NULL at
+ * first), b->t->r[r] the router.
+ *   ask    asks the router's digest table about @items (tb_backend's ask)
+ *   xlate  the router's transforms table, loaded as an archive
+ *          (xlate_read.h)
+ *   close  ends what the backend holds for the router (before the ssh
+ *          control directory is removed); NULL when nothing
+ */
+struct trace_backend_ops {
+	int (*ask)(struct trace_backends *b, size_t r,
+		   const struct tb_item *items, size_t n, struct tb_answer *a,
+		   char *err, size_t errlen);
+	int (*xlate)(struct trace_backends *b, size_t r,
+		     struct kb_archive **out, char *err, size_t errlen);
+	void (*close)(struct trace_backends *b, size_t r);
+};
+
+extern const struct trace_backend_ops trace_netns_ops;	/* trace_netns.c */
+extern const struct trace_backend_ops trace_archive_ops; /* trace_archive.c */
+extern const struct trace_backend_ops trace_ssh_ops;	/* trace_ssh.c */
 
 #endif

@@ -34,10 +34,8 @@ struct netns_state {
 	char what[160];		/* "router r2 (netns r2)" */
 };
 
-void trace_netns_free(void *state)
+static void netns_free(struct netns_state *s)
 {
-	struct netns_state *s = state;
-
 	if (!s)
 		return;
 	kb_nl_close(&s->nl);
@@ -117,13 +115,13 @@ static int setup(void **state, const struct kb_topo_router *r,
 		kb_nl_strerror(&s->nl, why, sizeof(why));
 		snprintf(err, errlen, "%s: unable to read filter '%s': %s",
 			 s->what, r->filter, why);
-		trace_netns_free(s);
+		netns_free(s);
 		return -1;
 	}
 	if (d->p.type == KBLOOM_TYPE_MULTI) {
 		snprintf(err, errlen, "%s: filter '%s' is a multi filter: trace needs single-key digests (spie)",
 			 s->what, r->filter);
-		trace_netns_free(s);
+		netns_free(s);
 		return -1;
 	}
 	s->mode = KBLOOM_DIGEST_SPIE;
@@ -133,7 +131,7 @@ static int setup(void **state, const struct kb_topo_router *r,
 		    s->mode == KBLOOM_DIGEST_MULTI) {
 			snprintf(err, errlen, "%s: filter '%s' is attached with digest mode %s, which trace cannot ask",
 				 s->what, r->filter, kb_digest_str(s->mode));
-			trace_netns_free(s);
+			netns_free(s);
 			return -1;
 		}
 	}
@@ -141,10 +139,12 @@ static int setup(void **state, const struct kb_topo_router *r,
 	return 0;
 }
 
-int trace_netns_ask(void **state, const struct kb_topo_router *r,
-		    const char *default_netns, const struct tb_item *items,
-		    size_t n, struct tb_answer *a, char *err, size_t errlen)
+static int netns_ask(struct trace_backends *b, size_t ri,
+		     const struct tb_item *items, size_t n,
+		     struct tb_answer *a, char *err, size_t errlen)
 {
+	const struct kb_topo_router *r = &b->t->r[ri];
+	void **state = &b->state[ri];
 	char label[KB_DIGEST_STR_MAX], verb[200];
 	struct kb_query_client q;
 	struct netns_state *s;
@@ -154,7 +154,7 @@ int trace_netns_ask(void **state, const struct kb_topo_router *r,
 	size_t i, j;
 	int ret = -1;
 
-	if (!*state && setup(state, r, default_netns, err, errlen))
+	if (!*state && setup(state, r, b->default_netns, err, errlen))
 		return -1;
 	s = *state;
 	snprintf(verb, sizeof(verb), "ask %s about", s->what);
@@ -208,14 +208,15 @@ out:
 	return ret;
 }
 
-int trace_netns_xlate(void **state, const struct kb_topo_router *r,
-		      const char *default_netns, struct kb_archive **out,
-		      char *err, size_t errlen)
+static int netns_xlate(struct trace_backends *b, size_t ri,
+		       struct kb_archive **out, char *err, size_t errlen)
 {
+	const struct kb_topo_router *r = &b->t->r[ri];
+	void **state = &b->state[ri];
 	struct netns_state *s;
 	char why[1024];
 
-	if (!*state && setup(state, r, default_netns, err, errlen))
+	if (!*state && setup(state, r, b->default_netns, err, errlen))
 		return -1;
 	s = *state;
 	if (kb_xlate_load(&s->nl, r->transforms, out, why, sizeof(why))) {
@@ -224,3 +225,14 @@ int trace_netns_xlate(void **state, const struct kb_topo_router *r,
 	}
 	return 0;
 }
+
+static void netns_close(struct trace_backends *b, size_t r)
+{
+	netns_free(b->state[r]);
+}
+
+const struct trace_backend_ops trace_netns_ops = {
+	.ask = netns_ask,
+	.xlate = netns_xlate,
+	.close = netns_close,
+};

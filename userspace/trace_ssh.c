@@ -518,7 +518,9 @@ static int ssh_argv(const struct kb_topo_router *r, const char *ctl_dir,
 	return argc;
 }
 
-void trace_ssh_close(const struct kb_topo_router *r, const char *ctl_dir)
+/* Ends router @r's master connection in @ctl_dir, if there is one. */
+static void ssh_close_master(const struct kb_topo_router *r,
+			     const char *ctl_dir)
 {
 	struct buf out = { 0 }, errout = { 0 };
 	struct ssh_opts o;
@@ -584,9 +586,9 @@ static int ssh_call(const struct kb_topo_router *r, const char *ctl_dir,
 	return ret;
 }
 
-int trace_ssh_ask(const struct kb_topo_router *r, const char *ctl_dir,
-		  uint64_t timeout_ms, const struct tb_item *items, size_t n,
-		  struct tb_answer *a, char *err, size_t errlen)
+static int ssh_ask(const struct kb_topo_router *r, const char *ctl_dir,
+		   uint64_t timeout_ms, const struct tb_item *items, size_t n,
+		   struct tb_answer *a, char *err, size_t errlen)
 {
 	struct buf cmd = { 0 }, out = { 0 };
 	struct tj *show = NULL, *query = NULL;
@@ -701,9 +703,13 @@ static int split_saves(const struct buf *b, const char *dir,
 	return 0;
 }
 
-int trace_ssh_xlate(const struct kb_topo_router *r, const char *ctl_dir,
-		    uint64_t timeout_ms, struct kb_archive **xout, char *err,
-		    size_t errlen)
+/*
+ * Router @r's transforms table over ssh: 'show -j' for its windows, then
+ * each window's 'save TABLE -' in one call, loaded as an archive.
+ */
+static int ssh_xlate(const struct kb_topo_router *r, const char *ctl_dir,
+		     uint64_t timeout_ms, struct kb_archive **xout, char *err,
+		     size_t errlen)
 {
 	struct buf cmd = { 0 }, out = { 0 };
 	char jerr[160] = "", awhy[1024], *dir = NULL, **paths = NULL;
@@ -796,3 +802,32 @@ out:
 	free(out.p);
 	return ret;
 }
+
+static int ssh_backend_ask(struct trace_backends *b, size_t r,
+			   const struct tb_item *items, size_t n,
+			   struct tb_answer *a, char *err, size_t errlen)
+{
+	b->ssh_calls[r]++;
+	return ssh_ask(&b->t->r[r], b->ctl_dir, b->timeout_ms, items, n, a,
+		       err, errlen);
+}
+
+static int ssh_backend_xlate(struct trace_backends *b, size_t r,
+			     struct kb_archive **out, char *err, size_t errlen)
+{
+	b->ssh_calls[r] += 2;	/* show, then the saves */
+	return ssh_xlate(&b->t->r[r], b->ctl_dir, b->timeout_ms, out, err,
+			 errlen);
+}
+
+static void ssh_backend_close(struct trace_backends *b, size_t r)
+{
+	if (b->ctl_dir && b->ssh_calls[r])
+		ssh_close_master(&b->t->r[r], b->ctl_dir);
+}
+
+const struct trace_backend_ops trace_ssh_ops = {
+	.ask = ssh_backend_ask,
+	.xlate = ssh_backend_xlate,
+	.close = ssh_backend_close,
+};

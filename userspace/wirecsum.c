@@ -2,6 +2,7 @@
 /* A capture's UDP checksum completed as the wire carries it (wirecsum.h). */
 #include <stddef.h>
 
+#include "inetcsum.h"
 #include "wirecsum.h"
 
 #define IPPROTO_UDP_ 17
@@ -9,25 +10,6 @@
 static uint32_t be16_at(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 8 | p[1];
-}
-
-/* RFC 1071's one's complement sum of @n bytes, 16-bit words big-endian. */
-static uint32_t sum16(const uint8_t *p, uint32_t n, uint32_t sum)
-{
-	uint32_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += be16_at(p + i);
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
-}
-
-static uint16_t fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
 }
 
 bool kb_wire_udp_csum(const uint8_t *pkt, uint32_t caplen, uint32_t *at,
@@ -50,7 +32,7 @@ bool kb_wire_udp_csum(const uint8_t *pkt, uint32_t caplen, uint32_t *at,
 		/* Zero: no checksum (IPv4 only). */
 		if (!be16_at(pkt + hl + 6))
 			return false;
-		pseudo = sum16(pkt + 12, 8, IPPROTO_UDP_ + ulen);
+		pseudo = kb_csum_add(pkt + 12, 8, IPPROTO_UDP_ + ulen);
 	} else if (pkt[0] >> 4 == 6) {
 		hl = 40;
 		if (caplen < hl + 8 || pkt[6] != IPPROTO_UDP_)
@@ -58,7 +40,7 @@ bool kb_wire_udp_csum(const uint8_t *pkt, uint32_t caplen, uint32_t *at,
 		ulen = be16_at(pkt + 4);
 		if (ulen < 8 || hl + ulen > caplen)
 			return false;
-		pseudo = sum16(pkt + 8, 32, IPPROTO_UDP_ + ulen);
+		pseudo = kb_csum_add(pkt + 8, 32, IPPROTO_UDP_ + ulen);
 	} else {
 		return false;
 	}
@@ -66,10 +48,10 @@ bool kb_wire_udp_csum(const uint8_t *pkt, uint32_t caplen, uint32_t *at,
 	if (be16_at(udp + 4) != ulen)
 		return false;
 	stored = be16_at(udp + 6);
-	seed = fold(pseudo);
+	seed = kb_csum_fold(pseudo);
 	/* Everything but the checksum field, then the pseudo-header. */
-	sum = sum16(udp, 6, sum16(udp + 8, ulen - 8, pseudo));
-	real = (uint16_t)~fold(sum);
+	sum = kb_csum_add(udp, 6, kb_csum_add(udp + 8, ulen - 8, pseudo));
+	real = (uint16_t)~kb_csum_fold(sum);
 	if (!real)
 		real = 0xffff;
 	if (stored != seed || stored == real)
