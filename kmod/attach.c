@@ -358,14 +358,16 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 	struct kb_attach *att = priv;
 	struct kbloom_xlate rec;
 	struct kb_window *w;
+	__be32 key = 0;
 	u32 why;
 
 	if (att->ifindex && (!dev || dev->ifindex != att->ifindex))
 		return NF_ACCEPT;
 	this_cpu_inc(att->stats->seen);
-	why = post ? kb_xlate_of_skb(skb, &rec) : kb_xlate_of_tunnel(skb, &rec);
+	why = post ? kb_xlate_of_skb(skb, &rec) :
+		     kb_xlate_of_tunnel(skb, &rec, &key);
 	/* Only what a tunnel device here will decapsulate: no outsider's. */
-	if (!why && !post && !kb_tunnel_takes(state->net, &rec))
+	if (!why && !post && !kb_tunnel_takes(state->net, &rec, key))
 		why = KBLOOM_SKIP_UNTRANSFORMED;
 	if (!why) {
 		w = kb_window_cur(&att->obj->ring);

@@ -86,16 +86,17 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec)
 #endif
 }
 
-/* GRE (RFC 2784, RFC 2890): the flags a tunnel record can hold. */
+/* GRE (RFC 2784, RFC 2890): its flags. */
 #define KB_GRE_CSUM		0x8000
 #define KB_GRE_ROUTING		0x4000
 #define KB_GRE_KEY		0x2000
 #define KB_GRE_SEQ		0x1000
 #define KB_GRE_VERSION		0x0007
 
-u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec)
+u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
+		       __be32 *key)
 {
-	u8 obuf[sizeof(struct iphdr)], ibuf[sizeof(struct iphdr)], gbuf[8];
+	u8 obuf[sizeof(struct iphdr)], ibuf[sizeof(struct iphdr)], gbuf[16];
 	int off = skb_network_offset(skb);
 	const struct iphdr *o, *in;
 	const __be16 *gre;
@@ -109,22 +110,38 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec)
 	    (ntohs(o->frag_off) & (IP_MF | IP_OFFSET)))
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	memset(rec, 0, sizeof(*rec));
+	*key = 0;
 	if (o->protocol == IPPROTO_GRE) {
-		gre = skb_header_pointer(skb, off + hl, sizeof(gbuf), gbuf);
+		gre = skb_header_pointer(skb, off + hl, 4, gbuf);
 		if (!gre)
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		flags = ntohs(gre[0]);
-		/* A checksum or sequence number is per packet: not kept. */
-		if (flags & (KB_GRE_CSUM | KB_GRE_ROUTING | KB_GRE_SEQ |
-			     KB_GRE_VERSION) || gre[1] != htons(ETH_P_IP))
+		if (flags & (KB_GRE_ROUTING | KB_GRE_VERSION) ||
+		    gre[1] != htons(ETH_P_IP))
 			return KBLOOM_SKIP_UNTRANSFORMED;
-		glen = 4;
 		rec->kind = KBLOOM_XLATE_GRE;
+		glen = 4;
+		if (flags & KB_GRE_CSUM) {
+			rec->kind |= KBLOOM_XLATE_GRE_CSUM;
+			glen += 4;
+		}
 		if (flags & KB_GRE_KEY) {
 			rec->kind |= KBLOOM_XLATE_GRE_KEY;
-			memcpy(&rec->first, &gre[2], sizeof(rec->first));
-			glen = 8;
+			glen += 4;
 		}
+		if (flags & KB_GRE_SEQ) {
+			rec->kind |= KBLOOM_XLATE_GRE_SEQ;
+			glen += 4;
+		}
+		gre = skb_header_pointer(skb, off + hl, glen, gbuf);
+		if (!gre)
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		/* The word a digest covers, and the key the tunnel matches. */
+		if (glen > 4)
+			memcpy(&rec->first, &gre[2], sizeof(rec->first));
+		if (flags & KB_GRE_KEY)
+			memcpy(key, &gre[flags & KB_GRE_CSUM ? 4 : 2],
+			       sizeof(*key));
 	} else {
 		rec->kind = KBLOOM_XLATE_IPIP;
 	}

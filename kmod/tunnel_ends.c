@@ -121,7 +121,8 @@ static struct notifier_block kb_tun_notifier = {
 	.notifier_call = kb_tun_event,
 };
 
-bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec)
+bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
+		     __be32 key)
 {
 	struct kb_tun_net *tn = net_generic(net, kb_tun_net_id);
 	const struct kb_tun_ends *ends = rcu_dereference(tn->ends);
@@ -140,8 +141,7 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec)
 			continue;
 		if (kind == KBLOOM_XLATE_GRE &&
 		    ((e->kind ^ rec->kind) & KBLOOM_XLATE_GRE_KEY ||
-		     ((e->kind & KBLOOM_XLATE_GRE_KEY) &&
-		      memcmp(&e->key, &rec->first, sizeof(e->key)))))
+		     ((e->kind & KBLOOM_XLATE_GRE_KEY) && e->key != key)))
 			continue;
 		return true;
 	}

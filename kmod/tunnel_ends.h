@@ -24,6 +24,7 @@ void kb_tunnel_ends_exit(void);
  * (collect_md) mode takes every packet of its kind. Under RCU, any
  * context.
  */
-bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec);
+bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
+		     __be32 key);
 
 #endif /* KBLOOM_TUNNEL_ENDS_H */

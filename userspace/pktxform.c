@@ -322,11 +322,20 @@ int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
 	return 0;
 }
 
+uint32_t pkt_gre_len(uint8_t kind)
+{
+	if (!(kind & KBLOOM_XLATE_GRE))
+		return 0;
+	return 4 + 4 * (!!(kind & KBLOOM_XLATE_GRE_CSUM) +
+			!!(kind & KBLOOM_XLATE_GRE_KEY) +
+			!!(kind & KBLOOM_XLATE_GRE_SEQ));
+}
+
 int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, uint8_t *out,
 		     uint32_t outmax, uint32_t *outlen)
 {
-	uint8_t head[28] = { 0 };
+	uint8_t head[36] = { 0 };
 	struct kbloom_xlate want;
 	uint32_t glen, n, tot;
 	struct ip4 h;
@@ -337,8 +346,7 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	    want.after_dst != rec->after_dst ||
 	    want.after_sport != rec->after_sport)
 		return -1;
-	glen = rec->kind & KBLOOM_XLATE_GRE ?
-	       (rec->kind & KBLOOM_XLATE_GRE_KEY ? 8 : 4) : 0;
+	glen = pkt_gre_len(rec->kind);
 	tot = 20 + glen + h.tot;
 	if (tot > 65535)
 		return -1;
@@ -355,10 +363,16 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	memcpy(head + 16, &rec->before_dst, 4);
 	put16(head + 10, csum(head, 20));
 	if (glen) {
-		/* GRE (RFC 2784): version 0, protocol IPv4; a key (RFC 2890). */
-		put16(head + 20, glen == 8 ? 0x2000 : 0);
+		/*
+		 * GRE (RFC 2784, RFC 2890): version 0, protocol IPv4, the
+		 * flags of the words that follow; the first of them as it was
+		 * (all a digest covers), the others zero: not kept.
+		 */
+		put16(head + 20, (rec->kind & KBLOOM_XLATE_GRE_CSUM ? 0x8000 : 0) |
+				 (rec->kind & KBLOOM_XLATE_GRE_KEY ? 0x2000 : 0) |
+				 (rec->kind & KBLOOM_XLATE_GRE_SEQ ? 0x1000 : 0));
 		put16(head + 22, 0x0800);
-		if (glen == 8)
+		if (glen > 4)
 			memcpy(head + 24, &rec->first, 4);
 	}
 	n = 20 + glen;

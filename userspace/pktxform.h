@@ -150,11 +150,15 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
  * record's addresses, IP ID, flags and offset; protocol 4 or 47; total
  * length 20 + the GRE header + the inner total length; TOS 0, TTL 64 and
  * its checksum, which no digest covers), the GRE header (version 0,
- * protocol 0x0800, the key when KIND has GRE_KEY), then the inner packet
- * as captured, up to @outmax bytes; *@outlen the bytes written. 0, or -1
- * when @rec is no tunnel record of this inner packet or @outmax does not
- * hold the outer headers.
+ * protocol 0x0800, the flags of KIND's GRE_CSUM, GRE_KEY and GRE_SEQ,
+ * FIRST as the first optional word and zero for the others, which no
+ * digest covers), then the inner packet as captured, up to @outmax
+ * bytes; *@outlen the bytes written. 0, or -1 when @rec is no tunnel
+ * record of this inner packet or @outmax does not hold the outer
+ * headers. pkt_gre_len() is the GRE header's length for a record's KIND
+ * (0 for IPIP).
  */
+uint32_t pkt_gre_len(uint8_t kind);
 int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);
 int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, uint8_t *out,

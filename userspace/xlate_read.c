@@ -219,20 +219,49 @@ static void endpoint(char *buf, size_t len, uint8_t proto, uint32_t addr,
 
 static void nat_str(const struct kbloom_xlate *r, char *buf, size_t len);
 
+/*
+ * A GRE record's optional words, in their order: the first with its
+ * value (FIRST), the others by name only (not kept).
+ */
+static void gre_words(const struct kbloom_xlate *r, char *buf, size_t len)
+{
+	static const struct {
+		uint8_t bit;
+		const char *name, *fmt;
+	} words[] = {
+		{ KBLOOM_XLATE_GRE_CSUM, " csum", " csum 0x%04x" },
+		{ KBLOOM_XLATE_GRE_KEY, " key", " key %u" },
+		{ KBLOOM_XLATE_GRE_SEQ, " seq", " seq %u" },
+	};
+	bool first = true;
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]) && n < len; i++) {
+		if (!(r->kind & words[i].bit))
+			continue;
+		if (first)
+			n += snprintf(buf + n, len - n, words[i].fmt,
+				      words[i].bit == KBLOOM_XLATE_GRE_CSUM ?
+				      ntohl(r->first) >> 16 : ntohl(r->first));
+		else
+			n += snprintf(buf + n, len - n, "%s", words[i].name);
+		first = false;
+	}
+}
+
 void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 {
 	char x[INET_ADDRSTRLEN], y[INET_ADDRSTRLEN];
+	int n;
 
 	if (r->kind & XLATE_TUNNEL) {
 		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
 		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
-		if (r->kind & KBLOOM_XLATE_GRE_KEY)
-			snprintf(buf, len, "GRE %s > %s id %u key %u", x, y,
-				 ntohs(r->before_sport), ntohl(r->first));
-		else
-			snprintf(buf, len, "%s %s > %s id %u",
-				 r->kind & KBLOOM_XLATE_GRE ? "GRE" : "IPIP", x,
-				 y, ntohs(r->before_sport));
+		n = snprintf(buf, len, "%s %s > %s id %u",
+			     r->kind & KBLOOM_XLATE_GRE ? "GRE" : "IPIP", x, y,
+			     ntohs(r->before_sport));
+		if (r->kind & KBLOOM_XLATE_GRE)
+			gre_words(r, buf + n, n < (int)len ? len - n : 0);
 		return;
 	}
 	nat_str(r, buf, len);

@@ -932,10 +932,14 @@ enum kbloom_attach_attr {
  *	ID in AFTER_SPORT, AFTER_DPORT 0, PROTO its protocol) arrived inside
  *	an outer one from BEFORE_SRC to BEFORE_DST with IP ID BEFORE_SPORT
  *	and flags and fragment offset BEFORE_DPORT (the outer header has no
- *	options; GRE: version 0, protocol 0x0800, no checksum, routing or
- *	sequence number; with KIND GRE_KEY a key, in FIRST). The outer IP ID
- *	is drawn per packet by the encapsulating kernel: a trace needs it to
- *	find the outer packet the routers inside the tunnel saw.
+ *	options; GRE: version 0, protocol 0x0800, no routing; KIND GRE_CSUM,
+ *	GRE_KEY, GRE_SEQ for the optional words it had, RFC 2784 and RFC
+ *	2890). FIRST holds the first optional word as the packet carried it
+ *	(checksum and reserved, else the key, else the sequence number):
+ *	with the 4 bytes before it, the 8 payload bytes a digest covers;
+ *	the words after it are not kept (rebuilt as zero). The outer IP ID,
+ *	a checksum and a sequence number are per packet: a trace needs them
+ *	to find the outer packet the routers inside the tunnel saw.
  * A cell whose STATE is not KBLOOM_XLATE_VALID holds no record (0: free;
  * KBLOOM_XLATE_WRITING: being written).
  */
@@ -958,6 +962,8 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_IPIP	_BITUL(2)	/* decapsulated from IPIP */
 #define KBLOOM_XLATE_GRE	_BITUL(3)	/* decapsulated from GRE */
 #define KBLOOM_XLATE_GRE_KEY	_BITUL(4)	/* ... which had a key */
+#define KBLOOM_XLATE_GRE_CSUM	_BITUL(5)	/* ... a checksum */
+#define KBLOOM_XLATE_GRE_SEQ	_BITUL(6)	/* ... a sequence number */
 #define KBLOOM_XLATE_LINE	2		/* records per 64-byte line */
 #define KBLOOM_XLATE_PROBES	8		/* lines a record may use */
 

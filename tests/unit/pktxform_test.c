@@ -1200,8 +1200,9 @@ TEST(inconsistent_first_and_last_are_refused)
 
 /* An encapsulation as the sending kernel chose it (host order). */
 struct tun {
-	uint8_t kind;		/* KBLOOM_XLATE_IPIP, _GRE, _GRE | _GRE_KEY */
+	uint8_t kind;		/* KBLOOM_XLATE_IPIP, _GRE | _GRE_{CSUM,KEY,SEQ} */
 	uint32_t key;		/* GRE_KEY */
+	uint32_t seq;		/* GRE_SEQ */
 	uint16_t id;		/* outer IP ID */
 	uint16_t frag;		/* outer flags and offset */
 	uint8_t tos, ttl;	/* outer TOS, TTL */
@@ -1211,7 +1212,9 @@ static uint32_t gre_len(const struct tun *t)
 {
 	if (!(t->kind & KBLOOM_XLATE_GRE))
 		return 0;
-	return t->kind & KBLOOM_XLATE_GRE_KEY ? 8 : 4;
+	return 4 + 4 * (!!(t->kind & KBLOOM_XLATE_GRE_CSUM) +
+			!!(t->kind & KBLOOM_XLATE_GRE_KEY) +
+			!!(t->kind & KBLOOM_XLATE_GRE_SEQ));
 }
 
 /*
@@ -1238,12 +1241,27 @@ static uint32_t ref_outer(uint8_t *o, const uint8_t *inner, uint32_t cap,
 	set32(o + 16, TUN_REMOTE);
 	set16(o + 10, ~ref_sum(0, o, 20) & 0xffff);
 	if (g) {
-		set16(o + 20, g == 8 ? 0x2000 : 0);	/* K, version 0 */
-		set16(o + 22, 0x0800);			/* IPv4 */
-		if (g == 8)
-			set32(o + 24, t->key);
+		uint32_t w = 24;
+
+		/* C, K, S, version 0; IPv4 */
+		set16(o + 20, (t->kind & KBLOOM_XLATE_GRE_CSUM ? 0x8000 : 0) |
+			      (t->kind & KBLOOM_XLATE_GRE_KEY ? 0x2000 : 0) |
+			      (t->kind & KBLOOM_XLATE_GRE_SEQ ? 0x1000 : 0));
+		set16(o + 22, 0x0800);
+		if (t->kind & KBLOOM_XLATE_GRE_CSUM)
+			w += 4;		/* summed below, reserved1 0 */
+		if (t->kind & KBLOOM_XLATE_GRE_KEY) {
+			set32(o + w, t->key);
+			w += 4;
+		}
+		if (t->kind & KBLOOM_XLATE_GRE_SEQ)
+			set32(o + w, t->seq);
 	}
 	memcpy(o + 20 + g, inner, cap);
+	/* RFC 2784: the sum of the GRE header and the payload it carries. */
+	if (t->kind & KBLOOM_XLATE_GRE_CSUM)
+		set16(o + 24, ~ref_sum(ref_sum(0, o + 20, g), inner,
+				       get16(inner + 2)) & 0xffff);
 	return 20 + g + cap;
 }
 
@@ -1263,8 +1281,14 @@ static struct kbloom_xlate tun_rec(const uint8_t *inner, const struct tun *t)
 		.before_dst = htonl(TUN_REMOTE),
 		.before_sport = htons(t->id),
 		.before_dport = htons(t->frag),
-		.first = t->kind & KBLOOM_XLATE_GRE_KEY ? htonl(t->key) : 0,
 	};
+	uint8_t o[64];
+
+	/* FIRST: the GRE header's first optional word, as the wire has it. */
+	if (gre_len(t) > 4) {
+		ref_outer(o, inner, 0, t);
+		memcpy(&r.first, o + 24, 4);
+	}
 
 	memcpy(&r.after_src, inner + 12, 4);
 	memcpy(&r.after_dst, inner + 16, 4);
@@ -1329,8 +1353,10 @@ static int tun_case(uint8_t proto, uint32_t payload, uint32_t cap,
 		    struct tun t, uint32_t outmax)
 {
 	uint8_t in[2048], ref[2048], out[2048];
+	struct kb_digest dref, dout;
 	struct kbloom_xlate rec;
-	uint32_t len, reflen, outlen = 0;
+	uint32_t len, reflen, outlen = 0, i;
+	int dr;
 
 	len = inner_pkt(in, proto, payload);
 	if (cap)
@@ -1347,6 +1373,17 @@ static int tun_case(uint8_t proto, uint32_t payload, uint32_t cap,
 		kb_diag("outlen %u, want %u", outlen, reflen);
 		return -3;
 	}
+	/* A digest of either is the same (both refused alike, or equal). */
+	dr = kb_digest(ref, reflen, KBLOOM_DIGEST_SPIE, &dref);
+	if (dr != kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout) ||
+	    (!dr && (dref.len != dout.len ||
+		     memcmp(dref.key, dout.key, dref.len)))) {
+		kb_diag("the digests differ");
+		return -4;
+	}
+	/* The GRE words after the first are not kept: zero, as rebuilt. */
+	for (i = 28; i < 20 + gre_len(&t) && i < reflen; i++)
+		ref[i] = 0;
 	return first_diff(out, ref, reflen);
 }
 
@@ -1360,6 +1397,20 @@ static const struct tun gre = {
 static const struct tun gre_key = {
 	.kind = KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_KEY, .key = 0xc0ffee42,
 	.id = 0x8000, .frag = 0x4000,
+};
+/* RFC 2890's optional words: a checksum, a sequence number, all three. */
+static const struct tun gre_csum = {
+	.kind = KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_CSUM,
+	.id = 0x1234, .frag = 0x4000,
+};
+static const struct tun gre_seq = {
+	.kind = KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_SEQ, .seq = 0xfffffffe,
+	.id = 0x0042, .frag = 0,
+};
+static const struct tun gre_all = {
+	.kind = KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_CSUM |
+		KBLOOM_XLATE_GRE_KEY | KBLOOM_XLATE_GRE_SEQ,
+	.key = 7, .seq = 3, .id = 0x7777, .frag = 0x4000,
 };
 
 TEST(tunnel_want_gives_addresses_protocol_and_ip_id)
@@ -1424,6 +1475,42 @@ TEST(gre_key_outer_is_the_wire_packet)
 {
 	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 56, 0, gre_key, 0));
 	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre_key, 0));
+}
+
+TEST(gre_csum_seq_outer_digests_as_the_wire_packet)
+{
+	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 56, 0, gre_csum, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 101, 0, gre_csum, 0));	/* odd */
+	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 56, 0, gre_seq, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre_seq, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 56, 0, gre_all, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre_all, 0));
+	/* A capture cut short: the checksum was of the whole packet. */
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 200, 28, gre_all, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre_all, 36));
+}
+
+TEST(gre_record_keeps_the_first_optional_word)
+{
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, outlen;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	rec = tun_rec(in, &gre_seq);
+	EXPECT_EQ(0xfffffffe, ntohl(rec.first));
+	ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+	EXPECT_EQ(0x1000, get16(out + 20));
+	EXPECT_EQ(28 + len, outlen);
+	rec = tun_rec(in, &gre_all);
+	ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+	EXPECT_EQ(0xb000, get16(out + 20));
+	EXPECT_EQ(36 + len, outlen);
+	EXPECT_EQ(36 + len, get16(out + 2));
+	/* the checksum kept; the key and sequence number not: zero */
+	EXPECT_EQ(0, memcmp(out + 24, &rec.first, 4));
+	EXPECT_EQ(0, get16(out + 28) | get16(out + 30) | get16(out + 32) |
+		     get16(out + 34));
 }
 
 TEST(outer_flags_and_id_are_the_record_s)

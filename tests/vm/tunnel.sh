@@ -212,5 +212,21 @@ print(d["bits"], d["fill"], d["attach"]["skipped_by_reason"]["full"])')
 check "tunnel records take at most half of a window: 64 cells, 100 packets through t0, 32 records, the rest full" \
 	tunnel_half
 
+# RFC 2890's per-packet words: a checksum (of the GRE header and the
+# inner packet) and a sequence number. The record keeps the first word;
+# a digest covers no other (the outer header and 8 bytes of GRE).
+check "GRE with sequence numbers: t0 between e and d" tunnel gre seq
+send greseq
+check "GRE with sequence numbers: each packet traces from d through m to e; d names 'GRE ... seq N'" \
+	traced greseq 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ seq \d+ \(window \d+\)'
+check "GRE with checksums and sequence numbers: t0 between e and d" tunnel gre csum seq
+send grecsum
+check "GRE with checksums: each packet traces from d through m to e; d names 'GRE ... csum 0xXXXX seq'" \
+	traced grecsum 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ csum 0x[0-9a-f]{4} seq \(window \d+\)'
+check "GRE with key 7, checksums and sequence numbers: t0 between e and d" tunnel gre key 7 csum seq
+send greall
+check "GRE with a key after the checksum: d takes t0's packets by their key, each traces from d through m to e" \
+	traced greall 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ csum 0x[0-9a-f]{4} key seq \(window \d+\)'
+
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 finish
