@@ -31,7 +31,7 @@ struct kb_mapfile {
 	char name[KBLOOM_NAME_MAX];
 };
 
-/* Only the caller's family rights open a filter (netlink.c's rule). */
+/* Only the caller's family rights open a filter (nl_base.c's rule). */
 static bool kb_map_allowed(struct file *file, struct net *net)
 {
 	struct user_namespace *ns = kb_admin_ns(net);
