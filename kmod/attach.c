@@ -486,6 +486,7 @@ static int kb_attach_ops(struct kb_attach *att)
 static void kb_attach_set_dq(struct kb_obj *obj, struct kb_dq *dq)
 {
 	kb_ring_lock(&obj->ring);
+	obj->ring.drain = kb_dq_drain;
 	WRITE_ONCE(obj->ring.dq, dq);	/* kb_query() peeks without locks */
 	kb_ring_unlock(&obj->ring);
 }

@@ -20,7 +20,14 @@
 
 #include "events.h"
 #include "kcompat.h"
-#include "netlink.h"
+#include "nl_base.h"
+
+static struct genl_family *kb_events_family;
+
+void kb_events_init(struct genl_family *family)
+{
+	kb_events_family = family;
+}
 
 /* Whether the core's join check is the family's read rule in @net. */
 static bool kb_events_core_rule(const struct net *net)
@@ -32,14 +39,14 @@ static struct sk_buff *kb_event_new(struct net *net, u8 cmd, void **hdr)
 {
 	struct sk_buff *skb;
 
-	if (!genl_has_listeners(&kb_family, net, KB_MCGRP_EVENTS))
+	if (!genl_has_listeners(kb_events_family, net, KB_MCGRP_EVENTS))
 		return NULL;
 	if (!KB_HAVE_MCAST_FILTERED && !kb_events_core_rule(net))
 		return NULL;
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!skb)
 		return NULL;
-	*hdr = genlmsg_put(skb, 0, 0, &kb_family, 0, cmd);
+	*hdr = genlmsg_put(skb, 0, 0, kb_events_family, 0, cmd);
 	if (!*hdr) {
 		nlmsg_free(skb);
 		return NULL;
@@ -64,13 +71,13 @@ static void kb_event_send(struct net *net, struct sk_buff *skb, void *hdr)
 	genlmsg_end(skb, hdr);
 #if KB_HAVE_MCAST_FILTERED
 	if (!kb_events_core_rule(net)) {
-		genlmsg_multicast_netns_filtered(&kb_family, net, skb, 0,
+		genlmsg_multicast_netns_filtered(kb_events_family, net, skb, 0,
 						 KB_MCGRP_EVENTS, GFP_KERNEL,
 						 kb_event_unreadable, net);
 		return;
 	}
 #endif
-	genlmsg_multicast_netns(&kb_family, net, skb, 0, KB_MCGRP_EVENTS,
+	genlmsg_multicast_netns(kb_events_family, net, skb, 0, KB_MCGRP_EVENTS,
 				GFP_KERNEL);
 }
 

@@ -11,6 +11,14 @@
 /* Index of KBLOOM_MCGRP_EVENTS in the family's groups. */
 #define KB_MCGRP_EVENTS	0
 
+struct genl_family;
+
+/*
+ * The family the events go out on, given by netlink.c before it is
+ * registered: events are a floor below the family (docs/design.md).
+ */
+void kb_events_init(struct genl_family *family);
+
 /* KBLOOM_CMD_CREATE or KBLOOM_CMD_DESTROY for @obj; process context. */
 void kb_event_filter(struct net *net, const struct kb_obj *obj, u8 cmd);
 /* KBLOOM_CMD_ROTATED: @closed closed and @opened opened; process context. */

@@ -267,15 +267,12 @@ u32 kb_grow(struct kb_obj *obj)
 static void kb_grow_explain_dcf(struct kb_obj *obj, struct kb_filter *f,
 				struct netlink_ext_ack *extack)
 {
-	struct kb_usage u;
-
 	switch (kb_grow_error(f)) {
 	case KBLOOM_GROW_MEMORY_LIMIT:
-		kb_usage(obj->kn, &u);
 		KB_ERR_MSG_FMT(extack,
 			       "dcf cannot widen its overflow vector: max_memory or the user namespace owner's share would be passed; increments were dropped (LOST), counts may be low, DEL is refused until CLEAR",
 			       "max_memory %llu: no OFV of %llu B; increments dropped (LOST)",
-			       u.mem_limit, obj->grow_want);
+			       kb_max_memory(), obj->grow_want);
 		break;
 	case KBLOOM_GROW_OK:
 	case KBLOOM_GROW_SHAPE_LIMIT:
@@ -296,7 +293,6 @@ static void kb_grow_explain_dcf(struct kb_obj *obj, struct kb_filter *f,
 void kb_grow_explain(struct kb_obj *obj, struct netlink_ext_ack *extack)
 {
 	struct kb_filter *f = kb_ring_only(&obj->ring);
-	struct kb_usage u;
 
 	if (kb_grow_kind(f) == KB_GROW_WIDER) {
 		kb_grow_explain_dcf(obj, f, extack);
@@ -304,11 +300,10 @@ void kb_grow_explain(struct kb_obj *obj, struct netlink_ext_ack *extack)
 	}
 	switch (kb_grow_error(f)) {
 	case KBLOOM_GROW_MEMORY_LIMIT:
-		kb_usage(obj->kn, &u);
 		KB_ERR_MSG_FMT(extack,
 			       "scalable filter cannot grow: its next slice would pass max_memory or the user namespace owner's share; keys were added to its last slice beyond its capacity",
 			       "max_memory %llu: no slice of %llu B; keys were added anyway",
-			       u.mem_limit, obj->grow_want);
+			       kb_max_memory(), obj->grow_want);
 		break;
 	case KBLOOM_GROW_FILTER_LIMIT:
 		NL_SET_ERR_MSG(extack,

@@ -78,6 +78,24 @@
 #endif
 
 /*
+ * A static message picked at run time (one of several literals: @msg
+ * outlives the request). NL_SET_ERR_MSG() takes a literal only. Since 6.2
+ * NL_SET_ERR_MSG_FMT() copies it, so it must fit in 80 bytes; 6.1 has no
+ * helper for it, and this sets the field as NL_SET_ERR_MSG() does, here
+ * and nowhere else.
+ */
+#ifdef NL_SET_ERR_MSG_FMT
+#define KB_ERR_MSG_STR(extack, msg) NL_SET_ERR_MSG_FMT(extack, "%s", msg)
+#else
+#define KB_ERR_MSG_STR(extack, msg) do {			\
+	struct netlink_ext_ack *__extack = (extack);		\
+								\
+	if (__extack)						\
+		__extack->_msg = (msg);				\
+} while (0)
+#endif
+
+/*
  * A vma's flags are changed through vm_flags_set()/vm_flags_clear() since
  * 6.3 (vm_flags became read-only); 6.1 writes the field under the
  * mmap_lock the ->mmap handler holds.

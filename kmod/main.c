@@ -7,7 +7,7 @@
 #include <net/genetlink.h>
 
 #include "attach_dev.h"
-#include "mapping.h"
+#include "mapping_dev.h"
 #include "netlink.h"
 #include "registry.h"
 #include "tunnel_ends.h"

@@ -401,6 +401,7 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	u32 flags;
 	int err;
 
+	lockdep_assert_held(&kb_nl_net(info)->lock);
 	if (!KB_REQUIRE(info, KBLOOM_A_TYPE, KBLOOM_A_BITS, KBLOOM_A_HASHES))
 		return -EINVAL;
 	if (!kb_name_ok(a[KBLOOM_A_NAME], info->extack))
@@ -461,6 +462,7 @@ static int kb_cmd_destroy(struct sk_buff *skb, struct genl_info *info)
 	struct kb_obj *obj;
 	int err = 0;
 
+	lockdep_assert_held(&kn->lock);
 	if (!!(flags & KBLOOM_F_ALL) == !!a[KBLOOM_A_NAME]) {
 		NL_SET_ERR_MSG(info->extack,
 			       "give either NAME or FLAGS with KBLOOM_F_ALL");
@@ -547,32 +549,6 @@ static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;
 		}
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-int kb_fill_window(struct sk_buff *skb, const struct kb_window *w)
-{
-	struct nlattr *nest;
-	struct kb_fill fill;
-
-	kb_filter_fill(&w->filter, &fill);
-	nest = nla_nest_start(skb, KBLOOM_WINDOW_LIST_A_WINDOW);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_ID, w->id,
-			      KBLOOM_WINDOW_A_PAD) ||
-	    nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_START, w->start_ns,
-			      KBLOOM_WINDOW_A_PAD) ||
-	    nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_END, READ_ONCE(w->end_ns),
-			      KBLOOM_WINDOW_A_PAD) ||
-	    nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_PACKETS,
-			      kb_window_packets(w), KBLOOM_WINDOW_A_PAD) ||
-	    nla_put_u64_64bit(skb, KBLOOM_WINDOW_A_FILL, fill.nonzero,
-			      KBLOOM_WINDOW_A_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
@@ -710,6 +686,7 @@ static int kb_cmd_get(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int err;
 
+	lockdep_assert_held(&kb_nl_net(info)->lock);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE +
 			  obj->ring.nwindows * KB_WINDOW_MSG_SIZE +
 			  KBLOOM_SLICES_MAX * KB_SLICE_MSG_SIZE, GFP_KERNEL);
@@ -764,6 +741,7 @@ struct kb_filter *kb_only_table(struct kb_obj *obj, struct genl_info *info)
 
 static int kb_cmd_clear(struct sk_buff *skb, struct genl_info *info)
 {
+	lockdep_assert_held(&kb_nl_net(info)->lock);
 	kb_clear(kb_nl_obj(info));
 	return 0;
 }
@@ -823,6 +801,7 @@ static int kb_cmd_merge(struct sk_buff *skb, struct genl_info *info)
 	struct kb_filter *fd, *fs;
 	int err;
 
+	lockdep_assert_held(&kb_nl_net(info)->lock);
 	err = kb_find_src(info, dst, &src);
 	if (!err)
 		err = kb_pair_tables(info, dst, src, &fd, &fs);
@@ -843,6 +822,7 @@ static int kb_cmd_estimate(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
+	lockdep_assert_held(&kb_nl_net(info)->lock);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -893,6 +873,7 @@ static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	void *hdr;
 
+	lockdep_assert_held(&kb_nl_net(info)->lock);
 	BUILD_BUG_ON(sizeof(KBLOOM_VERSION) > KBLOOM_VERSION_MAX);
 	kb_usage(kb_nl_net(info), &u);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
@@ -914,27 +895,6 @@ static int kb_cmd_status(struct sk_buff *skb, struct genl_info *info)
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
-}
-
-/*
- * Who may use the family: CAP_NET_ADMIN in the initial user namespace
- * (GENL_ADMIN_PERM), or, with userns_admin=1, CAP_NET_ADMIN in the user
- * namespace owning the network namespace (GENL_UNS_ADMIN_PERM: the root of
- * a container, in the container's namespaces). Off by default: a
- * container's root is held to its owner's share of memory and filters
- * (owner.c), but the kernel work it can cause (window rotation, parsing)
- * is charged to no one, and the family is more code exposed to untrusted
- * callers. Read at load time only, so the rule never changes under an
- * open socket.
- */
-static bool userns_admin;
-module_param(userns_admin, bool, 0444);
-MODULE_PARM_DESC(userns_admin,
-		 "Let CAP_NET_ADMIN in a netns's owning user namespace (container roots) use kbloom there; default: only in the initial user namespace");
-
-struct user_namespace *kb_admin_ns(const struct net *net)
-{
-	return userns_admin ? net->user_ns : &init_user_ns;
 }
 
 /* The opening every doit shares, by its op's internal_flags (netlink.h). */
@@ -1041,8 +1001,9 @@ int kb_netlink_init(void)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(kb_ops); i++)
-		kb_ops[i].flags = userns_admin ? GENL_UNS_ADMIN_PERM :
+		kb_ops[i].flags = kb_userns_admin() ? GENL_UNS_ADMIN_PERM :
 				  GENL_ADMIN_PERM;
+	kb_events_init(&kb_family);
 	return genl_register_family(&kb_family);
 }
 

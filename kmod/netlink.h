@@ -9,18 +9,13 @@
 
 #include <net/genetlink.h>
 
+#include "nl_base.h"
 #include "registry.h"
 
 int kb_netlink_init(void);
 void kb_netlink_exit(void);
 
 extern struct genl_family kb_family;
-
-/*
- * Where CAP_NET_ADMIN lets a caller use kbloom in @net (userns_admin):
- * the initial user namespace, or the one owning @net.
- */
-struct user_namespace *kb_admin_ns(const struct net *net);
 
 /* Names the first attribute of @types[0..n) that is missing, if any. */
 bool kb_require(struct genl_info *info, const int *types, int n);
@@ -75,8 +70,6 @@ struct kb_filter *kb_only_table(struct kb_obj *obj, struct genl_info *info);
 
 /* WINDOW_LIST of the windows of @set, newest first; under RCU. */
 int kb_fill_windows(struct sk_buff *skb, const struct kb_winset *set);
-/* One window's nest (KBLOOM_WINDOW_LIST_A_WINDOW); under RCU. */
-int kb_fill_window(struct sk_buff *skb, const struct kb_window *w);
 /* A filter's description as GET gives it (no WINDOW_LIST); lock held. */
 int kb_fill_desc(struct sk_buff *skb, struct kb_obj *obj);
 

@@ -480,6 +480,7 @@ int kb_cmd_query(struct sk_buff *skb, struct genl_info *info)
 	int n, err;
 	void *hdr;
 
+	lockdep_assert_held(&kb_nl_net(info)->lock);
 	/* The lock keeps the filter and its number of windows; RCU the set. */
 	n = kb_check_keys(kb_ring_shape(&obj->ring), info, false);
 	if (n < 0) {
@@ -529,6 +530,7 @@ int kb_cmd_del(struct sk_buff *skb, struct genl_info *info)
 	struct kb_key key;
 	int n, rem, done = 0, err = 0;
 
+	lockdep_assert_held(&kb_nl_net(info)->lock);
 	f = kb_only_table(obj, info);
 	if (!f)
 		return -EOPNOTSUPP;

@@ -17,6 +17,7 @@ int kb_cmd_attach(struct sk_buff *skb, struct genl_info *info)
 	struct kb_attach_args args = {};
 	struct kb_obj *obj;
 
+	lockdep_assert_held(&kb_nl_net(info)->lock);
 	/* DIGEST is checked by kb_attach(): transforms tables take none. */
 	if (!KB_REQUIRE(info, KBLOOM_A_HOOK))
 		return -EINVAL;
@@ -38,8 +39,10 @@ int kb_cmd_attach(struct sk_buff *skb, struct genl_info *info)
 
 int kb_cmd_detach(struct sk_buff *skb, struct genl_info *info)
 {
-	int err = kb_detach(kb_nl_obj(info));
+	int err;
 
+	lockdep_assert_held(&kb_nl_net(info)->lock);
+	err = kb_detach(kb_nl_obj(info));
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KBLOOM_A_NAME],
 				    "filter is not attached");

@@ -226,6 +226,7 @@ int kb_cmd_import(struct sk_buff *skb, struct genl_info *info)
 	u32 len, done, n;
 	void *dst;
 
+	lockdep_assert_held(&kn->lock);
 	if (!!a[KBLOOM_A_OFFSET] != !!a[KBLOOM_A_CELLS] ||
 	    (!a[KBLOOM_A_CELLS] && !(flags & KBLOOM_F_LOADED)) ||
 	    (flags & ~KBLOOM_F_LOADED)) {

@@ -9,12 +9,16 @@
  * together userns_memory_percent, so the initial namespace's admin always
  * keeps the rest. Namespaces of the initial user namespace have no owner
  * here: only max_memory and max_filters bound them.
+ *
+ * Every charge to max_memory is made here, below the registry, growth
+ * and mappings, which all charge (docs/design.md, "Floors").
  */
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/hashtable.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
@@ -23,6 +27,12 @@
 #include <linux/user_namespace.h>
 
 #include "owner.h"
+#include "registry.h"
+
+static unsigned long max_memory;
+module_param(max_memory, ulong, 0644);
+MODULE_PARM_DESC(max_memory,
+		 "Bytes of filter memory all namespaces may use (0 at load: a quarter of RAM)");
 
 static unsigned int userns_memory_percent = 50;
 module_param(userns_memory_percent, uint, 0644);
@@ -50,6 +60,7 @@ struct kb_owner {
 static DEFINE_HASHTABLE(kb_owners, 6);
 static DEFINE_SPINLOCK(kb_owners_lock);
 static atomic64_t kb_userns_mem = ATOMIC64_INIT(0);
+static atomic64_t kb_mem_used = ATOMIC64_INIT(0);
 
 static u64 kb_share(u64 max_memory, unsigned int percent)
 {
@@ -159,4 +170,48 @@ void kb_owner_usage(const struct kb_owner *o, u64 max_memory,
 	u->nfilters = atomic_read(&o->nfilters);
 	u->max_filters = READ_ONCE(user_max_filters);
 	u->uid = __kuid_val(o->uid);
+}
+
+void kb_owner_init(void)
+{
+	if (!max_memory)
+		max_memory = (totalram_pages() << PAGE_SHIFT) / 4;
+}
+
+u64 kb_max_memory(void)
+{
+	return READ_ONCE(max_memory);
+}
+
+s64 kb_mem_all(void)
+{
+	return atomic64_read(&kb_mem_used);
+}
+
+enum kb_limit kb_mem_charge(struct kb_net *kn, u64 bytes)
+{
+	u64 limit = READ_ONCE(max_memory);
+	enum kb_limit why;
+
+	if ((u64)atomic64_add_return(bytes, &kb_mem_used) > limit) {
+		atomic64_sub(bytes, &kb_mem_used);
+		return KB_LIMIT_MODULE;
+	}
+	if (kn->owner) {
+		why = kb_owner_charge(kn->owner, bytes, limit);
+		if (why) {
+			atomic64_sub(bytes, &kb_mem_used);
+			return why;
+		}
+	}
+	atomic64_add(bytes, &kn->mem_used);
+	return KB_LIMIT_NONE;
+}
+
+void kb_mem_uncharge(struct kb_net *kn, u64 bytes)
+{
+	atomic64_sub(bytes, &kn->mem_used);
+	if (kn->owner)
+		kb_owner_uncharge(kn->owner, bytes);
+	atomic64_sub(bytes, &kb_mem_used);
 }

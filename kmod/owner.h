@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Limits per owner: the user who made the user namespace a network
- * namespace belongs to (owner.c).
+ * Memory charging: the module's max_memory and the limits per owner, the
+ * user who made the user namespace a network namespace belongs to
+ * (owner.c).
  */
 #ifndef KBLOOM_OWNER_H
 #define KBLOOM_OWNER_H
@@ -10,6 +11,7 @@
 
 struct user_namespace;
 struct kb_owner;
+struct kb_net;
 
 /* Which limit refused a charge. */
 enum kb_limit {
@@ -45,5 +47,19 @@ void kb_owner_usage(const struct kb_owner *o, u64 max_memory,
 		    struct kb_owner_usage *u);
 /* The cap on all owners together, in bytes. */
 u64 kb_userns_limit(u64 max_memory);
+
+/* Sets max_memory's default (a quarter of RAM) when none was given. */
+void kb_owner_init(void);
+/* max_memory, and the bytes charged to it by all namespaces. */
+u64 kb_max_memory(void);
+s64 kb_mem_all(void);
+
+/*
+ * Reserves @bytes for the namespace @kn (registry.h) against max_memory
+ * and its owner's shares, or says which limit would be passed (nothing
+ * charged then). Below the registry: growth and mappings charge too.
+ */
+enum kb_limit kb_mem_charge(struct kb_net *kn, u64 bytes);
+void kb_mem_uncharge(struct kb_net *kn, u64 bytes);
 
 #endif /* KBLOOM_OWNER_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-network-namespace registry of named filters, and the module-wide
- * limits on how many and how large they may be.
+ * limit on how many a namespace may hold (their memory: owner.c).
  */
 #include <linux/atomic.h>
 #include <linux/mm.h>
@@ -20,16 +20,10 @@
 #include "owner.h"
 #include "registry.h"
 
-static unsigned long max_memory;
-module_param(max_memory, ulong, 0644);
-MODULE_PARM_DESC(max_memory,
-		 "Bytes of filter memory all namespaces may use (0 at load: a quarter of RAM)");
-
 static unsigned int max_filters = 1024;
 module_param(max_filters, uint, 0644);
 MODULE_PARM_DESC(max_filters, "Filters one network namespace may hold");
 
-static atomic64_t kb_mem_used = ATOMIC64_INIT(0);
 static unsigned int kb_net_id __read_mostly;
 
 struct kb_net *kb_net(const struct net *net)
@@ -46,34 +40,6 @@ struct kb_obj *kb_lookup(struct kb_net *kn, const char *name)
 		if (!strcmp(obj->name, name))
 			return obj;
 	return NULL;
-}
-
-enum kb_limit kb_mem_charge(struct kb_net *kn, u64 bytes)
-{
-	u64 limit = READ_ONCE(max_memory);
-	enum kb_limit why;
-
-	if ((u64)atomic64_add_return(bytes, &kb_mem_used) > limit) {
-		atomic64_sub(bytes, &kb_mem_used);
-		return KB_LIMIT_MODULE;
-	}
-	if (kn->owner) {
-		why = kb_owner_charge(kn->owner, bytes, limit);
-		if (why) {
-			atomic64_sub(bytes, &kb_mem_used);
-			return why;
-		}
-	}
-	atomic64_add(bytes, &kn->mem_used);
-	return KB_LIMIT_NONE;
-}
-
-void kb_mem_uncharge(struct kb_net *kn, u64 bytes)
-{
-	atomic64_sub(bytes, &kn->mem_used);
-	if (kn->owner)
-		kb_owner_uncharge(kn->owner, bytes);
-	atomic64_sub(bytes, &kb_mem_used);
 }
 
 /* After a grace period: no add runs, so growth can stop and be counted. */
@@ -262,7 +228,7 @@ static void kb_refuse_memory(struct kb_net *kn, const struct kb_create_args *arg
 			     u64 bytes, enum kb_limit why,
 			     struct netlink_ext_ack *extack)
 {
-	u64 limit = READ_ONCE(max_memory);
+	u64 limit = kb_max_memory();
 	struct kb_owner_usage u;
 
 	switch (why) {
@@ -282,7 +248,7 @@ static void kb_refuse_memory(struct kb_net *kn, const struct kb_create_args *arg
 		if (args->global_figures)
 			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
 				       "filter needs %llu B; %lld of max_memory %llu in use",
-				       bytes, (s64)atomic64_read(&kb_mem_used),
+				       bytes, kb_mem_all(),
 				       limit);
 		else
 			KB_ERR_MSG_FMT(extack, KBLOOM_MSG_MAX_MEMORY,
@@ -314,9 +280,8 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 
 		if (!diff)
 			return 0;	/* this very filter: nothing changes */
-		/* A literal of kb_obj_differs(): what NL_SET_ERR_MSG() sets. */
-		if (extack)
-			extack->_msg = diff;
+		/* One of kb_obj_differs()'s literals, all under 80 bytes. */
+		KB_ERR_MSG_STR(extack, diff);
 		return -EEXIST;
 	}
 	if (obj) {
@@ -369,7 +334,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 	if (kn->owner && kb_owner_add_filter(kn->owner)) {
 		struct kb_owner_usage u;
 
-		kb_owner_usage(kn->owner, READ_ONCE(max_memory), &u);
+		kb_owner_usage(kn->owner, kb_max_memory(), &u);
 		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_USER_FILTERS,
 			       "this user's namespaces hold %u filters, the limit user_max_filters",
 			       u.nfilters);
@@ -535,8 +500,8 @@ void kb_usage(const struct kb_net *kn, struct kb_usage *u)
 	u->max_filters = READ_ONCE(max_filters);
 	u->mem_netns = atomic64_read(&kn->mem_used);
 	u->mem_mapped_gone = atomic64_read(&kn->mem_mapped_gone);
-	u->mem_all = atomic64_read(&kb_mem_used);
-	u->mem_limit = READ_ONCE(max_memory);
+	u->mem_all = kb_mem_all();
+	u->mem_limit = kb_max_memory();
 	u->owned = !!kn->owner;
 	if (u->owned)
 		kb_owner_usage(kn->owner, u->mem_limit, &u->owner);
@@ -671,8 +636,7 @@ int kb_registry_init(void)
 {
 	int err;
 
-	if (!max_memory)
-		max_memory = (totalram_pages() << PAGE_SHIFT) / 4;
+	kb_owner_init();
 	err = register_pernet_subsys(&kb_net_ops);
 	if (err)
 		return err;
@@ -686,5 +650,5 @@ void kb_registry_exit(void)
 {
 	netlink_unregister_notifier(&kb_netlink_notifier);
 	unregister_pernet_subsys(&kb_net_ops);
-	WARN_ON(atomic64_read(&kb_mem_used));
+	WARN_ON(kb_mem_all());
 }

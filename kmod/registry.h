@@ -145,13 +145,6 @@ static inline void kb_loaded(struct kb_obj *obj)
 /* What @kn and the module use, and the limits; kb_net.lock held. */
 void kb_usage(const struct kb_net *kn, struct kb_usage *u);
 
-/*
- * Reserves @bytes for @kn against max_memory and its owner's shares
- * (owner.h), or says which limit would be passed (nothing charged then).
- */
-enum kb_limit kb_mem_charge(struct kb_net *kn, u64 bytes);
-void kb_mem_uncharge(struct kb_net *kn, u64 bytes);
-
 void kb_stats_add(struct kb_obj *obj, const struct kb_stats *delta);
 void kb_stats_read(const struct kb_obj *obj, struct kb_stats *st);
 

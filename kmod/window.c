@@ -17,9 +17,8 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 
-#include "digest_queue.h"
-#include "mapping.h"
 #include "window.h"
 
 u64 kb_ring_mem_for(const struct kb_shape *s, u32 windows)
@@ -128,6 +127,60 @@ void kb_ring_quiesce(struct kb_ring *r)
 	kb_ring_stop(r);
 	/* Its grace period, then the second half itself, if it is due. */
 	flush_rcu_work(&r->rotated_work);
+}
+
+void kb_map_write_begin(struct kb_ring *r)
+{
+	struct kbloom_map_header *h = r->map;
+
+	if (!h)
+		return;
+	WRITE_ONCE(h->seq, h->seq + 1);
+	/* Odd before any change is seen; pairs with the reader's barrier. */
+	smp_wmb();
+}
+
+void kb_map_write_end(struct kb_ring *r)
+{
+	const struct kb_winset *set;
+	struct kbloom_map_header *h = r->map;
+	u32 i;
+
+	if (!h)
+		return;
+	set = kb_window_set(r);
+	for (i = 0; i < set->n; i++) {
+		const struct kb_window *w = set->w[i];
+		struct kbloom_map_window *e = &h->window[i];
+
+		e->table = w - r->tables;
+		e->id = w->id;
+		e->start_ns = w->start_ns;
+		e->end_ns = READ_ONCE(w->end_ns);
+	}
+	h->nwindows = set->n;
+	/* Every change seen before seq is even again. */
+	smp_wmb();
+	WRITE_ONCE(h->seq, h->seq + 1);
+}
+
+/* The filter is gone: says so in the header and lets it go. */
+static void kb_map_release(struct kb_ring *r)
+{
+	struct kbloom_map_header *h = r->map;
+
+	if (!h)
+		return;
+	WRITE_ONCE(h->seq, h->seq + 1);
+	/* As in write_begin and write_end. */
+	smp_wmb();
+	h->flags |= KBLOOM_MAP_F_DESTROYED;
+	/* As in write_end. */
+	smp_wmb();
+	WRITE_ONCE(h->seq, h->seq + 1);
+	r->map = NULL;
+	/* Pages still mapped are freed when their last mapping goes. */
+	vfree(h);
 }
 
 void kb_ring_free(struct kb_ring *r)
@@ -249,7 +302,7 @@ static void kb_ring_rotated(struct work_struct *work)
 void kb_ring_settle(struct kb_ring *r)
 {
 	if (r->dq)
-		kb_dq_drain(r->dq);
+		r->drain(r->dq);
 }
 
 void kb_ring_clear(struct kb_ring *r)

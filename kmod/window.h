@@ -68,8 +68,14 @@ struct kb_ring {
 	 */
 	struct kb_dq *dq;
 	/*
+	 * Adds what dq holds (kb_dq_drain()), set with it: through a
+	 * pointer, as the queues are a floor above the ring
+	 * (docs/design.md, "Floors").
+	 */
+	void (*drain)(struct kb_dq *dq);
+	/*
 	 * The header of the mappings of the ring's tables (mapping.c), from
-	 * the first MAP on; written under the ring's lock.
+	 * the first MAP on; written under the ring's lock (below).
 	 */
 	struct kbloom_map_header *map;
 	struct kb_map_pin *pin;	/* its charge, set with map (mapping.c) */
@@ -108,6 +114,15 @@ void kb_ring_clear(struct kb_ring *r);
  * May sleep.
  */
 void kb_ring_settle(struct kb_ring *r);
+
+/*
+ * Around a change of what a lookup through a mapping reads (a rotation's
+ * new set, CLEAR), under the ring's lock: the header's seq is odd in
+ * between, and end writes the ring's set into the header. Nothing for a
+ * ring never mapped.
+ */
+void kb_map_write_begin(struct kb_ring *r);
+void kb_map_write_end(struct kb_ring *r);
 
 /* A table with the ring's shape and hash key, for reading those. */
 static inline const struct kb_filter *kb_ring_shape(const struct kb_ring *r)

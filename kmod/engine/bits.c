@@ -4,7 +4,9 @@
  * one keyed SipHash), and what every bit-array type shares: fill counts,
  * merges and union counts work word by word over the whole array.
  */
-#include "bloom.h"
+#include "bitword.h"
+#include "filter.h"
+#include "hash.h"
 #include "types.h"
 
 #ifndef __KERNEL__

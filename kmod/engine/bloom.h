@@ -2,11 +2,12 @@
 /*
  * The plain Bloom filter's bit reads and its one-key path for filters far
  * larger than the caches, inline: filter.c takes that path without a call
- * (bits.c holds the rest).
+ * (bits.c holds the rest; both use bitword.h, below them).
  */
 #ifndef KBLOOM_ENGINE_BLOOM_H
 #define KBLOOM_ENGINE_BLOOM_H
 
+#include "bitword.h"
 #include "filter.h"
 #include "hash.h"
 #include "types.h"
@@ -17,24 +18,6 @@
  * cache. Batches and the packet path prefetch their own way.
  */
 #define KB_FAR_WORDS	((16ULL << 20) / sizeof(unsigned long))
-
-/* Bit @pos of @mem, in bit 0 of the result (the rest is the word's). */
-static inline unsigned long kb_bit_word(const unsigned long *mem, u64 pos)
-{
-	return READ_ONCE(mem[BIT_WORD(pos)]) >> (pos % BITS_PER_LONG);
-}
-
-/*
- * Sets bit @pos of @mem; true if it was clear. Read first: a set bit costs
- * no locked write or line bounce.
- */
-static inline bool kb_bit_set_new(unsigned long *mem, u64 pos)
-{
-	if (kb_bit_word(mem, pos) & 1)
-		return false;
-	set_bit(pos, mem);
-	return true;
-}
 
 /*
  * The k positions are worked out and their lines asked for first, then
