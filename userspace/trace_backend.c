@@ -15,6 +15,7 @@
 #include "pktfmt.h"
 #include "pktxform.h"
 #include "trace_backend.h"
+#include "types.h"
 #include "util.h"
 #include "xlate_read.h"
 
@@ -203,7 +204,7 @@ static int load_xlate(struct trace_backends *b, size_t r, char *err,
 			 rt->name, rt->dir, rt->transforms, why);
 		return -1;
 	}
-	if (b->xlate[r]->type != KBLOOM_TYPE_TRANSFORMS) {
+	if (!kb_utype_records(b->xlate[r]->type)) {
 		snprintf(err, errlen, "router %s (archive %s): '%s' holds no transforms table",
 			 rt->name, rt->dir, rt->transforms);
 		kb_archive_close(b->xlate[r]);
