@@ -187,7 +187,8 @@ int cmd_create(int argc, char **argv)
 				     kb_type_str(type));
 			return EXIT_ERROR;
 		}
-		p.m = val[P_BITS] ? bits : t->record_cells(capacity);
+		p.m = val[P_BITS] ? bits :
+		      t->record_cells ? t->record_cells(capacity) : capacity;
 		p.k = 1;
 		if (kb_params_round(&p) ||
 		    kb_params_bytes(&p) > KBLOOM_MEM_MAX) {
