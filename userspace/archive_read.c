@@ -15,6 +15,7 @@
 
 #include "archive_read.h"
 #include "textutil.h"
+#include "types.h"
 
 /* The save file's cells are the engine's unsigned longs as 64-bit LE words. */
 _Static_assert(sizeof(unsigned long) == 8, "64-bit unsigned long expected");
@@ -22,7 +23,7 @@ _Static_assert(sizeof(unsigned long) == 8, "64-bit unsigned long expected");
 void kb_save_engine_shape(const struct kb_save_header *h, struct kb_shape *s)
 {
 	*s = h->shape;
-	if (s->type == KBLOOM_TYPE_SCALABLE) {
+	if (kb_type_takes(s->type, KB_TAKES_PLAN)) {
 		s->capacity = h->capacity;
 	} else {
 		s->capacity = 0;
@@ -60,9 +61,9 @@ uint64_t kb_save_engine_cell_bytes(const struct kb_save_header *h, void *arg)
 	if (kb_filter_check_shape(&s) != KB_SHAPE_OK)
 		return UINT64_MAX;
 	/* Growing types: every slice, or the CBFV and the saved OFV. */
-	if (s.type == KBLOOM_TYPE_SCALABLE)
+	if (kb_utype_grows(s.type) == KB_GROW_SLICES)
 		return scalable_cell_bytes(h, &s);
-	if (s.type == KBLOOM_TYPE_DCF)
+	if (kb_utype_grows(s.type) == KB_GROW_WIDER)
 		return kb_dcf_load_mem(&s, h->ofv_bits) == KB_NO_PLAN ?
 		       UINT64_MAX : kb_save_layout_cell_bytes(h);
 	return kb_filter_mem_for(&s);
@@ -277,7 +278,7 @@ int kb_archive_test(const struct kb_archive *a, const void *key, size_t len,
 	int hits = 0;
 	size_t j;
 
-	if (a->type == KBLOOM_TYPE_MULTI)
+	if (kb_utype_tuples(a->type))
 		return -1;
 	if (bitmap)
 		memset(bitmap, 0, (a->n + 7) / 8);
@@ -297,7 +298,7 @@ int kb_archive_test_tuple(const struct kb_archive *a, const struct kb_tuple *t,
 	int hits = 0;
 	size_t j;
 
-	if (a->type != KBLOOM_TYPE_MULTI || !t->mask ||
+	if (!kb_utype_tuples(a->type) || !t->mask ||
 	    t->mask >> a->dims)
 		return -1;
 	if (bitmap)

@@ -52,6 +52,10 @@ double card_keys(const struct kb_shape *p, uint64_t x);
 /* The false positive rate at fill @x. */
 double card_fpr_now(const struct kb_shape *p, uint64_t x);
 
+/* The types' estimates: bloom's, and that of one bit per key per slice. */
+double card_keys_bloom(const struct kb_shape *p, uint64_t x);
+double card_keys_slices(const struct kb_shape *p, uint64_t x);
+
 /* The formula card_keys() uses, in words. */
 const char *card_basis(uint32_t type);
 

@@ -26,6 +26,7 @@
 #include "print.h"
 #include "progress.h"
 #include "save.h"
+#include "types.h"
 #include "util.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -163,10 +164,9 @@ static int archive_pass(struct archiver *a)
 			     quote(a->name));
 		return -1;
 	}
-	if (d->p.type == KBLOOM_TYPE_SCALABLE || d->p.type == KBLOOM_TYPE_DCF) {
+	if (kb_utype_grows(d->p.type)) {
 		errorf("archive: filter '%s' is a %s filter, which grows and has no windows to archive (use 'bloomctl save')",
-		       quote(a->name),
-		       d->p.type == KBLOOM_TYPE_DCF ? "dcf" : "scalable");
+		       quote(a->name), kb_type_str(d->p.type));
 		return -1;
 	}
 	if (!(d->have & KB_HAVE_WINDOWS)) {

@@ -15,6 +15,7 @@
 #include "describe.h"
 #include "kwargs.h"
 #include "pktfmt.h"
+#include "types.h"
 #include "util.h"
 
 enum { A_HOOK, A_DEV, A_FAMILY, A_DIGEST, A_NUM };
@@ -68,11 +69,11 @@ static void explain(struct kb_nl *nl, const char *name, int digest)
 	}
 	*e = saved;
 	if (digest == KBLOOM_DIGEST_MULTI &&
-	    (d.p.type != KBLOOM_TYPE_MULTI || d.dims.n != 3))
+	    (!kb_utype_tuples(d.p.type) || d.dims.n != 3))
 		snprintf(e->why, sizeof(e->why),
 			 "digest multi needs a multi filter of 3 dimensions (src, dst, dst port)");
 	else if (digest != KBLOOM_DIGEST_MULTI &&
-		 d.p.type == KBLOOM_TYPE_MULTI)
+		 kb_utype_tuples(d.p.type))
 		snprintf(e->why, sizeof(e->why),
 			 "a multi filter takes digest multi only");
 }
@@ -87,7 +88,7 @@ static bool is_transforms(const char *name)
 	if (open_netlink(&nl))
 		return false;
 	yes = !kb_desc_get(&nl, name, &d) &&
-	      d.p.type == KBLOOM_TYPE_TRANSFORMS;
+	      kb_utype_records(d.p.type);
 	kb_nl_close(&nl);
 	return yes;
 }

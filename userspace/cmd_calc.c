@@ -33,6 +33,7 @@
 #include "print.h"
 #include "sizing.h"
 #include "typeopts.h"
+#include "types.h"
 #include "util.h"
 
 enum { C_CAPACITY, C_FPR, C_BITS, C_HASHES, C_TYPE, C_WINDOWS, C_INTERVAL,
@@ -62,21 +63,24 @@ struct calc_req {
 struct calc_row {
 	struct kb_shape p;
 	char error[160];	/* empty when the row is valid */
+	uint64_t n;		/* capacity: the keys of the figures */
 	uint64_t bytes, total;	/* one table; every table (windows) */
-	double bits_per_key, fpr, bound, overflow_log10, stable_zero;
-	double limit, fpr10, fpr100;	/* scalable */
+	double bits_per_key, fpr, bound;
 };
 
 /* Computes one type's row. */
 static void calc_one(const struct calc_req *q, uint32_t type,
 		     struct calc_row *row)
 {
+	const struct kb_utype *t = kb_utype(type);
+	uint32_t caps = kb_utype_caps(type);
 	struct kb_shape *p = &row->p;
 	struct kb_dims dims;
 	int r;
 
 	memset(row, 0, sizeof(*row));
 	p->type = type;
+	row->n = q->n;
 	/* Checked before: cannot fail for the type asked for. */
 	if (q->tval && typeopts_apply("calc", q->tval, p, &dims, true)) {
 		snprintf(row->error, sizeof(row->error), "bad option");
@@ -88,11 +92,8 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 			snprintf(row->error, sizeof(row->error),
 				 "needs more than %llu cells or %llu bytes",
 				 KBLOOM_BITS_MAX, KBLOOM_MEM_MAX);
-		else if (r == -EDOM)
-			snprintf(row->error, sizeof(row->error),
-				 type == KBLOOM_TYPE_DLEFT ?
-				 "needs more than 24 fingerprint bits" :
-				 "needs more decrements per add than cells (or 65536)");
+		else if (r == -EDOM && t->size_edom)
+			t->size_edom(row->error, sizeof(row->error), p, NULL);
 		else if (r)
 			snprintf(row->error, sizeof(row->error), "%s",
 				 strerror(-r));
@@ -100,7 +101,7 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 			return;
 	} else {
 		p->m = q->bits;
-		p->k = type == KBLOOM_TYPE_DLEFT ? 1 : q->hashes;
+		p->k = t->hashes ? t->hashes : q->hashes;
 		p->capacity = q->n;
 		if (kb_params_complete(p)) {
 			snprintf(row->error, sizeof(row->error),
@@ -113,40 +114,26 @@ static void calc_one(const struct calc_req *q, uint32_t type,
 	row->bytes = kb_params_bytes(p);
 	row->total = kb_params_ring_bytes(p, q->windows);
 	row->bits_per_key = (double)p->m * kb_params_cell_bits(p) *
-			    (type == KBLOOM_TYPE_MULTI ? p->dims : 1) /
-			    (double)q->n;
+			    kb_params_dims(p) / (double)q->n;
 	row->fpr = kb_params_fpr(p, (double)q->n);
 	row->bound = sizing_bound_bits(row->fpr);
-	if (type == KBLOOM_TYPE_COUNTING)
-		row->overflow_log10 = sizing_overflow_log10(p->m, p->k,
-							    (double)q->n,
-							    p->cell_bits);
-	if (type == KBLOOM_TYPE_STABLE)
-		row->stable_zero = sizing_stable_zero(p->m, p->k,
-						      p->cell_bits,
-						      p->decrement);
-	if (type == KBLOOM_TYPE_SCALABLE) {
-		row->limit = sizing_scalable_limit(p);
-		row->fpr10 = kb_params_fpr(p, 10.0 * q->n);
-		row->fpr100 = kb_params_fpr(p, 100.0 * q->n);
-		if (p->capacity > p->m)
-			snprintf(row->error, sizeof(row->error),
-				 "capacity %llu is more than the %llu bits of the first slice",
-				 (unsigned long long)p->capacity,
-				 (unsigned long long)p->m);
-	}
-	if (q->windows && (type == KBLOOM_TYPE_STABLE ||
-			   type == KBLOOM_TYPE_SCALABLE ||
-			   type == KBLOOM_TYPE_DCF))
+	/* Slice 0 (the plan's first) holds capacity keys in its m bits. */
+	if (kb_type_takes(type, KB_TAKES_PLAN) && p->capacity > p->m)
+		snprintf(row->error, sizeof(row->error),
+			 "capacity %llu is more than the %llu bits of the first slice",
+			 (unsigned long long)p->capacity,
+			 (unsigned long long)p->m);
+	if (q->windows && !(caps & KB_CAP_WINDOWS))
 		snprintf(row->error, sizeof(row->error), "%s",
-			 type == KBLOOM_TYPE_STABLE ?
+			 caps & KB_CAP_FORGETS ?
 			 "takes no windows (it already forgets)" :
 			 "takes no windows (it grows)");
 	else if (row->bytes > KBLOOM_MEM_MAX)
 		snprintf(row->error, sizeof(row->error),
 			 "%llu bytes, more than the %llu-byte limit",
 			 (unsigned long long)row->bytes, KBLOOM_MEM_MAX);
-	else if (type == KBLOOM_TYPE_STABLE && p->decrement > p->m)
+	else if (kb_type_takes(type, KB_TAKES_DECREMENT) &&
+		 p->decrement > p->m)
 		snprintf(row->error, sizeof(row->error),
 			 "decrement %u is more than the %llu cells",
 			 p->decrement, (unsigned long long)p->m);
@@ -180,49 +167,9 @@ static void render_params(const struct kb_out *o, const struct calc_row *r)
 		else	/* a number; dims: how many */
 			kb_print_u64(o, KB_PRINT_ANY, t->json, "%llu", v);
 	}
-	switch (p->type) {
-	case KBLOOM_TYPE_COUNTING:
-		kb_print_double(o, KB_PRINT_JSON, "overflow_bound", NULL,
-				pow(10, r->overflow_log10));
-		kb_print_double(o, KB_PRINT_JSON, "overflow_log10", NULL,
-				r->overflow_log10);
-		kb_print_text(o, ", overflow <= %s",
-			      fmt_pow10(r->overflow_log10));
-		break;
-	case KBLOOM_TYPE_STABLE:
-		kb_print_double(o, KB_PRINT_JSON, "stable_zero_fraction", NULL,
-				r->stable_zero);
-		kb_print_text(o, " (stable point, %.1f%% zero)",
-			      100 * r->stable_zero);
-		break;
-	case KBLOOM_TYPE_MULTI:
-		kb_print_text(o, " (m, k and fpr per dimension)");
-		break;
-	case KBLOOM_TYPE_BLOCKED:
-		kb_print_text(o, "  %llu blocks of 512 bits",
-			      (unsigned long long)(p->m / KB_BLOCK_BITS));
-		break;
-	case KBLOOM_TYPE_PARTITIONED:
-		kb_print_text(o, "  %u slices of %llu bits", p->k,
-			      (unsigned long long)(p->m / p->k));
-		break;
-	case KBLOOM_TYPE_DCF:
-		kb_print_u64(o, KB_PRINT_JSON, "ofv_bits", NULL,
-			     KB_DCF_OFV_BITS_START);
-		kb_print_u64(o, KB_PRINT_ANY, "counting16_bytes",
-			     " + overflow vector of 1 bit per cell, doubled as counts grow (counting counter-bits 16: %llu bytes)",
-			     sizing_vec_bytes(p->m, 16));
-		break;
-	case KBLOOM_TYPE_SCALABLE:
-		kb_print_text(o, ": first slice");
-		kb_print_double(o, KB_PRINT_ANY, "fpr_limit",
-				"; any number of keys <= %.3g", r->limit);
-		kb_print_double(o, KB_PRINT_ANY, "fpr_10x", "; at 10x %.3g",
-				r->fpr10);
-		kb_print_double(o, KB_PRINT_ANY, "fpr_100x", ", 100x %.3g",
-				r->fpr100);
-		break;
-	}
+	/* The type's own figures: overflow bound, stable point, ... */
+	if (kb_utype(p->type)->calc_figures)
+		kb_utype(p->type)->calc_figures(o, p, r->n);
 }
 
 /* One type: a line of the table, or an object of "types". */
@@ -381,8 +328,9 @@ int cmd_calc(int argc, char **argv)
 			       quote(val[C_TYPE]), kb_type_list());
 			return EXIT_ERROR;
 		}
-		if (type == KBLOOM_TYPE_TRANSFORMS) {
-			errorf("invalid filter type 'transforms': calc sizes filters; a transforms table has no false positive rate (it takes 'capacity N' records of %zu bytes)",
+		if (kb_utype_records(type)) {
+			errorf("invalid filter type '%s': calc sizes filters; a %s table has no false positive rate (it takes 'capacity N' records of %zu bytes)",
+			       kb_type_str(type), kb_type_str(type),
 			       sizeof(struct kbloom_xlate));
 			return EXIT_ERROR;
 		}
@@ -400,14 +348,16 @@ int cmd_calc(int argc, char **argv)
 			return EXIT_ERROR;
 		q.tval = tval;
 	}
-	if (type == KBLOOM_TYPE_DLEFT && !q.sizing && q.hashes != 1) {
-		errorf("invalid hashes '%s': a dleft filter has 1",
-		       quote(val[C_HASHES]));
+	if (type >= 0 && kb_utype(type)->hashes && !q.sizing &&
+	    q.hashes != kb_utype(type)->hashes) {
+		errorf("invalid hashes '%s': a %s filter has %u",
+		       quote(val[C_HASHES]), kb_type_str(type),
+		       kb_utype(type)->hashes);
 		return EXIT_ERROR;
 	}
 
 	for (i = 1; i <= KBLOOM_TYPE_MAX; i++) {
-		if ((type >= 0 && i != type) || i == KBLOOM_TYPE_TRANSFORMS)
+		if ((type >= 0 && i != type) || kb_utype_records(i))
 			continue;
 		calc_one(&q, i, &rows[nrows++]);
 	}

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "json.h"
 #include "keycmd.h"
+#include "types.h"
 #include "util.h"
 
 struct count_state {
@@ -51,7 +52,7 @@ int cmd_count(int argc, char **argv)
 
 	if (keycmd_open(&kc, KBLOOM_CMD_COUNT, argc, argv))
 		goto out;
-	c.tuple = kc.desc.p.type == KBLOOM_TYPE_MULTI;
+	c.tuple = kb_utype_tuples(kc.desc.p.type);
 	if (opts.json) {
 		c.mem = open_memstream(&c.buf, &c.len);
 		if (!c.mem) {

@@ -18,6 +18,7 @@
 #include "sizing.h"
 #include "timefmt.h"
 #include "typeopts.h"
+#include "types.h"
 #include "util.h"
 
 enum { P_BITS, P_HASHES, P_CAPACITY, P_FPR, P_KEY, P_WINDOWS, P_INTERVAL,
@@ -64,22 +65,19 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 static int size_it(const char *name, struct kb_shape *p, uint64_t capacity,
 		   double fpr, const char *fpr_text)
 {
+	const struct kb_utype *t = kb_utype(p->type);
 	int r = kb_params_size(p, capacity, fpr);
+	char why[256];
 
 	if (r == -ERANGE)
 		errorf("unable to size filter '%s': a %s filter of capacity %llu at fpr %s needs more than %llu cells or %llu bytes",
 		       quote(name), kb_type_str(p->type),
 		       (unsigned long long)capacity, quote(fpr_text),
 		       KBLOOM_BITS_MAX, KBLOOM_MEM_MAX);
-	else if (r == -EDOM && p->type == KBLOOM_TYPE_DLEFT)
-		errorf("unable to size filter '%s': fpr %s needs more than %d fingerprint bits with %u subtables of %u-cell buckets at 75%% load",
-		       quote(name), quote(fpr_text), KB_DLEFT_FP_MAX,
-		       p->subtables, p->bucket_cells);
-	else if (r == -EDOM && p->type == KBLOOM_TYPE_STABLE)
-		errorf("unable to size filter '%s': fpr %s needs more decrements per add than the %llu cells or %d",
-		       quote(name), quote(fpr_text),
-		       (unsigned long long)p->m, KBLOOM_DECREMENT_MAX);
-	else if (r)
+	else if (r == -EDOM && t->size_edom) {
+		t->size_edom(why, sizeof(why), p, quote(fpr_text));
+		errorf("unable to size filter '%s': %s", quote(name), why);
+	} else if (r)
 		errorf("unable to size filter '%s': capacity %llu at fpr %s: %s",
 		       quote(name), (unsigned long long)capacity,
 		       quote(fpr_text), strerror(-r));
@@ -97,6 +95,7 @@ int cmd_create(int argc, char **argv)
 	double fpr = 0;
 	struct nl_msg *msg;
 	struct kb_nl nl;
+	const struct kb_utype *t;
 	int type, r;
 
 	if (argc < 3) {
@@ -114,6 +113,7 @@ int cmd_create(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	p.type = type;
+	t = kb_utype(type);
 
 	if (typeopts_args(argv[0], argc, argv, 3, param_names, P_NUM, val,
 			  tval))
@@ -131,9 +131,10 @@ int cmd_create(int argc, char **argv)
 		       quote(val[P_HASHES]), KBLOOM_HASHES_MAX);
 		return EXIT_ERROR;
 	}
-	if (val[P_HASHES] && type == KBLOOM_TYPE_DLEFT && hashes != 1) {
-		errorf("invalid hashes '%s': a dleft filter has 1 (one hash gives the buckets and the fingerprint)",
-		       quote(val[P_HASHES]));
+	if (val[P_HASHES] && t->hashes && hashes != t->hashes) {
+		errorf("invalid hashes '%s': a %s filter has %u (%s)",
+		       quote(val[P_HASHES]), kb_type_str(type), t->hashes,
+		       t->hashes_why);
 		return EXIT_ERROR;
 	}
 	if (val[P_CAPACITY] && (parse_u64(val[P_CAPACITY], &capacity) ||
@@ -163,29 +164,31 @@ int cmd_create(int argc, char **argv)
 		return EXIT_ERROR;
 	if (typeopts_apply(argv[0], tval, &p, &dims, false))
 		return EXIT_ERROR;
-	if (type == KBLOOM_TYPE_MULTI && !tval[TO_DIMS]) {
+	if (kb_type_takes(type, KB_TAKES_DIMS) && !tval[TO_DIMS]) {
 		usage_errorf(argv[0],
-			     "a multi filter needs 'dims LIST' (its dimension names)");
+			     "a %s filter needs 'dims LIST' (its dimension names)",
+			     kb_type_str(type));
 		return EXIT_ERROR;
 	}
-	if (type == KBLOOM_TYPE_SCALABLE && !val[P_CAPACITY]) {
+	if (kb_type_takes(type, KB_TAKES_PLAN) && !val[P_CAPACITY]) {
 		usage_errorf(argv[0],
-			     "a scalable filter needs 'capacity N' (its first slice's keys)");
+			     "a %s filter needs 'capacity N' (its first slice's keys)",
+			     kb_type_str(type));
 		return EXIT_ERROR;
 	}
 	p.capacity = capacity;
 
-	if (type == KBLOOM_TYPE_TRANSFORMS) {
+	if (kb_utype_records(type)) {
 		if (val[P_FPR] || val[P_HASHES] || !val[P_CAPACITY]) {
-			usage_errorf(argv[0], "%s",
-				     val[P_FPR] ? "a transforms table has no false positive rate: give 'capacity N' (records)" :
-				     val[P_HASHES] ? "a transforms table takes no 'hashes'" :
-				     "a transforms table needs 'capacity N' (the records one window holds)");
+			usage_errorf(argv[0],
+				     val[P_FPR] ? "a %s table has no false positive rate: give 'capacity N' (records)" :
+				     val[P_HASHES] ? "a %s table takes no 'hashes'" :
+				     "a %s table needs 'capacity N' (the records one window holds)",
+				     kb_type_str(type));
 			return EXIT_ERROR;
 		}
-		/* 75% load: a record finds a cell in its few lines. */
-		p.m = val[P_BITS] ? bits : capacity > KBLOOM_BITS_MAX ?
-		      KBLOOM_BITS_MAX + 1 : (capacity * 4 + 2) / 3;
+		p.m = val[P_BITS] ? bits :
+		      t->record_cells ? t->record_cells(capacity) : capacity;
 		p.k = 1;
 		if (kb_params_round(&p) ||
 		    kb_params_bytes(&p) > KBLOOM_MEM_MAX) {
@@ -207,7 +210,7 @@ int cmd_create(int argc, char **argv)
 		if (size_it(name, &p, capacity, fpr, val[P_FPR]))
 			return EXIT_ERROR;
 	} else if (!val[P_BITS] ||
-		   (!val[P_HASHES] && type != KBLOOM_TYPE_DLEFT)) {
+		   (!val[P_HASHES] && !t->hashes)) {
 		usage_errorf(argv[0], "%s",
 			     val[P_BITS] ? "missing 'hashes K'" :
 			     val[P_HASHES] ? "missing 'bits M'" :
@@ -215,7 +218,7 @@ int cmd_create(int argc, char **argv)
 		return EXIT_ERROR;
 	} else {
 		p.m = bits;
-		p.k = type == KBLOOM_TYPE_DLEFT ? 1 : hashes;
+		p.k = t->hashes ? t->hashes : hashes;
 		if (kb_params_complete(&p)) {
 			errorf("invalid bits '%s': rounded up to a multiple of %llu it exceeds %llu",
 			       quote(val[P_BITS]),
@@ -233,12 +236,13 @@ int cmd_create(int argc, char **argv)
 		}
 	}
 
-	if (p.type == KBLOOM_TYPE_SCALABLE && capacity > p.m) {
+	/* The plan's first slice holds capacity keys in its m bits. */
+	if (kb_type_takes(type, KB_TAKES_PLAN) && capacity > p.m) {
 		errorf("invalid capacity '%s': more keys than the %llu bits of the first slice",
 		       quote(val[P_CAPACITY]), (unsigned long long)p.m);
 		return EXIT_ERROR;
 	}
-	if (p.type == KBLOOM_TYPE_STABLE && p.decrement > p.m) {
+	if (kb_type_takes(type, KB_TAKES_DECREMENT) && p.decrement > p.m) {
 		errorf("invalid decrement '%s': more than the %llu cells",
 		       quote(tval[TO_DECREMENT]), (unsigned long long)p.m);
 		return EXIT_ERROR;

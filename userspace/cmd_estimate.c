@@ -28,6 +28,7 @@
 #include "cardinality.h"
 #include "commands.h"
 #include "describe.h"
+#include "types.h"
 #include "util.h"
 
 struct est_reply {
@@ -69,7 +70,7 @@ static void print_shape(const struct kb_out *o, const struct kb_desc *d)
 	kb_print_u64(o, KB_PRINT_ANY, "bits",
 		     kb_params_cell_bits(&d->p) == 1 ? "bits (m) %llu" :
 		     "cells (m) %llu", d->p.m);
-	kb_print_text(o, "%s, ", d->p.type == KBLOOM_TYPE_MULTI ?
+	kb_print_text(o, "%s, ", kb_utype_tuples(d->p.type) ?
 		      " per dimension" : "");
 	kb_print_u64(o, KB_PRINT_ANY, "hashes", "hashes (k) %llu\n", d->p.k);
 }

@@ -49,6 +49,7 @@
 #include "query_client.h"
 #include "query_xlate.h"
 #include "timefmt.h"
+#include "types.h"
 #include "util.h"
 
 enum { Q_PACKET, Q_PCAP, Q_DIGEST, Q_SINCE, Q_UNTIL, Q_SLACK, Q_NUM };
@@ -419,7 +420,7 @@ static void render(const struct kb_out *o, const struct query *q)
 static int pick_mode(struct query *q, const char *given)
 {
 	const struct kb_desc *d = &q->desc;
-	bool multi = d->p.type == KBLOOM_TYPE_MULTI;
+	bool multi = kb_utype_tuples(d->p.type);
 	int mode;
 
 	if (given) {
@@ -566,7 +567,7 @@ int cmd_query(int argc, char **argv)
 			     quote(q.name));
 		goto out;
 	}
-	if (q.desc.p.type == KBLOOM_TYPE_TRANSFORMS) {
+	if (kb_utype_records(q.desc.p.type)) {
 		if (kw[Q_DIGEST].val) {
 			errorf("invalid digest '%s': a transforms table is looked up by the packet's addresses and ports",
 			       quote(kw[Q_DIGEST].val));

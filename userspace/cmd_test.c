@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "json.h"
 #include "keycmd.h"
+#include "types.h"
 #include "util.h"
 
 struct test_state {
@@ -92,7 +93,7 @@ int cmd_test(int argc, char **argv)
 		goto out;
 	if (opts.json)
 		print_json(kc.name, &t, &kc.src,
-			   kc.desc.p.type == KBLOOM_TYPE_MULTI);
+			   kb_utype_tuples(kc.desc.p.type));
 	else if (t.file)
 		printf("%llu keys: %llu present, %llu absent\n",
 		       (unsigned long long)t.keys,

@@ -12,6 +12,7 @@
 
 #include "describe.h"
 #include "typeopts.h"
+#include "types.h"
 #include "util.h"
 
 static int parse_slices(struct kb_nl *nl, struct nlattr *list,
@@ -215,7 +216,7 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 			return r;
 		d->p.dims = d->dims.n;
 	}
-	if (d->p.type == KBLOOM_TYPE_MULTI && !d->dims.n)
+	if (kb_utype_tuples(d->p.type) && !d->dims.n)
 		return kb_nl_fail(nl, "multi filter '%s' without DIMS",
 				  quote(d->name));
 	if (d->p.cell_bits > 16)
@@ -266,7 +267,7 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 			return r;
 		d->have |= KB_HAVE_ATTACH;
 	}
-	if (d->p.type == KBLOOM_TYPE_SCALABLE) {
+	if (kb_utype_grows(d->p.type) == KB_GROW_SLICES) {
 		d->p.capacity = d->capacity;
 		if (!tb[KBLOOM_A_SLICE_LIST] || !tb[KBLOOM_A_OVERFLOW] ||
 		    !tb[KBLOOM_A_GROW_ERROR])
@@ -279,7 +280,7 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 		d->grow_error = nla_get_u32(tb[KBLOOM_A_GROW_ERROR]);
 		d->have |= KB_HAVE_SLICES;
 	}
-	if (d->p.type == KBLOOM_TYPE_DCF) {
+	if (kb_utype_grows(d->p.type) == KB_GROW_WIDER) {
 		if (!tb[KBLOOM_A_OFV_BITS] || !tb[KBLOOM_A_LOST] ||
 		    !tb[KBLOOM_A_GROW_ERROR])
 			return kb_nl_fail(nl, "dcf '%s' without OFV_BITS, LOST or GROW_ERROR",

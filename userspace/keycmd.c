@@ -8,6 +8,7 @@
 #include "keycmd.h"
 #include "mapview.h"
 #include "progress.h"
+#include "types.h"
 #include "util.h"
 
 /* Keys tested through a mapping at a time (their misses overlap). */
@@ -39,14 +40,14 @@ static int check_type(const struct keycmd *kc)
 
 	switch (kc->cmd) {
 	case KBLOOM_CMD_DEL:
-		if (p->type == KBLOOM_TYPE_DLEFT || p->type == KBLOOM_TYPE_DCF ||
-		    (p->type == KBLOOM_TYPE_COUNTING &&
-		     p->update == KBLOOM_UPDATE_PLAIN))
+		/* Conservative update refuses deletes (engine: may_delete). */
+		if ((kb_utype_caps(p->type) & KB_CAP_DELETE) &&
+		    p->update == KBLOOM_UPDATE_PLAIN)
 			return 0;
 		errorf("unable to delete keys from filter '%s': del needs a counting (plain update), dleft or dcf filter, '%s' is %s%s",
 		       quote(kc->name), quote(kc->name),
 		       kb_type_str(p->type),
-		       p->type == KBLOOM_TYPE_COUNTING ?
+		       kb_utype_caps(p->type) & KB_CAP_DELETE ?
 		       " with conservative update (a delete could create a false negative)" :
 		       "");
 		return -1;
@@ -79,7 +80,7 @@ int keycmd_open(struct keycmd *kc, uint8_t cmd, int argc, char **argv)
 	}
 	if (check_type(kc))
 		return -1;
-	if (kc->desc.p.type == KBLOOM_TYPE_MULTI)
+	if (kb_utype_tuples(kc->desc.p.type))
 		keysrc_set_tuples(&kc->src, &kc->desc.dims,
 				  cmd == KBLOOM_CMD_ADD);
 	if (keysrc_check_args(&kc->src) || keysrc_open(&kc->src))
@@ -188,7 +189,7 @@ static bool keycmd_map(struct keycmd *kc, struct kb_mapview *v)
 	const char *no = getenv("KBLOOM_NO_MAP");
 
 	if (kc->cmd != KBLOOM_CMD_TEST || !keysrc_is_file(&kc->src) ||
-	    kc->desc.p.type == KBLOOM_TYPE_MULTI ||
+	    kb_utype_tuples(kc->desc.p.type) ||
 	    (no && *no && strcmp(no, "0")))
 		return false;
 	return !kb_mapview_open(v, kc->name);
@@ -197,7 +198,7 @@ static bool keycmd_map(struct keycmd *kc, struct kb_mapview *v)
 int keycmd_run(struct keycmd *kc, kb_result_fn fn, void *arg)
 {
 	struct keybatch *b = &kc->batch;
-	bool multi = kc->desc.p.type == KBLOOM_TYPE_MULTI;
+	bool multi = kb_utype_tuples(kc->desc.p.type);
 	struct keysrc *src = &kc->src;
 	struct progress prog = { 0 };
 	uint64_t total = 0, n = 0;

@@ -26,6 +26,7 @@
 #include "restore.h"
 #include "savefile.h"
 #include "typeopts.h"
+#include "types.h"
 #include "util.h"
 
 /* Cells per IMPORT message: well inside one attribute (u16 length). */
@@ -74,10 +75,10 @@ static struct nl_msg *create_msg(struct kb_nl *nl, const char *name,
 	/* Not WINDOWS: a restored filter is a plain filter of one table. */
 	kb_put_params(msg, s, h->dim_names);
 	/* The layout of a scalable filter or a dcf (version 2). */
-	if (s->type == KBLOOM_TYPE_SCALABLE) {
+	if (kb_utype_grows(s->type) == KB_GROW_SLICES) {
 		kb_put_u64(msg, KBLOOM_A_OVERFLOW, h->overflow);
 		put_slices(msg, h);
-	} else if (s->type == KBLOOM_TYPE_DCF) {
+	} else if (kb_utype_grows(s->type) == KB_GROW_WIDER) {
 		kb_put_u32(msg, KBLOOM_A_OFV_BITS, h->ofv_bits);
 		kb_put_u64(msg, KBLOOM_A_LOST, h->overflow);
 	}

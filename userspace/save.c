@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "describe.h"
 #include "progress.h"
+#include "types.h"
 #include "save.h"
 #include "util.h"
 
@@ -96,7 +97,7 @@ static int export_head(struct kb_nl *nl, struct nlattr **tb,
 		h->window.packets = d->win[0].packets;
 	}
 	/* Version 2: the layout of a scalable filter or a dcf. */
-	if (d->p.type == KBLOOM_TYPE_SCALABLE) {
+	if (kb_utype_grows(d->p.type) == KB_GROW_SLICES) {
 		if (!(d->have & KB_HAVE_SLICES) || !d->nslices)
 			return kb_nl_fail(nl, "EXPORT head of a scalable filter without its SLICE_LIST");
 		h->nslices = d->nslices;
@@ -109,7 +110,7 @@ static int export_head(struct kb_nl *nl, struct nlattr **tb,
 			if (d->slice[i].current)
 				h->current = i;
 		}
-	} else if (d->p.type == KBLOOM_TYPE_DCF) {
+	} else if (kb_utype_grows(d->p.type) == KB_GROW_WIDER) {
 		if (!(d->have & KB_HAVE_OFV))
 			return kb_nl_fail(nl, "EXPORT head of a dcf without OFV_BITS");
 		h->ofv_bits = d->ofv_bits;

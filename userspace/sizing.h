@@ -2,7 +2,8 @@
 /*
  * Filter sizing and false positive rates, per filter type (sources in
  * docs/design.md, "Filter types"), floating point, pure functions:
- * unit-tested on the host (sizing_test, calc_test).
+ * unit-tested on the host (sizing_test, calc_test). Each type's maths is
+ * its type_NAME.c (types.h); sizing.c holds bloom's and the entry points.
  *
  * Bloom (Bloom, CACM 13(7), 1970; the optimum k as derived in Broder and
  * Mitzenmacher, Internet Mathematics 1(4), 2004). For capacity n and
@@ -139,6 +140,7 @@ uint32_t sizing_optimal_hashes(uint64_t m, uint64_t n);
 
 /* Bloom: (1 - e^{-kn/m})^k; m >= 1, k >= 1. */
 double sizing_fpr(uint64_t m, uint32_t k, uint64_t n);
+double sizing_fpr_bloom(uint64_t m, uint32_t k, double n);
 
 /* (X/m)^k, X clamped to m. */
 double sizing_fpr_fill(uint64_t m, uint32_t k, uint64_t fill);
@@ -222,6 +224,9 @@ int kb_params_round(struct kb_shape *p);
 /* Bits of one cell: 1, the counter bits, 32 (dleft), c + 1 (dcf at first). */
 uint32_t kb_params_cell_bits(const struct kb_shape *p);
 
+/* Dimensions: dims for the types whose keys are tuples, else 1. */
+uint32_t kb_params_dims(const struct kb_shape *p);
+
 /* Bytes of cells, as the engine allocates them (whole 64-bit words). */
 uint64_t kb_params_bytes(const struct kb_shape *p);
 
@@ -254,6 +259,9 @@ int kb_params_complete(struct kb_shape *p);
  * filter that no fingerprint of 4..24 bits brings to the rate.
  */
 int kb_params_size(struct kb_shape *p, uint64_t n, double fpr);
+
+/* Bloom's sizing (sizing_from_capacity(), then m rounded): 0 or -ERANGE. */
+int kb_params_size_bloom(struct kb_shape *p, uint64_t n, double fpr);
 
 /*
  * The type's false positive rate with @n keys (stable: the stable point,

@@ -14,6 +14,7 @@
 #include "digestfmt.h"
 #include "pktfmt.h"
 #include "trace_backend.h"
+#include "types.h"
 
 struct archive_state {
 	struct kb_archive *a;
@@ -36,7 +37,7 @@ static void archive_free(struct archive_state *s)
 static void params_of(const struct kb_shape *sh, struct kb_shape *p)
 {
 	*p = *sh;
-	if (sh->type != KBLOOM_TYPE_COUNTING && sh->type != KBLOOM_TYPE_STABLE)
+	if (!kb_type_takes(sh->type, KB_TAKES_COUNTER_BITS))
 		p->cell_bits = 0;
 	p->capacity = 0;
 	p->growth = 0;
@@ -59,14 +60,14 @@ static int setup(void **state, const struct kb_topo_router *r, char *err,
 		free(s);
 		return -1;
 	}
-	if (s->a->type == KBLOOM_TYPE_MULTI) {
+	if (kb_utype_tuples(s->a->type)) {
 		snprintf(err, errlen, "router %s (archive %s): filter '%s' is a multi filter: trace needs single-key digests (spie)",
 			 r->name, r->dir, r->filter);
 		archive_free(s);
 		return -1;
 	}
 	/* Its records are not digests: asked as a filter it would say absent. */
-	if (s->a->type == KBLOOM_TYPE_TRANSFORMS) {
+	if (kb_utype_records(s->a->type)) {
 		snprintf(err, errlen, "router %s (archive %s): filter '%s' is a transforms table: name it with 'transforms %s' and give the router its digest table as 'filter'",
 			 r->name, r->dir, r->filter, r->filter);
 		archive_free(s);
@@ -147,7 +148,7 @@ static int archive_xlate(struct trace_backends *b, size_t ri,
 			 r->name, r->dir, r->transforms, why);
 		return -1;
 	}
-	if ((*out)->type != KBLOOM_TYPE_TRANSFORMS) {
+	if (!kb_utype_records((*out)->type)) {
 		snprintf(err, errlen, "router %s (archive %s): '%s' holds no transforms table",
 			 r->name, r->dir, r->transforms);
 		kb_archive_close(*out);

@@ -14,6 +14,7 @@
 #include "pktfmt.h"
 #include "pktxform.h"
 #include "trace_backend.h"
+#include "types.h"
 #include "util.h"
 #include "xlate_read.h"
 

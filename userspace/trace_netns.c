@@ -24,6 +24,7 @@
 #include "pktfmt.h"
 #include "query_client.h"
 #include "trace_backend.h"
+#include "types.h"
 #include "util.h"
 #include "xlate_read.h"
 
@@ -118,7 +119,7 @@ static int setup(void **state, const struct kb_topo_router *r,
 		netns_free(s);
 		return -1;
 	}
-	if (d->p.type == KBLOOM_TYPE_MULTI) {
+	if (kb_utype_tuples(d->p.type)) {
 		snprintf(err, errlen, "%s: filter '%s' is a multi filter: trace needs single-key digests (spie)",
 			 s->what, r->filter);
 		netns_free(s);

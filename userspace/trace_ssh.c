@@ -43,6 +43,7 @@
 #include "savefile.h"
 #include "trace_backend.h"
 #include "trace_json.h"
+#include "types.h"
 #include "util.h"
 
 #define OUT_MAX		(256u << 20)	/* bytes of remote output kept */
@@ -361,7 +362,7 @@ static int read_answer(const struct tj *show, const struct tj *query,
 		*why = "no filter type and shape in the output of show";
 		return -1;
 	}
-	if (p.type == KBLOOM_TYPE_MULTI) {
+	if (kb_utype_tuples(p.type)) {
 		*why = "the filter is a multi filter: trace needs single-key digests (spie)";
 		return -1;
 	}

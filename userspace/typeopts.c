@@ -10,6 +10,7 @@
 #include "kwargs.h"
 #include "timefmt.h"
 #include "typeopts.h"
+#include "types.h"
 #include "util.h"
 
 void kb_put_params(struct nl_msg *msg, const struct kb_shape *p,
@@ -85,15 +86,11 @@ static int get_u32(const char *name, const char *s, uint32_t lo, uint32_t hi,
 /* counter-bits: the widths the type's counters come in. */
 static int apply_counter_bits(const char *s, struct kb_shape *p)
 {
-	bool counting = p->type == KBLOOM_TYPE_COUNTING;
-	bool dcf = p->type == KBLOOM_TYPE_DCF;
+	const struct kb_utype *t = kb_utype(p->type);
 
-	return get_u32("counter-bits", s, 1, 16,
-		       counting ? (4 | 8 | 16) : dcf ? (2 | 4 | 8) :
-		       (1 | 2 | 4 | 8),
-		       counting ? "a counting filter has 4, 8 or 16" :
-		       dcf ? "a dcf has 2, 4 or 8 (its small counters)" :
-		       "a stable filter has 1, 2, 4 or 8", &p->cell_bits);
+	return get_u32("counter-bits", s, 1, 16, t->counter_widths,
+		       t->counter_words ? t->counter_words : "from 1 to 16",
+		       &p->cell_bits);
 }
 
 /* update, hash: one of the names, "plain or conservative". */

@@ -14,6 +14,7 @@
 #include "describe.h"
 #include "pktxform.h"
 #include "save.h"
+#include "types.h"
 #include "util.h"
 #include "xlate_read.h"
 #include "../kmod/engine/xlate.h"
@@ -40,7 +41,7 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
 			 name, why);
 		goto out;
 	}
-	if (d->p.type != KBLOOM_TYPE_TRANSFORMS) {
+	if (!kb_utype_records(d->p.type)) {
 		snprintf(err, errlen, "'%s' is a %s filter, not a transforms table",
 			 name, kb_type_str(d->p.type));
 		goto out;
@@ -142,7 +143,7 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 	struct kbloom_xlate want;
 	size_t n = 0;
 
-	if (a->type != KBLOOM_TYPE_TRANSFORMS)
+	if (!kb_utype_records(a->type))
 		return 0;
 	if (!pkt_xlate_want(pkt, len, &want))
 		n = lookup_key(a, &want, XLATE_NAT, lo, hi, out, n, max);
@@ -158,7 +159,7 @@ bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
 	size_t j;
 	uint64_t c;
 
-	if (a->type != KBLOOM_TYPE_TRANSFORMS || len < 20 || pkt[0] >> 4 != 4)
+	if (!kb_utype_records(a->type) || len < 20 || pkt[0] >> 4 != 4)
 		return false;
 	memcpy(&src, pkt + 12, 4);
 	memcpy(&dst, pkt + 16, 4);

@@ -384,6 +384,6 @@ const struct kb_type_ops kb_counting_ops = {
 	.may_delete = kb_counting_may_delete,
 	.info = {
 		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_UPDATE,
-		.caps = KB_CAP_WINDOWS,
+		.caps = KB_CAP_WINDOWS | KB_CAP_DELETE,
 	},
 };

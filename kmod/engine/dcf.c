@@ -600,6 +600,7 @@ const struct kb_type_ops kb_dcf_ops = {
 	.may_delete = kb_dcf_may_delete,
 	.info = {
 		.params = KB_TAKES_COUNTER_BITS,
+		.caps = KB_CAP_DELETE,
 		.grow = &kb_dcf_grow,
 	},
 };

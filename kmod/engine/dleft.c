@@ -310,5 +310,8 @@ const struct kb_type_ops kb_dleft_ops = {
 	.del = kb_dleft_del,
 	.count = kb_dleft_count,
 	.fill = kb_dleft_fill,
-	.info = { .params = KB_TAKES_DLEFT, .caps = KB_CAP_WINDOWS },
+	.info = {
+		.params = KB_TAKES_DLEFT,
+		.caps = KB_CAP_WINDOWS | KB_CAP_DELETE,
+	},
 };

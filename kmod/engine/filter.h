@@ -145,6 +145,11 @@ enum kb_cap {
 	 * up to KBLOOM_DECREMENT_MAX per key.
 	 */
 	KB_CAP_FORGETS		= 1 << 2,
+	/*
+	 * Keys can be deleted (kb_filter_can_delete() also asks the shape:
+	 * counting only with plain update).
+	 */
+	KB_CAP_DELETE		= 1 << 3,
 };
 
 /*

@@ -6,7 +6,10 @@
 # it, as cmd_save_all.c is 'save all') and its entry kb_cmd_NAME (name,
 # function, help texts); every command of the table in bloomctl.c has its
 # file; no other file defines a command. Library files (everything else)
-# own no command. Prints TAP.
+# own no command. type_NAME.c is the filter type NAME's maths (types.h):
+# it defines kb_utype_NAME, types.c's table names it, every type of the
+# uapi (KBLOOM_TYPE_NAME) has one and no other file defines a type's ops.
+# Prints TAP.
 set -u
 
 us=$(cd "$(dirname "$0")/../../userspace" && pwd)
@@ -44,4 +47,22 @@ for f in "$us"/cmd_*.c; do
 	orphans="$orphans $name.c"
 done
 ok_if "every cmd_NAME.c defines cmd_NAME(), every cmd_NAME_PART.c has its cmd_NAME.c${orphans:+; not:$orphans}" test -z "$orphans"
+
+# type_NAME.c for each KBLOOM_TYPE_NAME of the uapi, and only those
+utypes=$(sed -n 's/^[[:space:]]*KBLOOM_TYPE_\([A-Z_]*\),.*/\1/p' "$us/../kmod/uapi/kbloom.h" |
+	grep -v '^UNSPEC$' | tr 'A-Z' 'a-z' | sort | tr '\n' ' ')
+tbad=""
+for tn in $utypes; do
+	f=$us/type_$tn.c
+	[ -f "$f" ] && grep -q "^const struct kb_utype kb_utype_$tn = {$" "$f" &&
+		grep -q "^[[:space:]]*\[KBLOOM_TYPE_[A-Z_]*\] = &kb_utype_$tn,$" "$us/types.c" ||
+		tbad="$tbad type_$tn.c"
+done
+for f in $(grep -l '^const struct kb_utype kb_utype_[a-z_]* = {$' "$us"/*.c); do
+	tn=$(sed -n 's/^const struct kb_utype kb_utype_\([a-z_]*\) = {$/\1/p' "$f")
+	case " $utypes " in *" $tn "*) ;; *) tbad="$tbad $(basename "$f")" ;; esac
+	[ "$(basename "$f")" = "type_$tn.c" ] || tbad="$tbad $(basename "$f")"
+done
+[ -n "$utypes" ] && [ -z "$tbad" ]
+ok_if "each of the $(echo $utypes | wc -w) filter types has its ops kb_utype_NAME in its own type_NAME.c, named in types.c's table${tbad:+; not:$tbad}" test $? = 0
 finish
