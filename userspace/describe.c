@@ -239,7 +239,8 @@ static uint64_t slices_keys(const struct kb_desc *d)
  * show and show -j, one renderer (print.h): each field is named once with
  * its JSON key and its text; the two forms differ in order in places (the
  * JSON object keeps the order scripts have read since its first version),
- * and there each form's own block is written where it belongs.
+ * and there a block is written once and called through each form's view
+ * (kb_out_only) where that form has it.
  */
 
 /* The part of a window whose text format is @fmt: JSON only when NULL. */
