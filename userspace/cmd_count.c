@@ -14,10 +14,12 @@
 #include "commands.h"
 #include "json.h"
 #include "keycmd.h"
+#include "print.h"
 #include "types.h"
 #include "util.h"
 
 struct count_state {
+	struct kb_out o;
 	struct json j;		/* -j: into a memory stream */
 	FILE *mem;
 	char *buf;
@@ -30,17 +32,10 @@ static int count_result(void *arg, const char *label, size_t len,
 {
 	struct count_state *c = arg;
 
-	if (c->mem) {
-		json_obj_begin(&c->j);
-		json_key(&c->j, "key");
-		json_keytext(&c->j, label, len, c->tuple);
-		json_key(&c->j, "count");
-		json_u64(&c->j, count);
-		json_obj_end(&c->j);
-	} else {
-		fwrite(label, 1, len, stdout);
-		printf(" %u\n", count);
-	}
+	kb_print_obj_begin(&c->o, NULL);
+	kb_print_key(&c->o, KB_PRINT_ANY, "key", label, len, c->tuple);
+	kb_print_u64(&c->o, KB_PRINT_ANY, "count", " %llu\n", count);
+	kb_print_obj_end(&c->o);
 	return 0;
 }
 
@@ -53,6 +48,7 @@ int cmd_count(int argc, char **argv)
 	if (keycmd_open(&kc, KBLOOM_CMD_COUNT, argc, argv))
 		goto out;
 	c.tuple = kb_utype_tuples(kc.desc.p.type);
+	kb_out_text(&c.o, stdout);
 	if (opts.json) {
 		c.mem = open_memstream(&c.buf, &c.len);
 		if (!c.mem) {
@@ -60,17 +56,16 @@ int cmd_count(int argc, char **argv)
 			goto out;
 		}
 		json_init(&c.j, c.mem);
-		json_obj_begin(&c.j);
-		json_key(&c.j, "filter");
-		json_str(&c.j, kc.name);
-		json_key(&c.j, "counts");
-		json_arr_begin(&c.j);
+		kb_out_json(&c.o, &c.j);
 	}
+	kb_print_obj_begin(&c.o, NULL);
+	kb_print_str(&c.o, KB_PRINT_JSON, "filter", NULL, kc.name);
+	kb_print_arr_begin(&c.o, "counts");
 	if (keycmd_run(&kc, count_result, &c))
 		goto out;
+	kb_print_arr_end(&c.o);
+	kb_print_obj_end(&c.o);
 	if (c.mem) {
-		json_arr_end(&c.j);
-		json_obj_end(&c.j);
 		if (fclose(c.mem)) {
 			c.mem = NULL;
 			errorf("out of memory");

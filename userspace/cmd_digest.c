@@ -26,6 +26,7 @@
 #include "kwargs.h"
 #include "pcapfile.h"
 #include "pktfmt.h"
+#include "print.h"
 #include "util.h"
 
 enum { D_PACKET, D_PCAP, D_DIGEST, D_KERNEL, D_LINEAR, D_NUM };
@@ -35,6 +36,7 @@ struct digest_state {
 	bool kernel, linear_set, pcap;
 	uint32_t linear;
 	struct kb_nl nl;
+	struct kb_out o;
 	struct json j;
 	int failed;		/* an error was printed */
 };
@@ -145,25 +147,21 @@ static int digest_one(struct digest_state *s, const uint8_t *pkt,
 static void print_one(struct digest_state *s, uint64_t index, uint32_t skip,
 		      const struct kb_digest *d)
 {
+	const struct kb_out *o = &s->o;
 	char buf[KB_DIGEST_STR_MAX];
 
-	if (!skip)
+	kb_print_obj_begin(o, NULL);
+	/* the text numbers a capture's frames only */
+	kb_print_u64(o, s->pcap ? KB_PRINT_ANY : KB_PRINT_JSON, "index",
+		     "%llu ", index);
+	if (skip) {
+		kb_print_str(o, KB_PRINT_ANY, "skip", "no digest (%s)\n",
+			     kb_skip_str(skip));
+	} else {
 		kb_digest_fmt(d, s->mode, buf, sizeof(buf));
-	if (opts.json) {
-		json_obj_begin(&s->j);
-		json_key(&s->j, "index");
-		json_u64(&s->j, index);
-		json_key(&s->j, skip ? "skip" : "digest");
-		json_str(&s->j, skip ? kb_skip_str(skip) : buf);
-		json_obj_end(&s->j);
-		return;
+		kb_print_str(o, KB_PRINT_ANY, "digest", "%s\n", buf);
 	}
-	if (s->pcap)
-		printf("%llu ", (unsigned long long)index);
-	if (skip)
-		printf("no digest (%s)\n", kb_skip_str(skip));
-	else
-		printf("%s\n", buf);
+	kb_print_obj_end(o);
 }
 
 static int pcap_packet(const struct kb_pcap_packet *p, void *arg)
@@ -237,16 +235,13 @@ int cmd_digest(int argc, char **argv)
 	}
 	if (s.kernel && open_netlink(&s.nl))
 		return EXIT_ERROR;
-	if (opts.json) {
-		json_init(&s.j, stdout);
-		json_obj_begin(&s.j);
-		json_key(&s.j, "digest");
-		json_str(&s.j, kb_digest_str(s.mode));
-		json_key(&s.j, "by");
-		json_str(&s.j, s.kernel ? "kernel" : "bloomctl");
-		json_key(&s.j, "packets");
-		json_arr_begin(&s.j);
-	}
+	kb_out_stdout(&s.o, &s.j, opts.json);
+	kb_print_obj_begin(&s.o, NULL);
+	kb_print_str(&s.o, KB_PRINT_JSON, "digest", NULL,
+		     kb_digest_str(s.mode));
+	kb_print_str(&s.o, KB_PRINT_JSON, "by", NULL,
+		     s.kernel ? "kernel" : "bloomctl");
+	kb_print_arr_begin(&s.o, "packets");
 	if (kw[D_PACKET].val) {
 		if (digest_one(&s, pkt, len, 1, &skip, &d))
 			goto out;
@@ -263,10 +258,8 @@ int cmd_digest(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (opts.json) {
-		json_arr_end(&s.j);
-		json_obj_end(&s.j);
-	}
+	kb_print_arr_end(&s.o);
+	kb_print_obj_end(&s.o);
 	ret = EXIT_OK;
 out:
 	if (s.kernel)

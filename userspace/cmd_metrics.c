@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,24 +125,147 @@ static void header(FILE *f, const char *metric, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", metric, help, metric, type);
 }
 
-/* A per-filter sample whose value comes from a getter; NAN: none. */
-typedef double (*getter)(const struct entry *e);
+/*
+ * The per-filter metrics, a row each: where the value is in a filter's
+ * entry (its description, or the figures derived from it), what the
+ * description must hold for it (KB_HAVE_* bits, all of them) and the rule
+ * that may leave it out further.
+ */
+enum metric_rule {
+	M_ANY,
+	M_NONZERO,	/* 0 means not set (capacity) */
+	M_SATURATES,	/* types that report SATURATED */
+	M_COUNTS,	/* types with counters (deletes) */
+	M_FINITE,	/* a figure: only when finite */
+	M_KEYS,		/* a scalable filter's keys, else the estimate */
+	M_MS,		/* milliseconds, as seconds */
+	M_ROTATIONS,	/* the newest window's ID less one (numbered from 1) */
+};
 
-static void family(FILE *f, const struct filters *fl, const char *metric,
-		   const char *type, const char *help, getter get)
+enum metric_size { M_U32, M_U64, M_DOUBLE };
+
+#define DESC(field, sz)	offsetof(struct entry, d.field), sz
+#define FIG(field)	offsetof(struct entry, g.field), M_DOUBLE
+
+static const struct metric {
+	const char *metric, *type, *help;
+	size_t off;
+	enum metric_size size;
+	unsigned int have;
+	enum metric_rule rule;
+} per_filter[] = {
+	{ "kbloom_filter_cells", "gauge", "Cells m of the filter's table (bits; counters for counting types; a scalable filter's slice 0).",
+	  DESC(p.m, M_U64), 0, M_ANY },
+	{ "kbloom_filter_hashes", "gauge", "Hash functions k.",
+	  DESC(p.k, M_U32), 0, M_ANY },
+	{ "kbloom_filter_capacity_keys", "gauge", "Design capacity n given at create.",
+	  DESC(capacity, M_U64), KB_HAVE_CAPACITY, M_NONZERO },
+	{ "kbloom_filter_memory_bytes", "gauge", "Kernel memory the filter holds.",
+	  DESC(memory, M_U64), KB_HAVE_MEMORY, M_ANY },
+	{ "kbloom_filter_fill_cells", "gauge", "Cells set or non-zero (the current window's for a time-paged filter).",
+	  DESC(fill, M_U64), KB_HAVE_FILL, M_ANY },
+	{ "kbloom_filter_fill_ratio", "gauge", "Fill over cells, 0 to 1.",
+	  FIG(fill_ratio), 0, M_ANY },
+	{ "kbloom_filter_saturated_cells", "gauge", "Counters at their maximum.",
+	  DESC(saturated, M_U64), KB_HAVE_SATURATED, M_SATURATES },
+	{ "kbloom_filter_generation", "gauge", "Contents generation: 1, +1 per clear, merge into or import.",
+	  DESC(generation, M_U64), KB_HAVE_GENERATION, M_ANY },
+	{ "kbloom_filter_inserts_total", "counter", "Keys added (add, and packet digests).",
+	  DESC(inserts, M_U64), KB_HAVE_INSERTS, M_ANY },
+	{ "kbloom_filter_queries_total", "counter", "Keys tested.",
+	  DESC(queries, M_U64), KB_HAVE_QUERIES, M_ANY },
+	{ "kbloom_filter_positives_total", "counter", "Tests answered present.",
+	  DESC(positives, M_U64), KB_HAVE_POSITIVES, M_ANY },
+	{ "kbloom_filter_deletes_total", "counter", "Keys deleted.",
+	  DESC(deletes, M_U64), KB_HAVE_DELETES, M_COUNTS },
+	{ "kbloom_filter_estimated_keys", "gauge", "Distinct keys estimated from the fill (a scalable filter: keys counted in its slices).",
+	  FIG(estimated_keys), 0, M_KEYS },
+	{ "kbloom_filter_false_positive_ratio", "gauge", "False positive rate now, from the fill.",
+	  FIG(fpr_now), 0, M_FINITE },
+	{ "kbloom_filter_false_positive_ratio_at_capacity", "gauge", "False positive rate at the design capacity.",
+	  FIG(fpr_at_capacity), 0, M_FINITE },
+	{ "kbloom_filter_false_positive_ratio_limit", "gauge", "False positive rate bound: a stable filter's stable point, a scalable filter's limit.",
+	  FIG(fpr_limit), 0, M_FINITE },
+	{ "kbloom_filter_windows", "gauge", "Windows retained by a time-paged filter.",
+	  DESC(nwin, M_U32), KB_HAVE_WINDOWS | KB_HAVE_WINDOW_LIST, M_ANY },
+	{ "kbloom_filter_windows_max", "gauge", "Windows a time-paged filter retains at most (W).",
+	  DESC(windows, M_U32), KB_HAVE_WINDOWS, M_ANY },
+	{ "kbloom_filter_window_interval_seconds", "gauge", "Time a window is open.",
+	  DESC(interval_ms, M_U64), KB_HAVE_WINDOWS, M_MS },
+	{ "kbloom_filter_rotations_total", "counter", "Windows closed since the filter was created.",
+	  DESC(win[0].id, M_U64), KB_HAVE_WINDOWS | KB_HAVE_WINDOW_LIST, M_ROTATIONS },
+	{ "kbloom_filter_packets_seen_total", "counter", "Packets that reached the filter's netfilter hook and matched its device and family.",
+	  DESC(attach.seen, M_U64), KB_HAVE_ATTACH, M_ANY },
+	{ "kbloom_filter_packets_digested_total", "counter", "Packet digests added to the filter.",
+	  DESC(attach.digested, M_U64), KB_HAVE_ATTACH, M_ANY },
+	{ "kbloom_filter_slices", "gauge", "Slices a scalable filter has made.",
+	  DESC(nslices, M_U32), KB_HAVE_SLICES, M_ANY },
+	{ "kbloom_filter_overflow_keys_total", "counter", "Keys a scalable filter added beyond a full slice.",
+	  DESC(overflow, M_U64), KB_HAVE_SLICES, M_ANY },
+	{ "kbloom_filter_ofv_bits", "gauge", "Bits per overflow-vector counter of a dcf.",
+	  DESC(ofv_bits, M_U32), KB_HAVE_OFV, M_ANY },
+	{ "kbloom_filter_lost_increments_total", "counter", "Increments a dcf dropped (its counts may be low).",
+	  DESC(lost, M_U64), KB_HAVE_OFV, M_ANY },
+};
+
+/* A metric's value for a filter; NAN: the filter has none. */
+static double metric_value(const struct metric *m, const struct entry *e)
+{
+	const char *at = (const char *)e + m->off;
+	const struct kb_desc *d = &e->d;
+	uint64_t u = 0;
+	double v;
+
+	if ((d->have & m->have) != m->have)
+		return NAN;
+	switch (m->size) {
+	case M_U32:
+		v = *(const uint32_t *)at;
+		break;
+	case M_U64:
+		u = *(const uint64_t *)at;
+		v = (double)u;
+		break;
+	default:
+		v = *(const double *)at;
+	}
+	switch (m->rule) {
+	case M_ANY:
+		return v;
+	case M_NONZERO:
+		return v ? v : NAN;
+	case M_SATURATES:
+		return kb_type_saturates(d->p.type) ? v : NAN;
+	case M_COUNTS:
+		return kb_type_counts(d->p.type) ? v : NAN;
+	case M_FINITE:
+		return isfinite(v) ? v : NAN;
+	case M_KEYS:
+		if (d->have & KB_HAVE_SLICES)
+			return e->g.slice_keys;
+		return isfinite(v) ? v : NAN;
+	case M_MS:
+		return v / 1000;
+	case M_ROTATIONS:
+		return d->nwin ? (double)(u - 1) : NAN;
+	}
+	return NAN;
+}
+
+static void family(FILE *f, const struct filters *fl, const struct metric *m)
 {
 	bool any = false;
 	size_t i;
 
 	for (i = 0; i < fl->n; i++) {
-		double v = get(&fl->e[i]);
+		double v = metric_value(m, &fl->e[i]);
 
 		if (isnan(v))
 			continue;
 		if (!any)
-			header(f, metric, type, help);
+			header(f, m->metric, m->type, m->help);
 		any = true;
-		fprintf(f, "%s{", metric);
+		fprintf(f, "%s{", m->metric);
 		put_filter_label(f, fl->e[i].d.name);
 		/* integers exactly, the rest to double's precision */
 		if (v == floor(v) && fabs(v) < 0x1p53)
@@ -152,177 +276,6 @@ static void family(FILE *f, const struct filters *fl, const char *metric,
 }
 
 #define HAVE(d, bit)	((d)->have & (bit))
-#define U(x)		((double)(x))
-
-static double g_cells(const struct entry *e)
-{
-	return U(e->d.p.m);
-}
-
-static double g_hashes(const struct entry *e)
-{
-	return U(e->d.p.k);
-}
-
-static double g_capacity(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_CAPACITY) && e->d.capacity ? U(e->d.capacity) : NAN;
-}
-
-static double g_memory(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_MEMORY) ? U(e->d.memory) : NAN;
-}
-
-static double g_fill(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_FILL) ? U(e->d.fill) : NAN;
-}
-
-static double g_fill_ratio(const struct entry *e)
-{
-	return e->g.fill_ratio;
-}
-
-static double g_saturated(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_SATURATED) && kb_type_saturates(e->d.p.type) ?
-	       U(e->d.saturated) : NAN;
-}
-
-static double g_generation(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_GENERATION) ? U(e->d.generation) : NAN;
-}
-
-static double g_inserts(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_INSERTS) ? U(e->d.inserts) : NAN;
-}
-
-static double g_queries(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_QUERIES) ? U(e->d.queries) : NAN;
-}
-
-static double g_positives(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_POSITIVES) ? U(e->d.positives) : NAN;
-}
-
-static double g_deletes(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_DELETES) && kb_type_counts(e->d.p.type) ?
-	       U(e->d.deletes) : NAN;
-}
-
-static double g_estimated(const struct entry *e)
-{
-	if (HAVE(&e->d, KB_HAVE_SLICES))
-		return e->g.slice_keys;
-	return isfinite(e->g.estimated_keys) ? e->g.estimated_keys : NAN;
-}
-
-static double g_fpr(const struct entry *e)
-{
-	return isfinite(e->g.fpr_now) ? e->g.fpr_now : NAN;
-}
-
-static double g_fpr_cap(const struct entry *e)
-{
-	return isfinite(e->g.fpr_at_capacity) ? e->g.fpr_at_capacity : NAN;
-}
-
-static double g_fpr_limit(const struct entry *e)
-{
-	return isfinite(e->g.fpr_limit) ? e->g.fpr_limit : NAN;
-}
-
-static double g_windows(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_WINDOWS) &&
-	       HAVE(&e->d, KB_HAVE_WINDOW_LIST) ? U(e->d.nwin) : NAN;
-}
-
-static double g_windows_max(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_WINDOWS) ? U(e->d.windows) : NAN;
-}
-
-static double g_interval(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_WINDOWS) ? U(e->d.interval_ms) / 1000 : NAN;
-}
-
-/* Windows are numbered 1, +1 per rotation: the newest's ID less one. */
-static double g_rotations(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_WINDOWS) &&
-	       HAVE(&e->d, KB_HAVE_WINDOW_LIST) && e->d.nwin ?
-	       U(e->d.win[0].id - 1) : NAN;
-}
-
-static double g_seen(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_ATTACH) ? U(e->d.attach.seen) : NAN;
-}
-
-static double g_digested(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_ATTACH) ? U(e->d.attach.digested) : NAN;
-}
-
-static double g_slices(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_SLICES) ? U(e->d.nslices) : NAN;
-}
-
-static double g_overflow(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_SLICES) ? U(e->d.overflow) : NAN;
-}
-
-static double g_ofv_bits(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_OFV) ? U(e->d.ofv_bits) : NAN;
-}
-
-static double g_lost(const struct entry *e)
-{
-	return HAVE(&e->d, KB_HAVE_OFV) ? U(e->d.lost) : NAN;
-}
-
-static const struct {
-	const char *metric, *type, *help;
-	getter get;
-} per_filter[] = {
-	{ "kbloom_filter_cells", "gauge", "Cells m of the filter's table (bits; counters for counting types; a scalable filter's slice 0).", g_cells },
-	{ "kbloom_filter_hashes", "gauge", "Hash functions k.", g_hashes },
-	{ "kbloom_filter_capacity_keys", "gauge", "Design capacity n given at create.", g_capacity },
-	{ "kbloom_filter_memory_bytes", "gauge", "Kernel memory the filter holds.", g_memory },
-	{ "kbloom_filter_fill_cells", "gauge", "Cells set or non-zero (the current window's for a time-paged filter).", g_fill },
-	{ "kbloom_filter_fill_ratio", "gauge", "Fill over cells, 0 to 1.", g_fill_ratio },
-	{ "kbloom_filter_saturated_cells", "gauge", "Counters at their maximum.", g_saturated },
-	{ "kbloom_filter_generation", "gauge", "Contents generation: 1, +1 per clear, merge into or import.", g_generation },
-	{ "kbloom_filter_inserts_total", "counter", "Keys added (add, and packet digests).", g_inserts },
-	{ "kbloom_filter_queries_total", "counter", "Keys tested.", g_queries },
-	{ "kbloom_filter_positives_total", "counter", "Tests answered present.", g_positives },
-	{ "kbloom_filter_deletes_total", "counter", "Keys deleted.", g_deletes },
-	{ "kbloom_filter_estimated_keys", "gauge", "Distinct keys estimated from the fill (a scalable filter: keys counted in its slices).", g_estimated },
-	{ "kbloom_filter_false_positive_ratio", "gauge", "False positive rate now, from the fill.", g_fpr },
-	{ "kbloom_filter_false_positive_ratio_at_capacity", "gauge", "False positive rate at the design capacity.", g_fpr_cap },
-	{ "kbloom_filter_false_positive_ratio_limit", "gauge", "False positive rate bound: a stable filter's stable point, a scalable filter's limit.", g_fpr_limit },
-	{ "kbloom_filter_windows", "gauge", "Windows retained by a time-paged filter.", g_windows },
-	{ "kbloom_filter_windows_max", "gauge", "Windows a time-paged filter retains at most (W).", g_windows_max },
-	{ "kbloom_filter_window_interval_seconds", "gauge", "Time a window is open.", g_interval },
-	{ "kbloom_filter_rotations_total", "counter", "Windows closed since the filter was created.", g_rotations },
-	{ "kbloom_filter_packets_seen_total", "counter", "Packets that reached the filter's netfilter hook and matched its device and family.", g_seen },
-	{ "kbloom_filter_packets_digested_total", "counter", "Packet digests added to the filter.", g_digested },
-	{ "kbloom_filter_slices", "gauge", "Slices a scalable filter has made.", g_slices },
-	{ "kbloom_filter_overflow_keys_total", "counter", "Keys a scalable filter added beyond a full slice.", g_overflow },
-	{ "kbloom_filter_ofv_bits", "gauge", "Bits per overflow-vector counter of a dcf.", g_ofv_bits },
-	{ "kbloom_filter_lost_increments_total", "counter", "Increments a dcf dropped (its counts may be low).", g_lost },
-};
 
 static void put_info(FILE *f, const struct filters *fl)
 {
@@ -459,8 +412,7 @@ static void put_all(FILE *f, const struct kb_status *st, const struct filters *f
 		return;
 	put_info(f, fl);
 	for (i = 0; i < sizeof(per_filter) / sizeof(per_filter[0]); i++)
-		family(f, fl, per_filter[i].metric, per_filter[i].type,
-		       per_filter[i].help, per_filter[i].get);
+		family(f, fl, &per_filter[i]);
 	put_attach(f, fl);
 	put_growth(f, fl);
 }

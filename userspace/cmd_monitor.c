@@ -29,6 +29,7 @@
 #include "describe.h"
 #include "json.h"
 #include "pktfmt.h"
+#include "print.h"
 #include "util.h"
 
 /* Events are a few hundred bytes; the kernel sends at most a page. */
@@ -150,60 +151,43 @@ static int parse_event(struct kb_nl *nl, struct nlmsghdr *nlh, struct event *e)
 	return 1;
 }
 
+/* Each event a line; JSON: an object a line. */
 static void print_event(const struct event *e)
 {
-	const struct kb_window_desc *closed = &e->win[0], *opened = &e->win[1];
+	static const struct kb_window_fmt closed = {
+		.id = " closed window %llu", .span = " (%s",
+		.packets = ", %llu packets)",
+	}, opened = { .id = ", opened window %llu" };
+	struct kb_out o;
 	struct json j;
 
-	if (opts.json) {
-		json_init(&j, stdout);
-		json_obj_begin(&j);
-		json_key(&j, "event");
-		json_str(&j, cmd_name(e->cmd));
-		json_key(&j, "filter");
-		json_str(&j, e->name);
-		if (e->cmd == KBLOOM_CMD_DETACH) {
-			json_key(&j, "hook");
-			json_str(&j, kb_hook_str(e->hook));
-			json_key(&j, "dev");
-			json_str(&j, e->ifname);
-			json_key(&j, "reason");
-			json_str(&j, "device gone");
-		} else if (e->cmd != KBLOOM_CMD_ROTATED) {
-			if (e->have_type) {
-				json_key(&j, "type");
-				json_str(&j, kb_type_str(e->type));
-			}
-		} else {
-			json_key(&j, "closed");
-			kb_window_json(&j, closed);
-			json_key(&j, "opened");
-			kb_window_json(&j, opened);
-			json_key(&j, "saturated");
-			json_u64(&j, e->saturated);
-		}
-		json_obj_end(&j);
-		return;
-	}
+	kb_out_stdout(&o, &j, opts.json);
+	kb_print_obj_begin(&o, NULL);
+	kb_print_str(&o, KB_PRINT_ANY, "event", "%s", cmd_name(e->cmd));
+	kb_print_str(&o, KB_PRINT_ANY, "filter", " %s", e->name);
 	switch (e->cmd) {
-	case KBLOOM_CMD_CREATE:
-		printf("create %s type %s\n", e->name, kb_type_str(e->type));
-		break;
-	case KBLOOM_CMD_DESTROY:
-		printf("destroy %s\n", e->name);
-		break;
 	case KBLOOM_CMD_DETACH:
-		printf("detach %s hook %s dev %s: the device is gone\n", e->name,
-		       kb_hook_str(e->hook), e->ifname);
+		kb_print_str(&o, KB_PRINT_ANY, "hook", " hook %s",
+			     kb_hook_str(e->hook));
+		kb_print_str(&o, KB_PRINT_ANY, "dev", " dev %s", e->ifname);
+		kb_print_str(&o, KB_PRINT_JSON, "reason", NULL, "device gone");
+		kb_print_text(&o, ": the device is gone");
+		break;
+	case KBLOOM_CMD_ROTATED:
+		kb_print_window(&o, "closed", &closed, &e->win[0]);
+		kb_print_window(&o, "opened", &opened, &e->win[1]);
+		kb_print_u64(&o, e->saturated ? KB_PRINT_ANY : KB_PRINT_JSON,
+			     "saturated", ", saturated %llu", e->saturated);
 		break;
 	default:
-		printf("rotate %s closed window %" PRIu64 " (%s, %" PRIu64 " packets), opened window %" PRIu64,
-		       e->name, closed->id, kb_window_span(closed),
-		       closed->packets, opened->id);
-		if (e->saturated)
-			printf(", saturated %" PRIu64, e->saturated);
-		putchar('\n');
+		/* a destroy's type: JSON only */
+		if (e->have_type)
+			kb_print_str(&o, e->cmd == KBLOOM_CMD_CREATE ?
+				     KB_PRINT_ANY : KB_PRINT_JSON, "type",
+				     " type %s", kb_type_str(e->type));
 	}
+	kb_print_text(&o, "\n");
+	kb_print_obj_end(&o);
 }
 
 /*

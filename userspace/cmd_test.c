@@ -15,10 +15,13 @@
 #include "commands.h"
 #include "json.h"
 #include "keycmd.h"
+#include "print.h"
 #include "types.h"
 #include "util.h"
 
 struct test_state {
+	struct kb_out o;	/* JSON: written once every answer is in */
+	struct json j;
 	bool file;
 	uint64_t keys, present;
 	bool *results;		/* command line and JSON: one per key */
@@ -31,46 +34,43 @@ static int test_result(void *arg, const char *label, size_t len,
 
 	if (t->results)
 		t->results[t->keys] = present;
-	else if (!opts.json) {
-		fwrite(label, 1, len, stdout);
-		fputs(present ? " present\n" : " absent\n", stdout);
-	}
+	kb_print_key(&t->o, KB_PRINT_TEXT, NULL, label, len, false);
+	kb_print_str(&t->o, KB_PRINT_TEXT, NULL, " %s\n",
+		     present ? "present" : "absent");
 	t->keys++;
 	t->present += !!present;
 	return 0;
 }
 
-static void print_json(const char *name, const struct test_state *t,
-		       const struct keysrc *src, bool tuple)
+/*
+ * The summary: JSON always (with each key's answer for keys on the command
+ * line), text after -f's lines only.
+ */
+static void print_summary(const char *name, const struct test_state *t,
+			  const struct keysrc *src, bool tuple)
 {
-	struct json j;
+	enum kb_print_where w = t->file ? KB_PRINT_ANY : KB_PRINT_JSON;
+	const struct kb_out *o = &t->o;
 	uint64_t i;
 
-	json_init(&j, stdout);
-	json_obj_begin(&j);
-	json_key(&j, "filter");
-	json_str(&j, name);
-	json_key(&j, "keys");
-	json_u64(&j, t->keys);
-	json_key(&j, "present");
-	json_u64(&j, t->present);
-	json_key(&j, "absent");
-	json_u64(&j, t->keys - t->present);
+	kb_print_obj_begin(o, NULL);
+	kb_print_str(o, KB_PRINT_JSON, "filter", NULL, name);
+	kb_print_u64(o, w, "keys", "%llu keys: ", t->keys);
+	kb_print_u64(o, w, "present", "%llu present, ", t->present);
+	kb_print_u64(o, w, "absent", "%llu absent\n", t->keys - t->present);
 	if (t->results) {
-		json_key(&j, "results");
-		json_arr_begin(&j);
+		kb_print_arr_begin(o, "results");
 		for (i = 0; i < t->keys; i++) {
-			json_obj_begin(&j);
-			json_key(&j, "key");
-			json_keytext(&j, src->keys[i], strlen(src->keys[i]),
-				     tuple);
-			json_key(&j, "present");
-			json_bool(&j, t->results[i]);
-			json_obj_end(&j);
+			kb_print_obj_begin(o, NULL);
+			kb_print_key(o, KB_PRINT_JSON, "key", src->keys[i],
+				     strlen(src->keys[i]), tuple);
+			kb_print_bool(o, KB_PRINT_JSON, "present", NULL,
+				      t->results[i]);
+			kb_print_obj_end(o);
 		}
-		json_arr_end(&j);
+		kb_print_arr_end(o);
 	}
-	json_obj_end(&j);
+	kb_print_obj_end(o);
 }
 
 int cmd_test(int argc, char **argv)
@@ -82,6 +82,7 @@ int cmd_test(int argc, char **argv)
 	if (keycmd_open(&kc, KBLOOM_CMD_TEST, argc, argv))
 		goto out;
 	t.file = keysrc_is_file(&kc.src);
+	kb_out_stdout(&t.o, &t.j, opts.json);
 	if (!t.file && opts.json) {
 		t.results = calloc(kc.src.nkeys, sizeof(*t.results));
 		if (!t.results) {
@@ -91,14 +92,7 @@ int cmd_test(int argc, char **argv)
 	}
 	if (keycmd_run(&kc, test_result, &t))
 		goto out;
-	if (opts.json)
-		print_json(kc.name, &t, &kc.src,
-			   kb_utype_tuples(kc.desc.p.type));
-	else if (t.file)
-		printf("%llu keys: %llu present, %llu absent\n",
-		       (unsigned long long)t.keys,
-		       (unsigned long long)t.present,
-		       (unsigned long long)(t.keys - t.present));
+	print_summary(kc.name, &t, &kc.src, kb_utype_tuples(kc.desc.p.type));
 	ret = t.present == t.keys ? EXIT_OK : EXIT_NEGATIVE;
 out:
 	keycmd_close(&kc);

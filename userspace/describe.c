@@ -239,24 +239,44 @@ static uint64_t slices_keys(const struct kb_desc *d)
  * show and show -j, one renderer (print.h): each field is named once with
  * its JSON key and its text; the two forms differ in order in places (the
  * JSON object keeps the order scripts have read since its first version),
- * and there each form's own block is written where it belongs.
+ * and there a block is written once and called through each form's view
+ * (kb_out_only) where that form has it.
  */
 
-/* A window: one show line, or {"id",...} (kb_window_json). */
+/* The part of a window whose text format is @fmt: JSON only when NULL. */
+static enum kb_print_where window_part(const char *fmt)
+{
+	return fmt ? KB_PRINT_ANY : KB_PRINT_JSON;
+}
+
+void kb_print_window(const struct kb_out *o, const char *key,
+		     const struct kb_window_fmt *f,
+		     const struct kb_window_desc *w)
+{
+	kb_print_obj_begin(o, key);
+	kb_print_u64(o, window_part(f->id), "id", f->id, w->id);
+	if (f->span)
+		kb_print_str(o, KB_PRINT_TEXT, NULL, f->span,
+			     kb_window_span(w));
+	kb_print_time(o, KB_PRINT_JSON, "start", NULL, w->start);
+	kb_print_time(o, KB_PRINT_JSON, "end", NULL, w->end);
+	kb_print_u64(o, window_part(f->packets), "packets", f->packets,
+		     w->packets);
+	kb_print_u64(o, window_part(f->fill), "fill", f->fill, w->fill);
+	kb_print_obj_end(o);
+}
+
+/* show's window line. */
+static const struct kb_window_fmt show_window = {
+	.id = "  window %llu: ", .span = "%s", .packets = ", inserts %llu",
+	.fill = ", fill %llu",
+};
+
 static void render_window(const struct kb_out *o,
 			  const struct kb_window_desc *w)
 {
-	kb_print_obj_begin(o, NULL);
-	kb_print_u64(o, KB_PRINT_ANY, "id", "  window %llu: ", w->id);
-	kb_print_text(o, "%s", kb_window_span(w));
-	if (kb_out_is_json(o)) {
-		kb_json_time(o->j, "start", w->start);
-		kb_json_time(o->j, "end", w->end);
-	}
-	kb_print_u64(o, KB_PRINT_ANY, "packets", ", inserts %llu", w->packets);
-	kb_print_u64(o, KB_PRINT_ANY, "fill", ", fill %llu", w->fill);
+	kb_print_window(o, NULL, &show_window, w);
 	kb_print_text(o, "%s\n", w->end ? "" : " (current)");
-	kb_print_obj_end(o);
 }
 
 void kb_window_json(struct json *j, const struct kb_window_desc *w)
@@ -264,7 +284,7 @@ void kb_window_json(struct json *j, const struct kb_window_desc *w)
 	struct kb_out o;
 
 	kb_out_json(&o, j);
-	render_window(&o, w);
+	kb_print_window(&o, NULL, &show_window, w);
 }
 
 /*
@@ -355,6 +375,7 @@ static void render_params(const struct kb_out *o, const struct kb_desc *d)
 {
 	const struct kb_shape *p = &d->p;
 	bool known = kb_type_name(p->type) != NULL;
+	unsigned int n;
 	int i;
 
 	for (i = 0; i < TO_NUM; i++) {
@@ -387,12 +408,9 @@ static void render_params(const struct kb_out *o, const struct kb_desc *d)
 		case KB_PARAM_DIMS:
 			kb_print_text(o, "%s%s", t->text, dims_list(&d->dims));
 			kb_print_arr_begin(o, t->json);
-			if (kb_out_is_json(o)) {
-				unsigned int n;
-
-				for (n = 0; n < d->dims.n; n++)
-					json_str(o->j, d->dims.name[n]);
-			}
+			for (n = 0; n < d->dims.n; n++)
+				kb_print_str(o, KB_PRINT_JSON, NULL, NULL,
+					     d->dims.name[n]);
 			kb_print_arr_end(o);
 			break;
 		}
@@ -496,85 +514,93 @@ static void render_slices(const struct kb_out *o, const struct kb_desc *d)
 }
 
 /*
+ * A scalable filter's growth. The two forms write it in other places and
+ * orders (text: keys, overflow, growth; JSON: overflow, grow_error, keys),
+ * hence keys for each form apart.
+ */
+static void render_growth(const struct kb_out *o, const struct kb_desc *d)
+{
+	kb_print_u64(o, KB_PRINT_TEXT, NULL,
+		     "  keys: %llu (that set a bit; a key already present is not added again)\n",
+		     slices_keys(d));
+	kb_print_u64(o, KB_PRINT_ANY, "overflow",
+		     "  overflow: %llu keys beyond a full slice\n", d->overflow);
+	kb_print_str(o, KB_PRINT_JSON, "grow_error", NULL,
+		     d->grow_error ? kb_grow_name(d->grow_error) : NULL);
+	kb_print_str(o, KB_PRINT_TEXT, NULL, "  growth: %s\n",
+		     kb_grow_text(d->grow_error));
+	kb_print_u64(o, KB_PRINT_JSON, "keys", NULL, slices_keys(d));
+}
+
+/*
  * A scalable filter: the text follows the slices' plan; JSON has the
- * common fields first, then growth ... fpr_limit.
+ * common fields first, then growth ... fpr_limit. A block the two place
+ * apart is written through each form's view (kb_out_only) where it has it.
  */
 static void render_scalable(const struct kb_out *o, const struct kb_desc *d)
 {
-	bool json = kb_out_is_json(o);
 	enum kb_print_where fill = d->have & KB_HAVE_FILL ? KB_PRINT_ANY :
 				   KB_PRINT_TEXT;
 	uint64_t bits = slices_bits(d);
+	struct kb_out text, json;
 
+	kb_out_only(&text, o, KB_PRINT_TEXT);
+	kb_out_only(&json, o, KB_PRINT_JSON);
 	render_head(o, d);
 	kb_print_u64(o, d->have & KB_HAVE_CAPACITY ? KB_PRINT_ANY :
 		     KB_PRINT_TEXT, "capacity",
 		     "  capacity: %llu (first slice)\n", d->capacity);
-	if (!json)
-		render_params(o, d);
+	render_params(&text, d);
 	render_memory(o, d, false);
 	kb_print_u64(o, fill, "fill", "  fill: %llu bits set (", d->fill);
 	kb_print_double(o, fill, "fill_percent", "%.2f%%",
 			100.0 * (double)d->fill / (double)bits);
-	kb_print_text(o, " of the slices' %llu bits)\n",
-		      (unsigned long long)bits);
-	if (!json) {
-		render_slices(o, d);
-		kb_print_u64(o, KB_PRINT_TEXT, NULL,
-			     "  keys: %llu (that set a bit; a key already present is not added again)\n",
-			     slices_keys(d));
-		kb_print_u64(o, KB_PRINT_TEXT, NULL,
-			     "  overflow: %llu keys beyond a full slice\n",
-			     d->overflow);
-		kb_print_text(o, "  growth: %s\n", kb_grow_text(d->grow_error));
-	}
+	kb_print_u64(o, KB_PRINT_TEXT, NULL, " of the slices' %llu bits)\n",
+		     bits);
+	render_slices(&text, d);
+	render_growth(&text, d);
 	render_counters(o, d);
-	if (json) {
-		render_paging(o, d);
-		render_params(o, d);
-		kb_print_u64(o, KB_PRINT_JSON, "overflow", NULL, d->overflow);
-		kb_print_str(o, KB_PRINT_JSON, "grow_error", NULL,
-			     d->grow_error ? kb_grow_name(d->grow_error) : NULL);
-		kb_print_u64(o, KB_PRINT_JSON, "keys", NULL, slices_keys(d));
-		render_slices(o, d);
-	}
+	render_paging(&json, d);
+	render_params(&json, d);
+	render_growth(&json, d);
+	render_slices(&json, d);
 	kb_print_double(o, KB_PRINT_ANY, "fpr_now",
 			"  fpr now: %.3g (1 - prod(1 - (fill_i/m_i)^k_i) over the slices)\n",
 			slices_fpr_now(d));
 	kb_print_double(o, KB_PRINT_ANY, "fpr_limit",
 			"  fpr limit: %.3g (P0/(1-r), P0 the first slice's rate at capacity: any number of keys)\n",
 			sizing_scalable_limit(&d->p));
-	if (!json)
-		render_paging(o, d);
+	render_paging(&text, d);
 }
 
-/* A dcf's overflow vector, lost increments and growth: text. */
-static void render_dcf_text(const struct kb_out *o, const struct kb_desc *d)
+/*
+ * A dcf's overflow vector, lost increments and growth. The text has it
+ * after the memory, JSON after the attachment, in another order: the
+ * sizes for each form apart. (The text's overflow vector line is above,
+ * by the parameters.)
+ */
+static void render_dcf(const struct kb_out *o, const struct kb_desc *d)
 {
-	uint64_t c16 = sizing_vec_bytes(d->p.m, 16);
+	uint64_t cells = dcf_cell_bytes(d), c16 = sizing_vec_bytes(d->p.m, 16);
 
-	kb_print_text(o, "  memory of the cells: %llu bytes; counting counter-bits 16: %llu bytes (%.2f of it)\n",
-		      (unsigned long long)dcf_cell_bytes(d),
-		      (unsigned long long)c16,
-		      (double)dcf_cell_bytes(d) / c16);
-	kb_print_text(o, "  increments lost: %llu%s\n",
-		      (unsigned long long)d->lost,
-		      d->lost ? " (counts may be low; del refused until clear)" : "");
-	kb_print_text(o, "  overflow vector growth: %s\n",
-		      d->grow_error ? kb_grow_text(d->grow_error) :
-		      "widens as counts grow");
-}
-
-/* The same in JSON (after the attachment). */
-static void render_dcf_json(const struct kb_out *o, const struct kb_desc *d)
-{
+	kb_print_u64(o, KB_PRINT_TEXT, NULL,
+		     "  memory of the cells: %llu bytes; ", cells);
+	kb_print_u64(o, KB_PRINT_TEXT, NULL,
+		     "counting counter-bits 16: %llu bytes ", c16);
+	kb_print_double(o, KB_PRINT_TEXT, NULL, "(%.2f of it)\n",
+			(double)cells / c16);
 	kb_print_u64(o, KB_PRINT_JSON, "ofv_bits", NULL, d->ofv_bits);
-	kb_print_u64(o, KB_PRINT_JSON, "lost", NULL, d->lost);
+	kb_print_u64(o, KB_PRINT_ANY, "lost", "  increments lost: %llu",
+		     d->lost);
+	kb_print_text(o, "%s\n", d->lost ?
+		      " (counts may be low; del refused until clear)" : "");
 	kb_print_str(o, KB_PRINT_JSON, "grow_error", NULL,
 		     d->grow_error ? kb_grow_name(d->grow_error) : NULL);
-	kb_print_u64(o, KB_PRINT_JSON, "cell_bytes", NULL, dcf_cell_bytes(d));
-	kb_print_u64(o, KB_PRINT_JSON, "counting16_bytes", NULL,
-		     sizing_vec_bytes(d->p.m, 16));
+	kb_print_str(o, KB_PRINT_TEXT, NULL, "  overflow vector growth: %s\n",
+		     d->grow_error ? kb_grow_text(d->grow_error) :
+		     "widens as counts grow");
+	kb_print_u64(o, KB_PRINT_JSON, "cell_bytes", NULL, cells);
+	kb_print_u64(o, KB_PRINT_JSON, "counting16_bytes", NULL, c16);
 }
 
 /* Estimated keys and rates, when the type's parameters are known. */
@@ -643,13 +669,17 @@ static void render_estimates(const struct kb_out *o, const struct kb_desc *d)
 static void render_filter(const struct kb_out *o, const struct kb_desc *d)
 {
 	const struct kb_shape *p = &d->p;
-	bool json = kb_out_is_json(o);
+	bool dcf = d->have & KB_HAVE_OFV;
+	struct kb_out text, json;
 
+	kb_out_only(&text, o, KB_PRINT_TEXT);
+	kb_out_only(&json, o, KB_PRINT_JSON);
 	render_head(o, d);
 	render_params(o, d);
-	if (d->have & KB_HAVE_OFV)
-		kb_print_text(o, "  overflow vector: %u bits per cell (OFV; doubles as counts grow)\n",
-			      d->ofv_bits);
+	if (dcf)
+		kb_print_u64(o, KB_PRINT_TEXT, NULL,
+			     "  overflow vector: %llu bits per cell (OFV; doubles as counts grow)\n",
+			     d->ofv_bits);
 	if (!(d->have & KB_HAVE_CAPACITY)) {
 		kb_print_text(o, "  capacity: ?\n");
 	} else if (!d->capacity) {
@@ -660,8 +690,8 @@ static void render_filter(const struct kb_out *o, const struct kb_desc *d)
 			     d->capacity);
 	}
 	render_memory(o, d, true);
-	if (d->have & KB_HAVE_OFV && !json)
-		render_dcf_text(o, d);
+	if (dcf)
+		render_dcf(&text, d);
 	if (d->have & KB_HAVE_FILL) {
 		kb_print_u64(o, KB_PRINT_ANY, "fill", "  fill: %llu", d->fill);
 		kb_print_text(o, " %s (", kb_type_desc(p->type) ?
@@ -675,15 +705,11 @@ static void render_filter(const struct kb_out *o, const struct kb_desc *d)
 		kb_print_text(o, "  fill: ?\n");
 	}
 	render_counters(o, d);
-	if (json) {
-		render_paging(o, d);
-		if (d->have & KB_HAVE_OFV)
-			render_dcf_json(o, d);
-		render_estimates(o, d);
-	} else {
-		render_estimates(o, d);
-		render_paging(o, d);
-	}
+	render_paging(&json, d);
+	if (dcf)
+		render_dcf(&json, d);
+	render_estimates(o, d);
+	render_paging(&text, d);
 }
 
 /*
@@ -725,16 +751,10 @@ void kb_desc_render(const struct kb_out *o, const struct kb_desc *d)
 
 void kb_json_time(struct json *j, const char *key, uint64_t ns)
 {
-	char buf[KB_TIME_STR_MAX], nskey[32];
+	struct kb_out o;
 
-	json_key(j, key);
-	if (ns)
-		json_str(j, kb_time_str(ns, true, buf, sizeof(buf)));
-	else
-		json_null(j);
-	snprintf(nskey, sizeof(nskey), "%s_ns", key);
-	json_key(j, nskey);
-	json_u64(j, ns);
+	kb_out_json(&o, j);
+	kb_print_time(&o, KB_PRINT_JSON, key, NULL, ns);
 }
 
 void kb_window_note(struct kb_window_desc **win, size_t *n, size_t *cap,

@@ -102,7 +102,23 @@ void kb_json_time(struct json *j, const char *key, uint64_t ns);
 void kb_window_note(struct kb_window_desc **win, size_t *n, size_t *cap,
 		    const struct kb_window_desc *w);
 
-/* {"id","start","start_ns","end","end_ns","packets","fill"}: end null while open. */
+/*
+ * How a window reads in text: the format of each part (id %llu, span %s
+ * (kb_window_span), packets and fill %llu), NULL where the text has none.
+ */
+struct kb_window_fmt {
+	const char *id, *span, *packets, *fill;
+};
+
+/*
+ * A window: its text parts, or under @key (NULL: in an array) the JSON
+ * object {"id","start","start_ns","end","end_ns","packets","fill"}, end
+ * null while open.
+ */
+void kb_print_window(const struct kb_out *o, const char *key,
+		     const struct kb_window_fmt *f,
+		     const struct kb_window_desc *w);
+/* The JSON object alone, as show -j has it. */
 void kb_window_json(struct json *j, const struct kb_window_desc *w);
 
 /* "2026-11-22T07:31:30.123 to 2026-11-22T07:31:31.123" or "... to now". */

@@ -2,17 +2,27 @@
 #include <stdarg.h>
 
 #include "print.h"
+#include "timefmt.h"
 
 void kb_out_text(struct kb_out *o, FILE *f)
 {
 	o->j = NULL;
 	o->f = f;
+	o->hide = 0;
 }
 
 void kb_out_json(struct kb_out *o, struct json *j)
 {
 	o->j = j;
 	o->f = j->f;
+	o->hide = 0;
+}
+
+void kb_out_only(struct kb_out *dst, const struct kb_out *o,
+		 enum kb_print_where w)
+{
+	*dst = *o;
+	dst->hide |= KB_PRINT_ANY & ~w;
 }
 
 void kb_out_stdout(struct kb_out *o, struct json *j, bool json)
@@ -28,7 +38,7 @@ void kb_out_stdout(struct kb_out *o, struct json *j, bool json)
 static bool json_field(const struct kb_out *o, enum kb_print_where w,
 		       const char *key)
 {
-	if (!o->j || !(w & KB_PRINT_JSON))
+	if (!o->j || !(w & KB_PRINT_JSON & ~o->hide))
 		return false;
 	if (key)
 		json_key(o->j, key);
@@ -37,7 +47,7 @@ static bool json_field(const struct kb_out *o, enum kb_print_where w,
 
 static bool text_field(const struct kb_out *o, enum kb_print_where w)
 {
-	return !o->j && (w & KB_PRINT_TEXT);
+	return !o->j && (w & KB_PRINT_TEXT & ~o->hide);
 }
 
 /*
@@ -85,11 +95,38 @@ void kb_print_bool(const struct kb_out *o, enum kb_print_where w,
 		fprintf(o->f, fmt, v ? "true" : "false");
 }
 
+void kb_print_key(const struct kb_out *o, enum kb_print_where w,
+		  const char *key, const void *s, size_t len, bool tuple)
+{
+	if (json_field(o, w, key))
+		json_keytext(o->j, s, len, tuple);
+	else if (text_field(o, w))
+		fwrite(s, 1, len, o->f);
+}
+
+void kb_print_time(const struct kb_out *o, enum kb_print_where w,
+		   const char *key, const char *fmt, uint64_t ns)
+{
+	char buf[KB_TIME_STR_MAX], nskey[32];
+
+	if (json_field(o, w, key)) {
+		if (ns)
+			json_str(o->j, kb_time_str(ns, true, buf, sizeof(buf)));
+		else
+			json_null(o->j);
+		snprintf(nskey, sizeof(nskey), "%s_ns", key);
+		json_key(o->j, nskey);
+		json_u64(o->j, ns);
+	} else if (text_field(o, w)) {
+		fprintf(o->f, fmt, kb_time_str(ns, false, buf, sizeof(buf)));
+	}
+}
+
 void kb_print_text(const struct kb_out *o, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (o->j)
+	if (!text_field(o, KB_PRINT_TEXT))
 		return;
 	va_start(ap, fmt);
 	vfprintf(o->f, fmt, ap);
@@ -109,9 +146,11 @@ static void nest_begin(const struct kb_out *o, const char *key, bool arr)
 
 static void nest_end(const struct kb_out *o, bool arr)
 {
-	if (o->j && arr)
+	if (!kb_out_is_json(o))
+		return;
+	if (arr)
 		json_arr_end(o->j);
-	else if (o->j)
+	else
 		json_obj_end(o->j);
 }
 

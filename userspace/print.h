@@ -27,10 +27,14 @@ enum kb_print_where {
 	KB_PRINT_ANY = KB_PRINT_TEXT | KB_PRINT_JSON,
 };
 
-/* An output: JSON through @j, or text on @f when @j is NULL. */
+/*
+ * An output: JSON through @j, or text on @f when @j is NULL. @hide: the
+ * forms left out (kb_out_only), 0 for none.
+ */
 struct kb_out {
 	struct json *j;
 	FILE *f;
+	unsigned int hide;
 };
 
 /* Text output on @f, or JSON through @j (then written on j->f). */
@@ -39,9 +43,19 @@ void kb_out_json(struct kb_out *o, struct json *j);
 /* A command's output on stdout: JSON through @j when @json, else text. */
 void kb_out_stdout(struct kb_out *o, struct json *j, bool json);
 
+/*
+ * @dst: @o writing only the fields of form @w. For a block the two forms
+ * place apart (the JSON object keeps the order scripts have read since its
+ * first version): the block is written once, and called through the text
+ * view where the text has it and through the JSON view where JSON has it.
+ */
+void kb_out_only(struct kb_out *dst, const struct kb_out *o,
+		 enum kb_print_where w);
+
+/* JSON, and not hidden. */
 static inline bool kb_out_is_json(const struct kb_out *o)
 {
-	return o->j != NULL;
+	return o->j != NULL && !(o->hide & KB_PRINT_JSON);
 }
 
 void kb_print_u64(const struct kb_out *o, enum kb_print_where w,
@@ -54,6 +68,20 @@ void kb_print_str(const struct kb_out *o, enum kb_print_where w,
 /* Text: @fmt with "true" or "false" for %s. */
 void kb_print_bool(const struct kb_out *o, enum kb_print_where w,
 		   const char *key, const char *fmt, bool v);
+
+/*
+ * A key as given (@len bytes): text its bytes as they are; JSON a string,
+ * in hex when not UTF-8 (json_keytext(); @tuple: a multi filter's tuple).
+ */
+void kb_print_key(const struct kb_out *o, enum kb_print_where w,
+		  const char *key, const void *s, size_t len, bool tuple);
+/*
+ * A time, CLOCK_REALTIME ns: text @fmt with it local to the millisecond
+ * (kb_time_str(), %s); JSON "KEY":"ISO with offset" (null for 0) and
+ * "KEY_ns":NS.
+ */
+void kb_print_time(const struct kb_out *o, enum kb_print_where w,
+		   const char *key, const char *fmt, uint64_t ns);
 
 /* Text only (JSON: nothing), printf-like. */
 void kb_print_text(const struct kb_out *o, const char *fmt, ...)

@@ -25,6 +25,7 @@
 #include "pcapfile.h"
 #include "pktfmt.h"
 #include "pktxform.h"
+#include "print.h"
 #include "query_xlate.h"
 #include "timefmt.h"
 #include "util.h"
@@ -38,16 +39,20 @@ struct qx {
 	uint64_t since, until;
 	uint64_t slack;		/* not 0: around each capture time */
 	bool pcap;
+	struct kb_out o;
 	struct json j;
 	size_t n, found;
 };
 
+/* One record found: the transform and the packet before it. */
 static void print_before(struct qx *q, const uint8_t *pkt, uint32_t len,
 			 const struct kb_xlate_hit *h, bool first)
 {
 	char what[96], desc[256], dig[KB_DIGEST_STR_MAX] = "none";
+	const struct kb_out *o = &q->o;
 	struct kb_digest d;
 	uint8_t *before;
+	char *hex;
 	int r;
 
 	kb_xlate_str(&h->rec, what, sizeof(what));
@@ -61,31 +66,23 @@ static void print_before(struct qx *q, const uint8_t *pkt, uint32_t len,
 	kb_pkt_describe(before, len, desc, sizeof(desc));
 	if (!kb_digest(before, len, KBLOOM_DIGEST_SPIE, &d))
 		kb_digest_fmt(&d, KBLOOM_DIGEST_SPIE, dig, sizeof(dig));
-	if (opts.json) {
-		char *hex = malloc(2 * len + 3);
-
-		if (!hex) {
-			errorf("out of memory");
-			exit(EXIT_ERROR);
-		}
-		kb_hex_str(before, len, hex, 2 * len + 3);
-		json_obj_begin(&q->j);
-		json_key(&q->j, "window");
-		json_u64(&q->j, h->window);
-		json_key(&q->j, "transform");
-		json_str(&q->j, what);
-		json_key(&q->j, "before");
-		json_str(&q->j, desc);
-		json_key(&q->j, "before_digest");
-		json_str(&q->j, dig);
-		json_key(&q->j, "before_packet");
-		json_str(&q->j, hex);
-		json_obj_end(&q->j);
-		free(hex);
-	} else {
-		printf("%s%s (window %llu), before: %s, digest %s", first ? "" : "; ",
-		       what, (unsigned long long)h->window, desc, dig);
+	hex = malloc(2 * len + 3);
+	if (!hex) {
+		errorf("out of memory");
+		exit(EXIT_ERROR);
 	}
+	kb_hex_str(before, len, hex, 2 * len + 3);
+	kb_print_obj_begin(o, NULL);
+	/* JSON's window comes first, the text's after the transform */
+	kb_print_u64(o, KB_PRINT_JSON, "window", NULL, h->window);
+	kb_print_text(o, "%s", first ? "" : "; ");
+	kb_print_str(o, KB_PRINT_ANY, "transform", "%s", what);
+	kb_print_u64(o, KB_PRINT_TEXT, NULL, " (window %llu)", h->window);
+	kb_print_str(o, KB_PRINT_ANY, "before", ", before: %s", desc);
+	kb_print_str(o, KB_PRINT_ANY, "before_digest", ", digest %s", dig);
+	kb_print_str(o, KB_PRINT_JSON, "before_packet", NULL, hex);
+	kb_print_obj_end(o);
+	free(hex);
 	free(before);
 }
 
@@ -93,7 +90,7 @@ static void one(struct qx *q, uint64_t index, uint64_t ts, const uint8_t *pkt,
 		uint32_t len)
 {
 	struct kb_xlate_hit hit[QX_HITS_MAX];
-	char desc[256], at[KB_TIME_STR_MAX];
+	char desc[256];
 	uint64_t since = q->since, until = q->until;
 	size_t m, k;
 
@@ -105,32 +102,19 @@ static void one(struct qx *q, uint64_t index, uint64_t ts, const uint8_t *pkt,
 	kb_pkt_describe(pkt, len, desc, sizeof(desc));
 	q->n++;
 	q->found += m > 0;
-	if (opts.json) {
-		json_obj_begin(&q->j);
-		json_key(&q->j, "packet");
-		json_u64(&q->j, index);
-		if (ts)
-			kb_json_time(&q->j, "time", ts);
-		json_key(&q->j, "description");
-		json_str(&q->j, desc);
-		json_key(&q->j, "transforms");
-		json_arr_begin(&q->j);
-	} else {
-		printf("%llu ", (unsigned long long)index);
-		if (ts)
-			printf("%s ", kb_time_str(ts, false, at, sizeof(at)));
-		printf("%s: ", desc);
-		if (!m)
-			printf("not transformed here");
-	}
+	kb_print_obj_begin(&q->o, NULL);
+	kb_print_u64(&q->o, KB_PRINT_ANY, "packet", "%llu ", index);
+	if (ts)
+		kb_print_time(&q->o, KB_PRINT_ANY, "time", "%s ", ts);
+	kb_print_str(&q->o, KB_PRINT_ANY, "description", "%s: ", desc);
+	if (!m)
+		kb_print_text(&q->o, "not transformed here");
+	kb_print_arr_begin(&q->o, "transforms");
 	for (k = 0; k < m && k < QX_HITS_MAX; k++)
 		print_before(q, pkt, len, &hit[k], !k);
-	if (opts.json) {
-		json_arr_end(&q->j);
-		json_obj_end(&q->j);
-	} else {
-		putchar('\n');
-	}
+	kb_print_arr_end(&q->o);
+	kb_print_text(&q->o, "\n");
+	kb_print_obj_end(&q->o);
 }
 
 static int pcap_packet(const struct kb_pcap_packet *pp, void *arg)
@@ -155,11 +139,9 @@ int query_transforms(struct kb_nl *nl, const char *name, const char *pcap,
 		return EXIT_ERROR;
 	}
 	q.a = a;
-	if (opts.json) {
-		json_init(&q.j, stdout);
-		if (pcap)
-			json_arr_begin(&q.j);
-	}
+	kb_out_stdout(&q.o, &q.j, opts.json);
+	if (pcap)
+		kb_print_arr_begin(&q.o, NULL);
 	if (pcap) {
 		r = kb_pcap_each(pcap, pcap_packet, &q, &counts, why,
 				 sizeof(why));
@@ -174,12 +156,10 @@ int query_transforms(struct kb_nl *nl, const char *name, const char *pcap,
 	} else {
 		one(&q, 1, 0, pkt, len);
 	}
-	if (opts.json) {
-		if (pcap)
-			json_arr_end(&q.j);
-	} else if (pcap) {
-		printf("%zu packets: %zu transformed, %zu not\n", q.n, q.found,
-		       q.n - q.found);
+	if (pcap) {
+		kb_print_arr_end(&q.o);
+		kb_print_text(&q.o, "%zu packets: %zu transformed, %zu not\n",
+			      q.n, q.found, q.n - q.found);
 	}
 	kb_archive_close(a);
 	return q.found == q.n && q.n ? EXIT_OK : EXIT_NEGATIVE;

@@ -14,7 +14,6 @@
 #include "pktfmt.h"
 #include "pktxform.h"
 #include "trace_backend.h"
-#include "types.h"
 #include "util.h"
 #include "xlate_read.h"
 

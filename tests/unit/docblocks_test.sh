@@ -6,7 +6,8 @@
 # which blocks run, output and exit status compared by its rules ("#> "
 # lines, "..." within a line, "#> ..." for lines, "#> [exit N]"), shell
 # state kept from command to command, and a mismatch reported with the
-# file and line. Prints TAP.
+# file and line; and that README.md and docs/tour.md have blocks to run.
+# Prints TAP.
 # The unit tier runs scripts with sh: this one needs bash.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -39,7 +40,7 @@ run_block() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 
 cat >"$tmp/doc.md" <<'MD'
 Not run:
@@ -137,5 +138,15 @@ st=$?
 result "a block never closed is an error" \
 	"$([ $st -ne 0 ] && [ "$out" = 'docblocks: open.md:1: ```sh block never closed' ] ||
 	   echo "exit $st: $out")"
+
+# The project's docs, as tests/vm/docs.sh extracts them: README's taste
+# and the tour in docs/tour.md (moved there from README) run in the vm
+# tier; a doc that lost its blocks would silently run nothing.
+top=$here/../..
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+(cd "$top" && python3 -S "$db" extract "$tmp/b" README.md docs/*.md) >"$tmp/list"
+result "README.md and docs/tour.md have runnable blocks ($(wc -l <"$tmp/list") in the docs)" \
+	"$(for d in README.md docs/tour.md; do
+		grep -q " $d:" "$tmp/list" || echo "$d: no \`\`\`sh block"; done)"
 
 [ $bad -eq 0 ]

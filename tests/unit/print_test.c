@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 
@@ -110,6 +112,60 @@ TEST(objects_and_arrays_are_json_only)
 		     render(false, nested));
 	EXPECT_STREQ("{\"slices\":[{\"bits\":64},{\"bits\":128}],\"attach\":{\"seen\":0}}\n",
 		     render(true, nested));
+}
+
+static void keys_and_times(const struct kb_out *o)
+{
+	kb_print_obj_begin(o, NULL);
+	kb_print_key(o, KB_PRINT_ANY, "key", "alpha", 5, false);
+	kb_print_key(o, KB_PRINT_JSON, "raw", "\xff\x01", 2, false);
+	kb_print_key(o, KB_PRINT_JSON, "tuple", "src=\xff,dport=80", 14, true);
+	/* 2026-11-22T07:31:30.123 UTC */
+	kb_print_time(o, KB_PRINT_ANY, "at", " at %s", 1795332690123456789ULL);
+	kb_print_time(o, KB_PRINT_JSON, "end", NULL, 0);
+	kb_print_text(o, "\n");
+	kb_print_obj_end(o);
+}
+
+TEST(keys_as_given_and_times_in_both_forms)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	EXPECT_STREQ("alpha at 2026-11-22T07:31:30.123\n",
+		     render(false, keys_and_times));
+	EXPECT_STREQ("{\"key\":\"alpha\",\"raw\":\"0xff01\",\"tuple\":\"src=0xff,dport=80\","
+		     "\"at\":\"2026-11-22T07:31:30.123+00:00\",\"at_ns\":1795332690123456789,"
+		     "\"end\":null,\"end_ns\":0}\n",
+		     render(true, keys_and_times));
+}
+
+/* A block the two forms place apart: once, through each form's view. */
+static void block(const struct kb_out *o)
+{
+	kb_print_u64(o, KB_PRINT_ANY, "lost", "  lost: %llu\n", 3);
+	kb_print_obj_begin(o, "slices");
+	kb_print_text(o, "  (text)\n");
+	kb_print_obj_end(o);
+}
+
+static void views(const struct kb_out *o)
+{
+	struct kb_out text, json;
+
+	kb_out_only(&text, o, KB_PRINT_TEXT);
+	kb_out_only(&json, o, KB_PRINT_JSON);
+	kb_print_obj_begin(o, NULL);
+	block(&text);
+	kb_print_u64(o, KB_PRINT_ANY, "bits", "  bits: %llu\n", 64);
+	block(&json);
+	kb_print_obj_end(o);
+}
+
+TEST(a_view_writes_one_form_only)
+{
+	EXPECT_STREQ("  lost: 3\n  (text)\n  bits: 64\n", render(false, views));
+	EXPECT_STREQ("{\"bits\":64,\"lost\":3,\"slices\":{}}\n",
+		     render(true, views));
 }
 
 TEST_HARNESS_MAIN

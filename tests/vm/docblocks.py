@@ -11,7 +11,7 @@
       Compares what N.sh wrote in RESULTDIR (out.I, rc.I per command)
       with the expectations; prints each mismatch, exit 1 if any.
 
-The rules (README.md, "Docs that run"):
+The rules (docs/tour.md, "Docs that run"):
 
 - Only ```sh blocks run; ``` and ```console blocks are illustrations,
   not run (they need a network, a build machine, or change the machine).
