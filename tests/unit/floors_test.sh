@@ -3,8 +3,9 @@
 #
 # Floors, not circles (docs/design.md, "Floors"): scripts/floors over the
 # module's objects (every one kmod/Kbuild links, the engine's included)
-# finds no circle of calls between files, and no call up the floors
-# design.md writes. So that a pass means something, it must also find
+# and over bloomctl's own (the engine's copies aside: the module's are
+# checked) finds no circle of calls between files, and no call up the
+# floors design.md writes. So that a pass means something, it must also find
 # what is planted in objects built here: a circle of two files, a circle
 # through a header's inline function, a call up a floor. Prints TAP.
 set -u
@@ -12,7 +13,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 echo "TAP version 13"
-echo "1..5"
+echo "1..8"
 
 objs=$(sed -n 's/^kbloom-y [:+]= //p' kmod/Kbuild | tr ' ' '\n' |
 	sed '/^$/d; s|^|kmod/|')
@@ -40,6 +41,24 @@ else
 	echo "$out" | grep -v '^  ' | sed 's/^/# /'
 fi
 
+# bloomctl's objects, as userspace/Makefile builds them.
+make -s -C userspace >/dev/null 2>&1
+uobjs=$(ls userspace/*.o | grep -v -e '/engine-' -e '/lib-')
+out=$(python3 scripts/floors $uobjs 2>&1)
+if [ $? -eq 0 ]; then
+	echo "ok 3 - no circle of calls among bloomctl's files: $out"
+else
+	echo "not ok 3 - circles of calls among bloomctl's files:"
+	echo "$out" | sed 's/^/# /'
+fi
+out=$(python3 scripts/floors --floors docs/design.md $uobjs 2>&1)
+if [ $? -eq 0 ]; then
+	echo "ok 4 - every call of bloomctl keeps to docs/design.md's floors"
+else
+	echo "not ok 4 - calls against docs/design.md's floors:"
+	echo "$out" | grep -v '^  ' | sed 's/^/# /'
+fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cc=${CC:-cc}
@@ -60,9 +79,9 @@ planted pair 'a.c=int b(void); int a(void) { return b(); }' \
 	'b.c=int a(void); int b(int x) { return x ? a() : 0; }'
 out=$(python3 scripts/floors --top "$tmp/pair" "$tmp"/pair/*.o 2>&1)
 if [ $? -eq 1 ] && echo "$out" | grep -q '^circle 1 (2 files): a.c b.c$'; then
-	echo "ok 3 - a planted circle of two files is found"
+	echo "ok 5 - a planted circle of two files is found"
 else
-	echo "not ok 3 - a planted circle of two files is not found: $out"
+	echo "not ok 5 - a planted circle of two files is not found: $out"
 fi
 
 planted inline 'h.h=int c(void); static inline int hi(void) { return c(); }' \
@@ -71,9 +90,9 @@ int c(void) { return 0; }
 int d(void) { return hi(); }'
 out=$(python3 scripts/floors --top "$tmp/inline" "$tmp"/inline/*.o 2>&1)
 if [ $? -eq 1 ] && echo "$out" | grep -q '^circle 1 (2 files): c.c h.h$'; then
-	echo "ok 4 - a planted circle through a header's inline function is found"
+	echo "ok 6 - a planted circle through a header's inline function is found"
 else
-	echo "not ok 4 - a circle through a header's inline function is not found: $out"
+	echo "not ok 6 - a circle through a header's inline function is not found: $out"
 fi
 
 planted up 'x.c=int y(void); int x(void) { return y(); }' \
@@ -85,7 +104,22 @@ floor 0: x.c
 out=$(python3 scripts/floors --top "$tmp/up" --floors "$tmp/up/floors.md" \
 	"$tmp"/up/*.o 2>&1)
 if [ $? -eq 1 ] && echo "$out" | grep -q 'x.c (floor 0) calls y.c (floor 1): y'; then
-	echo "ok 5 - a planted call up a floor is found"
+	echo "ok 7 - a planted call up a floor is found"
 else
-	echo "not ok 5 - a planted call up a floor is not found: $out"
+	echo "not ok 7 - a planted call up a floor is not found: $out"
+fi
+
+planted more 'x.c=int z(void); int x(void) { return z(); }' \
+	'y.c=int y(void) { return 1; }' 'z.c=int z(void) { return 2; }' \
+	'floors.md=```
+floor 1: y.c
+	z.c
+floor 0: x.c
+```'
+out=$(python3 scripts/floors --top "$tmp/more" --floors "$tmp/more/floors.md" \
+	"$tmp"/more/*.o 2>&1)
+if [ $? -eq 1 ] && echo "$out" | grep -q 'x.c (floor 0) calls z.c (floor 1): z'; then
+	echo "ok 8 - a floor's indented line goes on with it: a call up to it is found"
+else
+	echo "not ok 8 - a call up to a floor's indented line is not found: $out"
 fi
