@@ -645,14 +645,13 @@ u64 kb_filter_mem(const struct kb_filter *f)
 bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b)
 {
 	const struct kb_shape *x = &a->s, *y = &b->s;
+	const struct kb_param_def *p;
 
+	for (p = kb_params; p < kb_params + KB_P_NUM; p++)
+		if (kb_shape_get(x, p) != kb_shape_get(y, p))
+			return false;
 	return x->type == y->type && x->m == y->m && x->k == y->k &&
-	       x->hash_fn == y->hash_fn &&
-	       x->cell_bits == y->cell_bits && x->update == y->update &&
-	       x->decrement == y->decrement && x->subtables == y->subtables &&
-	       x->bucket_cells == y->bucket_cells && x->fp_bits == y->fp_bits &&
-	       x->dims == y->dims && x->capacity == y->capacity &&
-	       x->growth == y->growth && x->tighten == y->tighten &&
+	       x->capacity == y->capacity &&
 	       a->hkey.key[0] == b->hkey.key[0] &&
 	       a->hkey.key[1] == b->hkey.key[1];
 }
