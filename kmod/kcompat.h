@@ -78,22 +78,20 @@
 #endif
 
 /*
- * A static message picked at run time (one of several literals: @msg
- * outlives the request). NL_SET_ERR_MSG() takes a literal only. Since 6.2
- * NL_SET_ERR_MSG_FMT() copies it, so it must fit in 80 bytes; 6.1 has no
- * helper for it, and this sets the field as NL_SET_ERR_MSG() does, here
- * and nowhere else.
+ * A static message picked at run time (words from a table, kb_params[]:
+ * @msg outlives the request), set and traced as NL_SET_ERR_MSG() sets
+ * its literal, which it alone accepts. NL_SET_ERR_MSG_FMT() (6.2 on)
+ * would copy it into 80 bytes, and some are longer. Here and nowhere
+ * else the field is written.
  */
-#ifdef NL_SET_ERR_MSG_FMT
-#define KB_ERR_MSG_STR(extack, msg) NL_SET_ERR_MSG_FMT(extack, "%s", msg)
-#else
 #define KB_ERR_MSG_STR(extack, msg) do {			\
 	struct netlink_ext_ack *__extack = (extack);		\
+	const char *__msg = (msg);				\
 								\
+	do_trace_netlink_extack(__msg);				\
 	if (__extack)						\
-		__extack->_msg = (msg);				\
+		__extack->_msg = __msg;				\
 } while (0)
-#endif
 
 /*
  * A vma's flags are changed through vm_flags_set()/vm_flags_clear() since

@@ -75,9 +75,12 @@ static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_COUNTER_BITS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
 	[KBLOOM_A_UPDATE] = NLA_POLICY_MAX(NLA_U32, KBLOOM_UPDATE_MAX),
 	[KBLOOM_A_DECREMENT] = NLA_POLICY_FULL_RANGE(NLA_U32, &kb_decrement_range),
-	[KBLOOM_A_SUBTABLES] = NLA_POLICY_RANGE(NLA_U32, 2, 8),
-	[KBLOOM_A_BUCKET_CELLS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
-	[KBLOOM_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U32, 4, 24),
+	[KBLOOM_A_SUBTABLES] = NLA_POLICY_RANGE(NLA_U32, KBLOOM_SUBTABLES_MIN,
+						KBLOOM_SUBTABLES_MAX),
+	[KBLOOM_A_BUCKET_CELLS] = NLA_POLICY_RANGE(NLA_U32, 1,
+						   KBLOOM_BUCKET_CELLS_MAX),
+	[KBLOOM_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U32, KBLOOM_FP_BITS_MIN,
+					      KBLOOM_FP_BITS_MAX),
 	[KBLOOM_A_DIMS] = NLA_POLICY_NESTED(kb_dims_policy),
 	[KBLOOM_A_GROWTH] = NLA_POLICY_RANGE(NLA_U32, KBLOOM_GROWTH_MIN,
 					     KBLOOM_GROWTH_MAX),
@@ -263,6 +266,30 @@ u32 kb_get_u32(struct nlattr **a, int type)
 	return a[type] ? nla_get_u32(a[type]) : 0;
 }
 
+/* The shape's parameters (kb_params[]): absent ones are 0. */
+static int kb_parse_params(struct nlattr **a, struct kb_create_args *args,
+			   struct netlink_ext_ack *extack)
+{
+	const struct kb_param_def *p;
+	const struct nlattr *attr;
+	int err;
+
+	for (p = kb_params; p < kb_params + KB_P_NUM; p++) {
+		attr = a[p->attr];
+		if (!attr)
+			continue;
+		if (p->nest) {
+			err = kb_parse_dims(attr, args, extack);
+			if (err)
+				return err;
+			continue;
+		}
+		kb_shape_set(&args->shape, p, p->width == sizeof(u64) ?
+			     nla_get_u64(attr) : nla_get_u32(attr));
+	}
+	return 0;
+}
+
 /* True when @a is given but not allowed: named in @extack. */
 static bool kb_layout_extra(const struct nlattr *a, bool ok,
 			    struct netlink_ext_ack *extack)
@@ -411,20 +438,9 @@ static int kb_cmd_create(struct sk_buff *skb, struct genl_info *info)
 	s->type = nla_get_u32(a[KBLOOM_A_TYPE]);
 	s->m = nla_get_u64(a[KBLOOM_A_BITS]);
 	s->k = nla_get_u32(a[KBLOOM_A_HASHES]);
-	s->hash_fn = kb_get_u32(a, KBLOOM_A_HASH_FN);
-	s->cell_bits = kb_get_u32(a, KBLOOM_A_COUNTER_BITS);
-	s->update = kb_get_u32(a, KBLOOM_A_UPDATE);
-	s->decrement = kb_get_u32(a, KBLOOM_A_DECREMENT);
-	s->subtables = kb_get_u32(a, KBLOOM_A_SUBTABLES);
-	s->bucket_cells = kb_get_u32(a, KBLOOM_A_BUCKET_CELLS);
-	s->fp_bits = kb_get_u32(a, KBLOOM_A_FP_BITS);
-	s->growth = kb_get_u32(a, KBLOOM_A_GROWTH);
-	s->tighten = kb_get_u32(a, KBLOOM_A_TIGHTEN);
-	if (a[KBLOOM_A_DIMS]) {
-		err = kb_parse_dims(a[KBLOOM_A_DIMS], &args, info->extack);
-		if (err)
-			return err;
-	}
+	err = kb_parse_params(a, &args, info->extack);
+	if (err)
+		return err;
 	if (a[KBLOOM_A_CAPACITY])
 		args.capacity = nla_get_u64(a[KBLOOM_A_CAPACITY]);
 	/* Only a shape with a plan has a capacity: slice 0's (scalable). */
@@ -505,13 +521,30 @@ static int kb_fill_stats(struct sk_buff *skb, const struct kb_obj *obj)
 	return 0;
 }
 
-/* The type's own parameters, only those it takes (zero means not taken). */
+static int kb_fill_dims(struct sk_buff *skb, const struct kb_obj *obj, int attr)
+{
+	u32 i, dims = kb_ring_shape(&obj->ring)->s.dims;
+	struct nlattr *nest = nla_nest_start(skb, attr);
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < dims; i++) {
+		if (nla_put_string(skb, KBLOOM_DIMS_A_NAME, obj->dim_names[i])) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The type's own parameters, only those it takes (kb_params[]). */
 static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 {
 	const struct kb_shape *s = &kb_ring_shape(&obj->ring)->s;
 	const struct kb_ring *r = &obj->ring;
-	struct nlattr *nest;
-	u32 i;
+	const struct kb_param_def *p;
+	u64 v;
 
 	if (kb_ring_paged(r) &&
 	    (nla_put_u32(skb, KBLOOM_A_WINDOWS, r->nwindows) ||
@@ -519,38 +552,20 @@ static int kb_fill_params(struct sk_buff *skb, const struct kb_obj *obj)
 			       KBLOOM_A_PAD)))
 		return -EMSGSIZE;
 
-	if (kb_filter_keyed(kb_ring_shape(r)) &&
-	    nla_put_u32(skb, KBLOOM_A_HASH_FN, s->hash_fn))
-		return -EMSGSIZE;
-	if (kb_type_takes(s->type, KB_TAKES_COUNTER_BITS) &&
-	    nla_put_u32(skb, KBLOOM_A_COUNTER_BITS, s->cell_bits))
-		return -EMSGSIZE;
-	if (kb_type_takes(s->type, KB_TAKES_UPDATE) &&
-	    nla_put_u32(skb, KBLOOM_A_UPDATE, s->update))
-		return -EMSGSIZE;
-	if (s->decrement && nla_put_u32(skb, KBLOOM_A_DECREMENT, s->decrement))
-		return -EMSGSIZE;
-	if (s->subtables &&
-	    (nla_put_u32(skb, KBLOOM_A_SUBTABLES, s->subtables) ||
-	     nla_put_u32(skb, KBLOOM_A_BUCKET_CELLS, s->bucket_cells) ||
-	     nla_put_u32(skb, KBLOOM_A_FP_BITS, s->fp_bits)))
-		return -EMSGSIZE;
-	if (s->growth &&
-	    (nla_put_u32(skb, KBLOOM_A_GROWTH, s->growth) ||
-	     nla_put_u32(skb, KBLOOM_A_TIGHTEN, s->tighten)))
-		return -EMSGSIZE;
-	if (!s->dims)
-		return 0;
-	nest = nla_nest_start(skb, KBLOOM_A_DIMS);
-	if (!nest)
-		return -EMSGSIZE;
-	for (i = 0; i < s->dims; i++) {
-		if (nla_put_string(skb, KBLOOM_DIMS_A_NAME, obj->dim_names[i])) {
-			nla_nest_cancel(skb, nest);
-			return -EMSGSIZE;
+	for (p = kb_params; p < kb_params + KB_P_NUM; p++) {
+		if (!kb_type_takes(s->type, p->takes))
+			continue;
+		if (p->nest) {
+			if (kb_fill_dims(skb, obj, p->attr))
+				return -EMSGSIZE;
+			continue;
 		}
+		v = kb_shape_get(s, p);
+		if (p->width == sizeof(u64) ?
+		    nla_put_u64_64bit(skb, p->attr, v, KBLOOM_A_PAD) :
+		    nla_put_u32(skb, p->attr, v))
+			return -EMSGSIZE;
 	}
-	nla_nest_end(skb, nest);
 	return 0;
 }
 

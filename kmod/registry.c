@@ -69,63 +69,11 @@ static void kb_nomem_msg(struct netlink_ext_ack *extack, u64 bytes)
 static bool kb_shape_refused(const struct kb_shape *s,
 			     struct netlink_ext_ack *extack)
 {
-	switch (kb_filter_check_shape(s)) {
-	case KB_SHAPE_OK:
+	enum kb_shape_error err = kb_filter_check_shape(s);
+
+	if (err == KB_SHAPE_OK)
 		return false;
-	case KB_SHAPE_BAD_TYPE:
-		NL_SET_ERR_MSG(extack, "filter type not supported");
-		break;
-	case KB_SHAPE_BAD_BITS:
-		NL_SET_ERR_MSG(extack,
-			       "BITS out of range or not the multiple this type needs (partitioned: k, blocked: 512, dleft: subtables x bucket cells)");
-		break;
-	case KB_SHAPE_BAD_HASHES:
-		NL_SET_ERR_MSG(extack, "HASHES out of range for this type (dleft: 1)");
-		break;
-	case KB_SHAPE_BAD_HASH_FN:
-		NL_SET_ERR_MSG(extack,
-			       "HASH_FN is not a known hash function, or is given for transforms (whose records have their own hashing)");
-		break;
-	case KB_SHAPE_BAD_COUNTER_BITS:
-		NL_SET_ERR_MSG(extack,
-			       "COUNTER_BITS must be 4, 8 or 16 (counting), 1, 2, 4 or 8 (stable) or 2, 4 or 8 (dcf)");
-		break;
-	case KB_SHAPE_BAD_UPDATE:
-		NL_SET_ERR_MSG(extack, "UPDATE is not a known update rule");
-		break;
-	case KB_SHAPE_BAD_DECREMENT:
-		NL_SET_ERR_MSG(extack, "DECREMENT must be 1..BITS and at most 65536 (stable)");
-		break;
-	case KB_SHAPE_BAD_SUBTABLES:
-		NL_SET_ERR_MSG(extack, "SUBTABLES must be 2..8 (dleft)");
-		break;
-	case KB_SHAPE_BAD_BUCKET_CELLS:
-		NL_SET_ERR_MSG(extack, "BUCKET_CELLS must be 1..16 (dleft)");
-		break;
-	case KB_SHAPE_BAD_FP_BITS:
-		NL_SET_ERR_MSG(extack, "FP_BITS must be 4..24 (dleft)");
-		break;
-	case KB_SHAPE_BAD_DIMS:
-		NL_SET_ERR_MSG(extack, "DIMS must name 1..8 dimensions (multi)");
-		break;
-	case KB_SHAPE_BAD_CAPACITY:
-		NL_SET_ERR_MSG(extack,
-			       "CAPACITY is required for a scalable filter: slice 0's keys, 1..BITS");
-		break;
-	case KB_SHAPE_BAD_GROWTH:
-		NL_SET_ERR_MSG(extack, "GROWTH must be 2..16 (scalable)");
-		break;
-	case KB_SHAPE_BAD_TIGHTEN:
-		NL_SET_ERR_MSG(extack,
-			       "TIGHTEN must be 10000..990000 millionths (scalable)");
-		break;
-	case KB_SHAPE_TOO_BIG:
-		NL_SET_ERR_MSG(extack, "filter would need more than 1 GiB of cells");
-		break;
-	case KB_SHAPE_EXTRA_PARAM:
-		NL_SET_ERR_MSG(extack, "a parameter was given that this filter type does not take");
-		break;
-	}
+	KB_ERR_MSG_STR(extack, kb_shape_error_msg(err));
 	return true;
 }
 
@@ -155,39 +103,25 @@ static const char *kb_obj_differs(const struct kb_obj *obj,
 {
 	const struct kb_filter *f = kb_ring_shape(&obj->ring);
 	const struct kb_shape *s = &f->s, *r = &args->shape;
-	u32 cell_bits = kb_shape_cell_bits(r);
+	const struct kb_param_def *p;
+	struct kb_shape want = *r;
 	siphash_key_t key = {};
 	u32 i;
 
+	/* As the filter keeps it (kb_filter_init()). */
+	want.cell_bits = kb_shape_cell_bits(r);
 	if (s->type != r->type)
 		return "a filter of that name exists, of another type";
 	if (s->m != r->m)
 		return "a filter of that name exists with other bits (BITS)";
 	if (s->k != r->k)
 		return "a filter of that name exists with other hashes (HASHES)";
-	if (s->hash_fn != r->hash_fn)
-		return "a filter of that name exists with another hash function (HASH_FN)";
-	if (s->cell_bits != cell_bits)
-		return "a filter of that name exists with other counter bits (COUNTER_BITS)";
-	if (s->update != r->update)
-		return "a filter of that name exists with another update rule (UPDATE)";
-	if (s->decrement != r->decrement)
-		return "a filter of that name exists with another decrement (DECREMENT)";
-	if (s->subtables != r->subtables)
-		return "a filter of that name exists with other subtables (SUBTABLES)";
-	if (s->bucket_cells != r->bucket_cells)
-		return "a filter of that name exists with other bucket cells (BUCKET_CELLS)";
-	if (s->fp_bits != r->fp_bits)
-		return "a filter of that name exists with other fingerprint bits (FP_BITS)";
-	if (s->growth != r->growth)
-		return "a filter of that name exists with another growth (GROWTH)";
-	if (s->tighten != r->tighten)
-		return "a filter of that name exists with another tighten ratio (TIGHTEN)";
-	if (s->dims != r->dims)
-		return "a filter of that name exists with other dimensions (DIMS)";
+	for (p = kb_params; p < kb_params + KB_P_NUM; p++)
+		if (kb_shape_get(s, p) != kb_shape_get(&want, p))
+			return p->differs;
 	for (i = 0; i < r->dims; i++)
 		if (strcmp(obj->dim_names[i], args->dim_names[i]))
-			return "a filter of that name exists with other dimensions (DIMS)";
+			return kb_params[KB_P_DIMS].differs;
 	if (obj->capacity != args->capacity)
 		return "a filter of that name exists with another capacity (CAPACITY)";
 	if (obj->ring.nwindows != max(args->windows, 1U))
@@ -257,18 +191,17 @@ static void kb_refuse_memory(struct kb_net *kn, const struct kb_create_args *arg
 	}
 }
 
-int kb_create(struct kb_net *kn, const struct kb_create_args *args,
-	      struct netlink_ext_ack *extack)
+/*
+ * Whether @args may be made: 0 with the bytes it is charged, 1 when this
+ * very filter exists (EXIST: nothing to do), or an error and its reason.
+ */
+static int kb_create_check(struct kb_net *kn, const struct kb_create_args *args,
+			   u64 *bytes, struct netlink_ext_ack *extack)
 {
 	const struct kb_type_info *info = kb_type_info(args->shape.type);
 	u32 windows = max(args->windows, 1U);
-	u8 hkey[KBLOOM_HASH_KEY_LEN];
 	struct kb_obj *obj;
-	enum kb_limit why;
-	u64 bytes, extra;
-	int cpu, err, i;
-
-	lockdep_assert_held(&kn->lock);
+	u64 extra;
 
 	if (kb_shape_refused(&args->shape, extack))
 		return -EINVAL;
@@ -279,8 +212,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 			kb_obj_differs(obj, args);
 
 		if (!diff)
-			return 0;	/* this very filter: nothing changes */
-		/* One of kb_obj_differs()'s literals, all under 80 bytes. */
+			return 1;	/* this very filter: nothing changes */
 		KB_ERR_MSG_STR(extack, diff);
 		return -EEXIST;
 	}
@@ -329,8 +261,21 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		return -EINVAL;
 	}
 
-	bytes = kb_ring_mem_for(&args->shape, windows) + extra +
-		sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
+	*bytes = kb_ring_mem_for(&args->shape, windows) + extra +
+		 sizeof(*obj) + num_possible_cpus() * sizeof(struct kb_pcpu_stats);
+	return 0;
+}
+
+/* The filter @args asks for, charged @bytes, in no one's sight yet. */
+static struct kb_obj *kb_create_alloc(struct kb_net *kn,
+				      const struct kb_create_args *args,
+				      u64 bytes, struct netlink_ext_ack *extack)
+{
+	u8 hkey[KBLOOM_HASH_KEY_LEN];
+	struct kb_obj *obj;
+	enum kb_limit why;
+	int cpu, err;
+
 	if (kn->owner && kb_owner_add_filter(kn->owner)) {
 		struct kb_owner_usage u;
 
@@ -338,7 +283,7 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		KB_ERR_MSG_FMT(extack, KBLOOM_MSG_USER_FILTERS,
 			       "this user's namespaces hold %u filters, the limit user_max_filters",
 			       u.nfilters);
-		return -ENOSPC;
+		return ERR_PTR(-ENOSPC);
 	}
 	why = kb_mem_charge(kn, bytes);
 	if (why) {
@@ -368,8 +313,8 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		memcpy(hkey, args->hash_key, sizeof(hkey));
 	else
 		get_random_bytes(hkey, sizeof(hkey));
-	err = kb_ring_init(&obj->ring, &args->shape, hkey, windows,
-			   args->interval_ms);
+	err = kb_ring_init(&obj->ring, &args->shape, hkey,
+			   max(args->windows, 1U), args->interval_ms);
 	memzero_explicit(hkey, sizeof(hkey));
 	if (err) {
 		kb_nomem_msg(extack, bytes);
@@ -380,8 +325,30 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		NL_SET_ERR_MSG(extack, "cannot allocate the saved layout's memory");
 		goto err_ring;
 	}
-	kb_grow_start(obj);
+	return obj;
 
+err_ring:
+	kb_ring_free(&obj->ring);
+err_stats:
+	free_percpu(obj->stats);
+err_obj:
+	kb_grow_stop(obj);
+	kfree(obj);
+err_uncharge:
+	kb_mem_uncharge(kn, bytes);
+err_filter:
+	if (kn->owner)
+		kb_owner_del_filters(kn->owner, 1);
+	return ERR_PTR(err);
+}
+
+/* From here on adds, tests and dumps see the filter. */
+static void kb_create_publish(struct kb_net *kn, struct kb_obj *obj,
+			      const struct kb_create_args *args)
+{
+	u32 i;
+
+	kb_grow_start(obj);
 	strscpy(obj->name, args->name, sizeof(obj->name));
 	for (i = 0; i < args->shape.dims; i++)
 		strscpy(obj->dim_names[i], args->dim_names[i],
@@ -398,21 +365,25 @@ int kb_create(struct kb_net *kn, const struct kb_create_args *args,
 		kb_event_filter(args->net, obj, KBLOOM_CMD_CREATE);
 	kn->nfilters++;
 	kn->dump_gen++;
-	return 0;
+}
 
-err_ring:
-	kb_ring_free(&obj->ring);
-err_stats:
-	free_percpu(obj->stats);
-err_obj:
-	kb_grow_stop(obj);
-	kfree(obj);
-err_uncharge:
-	kb_mem_uncharge(kn, bytes);
-err_filter:
-	if (kn->owner)
-		kb_owner_del_filters(kn->owner, 1);
-	return err;
+/* Check, allocate, publish. */
+int kb_create(struct kb_net *kn, const struct kb_create_args *args,
+	      struct netlink_ext_ack *extack)
+{
+	struct kb_obj *obj;
+	u64 bytes;
+	int err;
+
+	lockdep_assert_held(&kn->lock);
+	err = kb_create_check(kn, args, &bytes, extack);
+	if (err)
+		return err > 0 ? 0 : err;
+	obj = kb_create_alloc(kn, args, bytes, extack);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	kb_create_publish(kn, obj, args);
+	return 0;
 }
 
 void kb_destroy(struct kb_net *kn, struct kb_obj *obj)

@@ -207,8 +207,9 @@ int kb_desc_parse(struct kb_nl *nl, struct nlattr **tb, struct kb_desc *d)
 	for (i = 0; i < TO_NUM; i++) {
 		const struct kb_param *t = &kb_param_table[i];
 
-		if (t->kind != KB_PARAM_DIMS && tb[t->attr])
-			kb_param_set(&d->p, i, nla_get_u32(tb[t->attr]));
+		if (t->kind != KB_PARAM_DIMS && tb[kb_param_attr(i)])
+			kb_param_set(&d->p, i,
+				     nla_get_u32(tb[kb_param_attr(i)]));
 	}
 	if (tb[KBLOOM_A_DIMS]) {
 		r = parse_dims(nl, tb[KBLOOM_A_DIMS], d);

@@ -15,6 +15,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/socket.h>
 
+#include "../kmod/engine/filter.h"
 #include "nl.h"
 #include "util.h"
 
@@ -45,36 +46,31 @@ static const char *const attr_names[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_FILL] = "FILL",
 	[KBLOOM_A_GENERATION] = "GENERATION",
 	[KBLOOM_A_STATS] = "STATS",
-	[KBLOOM_A_COUNTER_BITS] = "COUNTER_BITS",
-	[KBLOOM_A_UPDATE] = "UPDATE",
-	[KBLOOM_A_DECREMENT] = "DECREMENT",
-	[KBLOOM_A_SUBTABLES] = "SUBTABLES",
-	[KBLOOM_A_BUCKET_CELLS] = "BUCKET_CELLS",
-	[KBLOOM_A_FP_BITS] = "FP_BITS",
-	[KBLOOM_A_DIMS] = "DIMS",
 	[KBLOOM_A_SATURATED] = "SATURATED",
 	[KBLOOM_A_COUNTS] = "COUNTS",
 	[KBLOOM_A_SRC] = "SRC",
 	[KBLOOM_A_MERGE_OP] = "MERGE_OP",
 	[KBLOOM_A_SRC_FILL] = "SRC_FILL",
 	[KBLOOM_A_UNION_FILL] = "UNION_FILL",
-	[KBLOOM_A_GROWTH] = "GROWTH",
-	[KBLOOM_A_TIGHTEN] = "TIGHTEN",
 	[KBLOOM_A_OVERFLOW] = "OVERFLOW",
 	[KBLOOM_A_GROW_ERROR] = "GROW_ERROR",
 	[KBLOOM_A_SLICE_LIST] = "SLICE_LIST",
 	[KBLOOM_A_OFV_BITS] = "OFV_BITS",
 	[KBLOOM_A_LOST] = "LOST",
 	[KBLOOM_A_VERSION] = "VERSION",
-	[KBLOOM_A_HASH_FN] = "HASH_FN",
 };
 
 const char *kb_attr_name(int type)
 {
 	static __thread char buf[32];
+	int i;
 
 	if (type >= 0 && type <= KBLOOM_A_MAX && attr_names[type])
 		return attr_names[type];
+	/* The shape's parameters: the engine's table names them. */
+	for (i = 0; i < KB_P_NUM; i++)
+		if (kb_params[i].attr == type)
+			return kb_params[i].name;
 	snprintf(buf, sizeof(buf), "%d", type);
 	return buf;
 }
@@ -99,29 +95,40 @@ static struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
 	[KBLOOM_A_FILL] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_GENERATION] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_STATS] = { .type = NLA_NESTED },
-	[KBLOOM_A_COUNTER_BITS] = { .type = NLA_U32, .maxlen = 4 },
-	[KBLOOM_A_UPDATE] = { .type = NLA_U32, .maxlen = 4 },
-	[KBLOOM_A_DECREMENT] = { .type = NLA_U32, .maxlen = 4 },
-	[KBLOOM_A_SUBTABLES] = { .type = NLA_U32, .maxlen = 4 },
-	[KBLOOM_A_BUCKET_CELLS] = { .type = NLA_U32, .maxlen = 4 },
-	[KBLOOM_A_FP_BITS] = { .type = NLA_U32, .maxlen = 4 },
-	[KBLOOM_A_DIMS] = { .type = NLA_NESTED },
 	[KBLOOM_A_SATURATED] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_COUNTS] = { .type = NLA_UNSPEC },
 	[KBLOOM_A_SRC] = { .type = NLA_STRING, .maxlen = KBLOOM_NAME_MAX },
 	[KBLOOM_A_MERGE_OP] = { .type = NLA_U32, .maxlen = 4 },
 	[KBLOOM_A_SRC_FILL] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_UNION_FILL] = { .type = NLA_U64, .maxlen = 8 },
-	[KBLOOM_A_GROWTH] = { .type = NLA_U32, .maxlen = 4 },
-	[KBLOOM_A_TIGHTEN] = { .type = NLA_U32, .maxlen = 4 },
 	[KBLOOM_A_OVERFLOW] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_GROW_ERROR] = { .type = NLA_U32, .maxlen = 4 },
 	[KBLOOM_A_SLICE_LIST] = { .type = NLA_NESTED },
 	[KBLOOM_A_OFV_BITS] = { .type = NLA_U32, .maxlen = 4 },
 	[KBLOOM_A_LOST] = { .type = NLA_U64, .maxlen = 8 },
 	[KBLOOM_A_VERSION] = { .type = NLA_STRING, .maxlen = KBLOOM_VERSION_MAX },
-	[KBLOOM_A_HASH_FN] = { .type = NLA_U32, .maxlen = 4 },
 };
+
+/* The shape's parameters' entries, from the engine's table (kb_params[]). */
+static void policy_init(void)
+{
+	static bool done;
+	int i;
+
+	if (done)
+		return;
+	for (i = 0; i < KB_P_NUM; i++) {
+		struct nla_policy *p = &kb_policy[kb_params[i].attr];
+
+		if (kb_params[i].nest) {
+			p->type = NLA_NESTED;
+			continue;
+		}
+		p->type = kb_params[i].width == 8 ? NLA_U64 : NLA_U32;
+		p->maxlen = kb_params[i].width;
+	}
+	done = true;
+}
 
 static void error_reset(struct kb_nl_error *e)
 {
@@ -454,6 +461,7 @@ static int valid_cb(struct nl_msg *msg, void *arg)
 		req->err = kb_nl_fail(req->nl, "short message");
 		return NL_OK;
 	}
+	policy_init();
 	r = genlmsg_parse(nlh, 0, tb, KBLOOM_A_MAX, kb_policy);
 	if (r < 0) {
 		req->err = kb_nl_fail(req->nl, "bad attribute (%s)",

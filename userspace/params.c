@@ -3,9 +3,6 @@
 
 #include "params.h"
 
-#define SHAPE(f)	offsetof(struct kb_shape, f)
-#define T(t)		(1U << KBLOOM_TYPE_##t)
-
 static const char *const hash_fn_names[] = {
 	[KBLOOM_HASH_FN_SIPHASH24] = "siphash-2-4",
 	[KBLOOM_HASH_FN_SIPHASH13] = "siphash-1-3",
@@ -20,82 +17,61 @@ static const char *const update_names[] = {
 
 const struct kb_param kb_param_table[TO_NUM] = {
 	[TO_HASH_FN] = {
-		.keyword = "hash", .attr = KBLOOM_A_HASH_FN,
-		.field = SHAPE(hash_fn), .json = "hash",
+		.keyword = "hash", .json = "hash",
 		.text = "  hash function: ", .diff = "hash functions",
-		.types = T(BLOOM) | T(PARTITIONED) | T(BLOCKED) | T(COUNTING) |
-			 T(DLEFT) | T(STABLE) | T(MULTI) | T(SCALABLE) | T(DCF),
 		.types_text = "filters of keys, not transforms",
 		.kind = KB_PARAM_NAMED, .names = hash_fn_names,
 		.zero_absent = true, .not_sized = true,
 	},
 	[TO_COUNTER_BITS] = {
-		.keyword = "counter-bits", .attr = KBLOOM_A_COUNTER_BITS,
-		.field = SHAPE(cell_bits), .json = "counter_bits",
+		.keyword = "counter-bits", .json = "counter_bits",
 		.text = "  counter bits: ", .diff = "counter bits",
-		.types = T(COUNTING) | T(STABLE) | T(DCF),
 		.types_text = "counting, stable and dcf filters",
 	},
 	[TO_UPDATE] = {
-		.keyword = "update", .attr = KBLOOM_A_UPDATE,
-		.field = SHAPE(update), .json = "update",
+		.keyword = "update", .json = "update",
 		.text = "  update: ", .diff = "update rules",
-		.types = T(COUNTING), .types_text = "counting filters",
+		.types_text = "counting filters",
 		.kind = KB_PARAM_NAMED, .names = update_names,
 	},
 	[TO_DECREMENT] = {
-		.keyword = "decrement", .attr = KBLOOM_A_DECREMENT,
-		.field = SHAPE(decrement), .json = "decrement",
+		.keyword = "decrement", .json = "decrement",
 		.text = "  decrement (P): ", .diff = "decrements",
-		.types = T(STABLE), .types_text = "stable filters",
-		.lo = 1, .hi = KBLOOM_DECREMENT_MAX,
+		.types_text = "stable filters",
 	},
 	[TO_SUBTABLES] = {
-		.keyword = "subtables", .attr = KBLOOM_A_SUBTABLES,
-		.field = SHAPE(subtables), .json = "subtables",
+		.keyword = "subtables", .json = "subtables",
 		.text = "  subtables (d): ", .diff = "subtables",
-		.types = T(DLEFT), .types_text = "dleft filters",
-		.lo = 2, .hi = 8,
+		.types_text = "dleft filters",
 	},
 	[TO_BUCKET_CELLS] = {
-		.keyword = "bucket-cells", .attr = KBLOOM_A_BUCKET_CELLS,
-		.field = SHAPE(bucket_cells), .json = "bucket_cells",
+		.keyword = "bucket-cells", .json = "bucket_cells",
 		.text = "  bucket cells (c): ", .diff = "bucket cells",
-		.types = T(DLEFT), .types_text = "dleft filters",
-		.lo = 1, .hi = 16,
+		.types_text = "dleft filters",
 	},
 	[TO_FP_BITS] = {
-		.keyword = "fp-bits", .attr = KBLOOM_A_FP_BITS,
-		.field = SHAPE(fp_bits), .json = "fp_bits",
+		.keyword = "fp-bits", .json = "fp_bits",
 		.text = "  fingerprint bits: ", .diff = "fingerprint bits",
-		.types = T(DLEFT), .types_text = "dleft filters",
-		.lo = KB_DLEFT_FP_MIN, .hi = KB_DLEFT_FP_MAX,
+		.types_text = "dleft filters",
 	},
 	[TO_DIMS] = {
-		.keyword = "dims", .attr = KBLOOM_A_DIMS,
-		.field = SHAPE(dims), .json = "dims",
+		.keyword = "dims", .json = "dims",
 		.text = "  dimensions: ", .diff = "dimensions",
-		.types = T(MULTI), .types_text = "multi filters",
+		.types_text = "multi filters",
 		.kind = KB_PARAM_DIMS,
 	},
 	[TO_GROWTH] = {
-		.keyword = "growth", .attr = KBLOOM_A_GROWTH,
-		.field = SHAPE(growth), .json = "growth",
+		.keyword = "growth", .json = "growth",
 		.text = "  growth (s): ",
-		.types = T(SCALABLE), .types_text = "scalable filters",
-		.lo = KBLOOM_GROWTH_MIN, .hi = KBLOOM_GROWTH_MAX,
+		.types_text = "scalable filters",
 	},
 	[TO_TIGHTEN] = {
-		.keyword = "tighten", .attr = KBLOOM_A_TIGHTEN,
-		.field = SHAPE(tighten), .json = "tighten",
+		.keyword = "tighten", .json = "tighten",
 		.text = "  tighten (r): ",
-		.types = T(SCALABLE), .types_text = "scalable filters",
+		.types_text = "scalable filters",
 		.kind = KB_PARAM_RATIO,
 	},
 };
-
-#undef T
-#undef SHAPE
 
 static const struct kb_type_desc types[KBLOOM_TYPE_MAX + 1] = {
 	[KBLOOM_TYPE_BLOOM] = { "bloom", "bits set" },
@@ -145,15 +121,29 @@ int kb_param_value(int i, const char *s, uint32_t *v)
 
 bool kb_param_taken(int i, uint32_t type)
 {
-	return type <= KBLOOM_TYPE_MAX && (kb_param_table[i].types & 1U << type);
+	return kb_type_takes(type, kb_params[i].takes);
+}
+
+int kb_param_attr(int i)
+{
+	return kb_params[i].attr;
+}
+
+bool kb_param_bounds(int i, uint32_t *lo, uint32_t *hi)
+{
+	if (kb_param_table[i].kind != KB_PARAM_U32 || !kb_params[i].max)
+		return false;
+	*lo = kb_params[i].min;
+	*hi = kb_params[i].max;
+	return true;
 }
 
 uint32_t kb_param_get(const struct kb_shape *p, int i)
 {
-	return *(const uint32_t *)((const char *)p + kb_param_table[i].field);
+	return kb_shape_get(p, &kb_params[i]);
 }
 
 void kb_param_set(struct kb_shape *p, int i, uint32_t v)
 {
-	*(uint32_t *)((char *)p + kb_param_table[i].field) = v;
+	kb_shape_set(p, &kb_params[i], v);
 }

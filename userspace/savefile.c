@@ -112,6 +112,24 @@ _Static_assert(O_SLICES == KB_SAVE_SLICE_OFF, "slice table");
 _Static_assert(O_SLICES + KBLOOM_SLICES_MAX * KB_SAVE_SLICE_LEN ==
 	       KB_SAVE_HEADER_V2_LEN, "v2 header length");
 
+/*
+ * Where each of the shape's parameters (the engine's kb_params[]) lies in
+ * the header, and its words in a refusal; off 0: not a field of its own
+ * there (hash function: by version; growth, tighten: the layout's).
+ */
+static const struct {
+	uint16_t off;
+	const char *what;
+} param_at[KB_P_NUM] = {
+	[KB_P_COUNTER_BITS] = { O_CELL_BITS, "counter bits" },
+	[KB_P_UPDATE] = { O_UPDATE, "update rule" },
+	[KB_P_DECREMENT] = { O_DECREMENT, "decrement" },
+	[KB_P_SUBTABLES] = { O_SUBTABLES, "subtables" },
+	[KB_P_BUCKET_CELLS] = { O_BUCKET_CELLS, "bucket cells" },
+	[KB_P_FP_BITS] = { O_FP_BITS, "fingerprint bits" },
+	[KB_P_DIMS] = { O_DIMS, "dims" },
+};
+
 static bool grows(uint32_t type)
 {
 	return type == KBLOOM_TYPE_SCALABLE || type == KBLOOM_TYPE_DCF;
@@ -194,13 +212,10 @@ void kb_save_encode_header(const struct kb_save_header *h, uint8_t *out)
 	put32(out + O_TYPE, s->type);
 	put32(out + O_K, s->k);
 	put64(out + O_M, s->m);
-	put32(out + O_CELL_BITS, s->cell_bits);
-	put32(out + O_UPDATE, s->update);
-	put32(out + O_DECREMENT, s->decrement);
-	put32(out + O_SUBTABLES, s->subtables);
-	put32(out + O_BUCKET_CELLS, s->bucket_cells);
-	put32(out + O_FP_BITS, s->fp_bits);
-	put32(out + O_DIMS, s->dims);
+	for (i = 0; i < KB_P_NUM; i++)
+		if (param_at[i].off)
+			put32(out + param_at[i].off,
+			      kb_shape_get(s, &kb_params[i]));
 	put32(out + O_DIGEST, h->digest);
 	put64(out + O_CAPACITY, h->capacity);
 	memcpy(out + O_HASH_KEY, h->hash_key, KBLOOM_HASH_KEY_LEN);
@@ -248,13 +263,10 @@ void kb_save_decode_header(const uint8_t *in, struct kb_save_header *h)
 	s->type = get32(in + O_TYPE);
 	s->k = get32(in + O_K);
 	s->m = get64(in + O_M);
-	s->cell_bits = get32(in + O_CELL_BITS);
-	s->update = get32(in + O_UPDATE);
-	s->decrement = get32(in + O_DECREMENT);
-	s->subtables = get32(in + O_SUBTABLES);
-	s->bucket_cells = get32(in + O_BUCKET_CELLS);
-	s->fp_bits = get32(in + O_FP_BITS);
-	s->dims = get32(in + O_DIMS);
+	for (i = 0; i < KB_P_NUM; i++)
+		if (param_at[i].off)
+			kb_shape_set(s, &kb_params[i],
+				     get32(in + param_at[i].off));
 	h->digest = get32(in + O_DIGEST);
 	h->capacity = get64(in + O_CAPACITY);
 	memcpy(h->hash_key, in + O_HASH_KEY, KBLOOM_HASH_KEY_LEN);
@@ -512,22 +524,21 @@ int kb_save_check_header(const struct kb_save_header *h, char *err,
 			    s->fp_bits);
 		break;
 	}
-	if (s->type != KBLOOM_TYPE_COUNTING)
-		ZERO(update, O_UPDATE, "update rule");
-	if (s->type != KBLOOM_TYPE_STABLE)
-		ZERO(decrement, O_DECREMENT, "decrement");
-	if (s->type != KBLOOM_TYPE_DLEFT) {
-		ZERO(subtables, O_SUBTABLES, "subtables");
-		ZERO(bucket_cells, O_BUCKET_CELLS, "bucket cells");
-		ZERO(fp_bits, O_FP_BITS, "fingerprint bits");
+	/* The parameters the type does not take are 0 (counter bits: above). */
+	for (i = 0; i < KB_P_NUM; i++) {
+		const struct kb_param_def *p = &kb_params[i];
+		uint32_t v = kb_shape_get(s, p);
+
+		if (!param_at[i].off || i == KB_P_COUNTER_BITS ||
+		    kb_type_takes(s->type, p->takes) || !v)
+			continue;
+		BAD(param_at[i].off, "%s %" PRIu32 " given for a type without it",
+		    param_at[i].what, v);
 	}
-	if (s->type == KBLOOM_TYPE_MULTI) {
-		if (s->dims < 1 || s->dims > KBLOOM_DIMS_MAX)
-			BAD(O_DIMS, "dims %" PRIu32 " out of range 1..%d", s->dims,
-			    KBLOOM_DIMS_MAX);
-	} else {
-		ZERO(dims, O_DIMS, "dims");
-	}
+	if (s->type == KBLOOM_TYPE_MULTI &&
+	    (s->dims < 1 || s->dims > KBLOOM_DIMS_MAX))
+		BAD(O_DIMS, "dims %" PRIu32 " out of range 1..%d", s->dims,
+		    KBLOOM_DIMS_MAX);
 	for (i = 0; i < KBLOOM_DIMS_MAX; i++) {
 		int off = O_DIM_NAMES + i * KBLOOM_DIM_NAME_MAX;
 

@@ -27,10 +27,10 @@ void kb_put_params(struct nl_msg *msg, const struct kb_shape *p,
 		    (t->zero_absent && !kb_param_get(p, i)))
 			continue;
 		if (t->kind != KB_PARAM_DIMS) {
-			kb_put_u32(msg, t->attr, kb_param_get(p, i));
+			kb_put_u32(msg, kb_param_attr(i), kb_param_get(p, i));
 			continue;
 		}
-		nest = nla_nest_start(msg, t->attr | NLA_F_NESTED);
+		nest = nla_nest_start(msg, kb_param_attr(i) | NLA_F_NESTED);
 		if (!nest)
 			kb_nl_full();
 		for (n = 0; n < p->dims; n++)
@@ -157,7 +157,7 @@ int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
 		   struct kb_shape *p, struct kb_dims *dims, bool dims_count)
 {
 	char what[64];
-	uint32_t v;
+	uint32_t v, lo, hi;
 	int i, r;
 
 	for (i = 0; i < TO_NUM; i++) {
@@ -175,11 +175,10 @@ int typeopts_apply(const char *cmd, const char *const val[TO_NUM],
 
 		if (!val[i])
 			continue;
-		if (t->hi) {
+		if (kb_param_bounds(i, &lo, &hi)) {
 			snprintf(what, sizeof(what),
-				 "not an integer from %u to %u", t->lo, t->hi);
-			r = get_u32(t->keyword, val[i], t->lo, t->hi, 0, what,
-				    &v);
+				 "not an integer from %u to %u", lo, hi);
+			r = get_u32(t->keyword, val[i], lo, hi, 0, what, &v);
 			if (!r)
 				kb_param_set(p, i, v);
 		} else if (i == TO_COUNTER_BITS) {

@@ -13,14 +13,6 @@
 #include <errno.h>
 #endif
 
-static enum kb_shape_error kb_bloom_check(const struct kb_shape *s)
-{
-	if (s->cell_bits > 1 || s->update || s->decrement || s->subtables ||
-	    s->bucket_cells || s->fp_bits)
-		return KB_SHAPE_EXTRA_PARAM;
-	return KB_SHAPE_OK;
-}
-
 static u64 kb_bloom_mem(const struct kb_shape *s)
 {
 	return BITS_TO_LONGS(s->m) * sizeof(unsigned long);
@@ -180,7 +172,6 @@ u64 kb_bits_union_fill(const struct kb_filter *a, const struct kb_filter *b)
 }
 
 const struct kb_type_ops kb_bloom_ops = {
-	.check = kb_bloom_check,
 	.mem = kb_bloom_mem,
 	.add = kb_bloom_add,
 	.test = kb_bloom_test,
@@ -188,12 +179,14 @@ const struct kb_type_ops kb_bloom_ops = {
 	.fill = kb_bits_fill,
 	.merge = kb_bits_merge,
 	.union_fill = kb_bits_union_fill,
-	.info = { .caps = KB_CAP_WINDOWS },
+	.info = {
+		.params = KB_TAKES_HASH_FN | KB_TAKES_BIT_CELLS,
+		.caps = KB_CAP_WINDOWS,
+	},
 };
 
 /* DIMS bloom filters side by side in one allocation (filter.c). */
 const struct kb_type_ops kb_multi_ops = {
-	.check = kb_bloom_check,
 	.mem = kb_bloom_mem,
 	.add = kb_bloom_add,
 	.test = kb_bloom_test,
@@ -201,5 +194,8 @@ const struct kb_type_ops kb_multi_ops = {
 	.fill = kb_bits_fill,
 	.merge = kb_bits_merge,
 	.union_fill = kb_bits_union_fill,
-	.info = { .params = KB_TAKES_DIMS, .caps = KB_CAP_WINDOWS },
+	.info = {
+		.params = KB_TAKES_DIMS | KB_TAKES_HASH_FN | KB_TAKES_BIT_CELLS,
+		.caps = KB_CAP_WINDOWS,
+	},
 };

@@ -29,12 +29,8 @@
 
 static enum kb_shape_error kb_counting_check(const struct kb_shape *s)
 {
-	if (s->decrement || s->subtables || s->bucket_cells || s->fp_bits)
-		return KB_SHAPE_EXTRA_PARAM;
 	if (s->cell_bits != 4 && s->cell_bits != 8 && s->cell_bits != 16)
 		return KB_SHAPE_BAD_COUNTER_BITS;
-	if (s->update > KBLOOM_UPDATE_MAX)
-		return KB_SHAPE_BAD_UPDATE;
 	return KB_SHAPE_OK;
 }
 
@@ -383,7 +379,8 @@ const struct kb_type_ops kb_counting_ops = {
 	.union_fill = kb_counting_union_fill,
 	.may_delete = kb_counting_may_delete,
 	.info = {
-		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_UPDATE,
+		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_UPDATE |
+			  KB_TAKES_HASH_FN,
 		.caps = KB_CAP_WINDOWS | KB_CAP_DELETE,
 	},
 };

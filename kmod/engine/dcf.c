@@ -49,9 +49,6 @@ struct kb_dcf {
 
 static enum kb_shape_error kb_dcf_check(const struct kb_shape *s)
 {
-	if (s->update || s->decrement || s->subtables || s->bucket_cells ||
-	    s->fp_bits)
-		return KB_SHAPE_EXTRA_PARAM;
 	if (s->cell_bits != 2 && s->cell_bits != 4 && s->cell_bits != 8)
 		return KB_SHAPE_BAD_COUNTER_BITS;
 	return KB_SHAPE_OK;
@@ -599,7 +596,7 @@ const struct kb_type_ops kb_dcf_ops = {
 	.layout = kb_dcf_layout,
 	.may_delete = kb_dcf_may_delete,
 	.info = {
-		.params = KB_TAKES_COUNTER_BITS,
+		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_HASH_FN,
 		.caps = KB_CAP_DELETE,
 		.grow = &kb_dcf_grow,
 	},

@@ -49,11 +49,7 @@
 #include <errno.h>
 #endif
 
-#define KB_DLEFT_D_MIN		2
-#define KB_DLEFT_D_MAX		8
-#define KB_DLEFT_C_MAX		16
-#define KB_DLEFT_FP_MIN		4
-#define KB_DLEFT_FP_MAX		24
+#define KB_DLEFT_D_MAX		KBLOOM_SUBTABLES_MAX
 
 #define KB_DLEFT_CTR_SHIFT	24
 #define KB_DLEFT_ONE		0x01000000U	/* 1 << KB_DLEFT_CTR_SHIFT */
@@ -63,16 +59,9 @@
 
 static enum kb_shape_error kb_dleft_check(const struct kb_shape *s)
 {
-	if (s->cell_bits || s->update || s->decrement)
-		return KB_SHAPE_EXTRA_PARAM;
 	if (s->k != 1)
 		return KB_SHAPE_BAD_HASHES;
-	if (s->subtables < KB_DLEFT_D_MIN || s->subtables > KB_DLEFT_D_MAX)
-		return KB_SHAPE_BAD_SUBTABLES;
-	if (!s->bucket_cells || s->bucket_cells > KB_DLEFT_C_MAX)
-		return KB_SHAPE_BAD_BUCKET_CELLS;
-	if (s->fp_bits < KB_DLEFT_FP_MIN || s->fp_bits > KB_DLEFT_FP_MAX)
-		return KB_SHAPE_BAD_FP_BITS;
+	/* subtables and bucket cells are in bounds (kb_params[]) */
 	if (s->m % (s->subtables * s->bucket_cells))
 		return KB_SHAPE_BAD_BITS;
 	return KB_SHAPE_OK;
@@ -311,7 +300,7 @@ const struct kb_type_ops kb_dleft_ops = {
 	.count = kb_dleft_count,
 	.fill = kb_dleft_fill,
 	.info = {
-		.params = KB_TAKES_DLEFT,
+		.params = KB_TAKES_DLEFT | KB_TAKES_HASH_FN,
 		.caps = KB_CAP_WINDOWS | KB_CAP_DELETE,
 	},
 };

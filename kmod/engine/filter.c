@@ -77,10 +77,194 @@ u32 kb_shape_cell_bits(const struct kb_shape *s)
 	return s->cell_bits;
 }
 
+/* Where a parameter lives in struct kb_shape, and its bytes there. */
+#define KB_AT(f)	offsetof(struct kb_shape, f)
+#define KB_WIDTH(f)	sizeof_field(struct kb_shape, f)
+
+const struct kb_param_def kb_params[KB_P_NUM] = {
+	[KB_P_HASH_FN] = {
+		.attr = KBLOOM_A_HASH_FN,
+		.offset = KB_AT(hash_fn), .width = KB_WIDTH(hash_fn),
+		.takes = KB_TAKES_HASH_FN, .max = KBLOOM_HASH_FN_MAX,
+		.bad = KB_SHAPE_BAD_HASH_FN, .untaken = KB_SHAPE_BAD_HASH_FN,
+		.name = "HASH_FN",
+		.refused =
+			"HASH_FN is not a known hash function, or is given for transforms (whose records have their own hashing)",
+		.differs =
+			"a filter of that name exists with another hash function (HASH_FN)",
+	},
+	[KB_P_COUNTER_BITS] = {
+		.attr = KBLOOM_A_COUNTER_BITS,
+		.offset = KB_AT(cell_bits), .width = KB_WIDTH(cell_bits),
+		.takes = KB_TAKES_COUNTER_BITS,
+		.bad = KB_SHAPE_BAD_COUNTER_BITS,
+		.untaken = KB_SHAPE_EXTRA_PARAM,
+		.name = "COUNTER_BITS",
+		.refused =
+			"COUNTER_BITS must be 4, 8 or 16 (counting), 1, 2, 4 or 8 (stable) or 2, 4 or 8 (dcf)",
+		.differs =
+			"a filter of that name exists with other counter bits (COUNTER_BITS)",
+	},
+	[KB_P_UPDATE] = {
+		.attr = KBLOOM_A_UPDATE,
+		.offset = KB_AT(update), .width = KB_WIDTH(update),
+		.takes = KB_TAKES_UPDATE, .max = KBLOOM_UPDATE_MAX,
+		.bad = KB_SHAPE_BAD_UPDATE, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.name = "UPDATE",
+		.refused = "UPDATE is not a known update rule",
+		.differs =
+			"a filter of that name exists with another update rule (UPDATE)",
+	},
+	[KB_P_DECREMENT] = {
+		.attr = KBLOOM_A_DECREMENT,
+		.offset = KB_AT(decrement), .width = KB_WIDTH(decrement),
+		.takes = KB_TAKES_DECREMENT,
+		.min = 1, .max = KBLOOM_DECREMENT_MAX,
+		.bad = KB_SHAPE_BAD_DECREMENT, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.name = "DECREMENT",
+		.refused =
+			"DECREMENT must be 1..BITS and at most 65536 (stable)",
+		.differs =
+			"a filter of that name exists with another decrement (DECREMENT)",
+	},
+	[KB_P_SUBTABLES] = {
+		.attr = KBLOOM_A_SUBTABLES,
+		.offset = KB_AT(subtables), .width = KB_WIDTH(subtables),
+		.takes = KB_TAKES_DLEFT, .def = 4,
+		.min = KBLOOM_SUBTABLES_MIN, .max = KBLOOM_SUBTABLES_MAX,
+		.bad = KB_SHAPE_BAD_SUBTABLES, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.name = "SUBTABLES",
+		.refused = "SUBTABLES must be 2..8 (dleft)",
+		.differs =
+			"a filter of that name exists with other subtables (SUBTABLES)",
+	},
+	[KB_P_BUCKET_CELLS] = {
+		.attr = KBLOOM_A_BUCKET_CELLS,
+		.offset = KB_AT(bucket_cells), .width = KB_WIDTH(bucket_cells),
+		.takes = KB_TAKES_DLEFT, .def = 8,
+		.min = 1, .max = KBLOOM_BUCKET_CELLS_MAX,
+		.bad = KB_SHAPE_BAD_BUCKET_CELLS,
+		.untaken = KB_SHAPE_EXTRA_PARAM,
+		.name = "BUCKET_CELLS",
+		.refused = "BUCKET_CELLS must be 1..16 (dleft)",
+		.differs =
+			"a filter of that name exists with other bucket cells (BUCKET_CELLS)",
+	},
+	[KB_P_FP_BITS] = {
+		.attr = KBLOOM_A_FP_BITS,
+		.offset = KB_AT(fp_bits), .width = KB_WIDTH(fp_bits),
+		.takes = KB_TAKES_DLEFT, .def = 16,
+		.min = KBLOOM_FP_BITS_MIN, .max = KBLOOM_FP_BITS_MAX,
+		.bad = KB_SHAPE_BAD_FP_BITS, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.name = "FP_BITS",
+		.refused = "FP_BITS must be 4..24 (dleft)",
+		.differs =
+			"a filter of that name exists with other fingerprint bits (FP_BITS)",
+	},
+	[KB_P_DIMS] = {
+		.attr = KBLOOM_A_DIMS,
+		.offset = KB_AT(dims), .width = KB_WIDTH(dims), .nest = true,
+		.takes = KB_TAKES_DIMS, .def = 1,
+		.min = 1, .max = KBLOOM_DIMS_MAX,
+		.bad = KB_SHAPE_BAD_DIMS, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.name = "DIMS",
+		.refused = "DIMS must name 1..8 dimensions (multi)",
+		.differs =
+			"a filter of that name exists with other dimensions (DIMS)",
+	},
+	[KB_P_GROWTH] = {
+		.attr = KBLOOM_A_GROWTH,
+		.offset = KB_AT(growth), .width = KB_WIDTH(growth),
+		.takes = KB_TAKES_PLAN, .def = 2,
+		.min = KBLOOM_GROWTH_MIN, .max = KBLOOM_GROWTH_MAX,
+		.bad = KB_SHAPE_BAD_GROWTH, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.name = "GROWTH",
+		.refused = "GROWTH must be 2..16 (scalable)",
+		.differs =
+			"a filter of that name exists with another growth (GROWTH)",
+	},
+	[KB_P_TIGHTEN] = {
+		.attr = KBLOOM_A_TIGHTEN,
+		.offset = KB_AT(tighten), .width = KB_WIDTH(tighten),
+		.takes = KB_TAKES_PLAN, .def = 900000,
+		.min = KBLOOM_TIGHTEN_MIN, .max = KBLOOM_TIGHTEN_MAX,
+		.bad = KB_SHAPE_BAD_TIGHTEN, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.name = "TIGHTEN",
+		.refused =
+			"TIGHTEN must be 10000..990000 millionths (scalable)",
+		.differs =
+			"a filter of that name exists with another tighten ratio (TIGHTEN)",
+	},
+};
+
+#undef KB_WIDTH
+#undef KB_AT
+
+u64 kb_shape_get(const struct kb_shape *s, const struct kb_param_def *p)
+{
+	const void *v = (const u8 *)s + p->offset;
+
+	return p->width == sizeof(u64) ? *(const u64 *)v : *(const u32 *)v;
+}
+
+void kb_shape_set(struct kb_shape *s, const struct kb_param_def *p, u64 v)
+{
+	void *f = (u8 *)s + p->offset;
+
+	if (p->width == sizeof(u64))
+		*(u64 *)f = v;
+	else
+		*(u32 *)f = v;
+}
+
+/* The refusals that are not one parameter's bounds (kb_params[].refused). */
+static const char *const kb_shape_words[] = {
+	[KB_SHAPE_BAD_TYPE] = "filter type not supported",
+	[KB_SHAPE_BAD_BITS] =
+		"BITS out of range or not the multiple this type needs (partitioned: k, blocked: 512, dleft: subtables x bucket cells)",
+	[KB_SHAPE_BAD_HASHES] = "HASHES out of range for this type (dleft: 1)",
+	[KB_SHAPE_BAD_CAPACITY] =
+		"CAPACITY is required for a scalable filter: slice 0's keys, 1..BITS",
+	[KB_SHAPE_TOO_BIG] = "filter would need more than 1 GiB of cells",
+	[KB_SHAPE_EXTRA_PARAM] =
+		"a parameter was given that this filter type does not take",
+};
+
+const char *kb_shape_error_msg(enum kb_shape_error err)
+{
+	u32 i;
+
+	if (err == KB_SHAPE_OK)
+		return NULL;
+	for (i = 0; i < KB_P_NUM; i++)
+		if (kb_params[i].bad == err)
+			return kb_params[i].refused;
+	if (err < ARRAY_SIZE(kb_shape_words) && kb_shape_words[err])
+		return kb_shape_words[err];
+	return kb_shape_words[KB_SHAPE_EXTRA_PARAM];
+}
+
+/* A value of @p that @ops's type does not take (0, or 1 for bit cells). */
+static bool kb_untaken(const struct kb_type_ops *ops,
+		       const struct kb_param_def *p, u64 v)
+{
+	if (kb_takes(ops, p->takes) || !v)
+		return false;
+	return !(v == 1 && p->offset == offsetof(struct kb_shape, cell_bits) &&
+		 kb_takes(ops, KB_TAKES_BIT_CELLS));
+}
+
+/*
+ * Once for every type: the parameters it does not take (they beat a bad
+ * value of one it does), then the bounds of those it takes, then what
+ * the type itself says (multiples of BITS, counter widths...).
+ */
 enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
 {
 	const struct kb_type_ops *ops = kb_ops_of(s->type);
+	const struct kb_param_def *p;
 	enum kb_shape_error err;
+	u64 v;
 
 	if (!ops)
 		return KB_SHAPE_BAD_TYPE;
@@ -88,19 +272,19 @@ enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
 		return KB_SHAPE_BAD_BITS;
 	if (s->k < 1 || s->k > KBLOOM_HASHES_MAX)
 		return KB_SHAPE_BAD_HASHES;
-	if (s->hash_fn > KBLOOM_HASH_FN_MAX ||
-	    (s->hash_fn && (ops->info.caps & KB_CAP_RECORDS)))
-		return KB_SHAPE_BAD_HASH_FN;
-	if (kb_takes(ops, KB_TAKES_DIMS)) {
-		if (s->dims < 1 || s->dims > KBLOOM_DIMS_MAX)
-			return KB_SHAPE_BAD_DIMS;
-	} else if (s->dims) {
+	for (p = kb_params; p < kb_params + KB_P_NUM; p++)
+		if (kb_untaken(ops, p, kb_shape_get(s, p)))
+			return p->untaken;
+	/* Every filter's CAPACITY; the shape holds it only for a plan. */
+	if (s->capacity && !kb_takes(ops, KB_TAKES_PLAN))
 		return KB_SHAPE_EXTRA_PARAM;
+	for (p = kb_params; p < kb_params + KB_P_NUM; p++) {
+		v = kb_shape_get(s, p);
+		if (p->max && kb_takes(ops, p->takes) &&
+		    (v < p->min || v > p->max))
+			return p->bad;
 	}
-	if (!kb_takes(ops, KB_TAKES_PLAN) &&
-	    (s->capacity || s->growth || s->tighten))
-		return KB_SHAPE_EXTRA_PARAM;
-	err = ops->check(s);
+	err = ops->check ? ops->check(s) : KB_SHAPE_OK;
 	if (err != KB_SHAPE_OK)
 		return err;
 	if (kb_filter_mem_for(s) > KBLOOM_MEM_MAX)
@@ -461,14 +645,13 @@ u64 kb_filter_mem(const struct kb_filter *f)
 bool kb_filter_compatible(const struct kb_filter *a, const struct kb_filter *b)
 {
 	const struct kb_shape *x = &a->s, *y = &b->s;
+	const struct kb_param_def *p;
 
+	for (p = kb_params; p < kb_params + KB_P_NUM; p++)
+		if (kb_shape_get(x, p) != kb_shape_get(y, p))
+			return false;
 	return x->type == y->type && x->m == y->m && x->k == y->k &&
-	       x->hash_fn == y->hash_fn &&
-	       x->cell_bits == y->cell_bits && x->update == y->update &&
-	       x->decrement == y->decrement && x->subtables == y->subtables &&
-	       x->bucket_cells == y->bucket_cells && x->fp_bits == y->fp_bits &&
-	       x->dims == y->dims && x->capacity == y->capacity &&
-	       x->growth == y->growth && x->tighten == y->tighten &&
+	       x->capacity == y->capacity &&
 	       a->hkey.key[0] == b->hkey.key[0] &&
 	       a->hkey.key[1] == b->hkey.key[1];
 }

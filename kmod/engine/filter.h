@@ -95,8 +95,10 @@ enum kb_shape_error {
 };
 
 /*
- * Checks a shape; unused parameters must be 0 (cell_bits may also be 1
- * for bit types). Fills in defaults: none — the caller gives everything.
+ * Checks a shape: TYPE, BITS and HASHES, then the parameters' table
+ * below (a parameter its type does not take must be 0; cell_bits may
+ * also be 1 for types of bit cells), then the type's own rules. Fills in
+ * defaults: none — the caller gives everything.
  */
 enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s);
 /* Bytes of cell memory a valid shape needs. */
@@ -133,7 +135,55 @@ enum kb_takes {
 	KB_TAKES_DLEFT		= 1 << 3,	/* subtables, bucket/fp bits */
 	KB_TAKES_DIMS		= 1 << 4,
 	KB_TAKES_PLAN		= 1 << 5,	/* capacity, growth, tighten */
+	KB_TAKES_HASH_FN	= 1 << 6,	/* keys hashed by hash_fn */
+	/* Not a parameter: cells of one bit, so cell_bits may say 1. */
+	KB_TAKES_BIT_CELLS	= 1 << 7,
 };
+
+/*
+ * The shape's parameters beyond TYPE, BITS and HASHES, one row each
+ * (kb_params[], filter.c): the engine checks them, the module parses,
+ * reports and compares them, and bloomctl learns which types take them,
+ * their bounds and defaults from this table alone. In the order bloomctl
+ * shows them.
+ */
+enum kb_param_id {
+	KB_P_HASH_FN,
+	KB_P_COUNTER_BITS,
+	KB_P_UPDATE,
+	KB_P_DECREMENT,
+	KB_P_SUBTABLES,
+	KB_P_BUCKET_CELLS,
+	KB_P_FP_BITS,
+	KB_P_DIMS,
+	KB_P_GROWTH,
+	KB_P_TIGHTEN,
+	KB_P_NUM
+};
+
+struct kb_param_def {
+	u16 attr;		/* KBLOOM_A_*: CREATE, GET's reply */
+	u16 offset;		/* of its field in struct kb_shape */
+	u8 width;		/* the field's bytes: 4 or 8 */
+	bool nest;		/* the attribute nests names (DIMS): its own parse */
+	u32 takes;		/* enum kb_takes: the types that take it */
+	/* Bounds when taken; max 0: the type's check() alone bounds it. */
+	u64 min, max;
+	u64 def;		/* bloomctl's default; 0: none, or by type */
+	enum kb_shape_error bad;	/* out of bounds */
+	enum kb_shape_error untaken;	/* given to a type not taking it */
+	const char *name;	/* the attribute's name: "FP_BITS" */
+	const char *refused;	/* why @bad: "FP_BITS must be 4..24 (dleft)" */
+	/* CREATE with EXIST on a filter of another value. */
+	const char *differs;
+};
+
+extern const struct kb_param_def kb_params[KB_P_NUM];
+/* A shape's value of parameter @p. */
+u64 kb_shape_get(const struct kb_shape *s, const struct kb_param_def *p);
+void kb_shape_set(struct kb_shape *s, const struct kb_param_def *p, u64 v);
+/* The words of a refusal of kb_filter_check_shape() (uapi attributes). */
+const char *kb_shape_error_msg(enum kb_shape_error err);
 
 enum kb_cap {
 	/* A table of records, not of keys (transforms: xlate.h). */

@@ -16,9 +16,6 @@ static enum kb_shape_error kb_part_check(const struct kb_shape *s)
 {
 	if (s->m % s->k)
 		return KB_SHAPE_BAD_BITS;
-	if (s->cell_bits > 1 || s->update || s->decrement || s->subtables ||
-	    s->bucket_cells || s->fp_bits)
-		return KB_SHAPE_EXTRA_PARAM;
 	return KB_SHAPE_OK;
 }
 
@@ -111,5 +108,8 @@ const struct kb_type_ops kb_partitioned_ops = {
 	.fill = kb_bits_fill,
 	.merge = kb_bits_merge,
 	.union_fill = kb_bits_union_fill,
-	.info = { .caps = KB_CAP_WINDOWS },
+	.info = {
+		.params = KB_TAKES_HASH_FN | KB_TAKES_BIT_CELLS,
+		.caps = KB_CAP_WINDOWS,
+	},
 };

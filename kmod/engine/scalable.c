@@ -80,16 +80,9 @@ u64 kb_scalable_bits_step_q32(u32 tighten)
 
 static enum kb_shape_error kb_scal_check(const struct kb_shape *s)
 {
-	if (s->cell_bits > 1 || s->update || s->decrement || s->subtables ||
-	    s->bucket_cells || s->fp_bits)
-		return KB_SHAPE_EXTRA_PARAM;
 	/* At least a bit per key: keeps the plan's products in 64 bits. */
 	if (!s->capacity || s->capacity > s->m)
 		return KB_SHAPE_BAD_CAPACITY;
-	if (s->growth < KBLOOM_GROWTH_MIN || s->growth > KBLOOM_GROWTH_MAX)
-		return KB_SHAPE_BAD_GROWTH;
-	if (s->tighten < KBLOOM_TIGHTEN_MIN || s->tighten > KBLOOM_TIGHTEN_MAX)
-		return KB_SHAPE_BAD_TIGHTEN;
 	return KB_SHAPE_OK;
 }
 
@@ -146,7 +139,7 @@ bool kb_scalable_plan(const struct kb_shape *s, u32 i, u64 *m, u32 *k,
 {
 	struct kb_shape one;
 
-	if (kb_scal_check(s) != KB_SHAPE_OK ||
+	if (kb_filter_check_shape(s) != KB_SHAPE_OK ||
 	    !kb_scal_plan_q(s, kb_scalable_log2_inv_q32(s->tighten),
 			    kb_scalable_bits_step_q32(s->tighten), i, &one, cap))
 		return false;
@@ -541,5 +534,8 @@ const struct kb_type_ops kb_scalable_ops = {
 	.xfer = kb_scal_xfer,
 	.xfer_bytes = kb_scal_xfer_bytes,
 	.layout = kb_scal_layout,
-	.info = { .params = KB_TAKES_PLAN, .grow = &kb_scal_grow },
+	.info = {
+		.params = KB_TAKES_PLAN | KB_TAKES_HASH_FN | KB_TAKES_BIT_CELLS,
+		.grow = &kb_scal_grow,
+	},
 };

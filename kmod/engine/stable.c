@@ -24,13 +24,11 @@
 
 static enum kb_shape_error kb_stable_check(const struct kb_shape *s)
 {
-	if (s->update || s->subtables || s->bucket_cells || s->fp_bits)
-		return KB_SHAPE_EXTRA_PARAM;
 	if (s->cell_bits != 1 && s->cell_bits != 2 && s->cell_bits != 4 &&
 	    s->cell_bits != 8)
 		return KB_SHAPE_BAD_COUNTER_BITS;
-	if (!s->decrement || s->decrement > s->m ||
-	    s->decrement > KBLOOM_DECREMENT_MAX)
+	/* 1..KBLOOM_DECREMENT_MAX already (kb_params[]) */
+	if (s->decrement > s->m)
 		return KB_SHAPE_BAD_DECREMENT;
 	return KB_SHAPE_OK;
 }
@@ -177,7 +175,8 @@ const struct kb_type_ops kb_stable_ops = {
 	.prefetch_key = kb_cells_prefetch,
 	.fill = kb_cells_fill,
 	.info = {
-		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_DECREMENT,
+		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_DECREMENT |
+			  KB_TAKES_HASH_FN,
 		.caps = KB_CAP_FORGETS,
 	},
 };

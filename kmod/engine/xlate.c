@@ -155,9 +155,6 @@ static enum kb_shape_error kb_xlate_check(const struct kb_shape *s)
 		return KB_SHAPE_BAD_BITS;
 	if (s->k != 1)
 		return KB_SHAPE_BAD_HASHES;
-	if (s->cell_bits || s->update || s->decrement || s->subtables ||
-	    s->bucket_cells || s->fp_bits)
-		return KB_SHAPE_EXTRA_PARAM;
 	return KB_SHAPE_OK;
 }
 

@@ -386,6 +386,11 @@
 #define KBLOOM_TIGHTEN_MIN	10000	/* scalable: r = 0.01, in millionths */
 #define KBLOOM_TIGHTEN_MAX	990000	/* r = 0.99 */
 #define KBLOOM_SLICES_MAX	32	/* scalable: slices at most */
+#define KBLOOM_SUBTABLES_MIN	2	/* dleft: d */
+#define KBLOOM_SUBTABLES_MAX	8
+#define KBLOOM_BUCKET_CELLS_MAX	16	/* dleft: c, from 1 */
+#define KBLOOM_FP_BITS_MIN	4	/* dleft: fingerprint bits */
+#define KBLOOM_FP_BITS_MAX	24
 
 /*
  * The extack texts of a CREATE refused at a limit where the kernel has no

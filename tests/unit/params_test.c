@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Host tests of the filter types' descriptions and parameter table
- * (userspace/params.c), which create, restore, the GET reply parser and
- * show loop over: each entry reaches the field of struct kb_shape it
+ * Host tests of the filter types' descriptions and of bloomctl's words
+ * for the shape's parameters (userspace/params.c), checked against the
+ * engine's table of them (kb_params[], kmod/engine/filter.c), which
+ * create, restore, the GET reply parser and show loop over: every engine
+ * parameter has its words and every row of words is an engine
+ * parameter's, each reaches the field of struct kb_shape the engine
  * names, keywords, attributes and JSON keys are each one parameter's,
- * each type takes exactly the parameters the module's CREATE takes for
- * it (docs/design.md, "Filter types"), and each type is named and
- * described once.
+ * the words naming the types that take it agree with the engine, and
+ * each type is named and described once.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,23 +18,9 @@
 
 #include "../../userspace/params.h"
 
-/* The field each entry must name. */
-static uint32_t *field_of(struct kb_shape *s, int i)
-{
-	switch (i) {
-	case TO_HASH_FN: return &s->hash_fn;
-	case TO_COUNTER_BITS: return &s->cell_bits;
-	case TO_UPDATE: return &s->update;
-	case TO_DECREMENT: return &s->decrement;
-	case TO_SUBTABLES: return &s->subtables;
-	case TO_BUCKET_CELLS: return &s->bucket_cells;
-	case TO_FP_BITS: return &s->fp_bits;
-	case TO_DIMS: return &s->dims;
-	case TO_GROWTH: return &s->growth;
-	case TO_TIGHTEN: return &s->tighten;
-	}
-	return NULL;
-}
+/* One row of words per engine row, and no more. */
+_Static_assert(sizeof(kb_param_table) / sizeof(kb_param_table[0]) == KB_P_NUM,
+	       "bloomctl's parameter words are not the engine's rows");
 
 TEST(each_entry_sets_and_gets_its_own_field)
 {
@@ -40,106 +28,149 @@ TEST(each_entry_sets_and_gets_its_own_field)
 	int i;
 
 	for (i = 0; i < TO_NUM; i++) {
+		const struct kb_param_def *e = &kb_params[i];
+
 		memset(&s, 0, sizeof(s));
 		memset(&zero, 0, sizeof(zero));
+		ASSERT_LE(e->offset + e->width, sizeof(s));
 		kb_param_set(&s, i, 0xabc0 + i);
-		ASSERT_NE(NULL, field_of(&s, i));
-		EXPECT_EQ(0xabc0U + i, *field_of(&s, i));
 		EXPECT_EQ(0xabc0U + i, kb_param_get(&s, i));
+		EXPECT_EQ(0xabc0U + i, kb_shape_get(&s, e));
 		/* nothing else changed */
-		*field_of(&s, i) = 0;
+		kb_shape_set(&s, e, 0);
 		EXPECT_EQ(0, memcmp(&s, &zero, sizeof(s)));
 	}
+	EXPECT_EQ(offsetof(struct kb_shape, fp_bits), kb_params[TO_FP_BITS].offset);
+	EXPECT_EQ(offsetof(struct kb_shape, cell_bits),
+		  kb_params[TO_COUNTER_BITS].offset);
 }
 
-TEST(keywords_attributes_and_keys_are_each_ones)
+TEST(every_engine_parameter_has_words_each_its_own)
 {
 	int i, n;
 
 	for (i = 0; i < TO_NUM; i++) {
 		const struct kb_param *a = &kb_param_table[i];
 
-		ASSERT_NE(NULL, a->keyword);
+		ASSERT_NE(NULL, a->keyword) {
+			TH_LOG("engine parameter %s has no words", kb_params[i].name);
+		}
 		ASSERT_NE(NULL, a->json);
 		ASSERT_NE(NULL, a->text);
 		ASSERT_NE(NULL, a->types_text);
-		EXPECT_GT(a->attr, 0);
-		EXPECT_LE(a->attr, KBLOOM_A_MAX);
+		ASSERT_NE(NULL, kb_params[i].name);
+		EXPECT_GT(kb_param_attr(i), 0);
+		EXPECT_LE(kb_param_attr(i), KBLOOM_A_MAX);
+		EXPECT_EQ(kb_params[i].attr, kb_param_attr(i));
+		EXPECT_EQ(kb_params[i].nest, a->kind == KB_PARAM_DIMS);
 		for (n = 0; n < i; n++) {
 			const struct kb_param *b = &kb_param_table[n];
 
 			EXPECT_STRNE(a->keyword, b->keyword);
 			EXPECT_STRNE(a->json, b->json);
-			EXPECT_NE(a->attr, b->attr);
+			EXPECT_NE(kb_param_attr(i), kb_param_attr(n));
 		}
 	}
-	EXPECT_EQ(KBLOOM_A_COUNTER_BITS, kb_param_table[TO_COUNTER_BITS].attr);
-	EXPECT_EQ(KBLOOM_A_DIMS, kb_param_table[TO_DIMS].attr);
+	EXPECT_EQ(KBLOOM_A_COUNTER_BITS, kb_param_attr(TO_COUNTER_BITS));
+	EXPECT_EQ(KBLOOM_A_DIMS, kb_param_attr(TO_DIMS));
 	EXPECT_STREQ("fp-bits", kb_param_table[TO_FP_BITS].keyword);
 	EXPECT_STREQ("fp_bits", kb_param_table[TO_FP_BITS].json);
 	EXPECT_EQ(KB_PARAM_NAMED, kb_param_table[TO_UPDATE].kind);
 	EXPECT_EQ(KB_PARAM_NAMED, kb_param_table[TO_HASH_FN].kind);
-	EXPECT_EQ(KBLOOM_A_HASH_FN, kb_param_table[TO_HASH_FN].attr);
+	EXPECT_EQ(KBLOOM_A_HASH_FN, kb_param_attr(TO_HASH_FN));
 	EXPECT_STREQ("hash", kb_param_table[TO_HASH_FN].keyword);
 	EXPECT_EQ(KB_PARAM_RATIO, kb_param_table[TO_TIGHTEN].kind);
 	EXPECT_EQ(KB_PARAM_DIMS, kb_param_table[TO_DIMS].kind);
 }
 
-TEST(whole_number_ranges_are_the_modules)
+TEST(whole_number_ranges_are_the_engines)
 {
-	const struct kb_param *t = kb_param_table;
-
-	EXPECT_EQ(1, t[TO_DECREMENT].lo);
-	EXPECT_EQ(KBLOOM_DECREMENT_MAX, t[TO_DECREMENT].hi);
-	EXPECT_EQ(2, t[TO_SUBTABLES].lo);
-	EXPECT_EQ(8, t[TO_SUBTABLES].hi);
-	EXPECT_EQ(1, t[TO_BUCKET_CELLS].lo);
-	EXPECT_EQ(16, t[TO_BUCKET_CELLS].hi);
-	EXPECT_EQ(4, t[TO_FP_BITS].lo);
-	EXPECT_EQ(24, t[TO_FP_BITS].hi);
-	EXPECT_EQ(KBLOOM_GROWTH_MIN, t[TO_GROWTH].lo);
-	EXPECT_EQ(KBLOOM_GROWTH_MAX, t[TO_GROWTH].hi);
-	/* checked by typeopts.c itself: no range */
-	EXPECT_EQ(0, t[TO_COUNTER_BITS].hi);
-	EXPECT_EQ(0, t[TO_UPDATE].hi);
-	EXPECT_EQ(0, t[TO_HASH_FN].hi);
-	EXPECT_EQ(0, t[TO_DIMS].hi);
-	EXPECT_EQ(0, t[TO_TIGHTEN].hi);
-}
-
-/* The parameters each type takes, as a bit set of TO_*. */
-static uint32_t taken(uint32_t type)
-{
-	uint32_t set = 0;
+	uint32_t lo, hi;
 	int i;
 
-	for (i = 0; i < TO_NUM; i++)
-		if (kb_param_taken(i, type))
-			set |= 1U << i;
-	return set;
+	for (i = 0; i < TO_NUM; i++) {
+		if (!kb_param_bounds(i, &lo, &hi))
+			continue;
+		EXPECT_EQ(kb_params[i].min, lo);
+		EXPECT_EQ(kb_params[i].max, hi);
+	}
+	ASSERT_TRUE(kb_param_bounds(TO_DECREMENT, &lo, &hi));
+	EXPECT_EQ(1, lo);
+	EXPECT_EQ(KBLOOM_DECREMENT_MAX, hi);
+	ASSERT_TRUE(kb_param_bounds(TO_SUBTABLES, &lo, &hi));
+	EXPECT_EQ(2, lo);
+	EXPECT_EQ(8, hi);
+	ASSERT_TRUE(kb_param_bounds(TO_BUCKET_CELLS, &lo, &hi));
+	EXPECT_EQ(1, lo);
+	EXPECT_EQ(16, hi);
+	ASSERT_TRUE(kb_param_bounds(TO_FP_BITS, &lo, &hi));
+	EXPECT_EQ(4, lo);
+	EXPECT_EQ(24, hi);
+	ASSERT_TRUE(kb_param_bounds(TO_GROWTH, &lo, &hi));
+	EXPECT_EQ(KBLOOM_GROWTH_MIN, lo);
+	EXPECT_EQ(KBLOOM_GROWTH_MAX, hi);
+	/* checked by typeopts.c itself: no range */
+	EXPECT_FALSE(kb_param_bounds(TO_COUNTER_BITS, &lo, &hi));
+	EXPECT_FALSE(kb_param_bounds(TO_UPDATE, &lo, &hi));
+	EXPECT_FALSE(kb_param_bounds(TO_HASH_FN, &lo, &hi));
+	EXPECT_FALSE(kb_param_bounds(TO_DIMS, &lo, &hi));
+	EXPECT_FALSE(kb_param_bounds(TO_TIGHTEN, &lo, &hi));
 }
 
-#define B(x)	(1U << TO_##x)
-
-TEST(each_type_takes_its_parameters)
+/*
+ * The words that name the types taking a parameter ("counting, stable
+ * and dcf filters") name exactly the types the engine says take it.
+ */
+TEST(types_named_are_the_engines)
 {
-	/* Every type of keys takes the hash function; transforms none. */
-	const uint32_t h = B(HASH_FN);
+	uint32_t t;
+	int i;
 
-	EXPECT_EQ(h, taken(KBLOOM_TYPE_BLOOM));
-	EXPECT_EQ(h, taken(KBLOOM_TYPE_PARTITIONED));
-	EXPECT_EQ(h, taken(KBLOOM_TYPE_BLOCKED));
-	EXPECT_EQ(h | B(COUNTER_BITS) | B(UPDATE), taken(KBLOOM_TYPE_COUNTING));
-	EXPECT_EQ(h | B(SUBTABLES) | B(BUCKET_CELLS) | B(FP_BITS),
-		  taken(KBLOOM_TYPE_DLEFT));
-	EXPECT_EQ(h | B(COUNTER_BITS) | B(DECREMENT), taken(KBLOOM_TYPE_STABLE));
-	EXPECT_EQ(h | B(DIMS), taken(KBLOOM_TYPE_MULTI));
-	EXPECT_EQ(h | B(GROWTH) | B(TIGHTEN), taken(KBLOOM_TYPE_SCALABLE));
-	EXPECT_EQ(h | B(COUNTER_BITS), taken(KBLOOM_TYPE_DCF));
-	EXPECT_EQ(0, taken(KBLOOM_TYPE_TRANSFORMS));
-	/* a type newer than the table, and one past any bit */
-	EXPECT_EQ(0, taken(KBLOOM_TYPE_MAX + 1));
-	EXPECT_EQ(0, taken(40));
+	for (i = 0; i < TO_NUM; i++) {
+		const char *words = kb_param_table[i].types_text;
+		bool any = false;
+
+		for (t = 0; t <= KBLOOM_TYPE_MAX; t++) {
+			const struct kb_type_desc *d = kb_type_desc(t);
+
+			if (!d)
+				continue;
+			any |= kb_param_taken(i, t);
+			if (i == TO_HASH_FN) {
+				/* "filters of keys, not transforms" */
+				EXPECT_EQ(!(kb_type_info(t)->caps & KB_CAP_RECORDS),
+					  kb_param_taken(i, t));
+				continue;
+			}
+			EXPECT_EQ(kb_param_taken(i, t),
+				  strstr(words, d->name) != NULL) {
+				TH_LOG("%s: '%s' and type %s",
+				       kb_param_table[i].keyword, words, d->name);
+			}
+		}
+		EXPECT_TRUE(any);
+		/* a type newer than the table, and one past any bit */
+		EXPECT_FALSE(kb_param_taken(i, KBLOOM_TYPE_MAX + 1));
+		EXPECT_FALSE(kb_param_taken(i, 40));
+	}
+}
+
+/* bloomctl's defaults of a type's parameters are the engine's. */
+TEST(defaults_are_the_engines)
+{
+	struct kb_shape p = { .type = KBLOOM_TYPE_DLEFT };
+
+	kb_params_defaults(&p);
+	EXPECT_EQ(kb_params[TO_SUBTABLES].def, p.subtables);
+	EXPECT_EQ(kb_params[TO_BUCKET_CELLS].def, p.bucket_cells);
+	EXPECT_EQ(KB_DLEFT_FP_DEFAULT, kb_params[TO_FP_BITS].def);
+	p = (struct kb_shape){ .type = KBLOOM_TYPE_SCALABLE };
+	kb_params_defaults(&p);
+	EXPECT_EQ(kb_params[TO_GROWTH].def, p.growth);
+	EXPECT_EQ(kb_params[TO_TIGHTEN].def, p.tighten);
+	p = (struct kb_shape){ .type = KBLOOM_TYPE_MULTI };
+	kb_params_defaults(&p);
+	EXPECT_EQ(kb_params[TO_DIMS].def, p.dims);
 }
 
 /* Names and values of the named parameters, both ways. */
