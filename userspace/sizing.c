@@ -96,9 +96,7 @@ void kb_params_defaults(struct kb_shape *p)
 
 uint64_t kb_params_multiple(const struct kb_shape *p)
 {
-	const struct kb_utype *t = kb_utype(p->type);
-
-	return t->multiple ? t->multiple(p) : 1;
+	return kb_type_multiple(p);	/* the engine's rule */
 }
 
 int kb_params_round(struct kb_shape *p)

@@ -408,12 +408,6 @@ int sizing_blocked_from_capacity(uint64_t n, double p, uint64_t *m,
 	return 0;
 }
 
-static uint64_t blocked_multiple(const struct kb_shape *p)
-{
-	(void)p;
-	return KB_BLOCK_BITS;
-}
-
 static int blocked_size(struct kb_shape *p, uint64_t n, double fpr)
 {
 	return sizing_blocked_from_capacity(n, fpr, &p->m, &p->k);
@@ -441,7 +435,6 @@ static void blocked_calc(const struct kb_out *o, const struct kb_shape *p,
 }
 
 const struct kb_utype kb_utype_blocked = {
-	.multiple = blocked_multiple,
 	.size = blocked_size,
 	.fpr = blocked_fpr,
 	.keys = card_keys_slices,

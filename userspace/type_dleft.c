@@ -33,12 +33,6 @@ static void dleft_defaults(struct kb_shape *p)
 		p->k = 1;
 }
 
-static uint64_t dleft_multiple(const struct kb_shape *p)
-{
-	return p->subtables && p->bucket_cells ?
-	       (uint64_t)p->subtables * p->bucket_cells : 1;
-}
-
 static uint32_t dleft_cell_bits(const struct kb_shape *p)
 {
 	(void)p;
@@ -114,7 +108,6 @@ const struct kb_utype kb_utype_dleft = {
 	.hashes = 1,
 	.hashes_why = "one hash gives the buckets and the fingerprint",
 	.defaults = dleft_defaults,
-	.multiple = dleft_multiple,
 	.cell_bits = dleft_cell_bits,
 	.complete = dleft_complete,
 	.size = dleft_size,

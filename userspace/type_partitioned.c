@@ -15,11 +15,6 @@ double sizing_fpr_partitioned(uint64_t m, uint32_t k, double n)
 	return pow(-expm1(n * log1p(-(double)k / (double)m)), k);
 }
 
-static uint64_t partitioned_multiple(const struct kb_shape *p)
-{
-	return p->k ? p->k : 1;
-}
-
 static double partitioned_fpr(const struct kb_shape *p, double n)
 {
 	return sizing_fpr_partitioned(p->m, p->k, n);
@@ -34,7 +29,6 @@ static void partitioned_calc(const struct kb_out *o, const struct kb_shape *p,
 }
 
 const struct kb_utype kb_utype_partitioned = {
-	.multiple = partitioned_multiple,
 	.fpr = partitioned_fpr,
 	.keys = card_keys_slices,
 	.basis = "n* = ln(1 - X/m) / ln(1 - k/m): one bit per key in each slice of m/k",

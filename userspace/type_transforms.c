@@ -2,12 +2,6 @@
 /* transforms: a table of records (struct kbloom_xlate), no rate. */
 #include "types.h"
 
-static uint64_t transforms_multiple(const struct kb_shape *p)
-{
-	(void)p;
-	return KBLOOM_XLATE_LINE;
-}
-
 static uint32_t transforms_cell_bits(const struct kb_shape *p)
 {
 	(void)p;
@@ -22,7 +16,6 @@ static uint64_t transforms_record_cells(uint64_t capacity)
 }
 
 const struct kb_utype kb_utype_transforms = {
-	.multiple = transforms_multiple,
 	.cell_bits = transforms_cell_bits,
 	.record_cells = transforms_record_cells,
 };

@@ -29,8 +29,6 @@ struct kb_utype {
 	const char *hashes_why;
 	/* Parameters left 0 that do not depend on the target rate. */
 	void (*defaults)(struct kb_shape *p);
-	/* m must be a multiple of this; NULL: 1. */
-	uint64_t (*multiple)(const struct kb_shape *p);
 	/* Bits of one cell; NULL: 1. */
 	uint32_t (*cell_bits)(const struct kb_shape *p);
 	/* Bytes of cells at create; NULL: the cells in whole words, per dim. */

@@ -19,9 +19,15 @@
 #include "blocked.h"
 #include "types.h"
 
+static u64 kb_blocked_multiple(const struct kb_shape *s)
+{
+	(void)s;
+	return KB_BLOCK_BITS;
+}
+
 static enum kb_shape_error kb_blocked_check(const struct kb_shape *s)
 {
-	if (s->m % KB_BLOCK_BITS)
+	if (s->m % kb_blocked_multiple(s))
 		return KB_SHAPE_BAD_BITS;
 	return KB_SHAPE_OK;
 }
@@ -56,6 +62,7 @@ static void kb_blocked_prefetch(const struct kb_filter *f,
 
 const struct kb_type_ops kb_blocked_ops = {
 	.check = kb_blocked_check,
+	.multiple = kb_blocked_multiple,
 	.mem = kb_blocked_mem,
 	.setup = kb_blocked_setup,
 	.add = kb_blocked_add,

@@ -57,12 +57,18 @@
 #define KB_DLEFT_FP_MASK	(KB_DLEFT_ONE - 1)
 #define KB_DLEFT_STICKY		KB_DLEFT_FP_MASK
 
+static u64 kb_dleft_multiple(const struct kb_shape *s)
+{
+	return s->subtables && s->bucket_cells ?
+	       (u64)s->subtables * s->bucket_cells : 1;
+}
+
 static enum kb_shape_error kb_dleft_check(const struct kb_shape *s)
 {
 	if (s->k != 1)
 		return KB_SHAPE_BAD_HASHES;
 	/* subtables and bucket cells are in bounds (kb_params[]) */
-	if (s->m % (s->subtables * s->bucket_cells))
+	if (s->m % kb_dleft_multiple(s))
 		return KB_SHAPE_BAD_BITS;
 	return KB_SHAPE_OK;
 }
@@ -292,6 +298,7 @@ static void kb_dleft_fill(const struct kb_filter *f, struct kb_fill *out)
 
 const struct kb_type_ops kb_dleft_ops = {
 	.check = kb_dleft_check,
+	.multiple = kb_dleft_multiple,
 	.mem = kb_dleft_mem,
 	.setup = kb_dleft_setup,
 	.add = kb_dleft_add,

@@ -65,6 +65,13 @@ bool kb_type_takes(u32 type, u32 params)
 	return ops && kb_takes(ops, params);
 }
 
+u64 kb_type_multiple(const struct kb_shape *s)
+{
+	const struct kb_type_ops *ops = kb_ops_of(s->type);
+
+	return ops && ops->multiple ? ops->multiple(s) : 1;
+}
+
 static u64 kb_dims_of(const struct kb_shape *s)
 {
 	return kb_takes(kb_ops_of(s->type), KB_TAKES_DIMS) ? s->dims : 1;

@@ -265,6 +265,12 @@ const struct kb_type_info *kb_filter_info(const struct kb_filter *f);
 /* @type is a type and takes all of @params (enum kb_takes). */
 bool kb_type_takes(u32 type, u32 params);
 /*
+ * What m must be a multiple of for shape @s (its type's rule: blocked
+ * 512, partitioned k, dleft subtables x bucket cells, transforms a line
+ * of records); 1 for the others, and while a factor is not given yet.
+ */
+u64 kb_type_multiple(const struct kb_shape *s);
+/*
  * The cell bits of a shape in one spelling: types without counters may
  * say 0 or 1, and keep 0.
  */

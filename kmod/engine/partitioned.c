@@ -12,9 +12,14 @@
  */
 #include "types.h"
 
+static u64 kb_part_multiple(const struct kb_shape *s)
+{
+	return s->k ? s->k : 1;
+}
+
 static enum kb_shape_error kb_part_check(const struct kb_shape *s)
 {
-	if (s->m % s->k)
+	if (s->m % kb_part_multiple(s))
 		return KB_SHAPE_BAD_BITS;
 	return KB_SHAPE_OK;
 }
@@ -101,6 +106,7 @@ static bool kb_part_test(const struct kb_filter *f, const struct kb_hash *h)
 
 const struct kb_type_ops kb_partitioned_ops = {
 	.check = kb_part_check,
+	.multiple = kb_part_multiple,
 	.mem = kb_part_mem,
 	.setup = kb_part_setup,
 	.add = kb_part_add,

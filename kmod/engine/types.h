@@ -11,6 +11,11 @@
 struct kb_type_ops {
 	/* Shape checks beyond the common ones (m range, k range). */
 	enum kb_shape_error (*check)(const struct kb_shape *s);
+	/*
+	 * Optional: what m must be a multiple of for this shape (1 when
+	 * NULL); check() refuses any other m, bloomctl rounds up to it.
+	 */
+	u64 (*multiple)(const struct kb_shape *s);
 	/* Bytes of cells for a checked shape. */
 	u64 (*mem)(const struct kb_shape *s);
 	/* Optional: derive fields (nblocks...) after the memory exists. */

@@ -149,9 +149,15 @@ u32 kb_xlate_find(const struct kbloom_xlate *cells, u64 m,
 }
 #endif /* !__KERNEL__ */
 
+static u64 kb_xlate_multiple(const struct kb_shape *s)
+{
+	(void)s;
+	return KBLOOM_XLATE_LINE;
+}
+
 static enum kb_shape_error kb_xlate_check(const struct kb_shape *s)
 {
-	if (s->m % KBLOOM_XLATE_LINE)
+	if (s->m % kb_xlate_multiple(s))
 		return KB_SHAPE_BAD_BITS;
 	if (s->k != 1)
 		return KB_SHAPE_BAD_HASHES;
@@ -199,6 +205,7 @@ static void kb_xlate_fill(const struct kb_filter *f, struct kb_fill *out)
 
 const struct kb_type_ops kb_xlate_ops = {
 	.check = kb_xlate_check,
+	.multiple = kb_xlate_multiple,
 	.mem = kb_xlate_mem,
 	.add = kb_xlate_add,
 	.test = kb_xlate_test,
