@@ -240,7 +240,8 @@ const struct kb_command kb_cmd_attach = {
 		"arrived (BEFORE): addresses and ports, or the ICMP echo identifier.\n"
 		"The same attachment hooks input too: each IPIP or GRE packet this\n"
 		"router decapsulates gives a record of its outer header (addresses,\n"
-		"IP ID, GRE key), per packet. Other packets (and ICMP errors about a\n"
+		"IP ID, GRE's first optional word: checksum, key or sequence\n"
+		"number), per packet. Other packets (and ICMP errors about a\n"
 		"flow) are counted as untransformed; a record that finds no free cell\n"
 		"in its lines is not made and its packet is counted as full. Prints\n"
 		"nothing on success.\n",
