@@ -13,7 +13,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 
 objs=$(sed -n 's/^kbloom-y [:+]= //p' kmod/Kbuild | tr ' ' '\n' |
 	sed '/^$/d; s|^|kmod/|')
@@ -122,4 +122,18 @@ if [ $? -eq 1 ] && echo "$out" | grep -q 'x.c (floor 0) calls z.c (floor 1): z';
 	echo "ok 8 - a floor's indented line goes on with it: a call up to it is found"
 else
 	echo "not ok 8 - a call up to a floor's indented line is not found: $out"
+fi
+
+planted pattern 'x.c=int ya(void); int x(void) { return ya(); }' \
+	'ya.c=int ya(void) { return 1; }' \
+	'floors.md=```
+floor 1: y*.c
+floor 0: x.c
+```'
+out=$(python3 scripts/floors --top "$tmp/pattern" --floors "$tmp/pattern/floors.md" \
+	"$tmp"/pattern/*.o 2>&1)
+if [ $? -eq 1 ] && echo "$out" | grep -q 'x.c (floor 0) calls ya.c (floor 1): ya'; then
+	echo "ok 9 - a floor given by a pattern (y*.c) holds: a call up to it is found"
+else
+	echo "not ok 9 - a call up to a pattern's floor is not found: $out"
 fi

@@ -49,13 +49,13 @@ done
 ok_if "every cmd_NAME.c defines cmd_NAME(), every cmd_NAME_PART.c has its cmd_NAME.c${orphans:+; not:$orphans}" test -z "$orphans"
 
 # type_NAME.c for each KBLOOM_TYPE_NAME of the uapi, and only those
-utypes=$(sed -n 's/^[[:space:]]*KBLOOM_TYPE_\([A-Z_]*\),.*/\1/p' "$us/../kmod/uapi/kbloom.h" |
+utypes=$(sed -n 's/^[[:space:]]*KBLOOM_TYPE_\([A-Z0-9_]*\),.*/\1/p' "$us/../kmod/uapi/kbloom.h" |
 	grep -v '^UNSPEC$' | tr 'A-Z' 'a-z' | sort | tr '\n' ' ')
 tbad=""
 for tn in $utypes; do
 	f=$us/type_$tn.c
 	[ -f "$f" ] && grep -q "^const struct kb_utype kb_utype_$tn = {$" "$f" &&
-		grep -q "^[[:space:]]*\[KBLOOM_TYPE_[A-Z_]*\] = &kb_utype_$tn,$" "$us/types.c" ||
+		grep -q "^[[:space:]]*\[KBLOOM_TYPE_[A-Z0-9_]*\] = &kb_utype_$tn,$" "$us/types.c" ||
 		tbad="$tbad type_$tn.c"
 done
 for f in $(grep -l '^const struct kb_utype kb_utype_[a-z_]* = {$' "$us"/*.c); do

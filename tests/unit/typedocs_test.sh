@@ -46,7 +46,7 @@ fi
 # The types, from the tool's own sizing of every type.
 "$bc" -j calc capacity 1000 fpr 0.01 >"$tmp/calc1.json" 2>&1
 "$bc" -j calc bits 4096 hashes 3 capacity 100 >"$tmp/calc2.json" 2>&1
-types=$(grep -o '"type":"[a-z]*"' "$tmp/calc1.json" | cut -d'"' -f4 | tr '\n' ' ')
+types=$(grep -o '"type":"[a-z0-9]*"' "$tmp/calc1.json" | cut -d'"' -f4 | tr '\n' ' ')
 # ... and transforms, the one table calc does not size (no false
 # positive rate: 'bloomctl calc type transforms' says so).
 if "$bc" calc type transforms capacity 10 fpr 0.1 2>&1 |
@@ -65,11 +65,11 @@ fi
 # paragraph, "    KEYWORD VALUE  text" is one of its keywords.
 "$bc" create --help >"$tmp/create" 2>&1
 sed -n '/^Types/,$p' "$tmp/create" | awk '
-	/^  [a-z]+  / { t = $1; next }
+	/^  [a-z0-9]+  / { t = $1; next }
 	/^    [a-z][a-z-]* / && t != "" { print t, $1, $2 }' >"$tmp/kw"
 sed -n '/^Types/,$p' "$tmp/create" | awk '
-	/^  [a-z]+  / { t = $1 } t != "" { print t, $0 }' >"$tmp/para"
-helptypes=$(sed -n '/^Types/,$p' "$tmp/create" | sed -n 's/^  \([a-z]\{1,\}\)  .*/\1/p' | sort | tr '\n' ' ')
+	/^  [a-z0-9]+  / { t = $1 } t != "" { print t, $0 }' >"$tmp/para"
+helptypes=$(sed -n '/^Types/,$p' "$tmp/create" | sed -n 's/^  \([a-z0-9]\{1,\}\)  .*/\1/p' | sort | tr '\n' ' ')
 sorted=$(printf '%s\n' $types | sort | tr '\n' ' ')
 if [ "$helptypes" = "$sorted" ]; then
 	ok "create --help describes the same types"
