@@ -11,6 +11,7 @@
 #include "pktfmt.h"
 #include "timefmt.h"
 #include "typeopts.h"
+#include "types.h"
 #include "util.h"
 
 const char *kb_type_name(uint32_t type)
@@ -153,16 +154,16 @@ void kb_desc_print_line(const struct kb_desc *d)
 
 
 /*
- * The skip reasons an attachment of @d can give: a digest's, or a
- * transforms table's.
+ * The skip reasons an attachment of @d can give: a digest's, or a table
+ * of records' (transforms).
  */
 static void skip_range(const struct kb_desc *d, unsigned int *lo,
 		       unsigned int *hi)
 {
-	bool xlate = d->p.type == KBLOOM_TYPE_TRANSFORMS;
+	bool records = kb_utype_records(d->p.type);
 
-	*lo = xlate ? KBLOOM_SKIP_UNTRANSFORMED : KBLOOM_SKIP_SHORT;
-	*hi = xlate ? KBLOOM_SKIP_FULL : KBLOOM_SKIP_GSO;
+	*lo = records ? KBLOOM_SKIP_UNTRANSFORMED : KBLOOM_SKIP_SHORT;
+	*hi = records ? KBLOOM_SKIP_FULL : KBLOOM_SKIP_GSO;
 }
 
 static uint64_t skipped_total(const struct kb_attach_desc *at)
@@ -175,21 +176,24 @@ static uint64_t skipped_total(const struct kb_attach_desc *at)
 	return n;
 }
 
-/* The estimates need the type's parameters: were they all reported? */
+/* A type's text after a figure (types.h), "" when it has none. */
+static const char *note(const char *s)
+{
+	return s ? s : "";
+}
+
+/*
+ * The estimates need a type this tool knows, of keys (records: no keys
+ * to estimate, no rate), and the parameters its maths reads: were they
+ * all reported?
+ */
 static bool params_known(const struct kb_shape *p)
 {
-	switch (p->type) {
-	case KBLOOM_TYPE_DLEFT:
-		return p->subtables && p->bucket_cells && p->fp_bits;
-	case KBLOOM_TYPE_STABLE:
-		return p->cell_bits && p->decrement;
-	case KBLOOM_TYPE_COUNTING:
-	case KBLOOM_TYPE_DCF:
-		return p->cell_bits;
-	case KBLOOM_TYPE_TRANSFORMS:
-		return false;	/* records: no keys to estimate, no rate */
-	}
-	return kb_type_name(p->type) != NULL;
+	const struct kb_utype *t = kb_utype(p->type);
+
+	if (!kb_type_name(p->type) || kb_utype_records(p->type))
+		return false;
+	return !t->params_known || t->params_known(p);
 }
 
 /* A dcf's cells now: the CBFV and the OFV, each in whole words. */
@@ -374,6 +378,7 @@ static void render_paging(const struct kb_out *o, const struct kb_desc *d)
 static void render_params(const struct kb_out *o, const struct kb_desc *d)
 {
 	const struct kb_shape *p = &d->p;
+	const struct kb_utype *ut = kb_utype(p->type);
 	bool known = kb_type_name(p->type) != NULL;
 	unsigned int n;
 	int i;
@@ -391,9 +396,8 @@ static void render_params(const struct kb_out *o, const struct kb_desc *d)
 				continue;
 			kb_print_text(o, "%s", t->text);
 			kb_print_u64(o, KB_PRINT_ANY, t->json, "%llu", v);
-			if (i == TO_COUNTER_BITS && p->type == KBLOOM_TYPE_DCF)
-				kb_print_text(o, " (CBFV; count = OFV * %u + CBFV)",
-					      1U << v);
+			if (i == TO_COUNTER_BITS && ut->show_counter_bits)
+				ut->show_counter_bits(o, v);
 			break;
 		case KB_PARAM_NAMED:
 			kb_print_text(o, "%s", t->text);
@@ -422,6 +426,7 @@ static void render_params(const struct kb_out *o, const struct kb_desc *d)
 static void render_head(const struct kb_out *o, const struct kb_desc *d)
 {
 	const struct kb_shape *p = &d->p;
+	const char *m_note = kb_utype(p->type)->m_note;
 	bool slices = d->have & KB_HAVE_SLICES;
 	const char *first = slices ? " (first slice)" : "";
 
@@ -431,8 +436,7 @@ static void render_head(const struct kb_out *o, const struct kb_desc *d)
 	kb_print_u64(o, KB_PRINT_ANY, "bits",
 		     slices || kb_params_cell_bits(p) == 1 ?
 		     "  bits (m): %llu" : "  cells (m): %llu", p->m);
-	kb_print_text(o, "%s\n", p->type == KBLOOM_TYPE_MULTI ?
-		      " per dimension" : first);
+	kb_print_text(o, "%s\n", m_note ? m_note : first);
 	kb_print_u64(o, KB_PRINT_ANY, "hashes", "  hashes (k): %llu", p->k);
 	kb_print_text(o, "%s\n", first);
 }
@@ -607,7 +611,7 @@ static void render_dcf(const struct kb_out *o, const struct kb_desc *d)
 static void render_estimates(const struct kb_out *o, const struct kb_desc *d)
 {
 	const struct kb_shape *p = &d->p;
-	bool multi = p->type == KBLOOM_TYPE_MULTI;
+	const struct kb_utype *t = kb_utype(p->type);
 	uint64_t cells = card_cells(p);
 
 	if (!params_known(p))
@@ -623,27 +627,16 @@ static void render_estimates(const struct kb_out *o, const struct kb_desc *d)
 		if (!isfinite(n))
 			kb_print_text(o, "  estimated keys: %s",
 				      isnan(n) ? "none" : "saturated");
-		kb_print_text(o, "%s\n", isfinite(n) && multi ?
-			      " (distinct values per dimension)" : "");
+		kb_print_text(o, "%s\n", isfinite(n) ? note(t->keys_note) : "");
 		kb_print_str(o, KB_PRINT_ANY, "estimate_basis",
 			     "  estimate basis: %s\n", card_basis(p->type));
 		kb_print_double(o, KB_PRINT_ANY, "fpr_now", "  fpr now: %.3g",
 				card_fpr_now(p, d->fill));
-		kb_print_text(o, "%s\n", multi ? " per dimension" :
-			      p->type == KBLOOM_TYPE_PARTITIONED ?
-			      " (at most)" : "");
+		kb_print_text(o, "%s\n", note(t->fpr_now_note));
 	}
-	if (p->type == KBLOOM_TYPE_STABLE) {
-		double zero = sizing_stable_zero(p->m, p->k, p->cell_bits,
-						 p->decrement);
-
-		kb_print_double(o, KB_PRINT_ANY, "fpr_stable_point",
-				"  fpr at the stable point: %.3g",
-				kb_params_fpr(p, 0));
-		kb_print_double(o, KB_PRINT_JSON, "stable_zero_fraction", NULL,
-				zero);
-		kb_print_double(o, KB_PRINT_TEXT, NULL,
-				" (%.1f%% of the cells zero)\n", 100 * zero);
+	if (kb_utype_caps(p->type) & KB_CAP_FORGETS) {
+		if (t->show_limit)
+			t->show_limit(o, p);
 		return;
 	}
 	if (!(d->have & KB_HAVE_CAPACITY) || !d->capacity)
@@ -651,19 +644,9 @@ static void render_estimates(const struct kb_out *o, const struct kb_desc *d)
 	kb_print_double(o, KB_PRINT_ANY, "fpr_at_capacity",
 			"  fpr at capacity: %.3g",
 			kb_params_fpr(p, (double)d->capacity));
-	kb_print_text(o, "%s\n", multi ? " per dimension" : "");
-	if (p->type == KBLOOM_TYPE_COUNTING) {
-		double x = sizing_overflow_log10(p->m, p->k,
-						 (double)d->capacity,
-						 p->cell_bits);
-
-		kb_print_double(o, KB_PRINT_JSON, "overflow_at_capacity", NULL,
-				pow(10, x));
-		kb_print_double(o, KB_PRINT_JSON, "overflow_log10_at_capacity",
-				NULL, x);
-		kb_print_text(o, "  overflow at capacity: at most %s\n",
-			      fmt_pow10(x));
-	}
+	kb_print_text(o, "%s\n", note(t->capacity_note));
+	if (t->show_at_capacity)
+		t->show_at_capacity(o, p, d->capacity);
 }
 
 static void render_filter(const struct kb_out *o, const struct kb_desc *d)
@@ -699,8 +682,7 @@ static void render_filter(const struct kb_out *o, const struct kb_desc *d)
 		kb_print_double(o, KB_PRINT_ANY, "fill_percent", "%.2f%%",
 				100.0 * (double)d->fill /
 				(double)card_cells(p));
-		kb_print_text(o, ")%s\n", p->type == KBLOOM_TYPE_MULTI ?
-			      ", all dimensions" : "");
+		kb_print_text(o, ")%s\n", note(kb_utype(p->type)->fill_note));
 	} else {
 		kb_print_text(o, "  fill: ?\n");
 	}
@@ -798,7 +780,7 @@ void kb_desc_figures(const struct kb_desc *d, struct kb_desc_figures *f)
 		f->estimated_keys = card_keys(p, d->fill);
 		f->fpr_now = card_fpr_now(p, d->fill);
 	}
-	if (p->type == KBLOOM_TYPE_STABLE)
+	if (kb_utype_caps(p->type) & KB_CAP_FORGETS)
 		f->fpr_limit = kb_params_fpr(p, 0);
 	else if ((d->have & KB_HAVE_CAPACITY) && d->capacity)
 		f->fpr_at_capacity = kb_params_fpr(p, (double)d->capacity);

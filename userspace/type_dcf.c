@@ -3,6 +3,8 @@
  * dcf (Aguilar-Saborit et al.): bloom's probes and rate over small
  * counters (CBFV) and an overflow vector (OFV) that widens (sizing.h).
  */
+#include <stdbool.h>
+
 #include "cardinality.h"
 #include "print.h"
 #include "sizing.h"
@@ -36,6 +38,17 @@ static void dcf_calc(const struct kb_out *o, const struct kb_shape *p,
 		     sizing_vec_bytes(p->m, 16));
 }
 
+static bool dcf_params_known(const struct kb_shape *p)
+{
+	return p->cell_bits;
+}
+
+/* show: the counter bits are the CBFV's, the low part of a count. */
+static void dcf_show_counter_bits(const struct kb_out *o, uint32_t bits)
+{
+	kb_print_text(o, " (CBFV; count = OFV * %u + CBFV)", 1U << bits);
+}
+
 const struct kb_utype kb_utype_dcf = {
 	.defaults = dcf_defaults,
 	.cell_bits = dcf_cell_bits,
@@ -45,4 +58,6 @@ const struct kb_utype kb_utype_dcf = {
 	.keys = card_keys_bloom,
 	.basis = "n* = -(m/k) ln(1 - X/m), X non-zero counters",
 	.calc_figures = dcf_calc,
+	.params_known = dcf_params_known,
+	.show_counter_bits = dcf_show_counter_bits,
 };

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cardinality.h"
@@ -104,6 +105,12 @@ static double dleft_fpr_now(const struct kb_shape *p, uint64_t x)
 	return r < 1 ? r : 1;
 }
 
+/* Its rate reads d, c and f. */
+static bool dleft_params_known(const struct kb_shape *p)
+{
+	return p->subtables && p->bucket_cells && p->fp_bits;
+}
+
 const struct kb_utype kb_utype_dleft = {
 	.hashes = 1,
 	.hashes_why = "one hash gives the buckets and the fingerprint",
@@ -116,4 +123,5 @@ const struct kb_utype kb_utype_dleft = {
 	.keys = dleft_keys,
 	.fpr_now = dleft_fpr_now,
 	.basis = "n* = X: one cell per distinct key",
+	.params_known = dleft_params_known,
 };

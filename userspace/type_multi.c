@@ -36,4 +36,9 @@ const struct kb_utype kb_utype_multi = {
 	.keys = multi_keys,
 	.basis = "n* = -(m/k) ln(1 - X/(dims m)): distinct values per dimension, averaged",
 	.calc_figures = multi_calc,
+	.m_note = " per dimension",
+	.fill_note = ", all dimensions",
+	.keys_note = " (distinct values per dimension)",
+	.fpr_now_note = " per dimension",
+	.capacity_note = " per dimension",
 };

@@ -33,4 +33,6 @@ const struct kb_utype kb_utype_partitioned = {
 	.keys = card_keys_slices,
 	.basis = "n* = ln(1 - X/m) / ln(1 - k/m): one bit per key in each slice of m/k",
 	.calc_figures = partitioned_calc,
+	/* (X/m)^k: at least the product of the slices' fills (AM-GM) */
+	.fpr_now_note = " (at most)",
 };

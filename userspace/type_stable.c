@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cardinality.h"
@@ -124,6 +125,24 @@ static void stable_calc(const struct kb_out *o, const struct kb_shape *p,
 	kb_print_text(o, " (stable point, %.1f%% zero)", 100 * zero);
 }
 
+static bool stable_params_known(const struct kb_shape *p)
+{
+	return p->cell_bits && p->decrement;
+}
+
+/* show: the stable point's rate and zero cells, for any number of keys. */
+static void stable_show_limit(const struct kb_out *o, const struct kb_shape *p)
+{
+	double zero = sizing_stable_zero(p->m, p->k, p->cell_bits,
+					 p->decrement);
+
+	kb_print_double(o, KB_PRINT_ANY, "fpr_stable_point",
+			"  fpr at the stable point: %.3g", stable_fpr(p, 0));
+	kb_print_double(o, KB_PRINT_JSON, "stable_zero_fraction", NULL, zero);
+	kb_print_double(o, KB_PRINT_TEXT, NULL,
+			" (%.1f%% of the cells zero)\n", 100 * zero);
+}
+
 const struct kb_utype kb_utype_stable = {
 	.defaults = stable_defaults,
 	.cell_bits = stable_cell_bits,
@@ -135,4 +154,6 @@ const struct kb_utype kb_utype_stable = {
 	.counter_words = "a stable filter has 1, 2, 4 or 8",
 	.basis = "none: a stable filter's cells decay, its fill does not count keys",
 	.calc_figures = stable_calc,
+	.params_known = stable_params_known,
+	.show_limit = stable_show_limit,
 };

@@ -5,8 +5,8 @@
  * tc/q_NAME.c register queueing disciplines. What a type is (the
  * parameters it takes, its capabilities, whether it grows) is the
  * engine's, asked through kb_type_info(); the ops hold only what
- * bloomctl computes offline: sizing, rates, estimates from the fill and
- * calc's figures (formulas: sizing.h, cardinality.h).
+ * bloomctl computes offline: sizing, rates, estimates from the fill,
+ * calc's figures and show's (formulas: sizing.h, cardinality.h).
  *
  * Callers ask capabilities (kb_utype_caps() and friends, or the ops),
  * never a type id. A hook left NULL means the bloom filter's maths (or,
@@ -57,6 +57,28 @@ struct kb_utype {
 	/* calc: the type's figures after its parameters, text and JSON. */
 	void (*calc_figures)(const struct kb_out *o, const struct kb_shape *p,
 			     uint64_t n);
+	/*
+	 * show (describe.c). The parameters its estimates read were all
+	 * reported; NULL: they need only m and k.
+	 */
+	bool (*params_known)(const struct kb_shape *p);
+	/*
+	 * Text after a figure (NULL: none): the cells (m), the fill's
+	 * percentage, a finite estimate of the keys, fpr now, fpr at
+	 * capacity.
+	 */
+	const char *m_note, *fill_note, *keys_note, *fpr_now_note;
+	const char *capacity_note;
+	/* Text after the counter bits @bits (dcf: what they count). */
+	void (*show_counter_bits)(const struct kb_out *o, uint32_t bits);
+	/*
+	 * A KB_CAP_FORGETS type's rate, whatever the number of keys, in
+	 * place of the rate at capacity (stable: at its stable point).
+	 */
+	void (*show_limit)(const struct kb_out *o, const struct kb_shape *p);
+	/* After the rate at @capacity (counting: the overflow bound). */
+	void (*show_at_capacity)(const struct kb_out *o,
+				 const struct kb_shape *p, uint64_t capacity);
 };
 
 /* The ops of @type; for an unknown type, ops with every hook NULL. */
