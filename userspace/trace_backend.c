@@ -122,37 +122,41 @@ void trace_backends_free(struct trace_backends *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* Router @r's backend, or NULL with why in @err (it records nothing). */
+static const struct trace_backend_ops *ops_of(struct trace_backends *b,
+					      size_t r, char *err,
+					      size_t errlen)
+{
+	const struct kb_topo_router *rt = &b->t->r[r];
+	const struct trace_backend_ops *ops = backend_of(rt);
+
+	if (!ops)
+		snprintf(err, errlen, rt->kind == KB_TOPO_NONE ?
+			 "router %s records nothing" : "router %s: unknown kind",
+			 rt->name);
+	return ops;
+}
+
 /* Asks router @r's digest table, by the router's kind. */
 static int ask_kind(struct trace_backends *b, size_t r,
 		    const struct tb_item *items, size_t n, struct tb_answer *a,
 		    char *err, size_t errlen)
 {
-	const struct kb_topo_router *rt = &b->t->r[r];
-	const struct trace_backend_ops *ops = backend_of(rt);
+	const struct trace_backend_ops *ops = ops_of(b, r, err, errlen);
 
-	if (ops)
-		return ops->ask(b, r, items, n, a, err, errlen);
-	if (rt->kind == KB_TOPO_NONE)
-		snprintf(err, errlen, "router %s records nothing", rt->name);
-	else
-		snprintf(err, errlen, "router %s: unknown kind", rt->name);
-	return -1;
+	return ops ? ops->ask(b, r, items, n, a, err, errlen) : -1;
 }
 
 /* Router @r's transforms table, read once per trace. 0 or -1. */
 static int load_xlate(struct trace_backends *b, size_t r, char *err,
 		      size_t errlen)
 {
-	const struct kb_topo_router *rt = &b->t->r[r];
-	const struct trace_backend_ops *ops = backend_of(rt);
+	const struct trace_backend_ops *ops;
 
 	if (b->xlate[r])
 		return 0;
-	if (!ops) {
-		snprintf(err, errlen, "router %s records nothing", rt->name);
-		return -1;
-	}
-	return ops->xlate(b, r, &b->xlate[r], err, errlen);
+	ops = ops_of(b, r, err, errlen);
+	return ops ? ops->xlate(b, r, &b->xlate[r], err, errlen) : -1;
 }
 
 /* Adds the form @buf of item @row (taken over), unless it is there. */

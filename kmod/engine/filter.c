@@ -105,7 +105,6 @@ const struct kb_param_def kb_params[KB_P_NUM] = {
 		.offset = KB_AT(cell_bits), .width = KB_WIDTH(cell_bits),
 		.takes = KB_TAKES_COUNTER_BITS,
 		.bad = KB_SHAPE_BAD_COUNTER_BITS,
-		.untaken = KB_SHAPE_EXTRA_PARAM,
 		.name = "COUNTER_BITS",
 		.refused =
 			"COUNTER_BITS must be 4, 8 or 16 (counting), 1, 2, 4 or 8 (stable) or 2, 4 or 8 (dcf)",
@@ -116,7 +115,7 @@ const struct kb_param_def kb_params[KB_P_NUM] = {
 		.attr = KBLOOM_A_UPDATE,
 		.offset = KB_AT(update), .width = KB_WIDTH(update),
 		.takes = KB_TAKES_UPDATE, .max = KBLOOM_UPDATE_MAX,
-		.bad = KB_SHAPE_BAD_UPDATE, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.bad = KB_SHAPE_BAD_UPDATE,
 		.name = "UPDATE",
 		.refused = "UPDATE is not a known update rule",
 		.differs =
@@ -127,7 +126,7 @@ const struct kb_param_def kb_params[KB_P_NUM] = {
 		.offset = KB_AT(decrement), .width = KB_WIDTH(decrement),
 		.takes = KB_TAKES_DECREMENT,
 		.min = 1, .max = KBLOOM_DECREMENT_MAX,
-		.bad = KB_SHAPE_BAD_DECREMENT, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.bad = KB_SHAPE_BAD_DECREMENT,
 		.name = "DECREMENT",
 		.refused =
 			"DECREMENT must be 1..BITS and at most 65536 (stable)",
@@ -139,7 +138,7 @@ const struct kb_param_def kb_params[KB_P_NUM] = {
 		.offset = KB_AT(subtables), .width = KB_WIDTH(subtables),
 		.takes = KB_TAKES_DLEFT, .def = 4,
 		.min = KBLOOM_SUBTABLES_MIN, .max = KBLOOM_SUBTABLES_MAX,
-		.bad = KB_SHAPE_BAD_SUBTABLES, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.bad = KB_SHAPE_BAD_SUBTABLES,
 		.name = "SUBTABLES",
 		.refused = "SUBTABLES must be 2..8 (dleft)",
 		.differs =
@@ -151,7 +150,6 @@ const struct kb_param_def kb_params[KB_P_NUM] = {
 		.takes = KB_TAKES_DLEFT, .def = 8,
 		.min = 1, .max = KBLOOM_BUCKET_CELLS_MAX,
 		.bad = KB_SHAPE_BAD_BUCKET_CELLS,
-		.untaken = KB_SHAPE_EXTRA_PARAM,
 		.name = "BUCKET_CELLS",
 		.refused = "BUCKET_CELLS must be 1..16 (dleft)",
 		.differs =
@@ -162,7 +160,7 @@ const struct kb_param_def kb_params[KB_P_NUM] = {
 		.offset = KB_AT(fp_bits), .width = KB_WIDTH(fp_bits),
 		.takes = KB_TAKES_DLEFT, .def = 16,
 		.min = KBLOOM_FP_BITS_MIN, .max = KBLOOM_FP_BITS_MAX,
-		.bad = KB_SHAPE_BAD_FP_BITS, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.bad = KB_SHAPE_BAD_FP_BITS,
 		.name = "FP_BITS",
 		.refused = "FP_BITS must be 4..24 (dleft)",
 		.differs =
@@ -173,7 +171,7 @@ const struct kb_param_def kb_params[KB_P_NUM] = {
 		.offset = KB_AT(dims), .width = KB_WIDTH(dims), .nest = true,
 		.takes = KB_TAKES_DIMS, .def = 1,
 		.min = 1, .max = KBLOOM_DIMS_MAX,
-		.bad = KB_SHAPE_BAD_DIMS, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.bad = KB_SHAPE_BAD_DIMS,
 		.name = "DIMS",
 		.refused = "DIMS must name 1..8 dimensions (multi)",
 		.differs =
@@ -184,7 +182,7 @@ const struct kb_param_def kb_params[KB_P_NUM] = {
 		.offset = KB_AT(growth), .width = KB_WIDTH(growth),
 		.takes = KB_TAKES_PLAN, .def = 2,
 		.min = KBLOOM_GROWTH_MIN, .max = KBLOOM_GROWTH_MAX,
-		.bad = KB_SHAPE_BAD_GROWTH, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.bad = KB_SHAPE_BAD_GROWTH,
 		.name = "GROWTH",
 		.refused = "GROWTH must be 2..16 (scalable)",
 		.differs =
@@ -195,7 +193,7 @@ const struct kb_param_def kb_params[KB_P_NUM] = {
 		.offset = KB_AT(tighten), .width = KB_WIDTH(tighten),
 		.takes = KB_TAKES_PLAN, .def = 900000,
 		.min = KBLOOM_TIGHTEN_MIN, .max = KBLOOM_TIGHTEN_MAX,
-		.bad = KB_SHAPE_BAD_TIGHTEN, .untaken = KB_SHAPE_EXTRA_PARAM,
+		.bad = KB_SHAPE_BAD_TIGHTEN,
 		.name = "TIGHTEN",
 		.refused =
 			"TIGHTEN must be 10000..990000 millionths (scalable)",
@@ -281,7 +279,7 @@ enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
 		return KB_SHAPE_BAD_HASHES;
 	for (p = kb_params; p < kb_params + KB_P_NUM; p++)
 		if (kb_untaken(ops, p, kb_shape_get(s, p)))
-			return p->untaken;
+			return p->untaken ?: KB_SHAPE_EXTRA_PARAM;
 	/* Every filter's CAPACITY; the shape holds it only for a plan. */
 	if (s->capacity && !kb_takes(ops, KB_TAKES_PLAN))
 		return KB_SHAPE_EXTRA_PARAM;

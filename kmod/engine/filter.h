@@ -171,7 +171,8 @@ struct kb_param_def {
 	u64 min, max;
 	u64 def;		/* bloomctl's default; 0: none, or by type */
 	enum kb_shape_error bad;	/* out of bounds */
-	enum kb_shape_error untaken;	/* given to a type not taking it */
+	/* given to a type not taking it; 0: KB_SHAPE_EXTRA_PARAM */
+	enum kb_shape_error untaken;
 	const char *name;	/* the attribute's name: "FP_BITS" */
 	const char *refused;	/* why @bad: "FP_BITS must be 4..24 (dleft)" */
 	/* CREATE with EXIST on a filter of another value. */
