@@ -22,11 +22,6 @@ static KB_NLA_RANGE_CONST struct netlink_range_validation kb_bits_range = {
 	.max = KBLOOM_BITS_MAX,
 };
 
-static KB_NLA_RANGE_CONST struct netlink_range_validation kb_decrement_range = {
-	.min = 1,
-	.max = KBLOOM_DECREMENT_MAX,
-};
-
 /* A tuple's attribute types are dimension numbers 1..KBLOOM_DIMS_MAX. */
 static const struct nla_policy kb_tuple_policy[KBLOOM_DIMS_MAX + 1] = {
 	[1 ... KBLOOM_DIMS_MAX] = NLA_POLICY_RANGE(NLA_BINARY, 1, KBLOOM_KEY_MAX),
@@ -40,11 +35,6 @@ static const struct nla_policy kb_keys_policy[KBLOOM_KEYS_A_MAX + 1] = {
 static const struct nla_policy kb_dims_policy[KBLOOM_DIMS_A_MAX + 1] = {
 	[KBLOOM_DIMS_A_NAME] = { .type = NLA_NUL_STRING,
 				 .len = KBLOOM_DIM_NAME_MAX - 1 },
-};
-
-static KB_NLA_RANGE_CONST struct netlink_range_validation kb_tighten_range = {
-	.min = KBLOOM_TIGHTEN_MIN,
-	.max = KBLOOM_TIGHTEN_MAX,
 };
 
 /* A saved slice, for CREATE with FLAGS LOAD of a scalable filter. */
@@ -62,29 +52,21 @@ static KB_NLA_RANGE_CONST struct netlink_range_validation kb_interval_range = {
 	.max = KBLOOM_INTERVAL_MAX,
 };
 
-static const struct nla_policy kb_policy[KBLOOM_A_MAX + 1] = {
+/*
+ * The shape's parameters' lines are written at init from their rows
+ * (kb_params[], kb_policy_init()): a new parameter is one row. DIMS,
+ * which nests names, keeps its line here.
+ */
+static struct nla_policy kb_policy[KBLOOM_A_MAX + 1] __ro_after_init = {
 	[KBLOOM_A_NAME] = { .type = NLA_NUL_STRING, .len = KBLOOM_NAME_MAX - 1 },
 	[KBLOOM_A_TYPE] = NLA_POLICY_RANGE(NLA_U32, 1, KBLOOM_TYPE_MAX),
 	[KBLOOM_A_BITS] = NLA_POLICY_FULL_RANGE(NLA_U64, &kb_bits_range),
 	[KBLOOM_A_HASHES] = NLA_POLICY_RANGE(NLA_U32, 1, KBLOOM_HASHES_MAX),
 	[KBLOOM_A_HASH_KEY] = NLA_POLICY_EXACT_LEN(KBLOOM_HASH_KEY_LEN),
-	[KBLOOM_A_HASH_FN] = NLA_POLICY_MAX(NLA_U32, KBLOOM_HASH_FN_MAX),
 	[KBLOOM_A_CAPACITY] = { .type = NLA_U64 },
 	[KBLOOM_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, KBLOOM_F_MASK),
 	[KBLOOM_A_KEYS] = NLA_POLICY_NESTED(kb_keys_policy),
-	[KBLOOM_A_COUNTER_BITS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
-	[KBLOOM_A_UPDATE] = NLA_POLICY_MAX(NLA_U32, KBLOOM_UPDATE_MAX),
-	[KBLOOM_A_DECREMENT] = NLA_POLICY_FULL_RANGE(NLA_U32, &kb_decrement_range),
-	[KBLOOM_A_SUBTABLES] = NLA_POLICY_RANGE(NLA_U32, KBLOOM_SUBTABLES_MIN,
-						KBLOOM_SUBTABLES_MAX),
-	[KBLOOM_A_BUCKET_CELLS] = NLA_POLICY_RANGE(NLA_U32, 1,
-						   KBLOOM_BUCKET_CELLS_MAX),
-	[KBLOOM_A_FP_BITS] = NLA_POLICY_RANGE(NLA_U32, KBLOOM_FP_BITS_MIN,
-					      KBLOOM_FP_BITS_MAX),
 	[KBLOOM_A_DIMS] = NLA_POLICY_NESTED(kb_dims_policy),
-	[KBLOOM_A_GROWTH] = NLA_POLICY_RANGE(NLA_U32, KBLOOM_GROWTH_MIN,
-					     KBLOOM_GROWTH_MAX),
-	[KBLOOM_A_TIGHTEN] = NLA_POLICY_FULL_RANGE(NLA_U32, &kb_tighten_range),
 	[KBLOOM_A_SRC] = { .type = NLA_NUL_STRING, .len = KBLOOM_NAME_MAX - 1 },
 	[KBLOOM_A_MERGE_OP] = NLA_POLICY_MAX(NLA_U32, KBLOOM_MERGE_MAX),
 	[KBLOOM_A_WINDOWS] = NLA_POLICY_RANGE(NLA_U32, 2, KBLOOM_WINDOWS_MAX),
@@ -1011,9 +993,35 @@ struct genl_family kb_family __ro_after_init = {
 	.module = THIS_MODULE,
 };
 
+static struct netlink_range_validation kb_param_ranges[KB_P_NUM] __ro_after_init;
+
+/* A parameter is its field's width, within its row's bounds if it has any. */
+static void kb_policy_init(void)
+{
+	const struct kb_param_def *p;
+	struct nla_policy *pol;
+	int i;
+
+	for (i = 0; i < KB_P_NUM; i++) {
+		p = &kb_params[i];
+		pol = &kb_policy[p->attr];
+		if (p->nest)
+			continue;
+		pol->type = p->width == sizeof(u64) ? NLA_U64 : NLA_U32;
+		if (!p->max)
+			continue;
+		kb_param_ranges[i].min = p->min;
+		kb_param_ranges[i].max = p->max;
+		pol->validation_type = NLA_VALIDATE_RANGE_PTR;
+		pol->range = &kb_param_ranges[i];
+	}
+}
+
 int kb_netlink_init(void)
 {
 	int i;
+
+	kb_policy_init();
 
 	for (i = 0; i < ARRAY_SIZE(kb_ops); i++)
 		kb_ops[i].flags = kb_userns_admin() ? GENL_UNS_ADMIN_PERM :

@@ -419,11 +419,13 @@ static void render_one(const struct kb_out *o, const struct trace *t,
 	else if (r && kb_out_is_json(o))
 		kb_json_time(o->j, "oldest", r->oldest);
 	if (asked && r->status == TB_NOT_TRACEABLE && r->blind) {
-		char blind[KB_TOPO_NAME_MAX + 160];
+		char blind[KB_TOPO_NAME_MAX + 200];
 
-		snprintf(blind, sizeof(blind),
-			 "not traceable past %s (a later fragment through its NAT: no first fragment of its datagram in the capture to find the record by)",
-			 t->topo.r[r->blind_at].name);
+		snprintf(blind, sizeof(blind), "not traceable past %s (%s)",
+			 t->topo.r[r->blind_at].name,
+			 r->blind_why == TB_BLIND_ICMP_ERROR ?
+			 "an ICMP error about a flow its NAT rewrote: the NAT rewrote the quoted header and an outer address, which no record keeps" :
+			 "a later fragment through its NAT: no first fragment of its datagram in the capture to find the record by");
 		kb_print_str(o, KB_PRINT_ANY, "why", "%s\n", blind);
 	} else if (asked && r->status == TB_NOT_TRACEABLE)
 		kb_print_text(o, "not traceable (older than the oldest window, %s)\n",

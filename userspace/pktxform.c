@@ -22,6 +22,12 @@
 #define IP_OFFMASK	0x1fff
 #define ICMP_ECHOREPLY	0
 #define ICMP_ECHO	8
+/* The errors of RFC 792, which quote the packet they are about. */
+#define ICMP_DEST_UNREACH	3
+#define ICMP_SOURCE_QUENCH	4
+#define ICMP_REDIRECT		5
+#define ICMP_TIME_EXCEEDED	11
+#define ICMP_PARAMETERPROB	12
 
 static uint32_t get16(const uint8_t *p)
 {
@@ -225,6 +231,48 @@ int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len)
 	struct ip4 h;
 
 	return !ip4_parse(pkt, len, &h) && (h.frag & IP_OFFMASK);
+}
+
+/* The offset of the IPv4 packet an ICMP error @pkt quotes; -1: none. */
+static int icmp_error_quote(const uint8_t *pkt, uint32_t len, uint32_t *off)
+{
+	struct ip4 h;
+	uint8_t type;
+
+	if (ip4_parse(pkt, len, &h) || (h.frag & (IP_OFFMASK | IP_MF)) ||
+	    h.proto != IPPROTO_ICMP || h.end < h.hl + 8 + 20)
+		return -1;
+	type = pkt[h.hl];
+	if (type != ICMP_DEST_UNREACH && type != ICMP_SOURCE_QUENCH &&
+	    type != ICMP_REDIRECT && type != ICMP_TIME_EXCEEDED &&
+	    type != ICMP_PARAMETERPROB)
+		return -1;
+	if (pkt[h.hl + 8] >> 4 != 4)
+		return -1;
+	*off = h.hl + 8;
+	return 0;
+}
+
+int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
+		      uint32_t len)
+{
+	struct kbloom_xlate q;
+	uint32_t off;
+	int icmp;
+
+	if (rec->family != 4 || icmp_error_quote(pkt, len, &off) ||
+	    pkt_xlate_want(pkt + off, len - off, &q) || rec->proto != q.proto)
+		return 0;
+	/* The quoted packet's direction, as it arrived. */
+	if (rec->before_src == q.after_src && rec->before_dst == q.after_dst &&
+	    rec->before_sport == q.after_sport &&
+	    rec->before_dport == q.after_dport)
+		return 1;
+	/* The error's, as it left: backwards (echo's identifier stays SPORT). */
+	icmp = q.proto == IPPROTO_ICMP;
+	return rec->after_src == q.after_dst && rec->after_dst == q.after_src &&
+	       rec->after_sport == (icmp ? q.after_sport : q.after_dport) &&
+	       rec->after_dport == (icmp ? q.after_dport : q.after_sport);
 }
 
 int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,

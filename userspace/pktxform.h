@@ -110,6 +110,17 @@ void pkt_datagram_key(const uint8_t *pkt, uint8_t key[PKT_DATAGRAM_KEY]);
  */
 int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len);
 
+/*
+ * Whether @pkt is an ICMP error (RFC 792: destination unreachable, source
+ * quench, redirect, time exceeded, parameter problem; not a fragment)
+ * about a packet of the flow NAT record @rec is of: its quoted packet
+ * (the other direction's) in the form it had on the error's side of the
+ * router, the record's BEFORE when @rec is of the quoted packet's
+ * direction, its AFTER read backwards when of the error's. 1 or 0.
+ */
+int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
+		      uint32_t len);
+
 /* One IP packet of a capture: @len bytes captured from its IP header. */
 struct pkt_frag_ref {
 	const uint8_t *pkt;

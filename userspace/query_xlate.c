@@ -107,8 +107,12 @@ static void one(struct qx *q, uint64_t index, uint64_t ts, const uint8_t *pkt,
 	if (ts)
 		kb_print_time(&q->o, KB_PRINT_ANY, "time", "%s ", ts);
 	kb_print_str(&q->o, KB_PRINT_ANY, "description", "%s: ", desc);
-	if (!m)
-		kb_print_text(&q->o, "not transformed here");
+	/* "not transformed" would be wrong for an error the NAT rewrote. */
+	kb_print_str(&q->o, m ? KB_PRINT_JSON : KB_PRINT_ANY, "not_undone",
+		     "%s", m ? NULL :
+		     kb_xlate_nat_of_icmp_error(q->a, pkt, len, since, until) ?
+		     "not undone: an ICMP error about a flow this NAT rewrote (its quoted header and an outer address; no record keeps what they were)" :
+		     "not transformed here");
 	kb_print_arr_begin(&q->o, "transforms");
 	for (k = 0; k < m && k < QX_HITS_MAX; k++)
 		print_before(q, pkt, len, &hit[k], !k);

@@ -128,13 +128,11 @@ uint32_t kb_params_dims(const struct kb_shape *p)
 
 uint64_t kb_params_bytes(const struct kb_shape *p)
 {
-	const struct kb_utype *t = kb_utype(p->type);
+	struct kb_shape s = *p;
 
-	if (t->bytes)
-		return t->bytes(p);
-	/* m <= 2^33 and cells <= 32 bits: no overflow */
-	return sizing_vec_bytes(p->m * kb_params_cell_bits(p), 1) *
-	       kb_params_dims(p);
+	/* The engine's figure; a dims of 0 not given yet counts as one. */
+	s.dims = kb_params_dims(p);
+	return kb_filter_cells_for(&s);
 }
 
 uint64_t kb_params_ring_bytes(const struct kb_shape *p, uint32_t windows)

@@ -227,7 +227,7 @@ uint32_t kb_params_cell_bits(const struct kb_shape *p);
 /* Dimensions: dims for the types whose keys are tuples, else 1. */
 uint32_t kb_params_dims(const struct kb_shape *p);
 
-/* Bytes of cells, as the engine allocates them (whole 64-bit words). */
+/* Bytes of cells at create: the engine's kb_filter_cells_for(). */
 uint64_t kb_params_bytes(const struct kb_shape *p);
 
 /*

@@ -213,6 +213,18 @@ static int by_dgram(const void *a, const void *b)
 	return c ? c : (x->item > y->item) - (x->item < y->item);
 }
 
+/* Item @k of @n: the NAT may have rewritten it, no record to undo it. 0 or -1. */
+static int mark_blind(struct tb_answer *a, size_t n, size_t k,
+		      enum tb_blind why)
+{
+	if (!a->blind)
+		a->blind = calloc(n, 1);
+	if (!a->blind)
+		return -1;
+	a->blind[k] = why;
+	return 0;
+}
+
 /*
  * Later fragments have no key of their own: the records their datagram's
  * head (its first fragment, or the head rebuilt from the capture) finds
@@ -254,13 +266,7 @@ static int follow_heads(const struct kb_archive *x, const struct tb_item *items,
 		    kb_xlate_nat_of_addrs(x, items[k].pkt, items[k].len,
 					  items[k].lo, items[k].ts)) {
 			/* No head to find its record by, and one may apply. */
-			if (!a->blind)
-				a->blind = calloc(n, 1);
-			if (!a->blind) {
-				ret = -1;
-				break;
-			}
-			a->blind[k] = 1;
+			ret = mark_blind(a, n, k, TB_BLIND_FRAGMENT);
 			continue;
 		}
 		for (; lo < nh && !memcmp(heads[lo].key, d.key, sizeof(d.key)) &&
@@ -308,6 +314,11 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 	for (k = 0; k < n; k++) {
 		m = kb_xlate_lookup(x, items[k].pkt, items[k].len, items[k].lo,
 				    items[k].ts, hit, XLATE_HITS_MAX);
+		if (!m && kb_xlate_nat_of_icmp_error(x, items[k].pkt,
+						     items[k].len, items[k].lo,
+						     items[k].ts) &&
+		    mark_blind(a, n, k, TB_BLIND_ICMP_ERROR))
+			return -1;
 		for (h = 0; h < m && h < XLATE_HITS_MAX; h++) {
 			r = kb_xlate_before(&hit[h].rec, items[k].pkt,
 					    items[k].len, &buf, &blen);

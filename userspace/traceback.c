@@ -265,9 +265,9 @@ static int adopt_forms(struct walk *w, size_t i, size_t x, size_t row,
 }
 
 /*
- * A later fragment of packet @i (its rows from @row) that router @r's NAT
- * may have rewritten, with no record to undo it: the graph stops short
- * there, said so (the first such router kept).
+ * A form of packet @i (its rows from @row) that router @r's NAT may have
+ * rewritten, with no record to undo it (enum tb_blind): the graph stops
+ * short there, said so (the first such router kept).
  */
 static void note_blind(struct walk *w, size_t i, size_t r, size_t row,
 		       const struct tb_answer *a)
@@ -281,6 +281,7 @@ static void note_blind(struct walk *w, size_t i, size_t r, size_t row,
 		if (a->blind[row + f]) {
 			res->blind = true;
 			res->blind_at = r;
+			res->blind_why = a->blind[row + f];
 			return;
 		}
 }

@@ -102,9 +102,9 @@ struct tb_answer {
 	struct tb_xform *xf;	/* transforms found (malloc), or NULL */
 	uint32_t nxf;
 	/*
-	 * n rows: item i is a later fragment this router's NAT may have
-	 * rewritten, with no head of its datagram among the items to find
-	 * the record by (malloc), or NULL for none.
+	 * n rows: why this router's NAT may have rewritten item i with no
+	 * record to undo it by (enum tb_blind; 0: it did not), or NULL for
+	 * none (malloc).
 	 */
 	uint8_t *blind;
 	/*
@@ -143,13 +143,20 @@ struct tb_packet {
 	size_t nalt;
 };
 
+enum tb_blind {
+	/* A later fragment with no head of its datagram among the items. */
+	TB_BLIND_FRAGMENT = 1,
+	/* An ICMP error about a flow the NAT rewrote (kb_xlate_nat_of_icmp_error). */
+	TB_BLIND_ICMP_ERROR,
+};
+
 enum tb_status {
 	TB_TRACED,		/* FROM holds it: nodes[0] is FROM */
 	TB_ABSENT,		/* FROM does not hold it */
 	TB_NOT_TRACEABLE,	/* older than FROM's oldest window, or (blind
-				 * set) a later fragment through a NAT no
-				 * record of its own can undo: its graph
-				 * stops short, nodes kept as found */
+				 * set) through a NAT no record can undo
+				 * (enum tb_blind): its graph stops short,
+				 * nodes kept as found */
 	TB_UNKNOWN,		/* FROM could not be asked */
 };
 
@@ -183,6 +190,7 @@ struct tb_result {
 	size_t nunknown;
 	bool blind;		/* see TB_NOT_TRACEABLE: at router blind_at */
 	size_t blind_at;	/* the first such router (topology index) */
+	enum tb_blind blind_why;
 	size_t asked;		/* routers asked about it upstream of FROM */
 	double expected;	/* expected false branches (see above) */
 };

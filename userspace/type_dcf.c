@@ -21,13 +21,6 @@ static uint32_t dcf_cell_bits(const struct kb_shape *p)
 	return p->cell_bits + KB_DCF_OFV_BITS_START;
 }
 
-/* Two vectors, each in whole words. */
-static uint64_t dcf_bytes(const struct kb_shape *p)
-{
-	return sizing_vec_bytes(p->m, p->cell_bits) +
-	       sizing_vec_bytes(p->m, KB_DCF_OFV_BITS_START);
-}
-
 static void dcf_calc(const struct kb_out *o, const struct kb_shape *p,
 		     uint64_t n)
 {
@@ -52,7 +45,6 @@ static void dcf_show_counter_bits(const struct kb_out *o, uint32_t bits)
 const struct kb_utype kb_utype_dcf = {
 	.defaults = dcf_defaults,
 	.cell_bits = dcf_cell_bits,
-	.bytes = dcf_bytes,
 	.counter_widths = 2 | 4 | 8,
 	.counter_words = "a dcf has 2, 4 or 8 (its small counters)",
 	.keys = card_keys_bloom,

@@ -31,8 +31,6 @@ struct kb_utype {
 	void (*defaults)(struct kb_shape *p);
 	/* Bits of one cell; NULL: 1. */
 	uint32_t (*cell_bits)(const struct kb_shape *p);
-	/* Bytes of cells at create; NULL: the cells in whole words, per dim. */
-	uint64_t (*bytes)(const struct kb_shape *p);
 	/* kb_params_complete(); NULL: defaults, then m rounded. */
 	int (*complete)(struct kb_shape *p);
 	/* kb_params_size() after the defaults; NULL: bloom's. */

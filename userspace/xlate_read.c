@@ -180,6 +180,30 @@ bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
 	return false;
 }
 
+bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
+				const uint8_t *pkt, uint32_t len, uint64_t lo,
+				uint64_t hi)
+{
+	size_t j;
+	uint64_t c;
+
+	if (!kb_utype_records(a->type))
+		return false;
+	for (j = 0; j < a->n; j++) {
+		const struct kb_archive_window *w = &a->w[j];
+		const struct kbloom_xlate *cells = (const void *)w->f.mem;
+
+		if (w->start_ns > hi || (w->end_ns && w->end_ns < lo))
+			continue;
+		for (c = 0; c < w->f.s.m; c++)
+			if (cells[c].state == KBLOOM_XLATE_VALID &&
+			    (cells[c].kind & XLATE_NAT) &&
+			    pkt_icmp_error_of(&cells[c], pkt, len))
+				return true;
+	}
+	return false;
+}
+
 int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
 		    uint32_t len, uint8_t **out, uint32_t *outlen)
 {

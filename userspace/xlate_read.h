@@ -54,6 +54,17 @@ bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
 			   uint32_t len, uint64_t lo, uint64_t hi);
 
 /*
+ * Whether @pkt is an ICMP error about a flow a NAT record of @a (windows
+ * overlapping [@lo, @hi]) is of (pkt_icmp_error_of()). The router's NAT
+ * rewrote such an error's quoted header and one of its outer addresses,
+ * which may have been any router's (a time exceeded from inside leaves
+ * with the NAT's address): no record holds what it was.
+ */
+bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
+				const uint8_t *pkt, uint32_t len, uint64_t lo,
+				uint64_t hi);
+
+/*
  * The packet @pkt (@len bytes) was before record @r: NAT undone, or the
  * outer packet of a tunnel around it (pktxform.h). 0 and *@out (malloc,
  * *@outlen bytes), -EINVAL when @r is not a record of @pkt, -ENOMEM.

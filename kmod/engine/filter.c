@@ -302,6 +302,15 @@ u64 kb_filter_mem_for(const struct kb_shape *s)
 	return kb_ops_of(s->type)->mem(s) * kb_dims_of(s);
 }
 
+u64 kb_filter_cells_for(const struct kb_shape *s)
+{
+	const struct kb_type_ops *ops = kb_ops_of(s->type);
+
+	if (!ops)
+		return 0;
+	return (ops->cells ? ops->cells(s) : ops->mem(s)) * kb_dims_of(s);
+}
+
 /* Everything a filter is but its cells: what init and view share. */
 static int kb_filter_prepare(struct kb_filter *f, const struct kb_shape *s,
 			     const u8 hkey[16])

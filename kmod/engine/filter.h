@@ -103,6 +103,12 @@ enum kb_shape_error {
 enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s);
 /* Bytes of cell memory a valid shape needs. */
 u64 kb_filter_mem_for(const struct kb_shape *s);
+/*
+ * Of those, the cells' own bytes (every dim's): what sizing, calc and
+ * show report; kb_filter_mem_for() less a type's bookkeeping. 0 for a
+ * type the engine does not know.
+ */
+u64 kb_filter_cells_for(const struct kb_shape *s);
 
 /* 0, -EINVAL for a bad shape, -ENOMEM when memory cannot be had. */
 int kb_filter_init(struct kb_filter *f, const struct kb_shape *s,

@@ -86,6 +86,12 @@ static enum kb_shape_error kb_scal_check(const struct kb_shape *s)
 	return KB_SHAPE_OK;
 }
 
+/* Slice 0's bits: the filter the user sized. */
+static u64 kb_scal_cells(const struct kb_shape *s)
+{
+	return BITS_TO_LONGS(s->m) * sizeof(unsigned long);
+}
+
 static u64 kb_slice_bytes(u64 m)
 {
 	return BITS_TO_LONGS(m) * sizeof(unsigned long) +
@@ -524,6 +530,7 @@ static const struct kb_grow_ops kb_scal_grow = {
 const struct kb_type_ops kb_scalable_ops = {
 	.check = kb_scal_check,
 	.mem = kb_scal_mem,
+	.cells = kb_scal_cells,
 	.add = kb_scal_add,
 	.test = kb_scal_test,
 	.fill = kb_scal_fill,

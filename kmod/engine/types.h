@@ -18,6 +18,11 @@ struct kb_type_ops {
 	u64 (*multiple)(const struct kb_shape *s);
 	/* Bytes of cells for a checked shape. */
 	u64 (*mem)(const struct kb_shape *s);
+	/*
+	 * Optional: of those, the cells the user sized, when mem() also
+	 * counts the type's own bookkeeping (scalable: its slice list).
+	 */
+	u64 (*cells)(const struct kb_shape *s);
 	/* Optional: derive fields (nblocks...) after the memory exists. */
 	void (*setup)(struct kb_filter *f);
 	bool (*add)(struct kb_filter *f, const struct kb_hash *h);

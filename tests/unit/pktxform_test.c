@@ -460,6 +460,135 @@ TEST(want_refuses_what_is_too_short_or_not_ipv4)
 	EXPECT_EQ(-1, want(v6, sizeof(v6), &w));
 }
 
+/* ---- ICMP errors about a NAT'ed flow ---- */
+
+/* A NAT record: @b as the packet arrived, @a as it left (host order). */
+static struct kbloom_xlate nat_rec(uint8_t proto, struct flow b, struct flow a)
+{
+	struct kbloom_xlate r = { .state = KBLOOM_XLATE_VALID,
+				  .kind = KBLOOM_XLATE_SNAT, .proto = proto,
+				  .family = 4 };
+
+	r.before_src = htonl(b.src);
+	r.before_dst = htonl(b.dst);
+	r.before_sport = htons(b.sport);
+	r.before_dport = htons(b.dport);
+	r.after_src = htonl(a.src);
+	r.after_dst = htonl(a.dst);
+	r.after_sport = htons(a.sport);
+	r.after_dport = htons(a.dport);
+	return r;
+}
+
+/* An ICMP error of @type from @src to @dst quoting packet @q; its length. */
+static uint32_t icmp_error(uint8_t *p, uint8_t type, uint32_t src,
+			   uint32_t dst, const struct spec *q)
+{
+	struct spec e = { .proto = PROTO_ICMP, .icmp_type = type,
+			  .payload = 28, .f = { src, dst, 0, 0 } };
+	uint8_t quoted[256];
+	uint32_t len = build(p, &e);
+
+	build(quoted, q);
+	memcpy(p + 28, quoted, 28);	/* its header and 8 bytes, as RFC 792 */
+	return len;
+}
+
+TEST(icmp_errors_about_a_masqueraded_flow_are_known_by_either_record)
+{
+	/* INSIDE:40000 -> SERVER:53 masqueraded to PUBLIC:61000, both ways. */
+	struct flow in = { INSIDE, SERVER, 40000, 53 };
+	struct flow out = { PUBLIC, SERVER, 61000, 53 };
+	struct flow rin = { SERVER, PUBLIC, 53, 61000 };
+	struct flow rout = { SERVER, INSIDE, 53, 40000 };
+	struct kbloom_xlate orig = nat_rec(PROTO_UDP, in, out);
+	struct kbloom_xlate reply = nat_rec(PROTO_UDP, rin, rout);
+	struct spec q = { .proto = PROTO_UDP, .f = in };
+	uint8_t p[256];
+	uint32_t len;
+
+	/* SERVER's port unreachable as it reached INSIDE (un-SNAT'ed). */
+	len = icmp_error(p, 3, SERVER, INSIDE, &q);
+	EXPECT_EQ(1, pkt_icmp_error_of(&orig, p, len));
+	EXPECT_EQ(1, pkt_icmp_error_of(&reply, p, len));
+	/* ... and as it left SERVER: not yet rewritten, no record's form. */
+	q.f = out;
+	len = icmp_error(p, 3, SERVER, PUBLIC, &q);
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+	EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+	/* A time exceeded from inside about a reply, as it left the NAT. */
+	q.f = rin;
+	len = icmp_error(p, 11, PUBLIC, SERVER, &q);
+	EXPECT_EQ(1, pkt_icmp_error_of(&orig, p, len));
+	EXPECT_EQ(1, pkt_icmp_error_of(&reply, p, len));
+	/* Another flow: one port, the protocol, an address differs. */
+	q.f = in;
+	q.f.sport = 40001;
+	len = icmp_error(p, 3, SERVER, INSIDE, &q);
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+	EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+	q.f = in;
+	q.proto = PROTO_TCP;
+	len = icmp_error(p, 3, SERVER, INSIDE, &q);
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+	q.proto = PROTO_UDP;
+	q.f.dst = WEB;
+	len = icmp_error(p, 3, SERVER, INSIDE, &q);
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+	EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+}
+
+TEST(icmp_errors_about_an_echo_match_its_identifier)
+{
+	struct flow in = { INSIDE, SERVER, 0x0b0b, 0 };
+	struct flow out = { PUBLIC, SERVER, 0xe001, 0 };
+	struct flow rout = { SERVER, INSIDE, 0x0b0b, 0 };
+	struct flow rin = { SERVER, PUBLIC, 0xe001, 0 };
+	struct kbloom_xlate orig = nat_rec(PROTO_ICMP, in, out);
+	struct kbloom_xlate reply = nat_rec(PROTO_ICMP, rin, rout);
+	struct spec q = { .proto = PROTO_ICMP, .icmp_type = 8, .f = in };
+	uint8_t p[256];
+	uint32_t len = icmp_error(p, 11, SERVER, INSIDE, &q);
+
+	EXPECT_EQ(1, pkt_icmp_error_of(&orig, p, len));
+	EXPECT_EQ(1, pkt_icmp_error_of(&reply, p, len));
+	q.f.sport = 0x0b0c;
+	len = icmp_error(p, 11, SERVER, INSIDE, &q);
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+	EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+}
+
+TEST(only_whole_icmp_errors_quoting_ipv4_count)
+{
+	struct flow in = { INSIDE, SERVER, 40000, 53 };
+	struct flow out = { PUBLIC, SERVER, 61000, 53 };
+	struct kbloom_xlate orig = nat_rec(PROTO_UDP, in, out);
+	struct spec q = { .proto = PROTO_UDP, .f = in };
+	static const uint8_t errors[] = { 3, 4, 5, 11, 12 };
+	uint8_t p[256];
+	uint32_t len;
+	size_t k;
+	int t;
+
+	for (t = 0; t < 256; t++) {
+		len = icmp_error(p, t, SERVER, INSIDE, &q);
+		EXPECT_EQ(!!memchr(errors, t, sizeof(errors)),
+			  pkt_icmp_error_of(&orig, p, len)) TH_LOG("type %d", t);
+	}
+	len = icmp_error(p, 3, SERVER, INSIDE, &q);
+	/* Cut short: no quoted header, or without its ports (20 + 8 + 24). */
+	for (k = 0; k < len; k++)
+		EXPECT_EQ(k >= 52, pkt_icmp_error_of(&orig, p, k)) TH_LOG("%zu bytes", k);
+	p[28] = 0x60;				/* quoting IPv6 */
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+	len = icmp_error(p, 3, SERVER, INSIDE, &q);
+	set16(p + 6, 0x2000);			/* a first fragment */
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+	set16(p + 6, 0x4000);
+	orig.family = 6;
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+}
+
 /* ---- inverting NAT: whole packets ---- */
 
 TEST(snat_udp)

@@ -660,10 +660,11 @@ TEST(not_traceable_and_absent)
 	KB_ASSERT_NO_LEAKS();
 }
 
-/* mem_ask, with router @blind's answer marking every item blind. */
+/* mem_ask, with router @blind's answer marking every item blind (@why). */
 struct blind_mem {
 	struct mem m;
 	size_t blind;
+	enum tb_blind why;
 };
 
 static int blind_ask(void *ctx, size_t r, const struct tb_item *items,
@@ -674,7 +675,7 @@ static int blind_ask(void *ctx, size_t r, const struct tb_item *items,
 
 	if (!ret && r == bm->blind) {
 		a->blind = malloc(n);
-		memset(a->blind, 1, n);
+		memset(a->blind, bm->why, n);
 	}
 	return ret;
 }
@@ -700,13 +701,25 @@ TEST(a_blind_router_makes_the_packet_not_traceable)
 	mem_init(&bm.m, 3, 1, 0);
 	insert_packet(&bm.m, 0, 2, pkt);
 	bm.blind = 1;
+	bm.why = TB_BLIND_FRAGMENT;
 	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,
 			      sizeof(err)));
 	EXPECT_EQ(TB_NOT_TRACEABLE, res.status);
 	EXPECT_TRUE(res.blind);
 	EXPECT_EQ(1, res.blind_at);
+	EXPECT_EQ(TB_BLIND_FRAGMENT, res.blind_why);
 	EXPECT_EQ(1, res.nnodes);
 	tb_results_free(&res, 1);
+
+	/* The router's reason is the packet's: an ICMP error's. */
+	bm.why = TB_BLIND_ICMP_ERROR;
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_NOT_TRACEABLE, res.status);
+	EXPECT_EQ(1, res.blind_at);
+	EXPECT_EQ(TB_BLIND_ICMP_ERROR, res.blind_why);
+	tb_results_free(&res, 1);
+	bm.why = TB_BLIND_FRAGMENT;
 
 	bm.blind = 2;		/* r3 is never asked: r2 said absent */
 	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 """The YNL spec of the family (docs/netlink/kbloom.yaml) against the ABI
 header (kmod/uapi/kbloom.h) and the module's attribute policies
-(kmod/netlink.c). Run by ynlspec_test.sh; prints TAP.
+(kmod/netlink.c, and for the shape's parameters the engine's rows in
+kmod/engine/filter.c). Run by ynlspec_test.sh; prints TAP.
 
 The spec is read by the kernel's own YNL library (tools/net/ynl/lib of
 Debian's linux-source-6.12, via scripts/ynl), validated against its
@@ -30,6 +31,8 @@ YNL = sys.argv[1]
 SPEC = os.path.join(TOP, 'docs', 'netlink', 'kbloom.yaml')
 HEADER = os.path.join(TOP, 'kmod', 'uapi', 'kbloom.h')
 POLICY = os.path.join(TOP, 'kmod', 'netlink.c')
+PARAMS = os.path.join(TOP, 'kmod', 'engine', 'filter.c')
+SHAPE = os.path.join(TOP, 'kmod', 'engine', 'filter.h')
 SCHEMA = os.path.join(YNL, 'Documentation', 'netlink', 'genetlink-legacy.yaml')
 sys.path.insert(0, os.path.join(YNL, 'tools', 'net', 'ynl'))
 from lib import SpecFamily  # noqa: E402 (the kernel's YNL library)
@@ -112,6 +115,14 @@ def parse_policy():
                  if w in NLA_TYPES]
             if t:
                 types[m.group(1)] = NLA_TYPES[t[0]]
+    # The shape's parameters' lines are written at init from the engine's
+    # rows (kb_params[]): each a u32 or u64 as its kb_shape field is.
+    fields = dict((f, t) for t, f in re.findall(
+        r'^\s*(u32|u64)\s+(\w+);', open(SHAPE).read().split('struct kb_shape {')[1]
+        .split('};')[0], re.M))
+    for attr, field in re.findall(r'\.attr = (KBLOOM_A_\w+),\s*\.offset = KB_AT\((\w+)\)',
+                                  open(PARAMS).read()):
+        types.setdefault(attr, fields[field])
     return types
 
 

@@ -557,5 +557,53 @@ reversed2() { reverse_pcap twonat tworev && traced2 tworev ICMP 6 'SNAT 10\.6\.0
 	'SNAT 100\.64\.0\.1 id (\d+) <- 10\.6\.0\.2 id \1 \(window \d+\)'; }
 check "the two-NAT capture in reverse order: each ping fragment still traced through both NATs to home" reversed2
 
+# 12. ICMP errors about a NAT'ed flow. nat rewrites the header they quote
+# and one outer address (conntrack relates them to the flow): from
+# outside, v's port unreachable for a's masqueraded datagram (its outer
+# destination and quoted source un-SNAT'ed); from inside, a's port
+# unreachable for v's datagram to a port forward with no server (its
+# outer source and quoted destination SNAT'ed). No record says what the
+# outer address was (an error from a router inside leaves with the NAT's
+# address too): each is not traceable past nat, said so, exit 1, never
+# "absent" upstream of it nor "traced" to a wrong ingress.
+icmp_blind() {
+	local name=$1 from=$2 rc=0
+	$bc -j trace "$tmp/topo.txt" from "$from" pcap "$tmp/$name.pcap" \
+		>"$tmp/$name.json" || rc=$?
+	"${py[@]}" - "$tmp/$name.json" "$from" <<-'EOF'
+	import json, sys
+	res = json.load(open(sys.argv[1]))
+	res = res if isinstance(res, list) else [res]
+	for r in res:
+	    print(r["packet"], r["description"], r["status"], r.get("why"))
+	    assert "unreachable" in r["description"], r["description"]
+	    assert r["status"] == "not traceable" and not r["traceable"], r["status"]
+	    assert r["why"].startswith("not traceable past nat (an ICMP error about a flow its NAT rewrote"), r["why"]
+	    # Drawn as far as it goes: from, and nat where its hook saw this form.
+	    assert r["nodes"][0]["router"] == sys.argv[2], r["nodes"]
+	    assert {x["router"] for x in r["nodes"]} <= {sys.argv[2], "nat"}, r["nodes"]
+	assert len(res) == 2, len(res)
+	EOF
+	[ $? = 0 ] && echo "exit $rc" && [ $rc = 1 ]
+}
+nx v sysctl -qw net.ipv4.icmp_ratelimit=0 && nx a sysctl -qw net.ipv4.icmp_ratelimit=0
+# One datagram per nc: after a port unreachable its socket is refused.
+capture a icmperr icmp && for i in 1 2; do
+	echo "x $i" | nx a nc -u -w 1 -p 4100 10.2.0.2 7999; done; stop icmperr
+check "v's port unreachables for a's masqueraded datagrams, captured at a: not traceable past nat (an ICMP error about a flow its NAT rewrote), exit 1" \
+	icmp_blind icmperr r2
+capture v icmperr2 icmp && for i in 1 2; do
+	echo "y $i" | nx v nc -u -w 1 -p 999 100.64.0.1 8053; done; stop icmperr2
+check "a's port unreachables for v's datagrams to a port forward, captured at v: not traceable past nat, exit 1" \
+	icmp_blind icmperr2 r1
+query_blind() {
+	local out rc=0
+	out=$($bc -n ${P}nat query xlate pcap "$tmp/icmperr.pcap") || rc=$?
+	echo "exit $rc: $out"
+	[ $rc = 1 ] && [ "$(grep -c 'not undone: an ICMP error about a flow this NAT rewrote' <<<"$out")" = 2 ] &&
+		[ "$(tail -1 <<<"$out")" = "2 packets: 0 transformed, 2 not" ]
+}
+check "query xlate pcap: each of those errors 'not undone: an ICMP error about a flow this NAT rewrote', exit 1" query_blind
+
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 finish

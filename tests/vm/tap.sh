@@ -13,11 +13,14 @@ tap_fails=0
 echo "TAP version 13"
 
 check() {
-	local desc=$1 out rc
+	local desc=$1 out rc t0=${EPOCHREALTIME/./}
 	shift
 	out=$("$@" 2>&1)
 	rc=$?
 	tap_n=$((tap_n + 1))
+	# The slow ones say so: what to look at when a tier grows.
+	t0=$(( (${EPOCHREALTIME/./} - t0) / 100000 ))
+	[ $t0 -lt 100 ] || echo "# $tap_n took $((t0 / 10)).$((t0 % 10)) s"
 	if [ $rc -eq 0 ]; then
 		echo "ok $tap_n - $desc"
 	else
