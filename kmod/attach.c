@@ -26,6 +26,7 @@
 #include <net/ip6_checksum.h>
 #include <net/genetlink.h>
 
+#include "arrival.h"
 #include "attach.h"
 #include "bypass.h"
 #include "digest_queue.h"
@@ -60,7 +61,7 @@ struct kb_attach {
 	struct kb_attach_pcpu __percpu *stats;
 	struct kb_dq *dq;		/* NULL for multi digests */
 	unsigned int nops;
-	struct nf_hook_ops ops[2];	/* IPv4, IPv6 */
+	struct nf_hook_ops ops[3];	/* IPv4, IPv6; transforms: 3 */
 };
 
 static const unsigned int kb_nf_hook[] = {
@@ -346,9 +347,39 @@ static unsigned int kb_hook_dev(void *priv, struct sk_buff *skb,
 }
 
 /*
+ * Puts @rec in the current window: 0, or why not (KBLOOM_SKIP_FULL).
+ * Tunnel records (@per_packet), one a packet, take at most half of a
+ * window: a flood through a tunnel leaves the NAT and arrival records (one
+ * a flow) room.
+ */
+static u32 kb_xlate_record(struct kb_attach *att, struct kbloom_xlate *rec,
+			   bool per_packet)
+{
+	struct kb_window *w = kb_window_cur(&att->obj->ring);
+
+	if (per_packet &&
+	    atomic_read(&w->tunnels) >= (int)(w->filter.s.m / 2))
+		return KBLOOM_SKIP_FULL;
+	switch (kb_xlate_put(&w->filter, rec)) {
+	case KB_XLATE_NEW:
+		if (per_packet)
+			atomic_inc(&w->tunnels);
+		kb_window_count(w, 1);
+		this_cpu_inc(att->obj->stats->hooked);
+		return 0;
+	case KB_XLATE_KNOWN:
+		return 0;
+	default:
+		return KBLOOM_SKIP_FULL;
+	}
+}
+
+/*
  * A transforms table's hooks: at POSTROUTING one record per NAT'ed flow
  * direction and window (a packet of a flow already recorded writes
- * nothing), at LOCAL_IN one per IPIP or GRE packet to decapsulate.
+ * nothing), and one per flow direction that came out of IPsec or a
+ * tunnel device no record undoes; at LOCAL_IN one per IPIP or GRE packet
+ * to decapsulate.
  */
 static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
@@ -357,9 +388,8 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 	const struct net_device *dev = post ? state->out : state->in;
 	struct kb_attach *att = priv;
 	struct kbloom_xlate rec;
-	struct kb_window *w;
 	__be32 key = 0;
-	u32 why;
+	u32 why, arr;
 
 	if (att->ifindex && (!dev || dev->ifindex != att->ifindex))
 		return NF_ACCEPT;
@@ -369,35 +399,18 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 	/* Only what a tunnel device here will decapsulate: no outsider's. */
 	if (!why && !post && !kb_tunnel_takes(state->net, &rec, key))
 		why = KBLOOM_SKIP_UNTRANSFORMED;
-	if (!why) {
-		w = kb_window_cur(&att->obj->ring);
-		/*
-		 * Tunnel records, one a packet, take at most half of a
-		 * window: a flood through a tunnel leaves the NAT records
-		 * (one a flow) room.
-		 */
-		if (!post &&
-		    atomic_read(&w->tunnels) >= (int)(w->filter.s.m / 2)) {
-			this_cpu_inc(att->stats->skipped[KBLOOM_SKIP_FULL]);
-			return NF_ACCEPT;
-		}
-		switch (kb_xlate_put(&w->filter, &rec)) {
-		case KB_XLATE_NEW:
-			if (!post)
-				atomic_inc(&w->tunnels);
-			kb_window_count(w, 1);
-			this_cpu_inc(att->obj->stats->hooked);
-			fallthrough;
-		case KB_XLATE_KNOWN:
-			this_cpu_inc(att->stats->digested);
-			break;
-		case KB_XLATE_FULL:
-			why = KBLOOM_SKIP_FULL;
-			break;
-		}
+	if (!why)
+		why = kb_xlate_record(att, &rec, !post);
+	/* NAT'ed or not, what it came out of: before it, another packet. */
+	if (post && !kb_xlate_of_arrival(state->net, skb, &rec)) {
+		arr = kb_xlate_record(att, &rec, false);
+		if (why == KBLOOM_SKIP_UNTRANSFORMED || arr)
+			why = arr;
 	}
 	if (why)
 		this_cpu_inc(att->stats->skipped[why]);
+	else
+		this_cpu_inc(att->stats->digested);
 	return NF_ACCEPT;
 }
 
@@ -411,12 +424,21 @@ static void kb_unhook_att(struct kb_attach *att)
 static int kb_attach_ops(struct kb_attach *att)
 {
 	static const u8 pfs[] = { NFPROTO_IPV4, NFPROTO_IPV6 };
-	/* Transforms: NAT after it happened, tunnels before decapsulation. */
-	static const unsigned int xlate_hooks[] = {
-		NF_INET_POST_ROUTING, NF_INET_LOCAL_IN,
+	/*
+	 * Transforms: NAT and arrivals after NAT happened, tunnels before
+	 * decapsulation; IPv6 has arrival records only.
+	 */
+	static const struct {
+		u8 pf;
+		u8 family;
+		unsigned int hooknum;
+	} xlate_hooks[] = {
+		{ NFPROTO_IPV4, KBLOOM_FAMILY_IPV4, NF_INET_POST_ROUTING },
+		{ NFPROTO_IPV4, KBLOOM_FAMILY_IPV4, NF_INET_LOCAL_IN },
+		{ NFPROTO_IPV6, KBLOOM_FAMILY_IPV6, NF_INET_POST_ROUTING },
 	};
 	bool xlate = !kb_filter_keyed(kb_ring_shape(&att->obj->ring));
-	unsigned int i;
+	unsigned int i, n = xlate ? ARRAY_SIZE(xlate_hooks) : ARRAY_SIZE(pfs);
 	int err;
 
 	if (kb_hook_frames(att->hook)) {
@@ -448,18 +470,17 @@ static int kb_attach_ops(struct kb_attach *att)
 		att->nops = 1;
 		return 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(pfs); i++) {
+	for (i = 0; i < n; i++) {
 		struct nf_hook_ops *ops = &att->ops[att->nops];
 
-		if (!xlate && att->family != KBLOOM_FAMILY_ANY &&
-		    att->family != i + 1)
+		if (att->family != KBLOOM_FAMILY_ANY &&
+		    att->family != (xlate ? xlate_hooks[i].family : i + 1))
 			continue;
 		ops->priv = att;
-		/* Transform records are IPv4 (struct kbloom_xlate). */
 		if (xlate) {
 			ops->hook = kb_hook_xlate;
-			ops->pf = NFPROTO_IPV4;
-			ops->hooknum = xlate_hooks[i];
+			ops->pf = xlate_hooks[i].pf;
+			ops->hooknum = xlate_hooks[i].hooknum;
 			/* After NAT; at LOCAL_IN, before the tunnel's handler. */
 			ops->priority = NF_IP_PRI_LAST;
 		} else {
@@ -543,10 +564,6 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 		if (args->hook != KBLOOM_HOOK_POSTROUTING) {
 			NL_SET_ERR_MSG(extack,
 				       "a transforms table records at HOOK postrouting, after NAT");
-			return -EINVAL;
-		}
-		if (args->family == KBLOOM_FAMILY_IPV6) {
-			NL_SET_ERR_MSG(extack, "transform records are IPv4 only");
 			return -EINVAL;
 		}
 	} else if (!args->digest) {

@@ -187,7 +187,7 @@ const struct kb_command kb_cmd_attach = {
 	.usage =
 		"NAME hook HOOK [dev IFACE] [family ipv4|ipv6|any] digest MODE\n"
 		"NAME hook ingress|egress dev IFACE [family ipv4|ipv6|any] digest MODE\n"
-		"NAME hook postrouting [dev IFACE] [family ipv4|any]   (transforms)\n",
+		"NAME hook postrouting [dev IFACE] [family ipv4|ipv6|any]   (transforms)\n",
 	.help =
 		"Attaches filter NAME to a netfilter hook of its network namespace:\n"
 		"every IPv4 and IPv6 packet reaching the hook is reduced to a key by\n"
@@ -241,8 +241,14 @@ const struct kb_command kb_cmd_attach = {
 		"The same attachment hooks input too: each IPIP or GRE packet this\n"
 		"router decapsulates gives a record of its outer header (addresses,\n"
 		"IP ID, GRE's first optional word: checksum, key or sequence\n"
-		"number), per packet. Other packets (and ICMP errors about a\n"
-		"flow) are counted as untransformed; a record that finds no free cell\n"
+		"number), per packet. A packet that came out of IPsec or a tunnel\n"
+		"device no record undoes (vxlan, geneve, sit, ip6tnl, ip6gre, gretap,\n"
+		"wireguard, xfrm, vti, bareudp, gtp, ipip or gre in UDP), IPv4 or\n"
+		"IPv6, gives an arrival record per flow direction and window, naming\n"
+		"the IPsec state or the device: 'trace' says it is not traceable past\n"
+		"this router (family ipv6: those of IPv6 only; ipv4: no IPv6 hook).\n"
+		"Other packets (and ICMP errors about a flow) are counted as\n"
+		"untransformed; a record that finds no free cell\n"
 		"in its lines is not made and its packet is counted as full. Prints\n"
 		"nothing on success.\n",
 };

@@ -418,7 +418,15 @@ static void render_one(const struct kb_out *o, const struct trace *t,
 			     ": no digest (%s)\n", kb_skip_str(p->skip));
 	else if (r && kb_out_is_json(o))
 		kb_json_time(o->j, "oldest", r->oldest);
-	if (asked && r->status == TB_NOT_TRACEABLE && r->blind) {
+	if (asked && r->status == TB_NOT_TRACEABLE && r->blind &&
+	    r->blind_why == TB_BLIND_OPAQUE) {
+		char blind[KB_TOPO_NAME_MAX + TB_WHAT_MAX + 120];
+
+		snprintf(blind, sizeof(blind),
+			 "not traceable past %s (it came out of %s there: the routers before it carried another packet, which no record rebuilds)",
+			 t->topo.r[r->blind_at].name, r->blind_what);
+		kb_print_str(o, KB_PRINT_ANY, "why", "%s\n", blind);
+	} else if (asked && r->status == TB_NOT_TRACEABLE && r->blind) {
 		char blind[KB_TOPO_NAME_MAX + 200];
 
 		snprintf(blind, sizeof(blind), "not traceable past %s (%s)",

@@ -22,6 +22,8 @@
 #define IP_OFFMASK	0x1fff
 #define ICMP_ECHOREPLY	0
 #define ICMP_ECHO	8
+#define ICMP6_ECHO_REQUEST	128
+#define ICMP6_ECHO_REPLY	129
 /* The errors of RFC 792, which quote the packet they are about. */
 #define ICMP_DEST_UNREACH	3
 #define ICMP_SOURCE_QUENCH	4
@@ -231,6 +233,64 @@ int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len)
 	struct ip4 h;
 
 	return !ip4_parse(pkt, len, &h) && (h.frag & IP_OFFMASK);
+}
+
+/* Ports or an echo identifier of @proto at @l4 (@n bytes) into @want. */
+static int arrival_ports(const uint8_t *l4, uint32_t n, uint8_t proto,
+			 struct kbloom_xlate *want)
+{
+	if (has_ports(proto)) {
+		if (n < 4)
+			return -1;
+		memcpy(&want->after_sport, l4, 2);
+		memcpy(&want->after_dport, l4 + 2, 2);
+	} else if (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6) {
+		if (n < 1)
+			return -1;
+		if (proto == IPPROTO_ICMP ?
+		    l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHOREPLY :
+		    l4[0] == ICMP6_ECHO_REQUEST || l4[0] == ICMP6_ECHO_REPLY) {
+			if (n < 6)
+				return -1;
+			memcpy(&want->after_sport, l4 + 4, 2);
+		}
+	}
+	return 0;
+}
+
+static uint32_t fold6(const uint8_t *a)
+{
+	uint32_t w[4];
+
+	memcpy(w, a, 16);
+	return w[0] ^ w[1] ^ w[2] ^ w[3];
+}
+
+int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
+		     struct kbloom_xlate *want)
+{
+	struct ip4 h;
+	uint32_t end;
+
+	memset(want, 0, sizeof(*want));
+	if (!ip4_parse(pkt, len, &h)) {
+		want->family = 4;
+		want->proto = h.proto;
+		memcpy(&want->after_src, pkt + 12, 4);
+		memcpy(&want->after_dst, pkt + 16, 4);
+		if (h.frag & IP_OFFMASK)
+			return 0;
+		return arrival_ports(pkt + h.hl, h.end - h.hl, h.proto, want);
+	}
+	if (len < 40 || pkt[0] >> 4 != 6)
+		return -1;
+	end = 40 + get16(pkt + 4);
+	want->family = 6;
+	want->proto = pkt[6];
+	want->after_src = fold6(pkt + 8);
+	want->after_dst = fold6(pkt + 24);
+	return arrival_ports(pkt + 40, (len < end ? len : end) - 40, pkt[6],
+			     want);
 }
 
 /* The offset of the IPv4 packet an ICMP error @pkt quotes; -1: none. */

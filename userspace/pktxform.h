@@ -111,6 +111,18 @@ void pkt_datagram_key(const uint8_t *pkt, uint8_t key[PKT_DATAGRAM_KEY]);
 int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len);
 
 /*
+ * The key of an arrival record (KBLOOM_XLATE_OPAQUE) for @pkt, an IPv4 or
+ * IPv6 packet as it left the router, as the kernel makes it: FAMILY,
+ * PROTO, the addresses (IPv6: each the XOR of its four 32-bit words), and
+ * the ports or an ICMP or ICMPv6 echo's identifier as pkt_xlate_want()
+ * reads them (0 for a later fragment; IPv6: right after the fixed
+ * header). 0, or -1 when the capture is too short for them or @pkt is
+ * not IP.
+ */
+int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
+		     struct kbloom_xlate *want);
+
+/*
  * Whether @pkt is an ICMP error (RFC 792: destination unreachable, source
  * quench, redirect, time exceeded, parameter problem; not a fragment)
  * about a packet of the flow NAT record @rec is of: its quoted packet

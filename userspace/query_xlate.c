@@ -8,6 +8,7 @@
  * cmd_query.c), and each record found gives the packet as it arrived:
  *	INDEX [TIME] DESCRIPTION: SNAT A <- B (window ID), before: DESCRIPTION, digest 0x...
  *	INDEX [TIME] DESCRIPTION: not transformed here
+ *	INDEX [TIME] DESCRIPTION: came out of WHAT (window ID), not undone
  *	N packets: T transformed, U not
  * The digest is the SPIE digest of the packet as it arrived, which the
  * routers before this one recorded. Exit: 0 every packet transformed,
@@ -56,6 +57,21 @@ static void print_before(struct qx *q, const uint8_t *pkt, uint32_t len,
 	int r;
 
 	kb_xlate_str(&h->rec, what, sizeof(what));
+	if (h->rec.kind & KBLOOM_XLATE_OPAQUE) {
+		/* Nothing to rebuild: what came before was another packet. */
+		kb_print_obj_begin(o, NULL);
+		kb_print_u64(o, KB_PRINT_JSON, "window", NULL, h->window);
+		kb_print_text(o, "%s", first ? "" : "; ");
+		kb_print_str(o, KB_PRINT_ANY, "transform", "came out of %s",
+			     what);
+		kb_print_u64(o, KB_PRINT_TEXT, NULL, " (window %llu), not undone",
+			     h->window);
+		kb_print_str(o, KB_PRINT_JSON, "before", NULL, NULL);
+		kb_print_str(o, KB_PRINT_JSON, "before_digest", NULL, NULL);
+		kb_print_str(o, KB_PRINT_JSON, "before_packet", NULL, NULL);
+		kb_print_obj_end(o);
+		return;
+	}
 	/* The lookup matched the key: only memory can fail. */
 	r = kb_xlate_before(&h->rec, pkt, len, &before, &len);
 	if (r) {
@@ -101,7 +117,12 @@ static void one(struct qx *q, uint64_t index, uint64_t ts, const uint8_t *pkt,
 	m = kb_xlate_lookup(q->a, pkt, len, since, until, hit, QX_HITS_MAX);
 	kb_pkt_describe(pkt, len, desc, sizeof(desc));
 	q->n++;
-	q->found += m > 0;
+	/* Transformed: a record gives the packet before; an arrival does not. */
+	for (k = 0; k < m && k < QX_HITS_MAX; k++)
+		if (!(hit[k].rec.kind & KBLOOM_XLATE_OPAQUE)) {
+			q->found++;
+			break;
+		}
 	kb_print_obj_begin(&q->o, NULL);
 	kb_print_u64(&q->o, KB_PRINT_ANY, "packet", "%llu ", index);
 	if (ts)

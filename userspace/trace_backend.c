@@ -225,6 +225,20 @@ static int mark_blind(struct tb_answer *a, size_t n, size_t k,
 	return 0;
 }
 
+/* Item @k came out of what arrival record @rec names. 0 or -1. */
+static int mark_opaque(struct tb_answer *a, size_t n, size_t k,
+		       const struct kbloom_xlate *rec)
+{
+	if (mark_blind(a, n, k, TB_BLIND_OPAQUE))
+		return -1;
+	if (!a->blind_what)
+		a->blind_what = calloc(n, sizeof(*a->blind_what));
+	if (!a->blind_what)
+		return -1;
+	kb_xlate_str(rec, a->blind_what[k], sizeof(a->blind_what[k]));
+	return 0;
+}
+
 /*
  * Later fragments have no key of their own: the records their datagram's
  * head (its first fragment, or the head rebuilt from the capture) finds
@@ -320,6 +334,11 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 		    mark_blind(a, n, k, TB_BLIND_ICMP_ERROR))
 			return -1;
 		for (h = 0; h < m && h < XLATE_HITS_MAX; h++) {
+			if (hit[h].rec.kind & KBLOOM_XLATE_OPAQUE) {
+				if (mark_opaque(a, n, k, &hit[h].rec))
+					return -1;
+				continue;
+			}
 			r = kb_xlate_before(&hit[h].rec, items[k].pkt,
 					    items[k].len, &buf, &blen);
 			if (r == -ENOMEM)
@@ -352,12 +371,16 @@ static int ask_with_xlate(struct trace_backends *b, size_t r,
 		goto nomem;
 	if (!a->nxf) {
 		uint8_t *blind = a->blind;
+		char (*what)[TB_WHAT_MAX] = a->blind_what;
 
 		ret = ask_kind(b, r, items, n, a, err, errlen);
-		if (ret)
+		if (ret) {
 			free(blind);
-		else
+			free(what);
+		} else {
 			a->blind = blind;
+			a->blind_what = what;
+		}
 		return ret;
 	}
 	more = calloc(n + a->nxf, sizeof(*more));

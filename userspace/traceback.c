@@ -202,6 +202,7 @@ void tb_answer_free(struct tb_answer *a)
 	free(a->win);
 	free(a->hits);
 	free(a->blind);
+	free(a->blind_what);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -282,6 +283,9 @@ static void note_blind(struct walk *w, size_t i, size_t r, size_t row,
 			res->blind = true;
 			res->blind_at = r;
 			res->blind_why = a->blind[row + f];
+			if (a->blind_what)
+				memcpy(res->blind_what, a->blind_what[row + f],
+				       sizeof(res->blind_what));
 			return;
 		}
 }

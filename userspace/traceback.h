@@ -54,6 +54,9 @@
 
 #include "topology.h"
 
+/* A transform's words (kb_xlate_str()), with their terminating 0. */
+#define TB_WHAT_MAX	96
+
 /* One window of a router's answer. */
 struct tb_window {
 	uint64_t id;
@@ -79,7 +82,7 @@ struct tb_xform {
 	uint8_t *pkt;		/* malloc */
 	uint32_t len;
 	uint64_t window;	/* the window that recorded it */
-	char what[96];		/* "SNAT 100.64.0.1:61000 <- 10.9.0.5:4000" */
+	char what[TB_WHAT_MAX];	/* "SNAT 100.64.0.1:61000 <- 10.9.0.5:4000" */
 };
 
 /* The forms a packet may have had on a hop: as seen, then as before a
@@ -107,6 +110,8 @@ struct tb_answer {
 	 * none (malloc).
 	 */
 	uint8_t *blind;
+	/* n rows: for TB_BLIND_OPAQUE, what the item came out of (malloc). */
+	char (*blind_what)[TB_WHAT_MAX];
 	/*
 	 * What may carry packets past the router's attachment, as 'show'
 	 * says it ("flowtable, xdp"), or empty: an item it holds no digest
@@ -148,6 +153,8 @@ enum tb_blind {
 	TB_BLIND_FRAGMENT = 1,
 	/* An ICMP error about a flow the NAT rewrote (kb_xlate_nat_of_icmp_error). */
 	TB_BLIND_ICMP_ERROR,
+	/* Came out of IPsec or a tunnel no record undoes (blind_what). */
+	TB_BLIND_OPAQUE,
 };
 
 enum tb_status {
@@ -191,6 +198,7 @@ struct tb_result {
 	bool blind;		/* see TB_NOT_TRACEABLE: at router blind_at */
 	size_t blind_at;	/* the first such router (topology index) */
 	enum tb_blind blind_why;
+	char blind_what[TB_WHAT_MAX];	/* TB_BLIND_OPAQUE: what, as recorded */
 	size_t asked;		/* routers asked about it upstream of FROM */
 	double expected;	/* expected false branches (see above) */
 };

@@ -149,6 +149,9 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		n = lookup_key(a, &want, XLATE_NAT, lo, hi, out, n, max);
 	if (!pkt_tunnel_want(pkt, len, &want))
 		n = lookup_key(a, &want, XLATE_TUNNEL, lo, hi, out, n, max);
+	if (!pkt_arrival_want(pkt, len, &want))
+		n = lookup_key(a, &want, KBLOOM_XLATE_OPAQUE, lo, hi, out, n,
+			       max);
 	return n;
 }
 
@@ -213,7 +216,9 @@ int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
 
 	if (!buf)
 		return -ENOMEM;
-	if (r->kind & XLATE_TUNNEL) {
+	if (r->kind & KBLOOM_XLATE_OPAQUE) {
+		ret = -1;		/* what it came out of is not kept */
+	} else if (r->kind & XLATE_TUNNEL) {
 		ret = pkt_tunnel_outer(pkt, len, r, buf, max, outlen);
 	} else {
 		ret = pkt_xlate_invert(pkt, len, r, buf);
@@ -274,11 +279,57 @@ static void gre_words(const struct kbloom_xlate *r, char *buf, size_t len)
 	}
 }
 
+/* What an arrival record's packet came out of (enum kbloom_arrival). */
+static const char *const arrival_words[] = {
+	[KBLOOM_ARRIVAL_ESP] = "IPsec ESP",
+	[KBLOOM_ARRIVAL_AH] = "IPsec AH",
+	[KBLOOM_ARRIVAL_IPCOMP] = "IPComp",
+	[KBLOOM_ARRIVAL_WIREGUARD] = "a wireguard device",
+	[KBLOOM_ARRIVAL_VXLAN] = "a vxlan device",
+	[KBLOOM_ARRIVAL_GENEVE] = "a geneve device",
+	[KBLOOM_ARRIVAL_SIT] = "a sit device",
+	[KBLOOM_ARRIVAL_IP6TNL] = "an ip6tnl device",
+	[KBLOOM_ARRIVAL_IP6GRE] = "an ip6gre device",
+	[KBLOOM_ARRIVAL_GRETAP] = "a gretap device",
+	[KBLOOM_ARRIVAL_FOU] = "an ipip or gre device in UDP",
+	[KBLOOM_ARRIVAL_XFRM] = "an xfrm or vti device",
+	[KBLOOM_ARRIVAL_BAREUDP] = "a bareudp device",
+	[KBLOOM_ARRIVAL_GTP] = "a gtp device",
+};
+
+/* "IPsec ESP 10.1.0.1 > 10.2.0.2 spi 0x100", "a vxlan device (ifindex 7)". */
+static void arrival_str(const struct kbloom_xlate *r, char *buf, size_t len)
+{
+	uint16_t kind = ntohs(r->before_dport);
+	const char *what = kind < ARRAY_SIZE(arrival_words) &&
+			   arrival_words[kind] ? arrival_words[kind] :
+			   "a tunnel of an unknown kind";
+	char x[INET_ADDRSTRLEN], y[INET_ADDRSTRLEN];
+
+	if (kind == KBLOOM_ARRIVAL_ESP || kind == KBLOOM_ARRIVAL_AH ||
+	    kind == KBLOOM_ARRIVAL_IPCOMP) {
+		if (!r->before_src && !r->before_dst) {
+			snprintf(buf, len, "%s spi 0x%x", what, ntohl(r->first));
+			return;
+		}
+		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
+		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
+		snprintf(buf, len, "%s %s > %s spi 0x%x", what, x, y,
+			 ntohl(r->first));
+		return;
+	}
+	snprintf(buf, len, "%s (ifindex %u)", what, r->first);
+}
+
 void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 {
 	char x[INET_ADDRSTRLEN], y[INET_ADDRSTRLEN];
 	int n;
 
+	if (r->kind & KBLOOM_XLATE_OPAQUE) {
+		arrival_str(r, buf, len);
+		return;
+	}
 	if (r->kind & XLATE_TUNNEL) {
 		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
 		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));

@@ -34,10 +34,12 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
 		  struct kb_archive **out, char *err, size_t errlen);
 
 /*
- * The records of @a for the IPv4 packet @pkt (@len bytes from its IP
- * header, as it left the router) in the windows overlapping [@lo, @hi],
- * newest window first: up to @max in @out; returns how many there are.
- * 0 for a packet with no lookup (pktxform.h, pkt_xlate_want()).
+ * The records of @a for the packet @pkt (@len bytes from its IP header,
+ * as it left the router) in the windows overlapping [@lo, @hi], newest
+ * window first: up to @max in @out; returns how many there are. NAT and
+ * tunnel records are of IPv4 packets (pktxform.h, pkt_xlate_want(),
+ * pkt_tunnel_want()), arrival records of IPv4 and IPv6 ones
+ * (pkt_arrival_want()).
  */
 size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       uint32_t len, uint64_t lo, uint64_t hi,
@@ -67,7 +69,8 @@ bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
 /*
  * The packet @pkt (@len bytes) was before record @r: NAT undone, or the
  * outer packet of a tunnel around it (pktxform.h). 0 and *@out (malloc,
- * *@outlen bytes), -EINVAL when @r is not a record of @pkt, -ENOMEM.
+ * *@outlen bytes), -EINVAL when @r is not a record of @pkt or an arrival
+ * record (KBLOOM_XLATE_OPAQUE: nothing to rebuild it by), -ENOMEM.
  */
 int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
 		    uint32_t len, uint8_t **out, uint32_t *outlen);
@@ -77,7 +80,9 @@ int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
  * 10.9.0.5:4000", "DNAT 10.9.0.5:53 <- 100.64.0.1:5353", an ICMP echo as
  * "SNAT 100.64.0.1 id 7 <- 10.9.0.5 id 3"; both as "SNAT ...; DNAT ...";
  * a tunnel by its outer packet, "IPIP 10.2.0.1 > 10.3.0.2 id 4660" or
- * "GRE 10.2.0.1 > 10.3.0.2 id 4660[ key 7]".
+ * "GRE 10.2.0.1 > 10.3.0.2 id 4660[ key 7]"; an arrival by what the
+ * packet came out of, "IPsec ESP 10.1.0.1 > 10.2.0.2 spi 0x100" or "a
+ * vxlan device (ifindex 7)".
  */
 void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len);
 

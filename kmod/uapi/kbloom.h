@@ -578,9 +578,11 @@ enum kbloom_type {
 	 * KBLOOM_XLATE_LINE (records per 64-byte line); HASHES must be 1.
 	 * Written only by an attachment at HOOK POSTROUTING: there, after
 	 * NAT, a packet whose conntrack entry has NAT gives one record per
-	 * flow direction and window; the same attachment hooks LOCAL_IN,
-	 * where each IPIP or GRE packet a tunnel device of the netns (up)
-	 * takes gives one (struct kbloom_xlate): its addresses, kind and
+	 * flow direction and window, as does a packet that came out of IPsec
+	 * or a tunnel device no record undoes (an arrival record); the
+	 * same attachment hooks LOCAL_IN, where each IPIP or GRE packet a
+	 * tunnel device of the netns (up) takes gives one (struct
+	 * kbloom_xlate): its addresses, kind and
 	 * key, as the kernel's tunnel lookup matches them; packets no
 	 * device takes are dropped by the kernel and recorded by no one.
 	 * Tunnel records take at most half of a window's cells (then
@@ -706,7 +708,8 @@ enum kbloom_skip {
 	KBLOOM_SKIP_GSO,	/* a GSO packet other than TCP and UDP (UDP GRO fraglist) */
 	/* Transforms attachments: */
 	KBLOOM_SKIP_UNTRANSFORMED, /* no NAT on its conntrack entry (or
-				    * none), an ICMP error about a flow; at
+				    * none) and no arrival to record, an
+				    * ICMP error about a flow; at
 				    * LOCAL_IN: no IPIP or GRE we can record,
 				    * or none a tunnel device here takes
 				    */
@@ -926,7 +929,7 @@ enum kbloom_attach_attr {
 
 /*
  * A transform record: the cells of a KBLOOM_TYPE_TRANSFORMS table, as
- * EXPORT gives them, in network byte order. Two kinds:
+ * EXPORT gives them, in network byte order. Three kinds:
  * NAT (KIND SNAT and/or DNAT), per flow direction and window, made at
  *	POSTROUTING: a packet of a NAT'ed flow left the router as AFTER and
  *	had arrived as BEFORE: addresses and ports (for ICMP echo and echo
@@ -945,6 +948,20 @@ enum kbloom_attach_attr {
  *	the words after it are not kept (rebuilt as zero). The outer IP ID,
  *	a checksum and a sequence number are per packet: a trace needs them
  *	to find the outer packet the routers inside the tunnel saw.
+ * Arrival (KIND OPAQUE), per flow direction and window, made at
+ *	POSTROUTING: a packet forwarded here had arrived decapsulated by
+ *	something no record undoes (enum kbloom_arrival in BEFORE_DPORT):
+ *	IPsec (its input state's SPI in FIRST, and for an IPv4 state its
+ *	addresses, the outer packet's, in BEFORE_SRC and BEFORE_DST), or a
+ *	tunnel device of a kind kbloom does not undo (its ifindex in FIRST,
+ *	host order).
+ *	Keyed by the packet as it left: FAMILY 4 or 6, PROTO, AFTER_SRC,
+ *	AFTER_DST (for IPv6 the XOR of the address's four 32-bit words) and
+ *	AFTER_SPORT, AFTER_DPORT as a NAT record's (IPv6: after the fixed
+ *	header; ICMPv6 echo's identifier in SPORT; 0 for a later
+ *	fragment). A trace there says the packet is not traceable past the
+ *	router, naming what it came out of, rather than asking the routers
+ *	before it about a form they never carried.
  * A cell whose STATE is not KBLOOM_XLATE_VALID holds no record (0: free;
  * KBLOOM_XLATE_WRITING: being written).
  */
@@ -969,8 +986,31 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_GRE_KEY	_BITUL(4)	/* ... which had a key */
 #define KBLOOM_XLATE_GRE_CSUM	_BITUL(5)	/* ... a checksum */
 #define KBLOOM_XLATE_GRE_SEQ	_BITUL(6)	/* ... a sequence number */
+#define KBLOOM_XLATE_OPAQUE	_BITUL(7)	/* an arrival no record undoes */
 #define KBLOOM_XLATE_LINE	2		/* records per 64-byte line */
 #define KBLOOM_XLATE_PROBES	8		/* lines a record may use */
+
+/* What an arrival record's packet came out of (BEFORE_DPORT). */
+enum kbloom_arrival {
+	KBLOOM_ARRIVAL_UNSPEC,
+	KBLOOM_ARRIVAL_ESP,		/* IPsec ESP (RFC 4303): ciphertext */
+	KBLOOM_ARRIVAL_AH,		/* IPsec AH (RFC 4302) */
+	KBLOOM_ARRIVAL_IPCOMP,		/* IP payload compression (RFC 3173) */
+	KBLOOM_ARRIVAL_WIREGUARD,	/* a wireguard device: ciphertext */
+	KBLOOM_ARRIVAL_VXLAN,		/* vxlan (RFC 7348) */
+	KBLOOM_ARRIVAL_GENEVE,		/* geneve (RFC 8926) */
+	KBLOOM_ARRIVAL_SIT,		/* sit: IPv6 in IPv4 (RFC 4213) */
+	KBLOOM_ARRIVAL_IP6TNL,		/* ip6tnl: IPv4 or IPv6 in IPv6 (RFC 2473) */
+	KBLOOM_ARRIVAL_IP6GRE,		/* ip6gre, ip6gretap: GRE in IPv6 */
+	KBLOOM_ARRIVAL_GRETAP,		/* gretap: Ethernet in GRE */
+	KBLOOM_ARRIVAL_FOU,		/* ipip or gre in UDP (FOU, GUE) */
+	KBLOOM_ARRIVAL_XFRM,		/* an xfrm, vti or vti6 device */
+	KBLOOM_ARRIVAL_BAREUDP,		/* bareudp */
+	KBLOOM_ARRIVAL_GTP,		/* GTP-U (3GPP TS 29.281) */
+	__KBLOOM_ARRIVAL_MAX
+};
+
+#define KBLOOM_ARRIVAL_MAX (__KBLOOM_ARRIVAL_MAX - 1)
 
 /*
  * The key a record is hashed by (KBLOOM_XLATE_KEY_LEN bytes): FAMILY, PROTO,

@@ -589,6 +589,74 @@ TEST(only_whole_icmp_errors_quoting_ipv4_count)
 	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
 }
 
+/* ---- arrival records' keys ---- */
+
+TEST(arrival_want_keys_ipv4_as_nat_records_do)
+{
+	struct spec s = { .proto = PROTO_UDP, .payload = 10,
+			  .f = { INSIDE, SERVER, 40000, 53 } };
+	struct kbloom_xlate w, n;
+	uint8_t p[256];
+	uint32_t len = build(p, &s);
+
+	ASSERT_EQ(0, pkt_arrival_want(p, len, &w));
+	ASSERT_EQ(0, pkt_xlate_want(p, len, &n));
+	EXPECT_EQ(0, memcmp(&w, &n, sizeof(w)));
+	s = (struct spec){ .proto = PROTO_ICMP, .icmp_type = 8, .payload = 8,
+			   .f = { INSIDE, SERVER, 0x1234, 0 } };
+	len = build(p, &s);
+	ASSERT_EQ(0, pkt_arrival_want(p, len, &w));
+	EXPECT_EQ(htons(0x1234), w.after_sport);
+	/* A later fragment: no ports, but a key (the kernel's too). */
+	s = (struct spec){ .proto = PROTO_UDP, .payload = 10,
+			   .f = { INSIDE, SERVER, 40000, 53 } };
+	len = build(p, &s);
+	set16(p + 6, 0x0010);
+	ASSERT_EQ(0, pkt_arrival_want(p, len, &w));
+	EXPECT_EQ(4, w.family);
+	EXPECT_EQ(htonl(INSIDE), w.after_src);
+	EXPECT_EQ(0, w.after_sport);
+	EXPECT_EQ(0, w.after_dport);
+	/* Too short for the ports it has. */
+	set16(p + 6, 0x4000);
+	EXPECT_EQ(-1, pkt_arrival_want(p, 22, &w));
+}
+
+TEST(arrival_want_folds_ipv6_addresses)
+{
+	/* fd01::2 -> fd04::2, UDP 4000 -> 7777; then an ICMPv6 echo. */
+	uint8_t p[48 + 8] = { 0x60, 0, 0, 0, 0, 16, 17, 64 };
+	struct kbloom_xlate w;
+	uint32_t x;
+
+	p[8] = 0xfd; p[9] = 0x01; p[23] = 2;
+	p[24] = 0xfd; p[25] = 0x04; p[39] = 2;
+	set16(p + 40, 4000);
+	set16(p + 42, 7777);
+	ASSERT_EQ(0, pkt_arrival_want(p, sizeof(p), &w));
+	EXPECT_EQ(6, w.family);
+	EXPECT_EQ(17, w.proto);
+	memcpy(&x, (const uint8_t[]){ 0xfd, 0x01, 0, 2 }, 4);
+	EXPECT_EQ(x, w.after_src);
+	memcpy(&x, (const uint8_t[]){ 0xfd, 0x04, 0, 2 }, 4);
+	EXPECT_EQ(x, w.after_dst);
+	EXPECT_EQ(htons(4000), w.after_sport);
+	EXPECT_EQ(htons(7777), w.after_dport);
+	p[6] = 58;			/* ICMPv6 echo request, id 0x0b0b */
+	p[40] = 128;
+	p[41] = 0;
+	set16(p + 44, 0x0b0b);
+	ASSERT_EQ(0, pkt_arrival_want(p, sizeof(p), &w));
+	EXPECT_EQ(htons(0x0b0b), w.after_sport);
+	EXPECT_EQ(0, w.after_dport);
+	p[40] = 1;			/* an unreachable: no identifier */
+	ASSERT_EQ(0, pkt_arrival_want(p, sizeof(p), &w));
+	EXPECT_EQ(0, w.after_sport);
+	EXPECT_EQ(-1, pkt_arrival_want(p, 39, &w));
+	p[0] = 0x50;
+	EXPECT_EQ(-1, pkt_arrival_want(p, sizeof(p), &w));
+}
+
 /* ---- inverting NAT: whole packets ---- */
 
 TEST(snat_udp)

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Arrival records (uapi/kbloom.h, KBLOOM_XLATE_OPAQUE): a packet forwarded
+ * here that came out of IPsec or a tunnel device kbloom does not undo.
+ * The routers before this one carried another packet (ciphertext, or an
+ * outer header no record rebuilds): a trace must stop here and say so,
+ * never ask them about this form and call it absent.
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <net/ip.h>
+#include <net/ip_tunnels.h>
+#include <net/xfrm.h>
+
+#include "arrival.h"
+
+/* Tunnel devices whose packets no record undoes, by rtnl kind. */
+static const struct {
+	const char *kind;
+	u16 arrival;
+} kb_arrival_kinds[] = {
+	{ "wireguard", KBLOOM_ARRIVAL_WIREGUARD },
+	{ "vxlan", KBLOOM_ARRIVAL_VXLAN },
+	{ "geneve", KBLOOM_ARRIVAL_GENEVE },
+	{ "sit", KBLOOM_ARRIVAL_SIT },
+	{ "ip6tnl", KBLOOM_ARRIVAL_IP6TNL },
+	{ "ip6gre", KBLOOM_ARRIVAL_IP6GRE },
+	{ "ip6gretap", KBLOOM_ARRIVAL_IP6GRE },
+	{ "gretap", KBLOOM_ARRIVAL_GRETAP },
+	{ "xfrm", KBLOOM_ARRIVAL_XFRM },
+	{ "vti", KBLOOM_ARRIVAL_XFRM },
+	{ "vti6", KBLOOM_ARRIVAL_XFRM },
+	{ "bareudp", KBLOOM_ARRIVAL_BAREUDP },
+	{ "gtp", KBLOOM_ARRIVAL_GTP },
+};
+
+/* What device @dev's packets came out of; 0: nothing, or what we undo. */
+static u16 kb_arrival_of_dev(const struct net_device *dev)
+{
+	const struct ip_tunnel *t;
+	const char *kind;
+	u32 i;
+
+	if (!dev->rtnl_link_ops)
+		return 0;
+	kind = dev->rtnl_link_ops->kind;
+	/* ipip and gre are undone at LOCAL_IN, unless carried in UDP. */
+	if (!strcmp(kind, "ipip") || !strcmp(kind, "gre")) {
+		t = netdev_priv(dev);
+		return t->encap.type != TUNNEL_ENCAP_NONE ?
+		       KBLOOM_ARRIVAL_FOU : 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(kb_arrival_kinds); i++)
+		if (!strcmp(kind, kb_arrival_kinds[i].kind))
+			return kb_arrival_kinds[i].arrival;
+	return 0;
+}
+
+/* IPsec: the state that took the packet in first (its outermost). */
+static bool kb_arrival_of_xfrm(const struct sk_buff *skb,
+			       struct kbloom_xlate *rec)
+{
+#if IS_ENABLED(CONFIG_XFRM)
+	const struct sec_path *sp = skb_sec_path(skb);
+	const struct xfrm_state *x;
+
+	if (!sp || !sp->len)
+		return false;
+	x = sp->xvec[0];
+	switch (x->id.proto) {
+	case IPPROTO_AH:
+		rec->before_dport = htons(KBLOOM_ARRIVAL_AH);
+		break;
+	case IPPROTO_COMP:
+		rec->before_dport = htons(KBLOOM_ARRIVAL_IPCOMP);
+		break;
+	default:
+		rec->before_dport = htons(KBLOOM_ARRIVAL_ESP);
+		break;
+	}
+	memcpy(&rec->first, &x->id.spi, sizeof(rec->first));
+	if (x->props.family == AF_INET) {
+		rec->before_src = x->props.saddr.a4;
+		rec->before_dst = x->id.daddr.a4;
+	}
+	return true;
+#else
+	return false;
+#endif
+}
+
+static __be32 kb_fold6(const struct in6_addr *a)
+{
+	return a->s6_addr32[0] ^ a->s6_addr32[1] ^ a->s6_addr32[2] ^
+	       a->s6_addr32[3];
+}
+
+/* Ports, or an ICMP echo's identifier, at @off: as a NAT record keys them. */
+static void kb_arrival_ports(const struct sk_buff *skb, int off, u8 proto,
+			     struct kbloom_xlate *rec)
+{
+	__be16 buf[3];
+	const __be16 *p;
+	const u8 *type;
+
+	switch (proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP:
+		p = skb_header_pointer(skb, off, 4, buf);
+		if (p) {
+			rec->after_sport = p[0];
+			rec->after_dport = p[1];
+		}
+		return;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		p = skb_header_pointer(skb, off, 6, buf);
+		if (!p)
+			return;
+		type = (const u8 *)p;
+		if (proto == IPPROTO_ICMP ?
+		    *type == ICMP_ECHO || *type == ICMP_ECHOREPLY :
+		    *type == ICMPV6_ECHO_REQUEST || *type == ICMPV6_ECHO_REPLY)
+			rec->after_sport = p[2];
+		return;
+	}
+}
+
+/* The packet's key (FAMILY, PROTO, AFTER_*); false: not IP. */
+static bool kb_arrival_key(const struct sk_buff *skb, struct kbloom_xlate *rec)
+{
+	int off = skb_network_offset(skb);
+	struct ipv6hdr b6;
+	struct iphdr b4;
+	const struct ipv6hdr *h6;
+	const struct iphdr *h4;
+
+	h4 = skb_header_pointer(skb, off, sizeof(b4), &b4);
+	if (h4 && h4->version == 4 && h4->ihl >= 5) {
+		rec->family = 4;
+		rec->proto = h4->protocol;
+		rec->after_src = h4->saddr;
+		rec->after_dst = h4->daddr;
+		if (!(ntohs(h4->frag_off) & IP_OFFSET))
+			kb_arrival_ports(skb, off + h4->ihl * 4, h4->protocol,
+					 rec);
+		return true;
+	}
+	h6 = skb_header_pointer(skb, off, sizeof(b6), &b6);
+	if (!h6 || h6->version != 6)
+		return false;
+	rec->family = 6;
+	rec->proto = h6->nexthdr;
+	rec->after_src = kb_fold6(&h6->saddr);
+	rec->after_dst = kb_fold6(&h6->daddr);
+	kb_arrival_ports(skb, off + sizeof(*h6), h6->nexthdr, rec);
+	return true;
+}
+
+u32 kb_xlate_of_arrival(const struct net *net, const struct sk_buff *skb,
+			struct kbloom_xlate *rec)
+{
+	const struct net_device *dev;
+	u16 arrival = 0;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!kb_arrival_of_xfrm(skb, rec)) {
+		if (!skb->skb_iif)
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		/* The hook runs under RCU. */
+		dev = dev_get_by_index_rcu((struct net *)net, skb->skb_iif);
+		if (dev)
+			arrival = kb_arrival_of_dev(dev);
+		if (!arrival)
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		rec->before_dport = htons(arrival);
+		rec->first = skb->skb_iif;
+	}
+	if (!kb_arrival_key(skb, rec))
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	rec->kind = KBLOOM_XLATE_OPAQUE;
+	return KBLOOM_SKIP_NONE;
+}
