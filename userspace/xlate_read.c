@@ -155,37 +155,10 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 	return n;
 }
 
-bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
-			   uint32_t len, uint64_t lo, uint64_t hi)
-{
-	uint32_t src, dst;
-	size_t j;
-	uint64_t c;
-
-	if (!kb_utype_records(a->type) || len < 20 || pkt[0] >> 4 != 4)
-		return false;
-	memcpy(&src, pkt + 12, 4);
-	memcpy(&dst, pkt + 16, 4);
-	for (j = 0; j < a->n; j++) {
-		const struct kb_archive_window *w = &a->w[j];
-		const struct kbloom_xlate *cells = (const void *)w->f.mem;
-
-		if (w->start_ns > hi || (w->end_ns && w->end_ns < lo))
-			continue;
-		for (c = 0; c < w->f.s.m; c++)
-			if (cells[c].state == KBLOOM_XLATE_VALID &&
-			    (cells[c].kind & XLATE_NAT) && cells[c].family == 4 &&
-			    cells[c].proto == pkt[9] &&
-			    cells[c].after_src == src &&
-			    cells[c].after_dst == dst)
-				return true;
-	}
-	return false;
-}
-
-bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
-				const uint8_t *pkt, uint32_t len, uint64_t lo,
-				uint64_t hi)
+/* Whether a NAT record of @a in the windows overlapping [@lo, @hi] @match takes. */
+static bool any_nat(const struct kb_archive *a, uint64_t lo, uint64_t hi,
+		    bool (*match)(const struct kbloom_xlate *r, const void *arg),
+		    const void *arg)
 {
 	size_t j;
 	uint64_t c;
@@ -200,11 +173,49 @@ bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
 			continue;
 		for (c = 0; c < w->f.s.m; c++)
 			if (cells[c].state == KBLOOM_XLATE_VALID &&
-			    (cells[c].kind & XLATE_NAT) &&
-			    pkt_icmp_error_of(&cells[c], pkt, len))
+			    (cells[c].kind & XLATE_NAT) && match(&cells[c], arg))
 				return true;
 	}
 	return false;
+}
+
+/* The IPv4 packet @arg's protocol and addresses, as it left. */
+static bool of_addrs(const struct kbloom_xlate *r, const void *arg)
+{
+	const uint8_t *pkt = arg;
+
+	return r->family == 4 && r->proto == pkt[9] &&
+	       !memcmp(&r->after_src, pkt + 12, 4) &&
+	       !memcmp(&r->after_dst, pkt + 16, 4);
+}
+
+bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
+			   uint32_t len, uint64_t lo, uint64_t hi)
+{
+	if (len < 20 || pkt[0] >> 4 != 4)
+		return false;
+	return any_nat(a, lo, hi, of_addrs, pkt);
+}
+
+struct pkt_ref {
+	const uint8_t *pkt;
+	uint32_t len;
+};
+
+static bool of_icmp_error(const struct kbloom_xlate *r, const void *arg)
+{
+	const struct pkt_ref *p = arg;
+
+	return pkt_icmp_error_of(r, p->pkt, p->len);
+}
+
+bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
+				const uint8_t *pkt, uint32_t len, uint64_t lo,
+				uint64_t hi)
+{
+	struct pkt_ref p = { pkt, len };
+
+	return any_nat(a, lo, hi, of_icmp_error, &p);
 }
 
 int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,

@@ -229,15 +229,15 @@ check "GRE with a key after the checksum: d takes t0's packets by their key, eac
 	traced greall 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ csum 0x[0-9a-f]{4} key seq \(window \d+\)'
 
 # Tunnels no record undoes: a vxlan overlay, 6in4 (sit), IPsec ESP in
-# tunnel mode, WireGuard. m carried another packet (an outer one kbloom does not
+# tunnel mode, WireGuard, 4in6 (ip6tnl). m carried another packet (an outer one kbloom does not
 # rebuild, or ciphertext): d's table records, per flow and window, what
 # each packet came out of, and the trace stops at d saying so, never
 # "absent" at m. The debug kernel is built without these devices.
-# opaque NAME WANT: each of NAME.pcap's 6 packets, traced from d, is not
-# traceable past d, which names WANT (a python regex); exit 1.
+# [topo=FILE] opaque NAME WANT: each of NAME.pcap's 6 packets, traced from
+# d, is not traceable past d, which names WANT (a python regex); exit 1.
 opaque() {
 	local rc=0
-	$bc -j trace "$tmp/topo.txt" from d pcap "$tmp/$1.pcap" >"$tmp/$1.json" || rc=$?
+	$bc -j trace "${topo:-$tmp/topo.txt}" from d pcap "$tmp/$1.pcap" >"$tmp/$1.json" || rc=$?
 	[ $rc -le 1 ] || return 1
 	"${py[@]}" - "$tmp/$1.json" "$2" <<-'EOF'
 	import json, re, sys
@@ -332,8 +332,39 @@ wireguard() {
 		ip -n ${P}d link set wg0 up && ip -n ${P}d route replace 10.1.0.0/24 dev wg0 || return 1
 	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through wg0"; return 1; }
 }
+# archived_wg: the routers' windows archived, the WireGuard capture
+# traced from the archives: the same answers.
+archived_wg() {
+	local r
+	sleep 2.5	# the windows close
+	for r in e m d; do
+		mkdir -p "$tmp/arch-$r" &&
+			$bc -n $P$r archive spie "$tmp/arch-$r" once >/dev/null || return 1
+	done
+	$bc -n ${P}d archive xlate "$tmp/arch-d" once >/dev/null || return 1
+	printf '%s\n' "router d archive $tmp/arch-d filter spie transforms xlate" \
+		"router m archive $tmp/arch-m filter spie" "router e archive $tmp/arch-e filter spie" \
+		'link d m' 'link m e' >"$tmp/topo-arch.txt"
+	topo=$tmp/topo-arch.txt opaque wg 'a wireguard device \(ifindex \d+\)'
+}
+# dslite: WireGuard gone; e and d reach each other over IPv6 through m
+# (fd02::/64, fd03::/64), and t0, an ip6tnl in mode ipip6, carries h's
+# IPv4 between them.
+dslite() {
+	local r
+	for r in e d; do ip -n $P$r link del wg0 || return 1; done
+	ip -n ${P}e addr add fd02::1/64 dev eth1 nodad && ip -n ${P}m addr add fd02::2/64 dev eth0 nodad &&
+		ip -n ${P}m addr add fd03::1/64 dev eth1 nodad && ip -n ${P}d addr add fd03::2/64 dev eth0 nodad &&
+		ip -n ${P}e route add fd03::/64 via fd02::2 && ip -n ${P}d route add fd02::/64 via fd03::1 &&
+		nx m sysctl -qw net.ipv6.conf.all.forwarding=1 || return 1
+	ip -n ${P}e link add t0 type ip6tnl mode ipip6 local fd02::1 remote fd03::2 &&
+		ip -n ${P}e link set t0 up && ip -n ${P}e route replace 10.4.0.0/24 dev t0 &&
+		ip -n ${P}d link add t0 type ip6tnl mode ipip6 local fd03::2 remote fd02::1 &&
+		ip -n ${P}d link set t0 up && ip -n ${P}d route replace 10.1.0.0/24 dev t0 || return 1
+	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through the 4in6 tunnel"; return 1; }
+}
 if [ "${KBLOOM_TIER:-}" = vm-debug ]; then
-	echo "# vm-debug: vxlan, sit, IPsec and WireGuard (not in the debug kernel) run in vm and vm-6.12"
+	echo "# vm-debug: vxlan, sit, IPsec, WireGuard and ip6tnl (not in the debug kernel) run in vm and vm-6.12"
 else
 	check "vxlan: t0, an overlay between e and d, carries h's packets to v" overlay vxlan id 42 dstport 4789
 	send vxlan
@@ -355,6 +386,11 @@ else
 	send wg
 	check "WireGuard: each packet v got is not traceable past d (it came out of a wireguard device there), exit 1" \
 		opaque wg 'a wireguard device \(ifindex \d+\)'
+	check "archives (bloomctl archive ... once): the WireGuard packets stop at d as they do live" archived_wg
+	check "4in6 (ip6tnl, DS-Lite's tunnel): IPv4 between h and v, in IPv6 between e and d" dslite
+	send dslite
+	check "4in6: each packet v got is not traceable past d (it came out of an ip6tnl device there), exit 1" \
+		opaque dslite 'an ip6tnl device \(ifindex \d+\)'
 fi
 
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
