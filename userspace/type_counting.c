@@ -64,7 +64,6 @@ static void counting_show_at_capacity(const struct kb_out *o,
 const struct kb_utype kb_utype_counting = {
 	.defaults = counting_defaults,
 	.cell_bits = counting_cell_bits,
-	.counter_widths = 4 | 8 | 16,
 	.counter_words = "a counting filter has 4, 8 or 16",
 	.keys = card_keys_bloom,
 	.basis = "n* = -(m/k) ln(1 - X/m), X non-zero counters",

@@ -45,7 +45,6 @@ static void dcf_show_counter_bits(const struct kb_out *o, uint32_t bits)
 const struct kb_utype kb_utype_dcf = {
 	.defaults = dcf_defaults,
 	.cell_bits = dcf_cell_bits,
-	.counter_widths = 2 | 4 | 8,
 	.counter_words = "a dcf has 2, 4 or 8 (its small counters)",
 	.keys = card_keys_bloom,
 	.basis = "n* = -(m/k) ln(1 - X/m), X non-zero counters",

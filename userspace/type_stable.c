@@ -150,7 +150,6 @@ const struct kb_utype kb_utype_stable = {
 	.size = stable_size,
 	.size_edom = stable_size_edom,
 	.fpr = stable_fpr,
-	.counter_widths = 1 | 2 | 4 | 8,
 	.counter_words = "a stable filter has 1, 2, 4 or 8",
 	.basis = "none: a stable filter's cells decay, its fill does not count keys",
 	.calc_figures = stable_calc,

@@ -86,9 +86,12 @@ static int get_u32(const char *name, const char *s, uint32_t lo, uint32_t hi,
 /* counter-bits: the widths the type's counters come in. */
 static int apply_counter_bits(const char *s, struct kb_shape *p)
 {
+	const struct kb_type_info *info = kb_type_info(p->type);
 	const struct kb_utype *t = kb_utype(p->type);
 
-	return get_u32("counter-bits", s, 1, 16, t->counter_widths,
+	/* The widths are the engine's; the words of a refusal the type's. */
+	return get_u32("counter-bits", s, 1, 16,
+		       info ? info->counter_widths : 0,
 		       t->counter_words ? t->counter_words : "from 1 to 16",
 		       &p->cell_bits);
 }

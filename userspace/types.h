@@ -45,8 +45,7 @@ struct kb_utype {
 	uint64_t (*record_cells)(uint64_t capacity);
 	/* The false positive rate with @n keys; NULL: bloom's. */
 	double (*fpr)(const struct kb_shape *p, double n);
-	/* counter-bits: the widths allowed (bit w: width w), and in words. */
-	uint32_t counter_widths;
+	/* counter-bits: the widths the engine takes, in words. */
 	const char *counter_words;
 	/* Estimates from the fill @x (cardinality.h); NULL keys: none. */
 	double (*keys)(const struct kb_shape *p, uint64_t x);

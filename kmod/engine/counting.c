@@ -27,13 +27,6 @@
 #include <errno.h>
 #endif
 
-static enum kb_shape_error kb_counting_check(const struct kb_shape *s)
-{
-	if (s->cell_bits != 4 && s->cell_bits != 8 && s->cell_bits != 16)
-		return KB_SHAPE_BAD_COUNTER_BITS;
-	return KB_SHAPE_OK;
-}
-
 /* ceil(m * cell_bits / 32) words, rounded up to whole longs. */
 static u64 kb_counting_mem(const struct kb_shape *s)
 {
@@ -367,7 +360,6 @@ static u64 kb_counting_union_fill(const struct kb_filter *a,
 }
 
 const struct kb_type_ops kb_counting_ops = {
-	.check = kb_counting_check,
 	.mem = kb_counting_mem,
 	.add = kb_counting_add,
 	.test = kb_counting_test,
@@ -382,5 +374,6 @@ const struct kb_type_ops kb_counting_ops = {
 		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_UPDATE |
 			  KB_TAKES_HASH_FN,
 		.caps = KB_CAP_WINDOWS | KB_CAP_DELETE,
+		.counter_widths = 4 | 8 | 16,
 	},
 };

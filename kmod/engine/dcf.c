@@ -47,13 +47,6 @@ struct kb_dcf {
 	void *kick_arg;
 };
 
-static enum kb_shape_error kb_dcf_check(const struct kb_shape *s)
-{
-	if (s->cell_bits != 2 && s->cell_bits != 4 && s->cell_bits != 8)
-		return KB_SHAPE_BAD_COUNTER_BITS;
-	return KB_SHAPE_OK;
-}
-
 /* Bytes of @m counters of @bits (a power of two) in 32-bit words. */
 static u64 kb_dcf_vec_bytes(u64 m, u32 bits)
 {
@@ -579,7 +572,6 @@ static const struct kb_grow_ops kb_dcf_grow = {
 };
 
 const struct kb_type_ops kb_dcf_ops = {
-	.check = kb_dcf_check,
 	.mem = kb_dcf_mem,
 	.add = kb_dcf_add,
 	.test = kb_dcf_test,
@@ -599,5 +591,6 @@ const struct kb_type_ops kb_dcf_ops = {
 		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_HASH_FN,
 		.caps = KB_CAP_DELETE,
 		.grow = &kb_dcf_grow,
+		.counter_widths = 2 | 4 | 8,
 	},
 };

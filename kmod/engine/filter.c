@@ -289,6 +289,11 @@ enum kb_shape_error kb_filter_check_shape(const struct kb_shape *s)
 		    (v < p->min || v > p->max))
 			return p->bad;
 	}
+	/* Counters come in the widths the type lists. */
+	if (kb_takes(ops, KB_TAKES_COUNTER_BITS) &&
+	    (!s->cell_bits || s->cell_bits & (s->cell_bits - 1) ||
+	     !(ops->info.counter_widths & s->cell_bits)))
+		return KB_SHAPE_BAD_COUNTER_BITS;
 	err = ops->check ? ops->check(s) : KB_SHAPE_OK;
 	if (err != KB_SHAPE_OK)
 		return err;

@@ -264,6 +264,8 @@ struct kb_type_info {
 	u32 params;			/* enum kb_takes */
 	u32 caps;			/* enum kb_cap */
 	const struct kb_grow_ops *grow;	/* NULL: memory fixed at create */
+	/* COUNTER_BITS it takes: the sum of the widths, each a power of 2. */
+	u32 counter_widths;
 };
 
 /* NULL for no such type. */

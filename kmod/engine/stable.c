@@ -24,9 +24,6 @@
 
 static enum kb_shape_error kb_stable_check(const struct kb_shape *s)
 {
-	if (s->cell_bits != 1 && s->cell_bits != 2 && s->cell_bits != 4 &&
-	    s->cell_bits != 8)
-		return KB_SHAPE_BAD_COUNTER_BITS;
 	/* 1..KBLOOM_DECREMENT_MAX already (kb_params[]) */
 	if (s->decrement > s->m)
 		return KB_SHAPE_BAD_DECREMENT;
@@ -178,5 +175,6 @@ const struct kb_type_ops kb_stable_ops = {
 		.params = KB_TAKES_COUNTER_BITS | KB_TAKES_DECREMENT |
 			  KB_TAKES_HASH_FN,
 		.caps = KB_CAP_FORGETS,
+		.counter_widths = 1 | 2 | 4 | 8,
 	},
 };
