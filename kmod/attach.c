@@ -378,8 +378,8 @@ static u32 kb_xlate_record(struct kb_attach *att, struct kbloom_xlate *rec,
  * A transforms table's hooks: at POSTROUTING one record per NAT'ed flow
  * direction and window (a packet of a flow already recorded writes
  * nothing), and one per flow direction that came out of IPsec or a
- * tunnel device no record undoes; at LOCAL_IN one per IPIP or GRE packet
- * to decapsulate.
+ * tunnel device no record undoes; at LOCAL_IN one per IPIP, GRE or VXLAN
+ * packet to decapsulate.
  */
 static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)

@@ -6,6 +6,7 @@
  * direction's). Reading them needs no lock: the skb holds a reference on
  * the entry, and the tuples of an entry with NAT set up do not change.
  */
+#include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
@@ -93,6 +94,31 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec)
 #define KB_GRE_SEQ		0x1000
 #define KB_GRE_VERSION		0x0007
 
+/* VXLAN (RFC 7348): UDP, its header (I flag: a VNI), Ethernet. */
+#define KB_VXLAN_ENCAP		(8 + 8 + ETH_HLEN)
+#define KB_VXLAN_FLAG_VNI	0x08
+
+/*
+ * A VXLAN packet at @off (the UDP header) carrying IPv4 in Ethernet, with
+ * UDP checksum 0 (the rebuilt packet has 0: one with a checksum is left
+ * to the arrival record): its record's kind and FIRST, the VNI in @key.
+ */
+static int kb_xlate_of_vxlan(const struct sk_buff *skb, int off,
+			     struct kbloom_xlate *rec, __be32 *key)
+{
+	u8 buf[KB_VXLAN_ENCAP];
+	const u8 *v;
+
+	v = skb_header_pointer(skb, off, sizeof(buf), buf);
+	if (!v || v[6] || v[7] || !(v[8] & KB_VXLAN_FLAG_VNI) ||
+	    (v[KB_VXLAN_ENCAP - 2] << 8 | v[KB_VXLAN_ENCAP - 1]) != ETH_P_IP)
+		return -1;
+	rec->kind = KBLOOM_XLATE_VXLAN;
+	memcpy(&rec->first, v, sizeof(rec->first));	/* the ports */
+	*key = cpu_to_be32(v[12] << 16 | v[13] << 8 | v[14]);
+	return 0;
+}
+
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 		       __be32 *key)
 {
@@ -106,12 +132,17 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 	o = skb_header_pointer(skb, off, sizeof(obuf), obuf);
 	/* An outer header with options could not be rebuilt: none kept. */
 	if (!o || o->version != 4 || o->ihl != 5 ||
-	    (o->protocol != IPPROTO_IPIP && o->protocol != IPPROTO_GRE) ||
+	    (o->protocol != IPPROTO_IPIP && o->protocol != IPPROTO_GRE &&
+	     o->protocol != IPPROTO_UDP) ||
 	    (ntohs(o->frag_off) & (IP_MF | IP_OFFSET)))
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	memset(rec, 0, sizeof(*rec));
 	*key = 0;
-	if (o->protocol == IPPROTO_GRE) {
+	if (o->protocol == IPPROTO_UDP) {
+		if (kb_xlate_of_vxlan(skb, off + hl, rec, key))
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		glen = KB_VXLAN_ENCAP;
+	} else if (o->protocol == IPPROTO_GRE) {
 		gre = skb_header_pointer(skb, off + hl, 4, gbuf);
 		if (!gre)
 			return KBLOOM_SKIP_UNTRANSFORMED;

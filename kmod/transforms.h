@@ -19,11 +19,11 @@
 u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec);
 
 /*
- * The same at LOCAL_IN for an IPIP or GRE packet (network header: the
- * outer one) that this router will decapsulate: its tunnel record and,
- * for GRE with a key, the key in @key (which the record keeps only when
- * it is the first optional word), or KBLOOM_SKIP_UNTRANSFORMED for any
- * other packet.
+ * The same at LOCAL_IN for an IPIP, GRE or VXLAN packet (network header:
+ * the outer one) that this router will decapsulate: its tunnel record
+ * and, for GRE with a key, the key in @key (which the record keeps only
+ * when it is the first optional word), for VXLAN the VNI, or
+ * KBLOOM_SKIP_UNTRANSFORMED for any other packet.
  */
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 		       __be32 *key);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The IPv4 tunnel ends of each netns (tunnel_ends.h), kept from the
- * netdevice notifier: each change of an ipip or gre device (registered,
+ * netdevice notifier: each change of an ipip, gre or vxlan device (registered,
  * up, down, its parameters changed, gone, moved) rebuilds its
  * namespace's list of the ones up, published under RCU for the packet
  * path. A list, not a walk of every device per packet: a router may have
@@ -11,6 +11,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/ip_tunnels.h>
+#include <net/vxlan.h>
 #include <net/netns/generic.h>
 
 #include "kcompat.h"
@@ -18,8 +19,9 @@
 
 struct kb_tun_end {
 	__be32 local, remote;	/* 0: any */
-	__be32 key;		/* GRE, with KBLOOM_XLATE_GRE_KEY in kind */
-	u8 kind;		/* KBLOOM_XLATE_IPIP or _GRE (| _GRE_KEY) */
+	__be32 key;		/* GRE, with KBLOOM_XLATE_GRE_KEY in kind; VXLAN: VNI */
+	__be16 port;		/* VXLAN: its UDP port */
+	u8 kind;		/* KBLOOM_XLATE_IPIP, _GRE (| _GRE_KEY), _VXLAN */
 	bool any;		/* external (collect_md): every packet */
 };
 
@@ -46,14 +48,43 @@ static u8 kb_tun_kind(const struct net_device *dev)
 		return KBLOOM_XLATE_IPIP;
 	if (!strcmp(kind, "gre"))
 		return KBLOOM_XLATE_GRE;
+	if (!strcmp(kind, "vxlan")) {
+		const struct vxlan_dev *vx = netdev_priv(dev);
+
+		/* Over IPv6, or GPE (no Ethernet inside): arrivals. */
+		if (vx->cfg.remote_ip.sa.sa_family == AF_INET6 ||
+		    vx->cfg.saddr.sa.sa_family == AF_INET6 ||
+		    vx->cfg.flags & VXLAN_F_GPE)
+			return 0;
+		return KBLOOM_XLATE_VXLAN;
+	}
 	return 0;
+}
+
+static void kb_vxlan_end_of(const struct net_device *dev,
+			    struct kb_tun_end *e)
+{
+	const struct vxlan_dev *vx = netdev_priv(dev);
+
+	e->kind = KBLOOM_XLATE_VXLAN;
+	e->local = vx->cfg.saddr.sin.sin_addr.s_addr;
+	e->remote = vx->cfg.remote_ip.sin.sin_addr.s_addr;
+	/* A group: packets come from any of its members. */
+	if (ipv4_is_multicast(e->remote))
+		e->remote = 0;
+	e->key = vx->cfg.vni;
+	e->port = vx->cfg.dst_port;
+	e->any = vx->cfg.flags & VXLAN_F_COLLECT_METADATA;
 }
 
 static void kb_tun_end_of(const struct net_device *dev, u8 kind,
 			  struct kb_tun_end *e)
 {
-	const struct ip_tunnel *t = netdev_priv(dev);
+	const struct ip_tunnel *t;
 
+	if (kind == KBLOOM_XLATE_VXLAN)
+		return kb_vxlan_end_of(dev, e);
+	t = netdev_priv(dev);
 	e->local = t->parms.iph.saddr;
 	e->remote = t->parms.iph.daddr;
 	e->kind = kind;
@@ -134,6 +165,10 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 
 		if ((e->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)) != kind)
 			continue;
+		/* VXLAN: its port (FIRST's second half) and VNI. */
+		if (kind == KBLOOM_XLATE_VXLAN &&
+		    e->port != ((const __be16 *)&rec->first)[1])
+			continue;
 		if (e->any)
 			return true;
 		if ((e->local && e->local != rec->before_dst) ||
@@ -142,6 +177,8 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 		if (kind == KBLOOM_XLATE_GRE &&
 		    ((e->kind ^ rec->kind) & KBLOOM_XLATE_GRE_KEY ||
 		     ((e->kind & KBLOOM_XLATE_GRE_KEY) && e->key != key)))
+			continue;
+		if (kind == KBLOOM_XLATE_VXLAN && e->key != key)
 			continue;
 		return true;
 	}

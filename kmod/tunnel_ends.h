@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The IPv4 tunnel ends of each network namespace (tunnel_ends.c): which
- * IPIP and GRE packets a tunnel device of the namespace would take, so a
+ * IPIP, GRE and VXLAN packets a tunnel device of the namespace would take, so a
  * transforms table records only those (an outsider's IPIP packet to a
  * router with no tunnel is dropped there, and must not take a record).
  */
@@ -18,11 +18,11 @@ void kb_tunnel_ends_exit(void);
 /*
  * Whether a tunnel device of @net, up, takes the outer packet of tunnel
  * record @rec (kb_xlate_of_tunnel(): its outer addresses, kind and GRE
- * key), as the kernel's own lookup would: its local and remote address
- * (0: any), its kind, and the key (a keyed GRE device takes only its key,
- * one without a key only packets without). A device in external
- * (collect_md) mode takes every packet of its kind. Under RCU, any
- * context.
+ * key or VXLAN VNI), as the kernel's own lookup would: its local and
+ * remote address (0: any), its kind, and the key (a keyed GRE device takes
+ * only its key, one without a key only packets without; a VXLAN device
+ * its UDP port and VNI). A device in external (collect_md) mode takes
+ * every packet of its kind (VXLAN: to its port). Under RCU, any context.
  */
 bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 		     __be32 key);

@@ -923,7 +923,7 @@ const struct kb_command kb_cmd_trace = {
 		"packet up in its transforms table (windows overlapping [at - slack,\n"
 		"at]; see 'bloomctl create --help'); a record found turns the packet\n"
 		"back into what arrived there (NAT undone, or the outer packet of an\n"
-		"IPIP or GRE tunnel), its hop prints the transform (\"SNAT A <- B\n"
+		"IPIP, GRE or VXLAN tunnel), its hop prints the transform (\"SNAT A <- B\n"
 		"(window ID)\", \"GRE A > B id N\"), and the routers upstream are asked\n"
 		"about that form too.\n"
 		"Fragments: a fragment whose first and last siblings are in the\n"

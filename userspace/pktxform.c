@@ -430,9 +430,17 @@ int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
 	return 0;
 }
 
+/* VXLAN's encapsulation after the outer IPv4 header: UDP, VXLAN, Ethernet. */
+#define VXLAN_ENCAP	(8 + 8 + 14)
+
+static int is_vxlan(uint8_t kind)
+{
+	return (kind & KBLOOM_XLATE_VXLAN) == KBLOOM_XLATE_VXLAN;
+}
+
 uint32_t pkt_gre_len(uint8_t kind)
 {
-	if (!(kind & KBLOOM_XLATE_GRE))
+	if (!(kind & KBLOOM_XLATE_GRE) || is_vxlan(kind))
 		return 0;
 	return 4 + 4 * (!!(kind & KBLOOM_XLATE_GRE_CSUM) +
 			!!(kind & KBLOOM_XLATE_GRE_KEY) +
@@ -443,7 +451,7 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, uint8_t *out,
 		     uint32_t outmax, uint32_t *outlen)
 {
-	uint8_t head[36] = { 0 };
+	uint8_t head[20 + VXLAN_ENCAP] = { 0 };
 	struct kbloom_xlate want;
 	uint32_t glen, n, tot;
 	struct ip4 h;
@@ -454,7 +462,7 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	    want.after_dst != rec->after_dst ||
 	    want.after_sport != rec->after_sport)
 		return -1;
-	glen = pkt_gre_len(rec->kind);
+	glen = is_vxlan(rec->kind) ? VXLAN_ENCAP : pkt_gre_len(rec->kind);
 	tot = 20 + glen + h.tot;
 	if (tot > 65535)
 		return -1;
@@ -466,11 +474,23 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	memcpy(head + 4, &rec->before_sport, 2);	/* its IP ID */
 	memcpy(head + 6, &rec->before_dport, 2);	/* flags, offset */
 	head[8] = 64;
-	head[9] = rec->kind & KBLOOM_XLATE_GRE ? 47 : 4;
+	head[9] = is_vxlan(rec->kind) ? 17 :
+		  rec->kind & KBLOOM_XLATE_GRE ? 47 : 4;
 	memcpy(head + 12, &rec->before_src, 4);
 	memcpy(head + 16, &rec->before_dst, 4);
 	put16(head + 10, csum(head, 20));
-	if (glen) {
+	if (is_vxlan(rec->kind)) {
+		/*
+		 * VXLAN (RFC 7348): the UDP ports as carried, its length,
+		 * checksum 0 (a record is made of no other); the VXLAN header
+		 * (I flag, VNI) and Ethernet (type IPv4), which no digest
+		 * covers: VNI and addresses not kept, zero.
+		 */
+		memcpy(head + 20, &rec->first, 4);
+		put16(head + 24, tot - 20);
+		head[28] = 0x08;
+		put16(head + 20 + VXLAN_ENCAP - 2, 0x0800);
+	} else if (glen) {
 		/*
 		 * GRE (RFC 2784, RFC 2890): version 0, protocol IPv4, the
 		 * flags of the words that follow; the first of them as it was

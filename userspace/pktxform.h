@@ -163,23 +163,25 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 		    uint8_t *out, uint32_t outmax, uint32_t *outlen);
 
 /*
- * Tunnels (IPIP, GRE: RFC 2003, RFC 2784): a tunnel record (KIND IPIP or
- * GRE) says that the inner packet with these addresses, protocol and IP
+ * Tunnels (IPIP, GRE, VXLAN: RFC 2003, RFC 2784, RFC 7348): a tunnel
+ * record (KIND IPIP, GRE or VXLAN) says that the inner packet with these addresses, protocol and IP
  * ID arrived at the decapsulating router inside an outer packet; the
  * routers inside the tunnel recorded that one. pkt_tunnel_want() gives
  * an inner packet's lookup key: FAMILY 4, PROTO, AFTER_SRC, AFTER_DST and
  * its IP ID in AFTER_SPORT (0, or -1 for no IPv4 header).
  * pkt_tunnel_outer() writes the outer packet: a 20-byte IPv4 header (the
- * record's addresses, IP ID, flags and offset; protocol 4 or 47; total
- * length 20 + the GRE header + the inner total length; TOS 0, TTL 64 and
+ * record's addresses, IP ID, flags and offset; protocol 4, 47 or 17;
+ * total length 20 + the GRE or VXLAN headers + the inner total length; TOS 0, TTL 64 and
  * its checksum, which no digest covers), the GRE header (version 0,
  * protocol 0x0800, the flags of KIND's GRE_CSUM, GRE_KEY and GRE_SEQ,
  * FIRST as the first optional word and zero for the others, which no
- * digest covers), then the inner packet as captured, up to @outmax
- * bytes; *@outlen the bytes written. 0, or -1 when @rec is no tunnel
- * record of this inner packet or @outmax does not hold the outer
- * headers. pkt_gre_len() is the GRE header's length for a record's KIND
- * (0 for IPIP).
+ * digest covers) or VXLAN's UDP header (FIRST's ports, its length,
+ * checksum 0), VXLAN header (I flag, VNI 0) and Ethernet header (zero
+ * addresses, type IPv4), which no digest covers past the UDP header,
+ * then the inner packet as captured, up to @outmax bytes; *@outlen the
+ * bytes written. 0, or -1 when @rec is no tunnel record of this inner
+ * packet or @outmax does not hold the outer headers. pkt_gre_len() is
+ * the GRE header's length for a record's KIND (0 for IPIP and VXLAN).
  */
 uint32_t pkt_gre_len(uint8_t kind);
 int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);

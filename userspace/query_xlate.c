@@ -108,7 +108,7 @@ static void one(struct qx *q, uint64_t index, uint64_t ts, const uint8_t *pkt,
 	struct kb_xlate_hit hit[QX_HITS_MAX];
 	char desc[256];
 	uint64_t since = q->since, until = q->until;
-	size_t m, k;
+	size_t m, k, shown;
 
 	if (q->slack) {
 		since = ts > q->slack ? ts - q->slack : 0;
@@ -135,8 +135,11 @@ static void one(struct qx *q, uint64_t index, uint64_t ts, const uint8_t *pkt,
 		     "not undone: an ICMP error about a flow this NAT rewrote (its quoted header and an outer address; no record keeps what they were)" :
 		     "not transformed here");
 	kb_print_arr_begin(&q->o, "transforms");
-	for (k = 0; k < m && k < QX_HITS_MAX; k++)
-		print_before(q, pkt, len, &hit[k], !k);
+	for (k = 0, shown = 0; k < m && k < QX_HITS_MAX; k++)
+		if (!(hit[k].rec.kind & KBLOOM_XLATE_OPAQUE) ||
+		    !kb_xlate_arrival_undone(hit, m < QX_HITS_MAX ? m : QX_HITS_MAX,
+					     &hit[k].rec))
+			print_before(q, pkt, len, &hit[k], !shown++);
 	kb_print_arr_end(&q->o);
 	kb_print_text(&q->o, "\n");
 	kb_print_obj_end(&q->o);

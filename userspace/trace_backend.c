@@ -335,7 +335,11 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 			return -1;
 		for (h = 0; h < m && h < XLATE_HITS_MAX; h++) {
 			if (hit[h].rec.kind & KBLOOM_XLATE_OPAQUE) {
-				if (mark_opaque(a, n, k, &hit[h].rec))
+				if (!kb_xlate_arrival_undone(hit,
+							     m < XLATE_HITS_MAX ?
+							     m : XLATE_HITS_MAX,
+							     &hit[h].rec) &&
+				    mark_opaque(a, n, k, &hit[h].rec))
 					return -1;
 				continue;
 			}

@@ -218,10 +218,26 @@ bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
 	return any_nat(a, lo, hi, of_icmp_error, &p);
 }
 
+bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
+			     const struct kbloom_xlate *arr)
+{
+	uint16_t kind = ntohs(arr->before_dport);
+	size_t h;
+
+	if (kind == KBLOOM_ARRIVAL_ESP || kind == KBLOOM_ARRIVAL_AH ||
+	    kind == KBLOOM_ARRIVAL_IPCOMP)
+		return false;
+	for (h = 0; h < m; h++)
+		if (!(hit[h].rec.kind & KBLOOM_XLATE_OPAQUE) &&
+		    hit[h].rec.kind & XLATE_TUNNEL)
+			return true;
+	return false;
+}
+
 int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
 		    uint32_t len, uint8_t **out, uint32_t *outlen)
 {
-	uint32_t max = len + 28;	/* an outer IPv4 and a GRE header */
+	uint32_t max = len + 50;	/* an outer IPv4 header, VXLAN's 30 bytes */
 	uint8_t *buf = malloc(max);
 	int ret;
 
@@ -339,6 +355,16 @@ void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 
 	if (r->kind & KBLOOM_XLATE_OPAQUE) {
 		arrival_str(r, buf, len);
+		return;
+	}
+	if ((r->kind & XLATE_TUNNEL) == KBLOOM_XLATE_VXLAN) {
+		const uint8_t *udp = (const uint8_t *)&r->first;
+
+		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
+		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
+		snprintf(buf, len, "VXLAN %s:%u > %s:%u id %u", x,
+			 udp[0] << 8 | udp[1], y, udp[2] << 8 | udp[3],
+			 ntohs(r->before_sport));
 		return;
 	}
 	if (r->kind & XLATE_TUNNEL) {

@@ -67,6 +67,15 @@ bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
 				uint64_t hi);
 
 /*
+ * Whether arrival record @arr among a packet's records @hit (@m of them)
+ * is undone by one of them: a tunnel record (a vxlan device's packets are
+ * recorded at input, each, as well as the device's arrival per flow).
+ * IPsec's arrival never is (ciphertext).
+ */
+bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
+			     const struct kbloom_xlate *arr);
+
+/*
  * The packet @pkt (@len bytes) was before record @r: NAT undone, or the
  * outer packet of a tunnel around it (pktxform.h). 0 and *@out (malloc,
  * *@outlen bytes), -EINVAL when @r is not a record of @pkt or an arrival
@@ -79,8 +88,9 @@ int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
  * What record @r undid, AFTER <- BEFORE: "SNAT 100.64.0.1:61000 <-
  * 10.9.0.5:4000", "DNAT 10.9.0.5:53 <- 100.64.0.1:5353", an ICMP echo as
  * "SNAT 100.64.0.1 id 7 <- 10.9.0.5 id 3"; both as "SNAT ...; DNAT ...";
- * a tunnel by its outer packet, "IPIP 10.2.0.1 > 10.3.0.2 id 4660" or
- * "GRE 10.2.0.1 > 10.3.0.2 id 4660[ key 7]"; an arrival by what the
+ * a tunnel by its outer packet, "IPIP 10.2.0.1 > 10.3.0.2 id 4660",
+ * "GRE 10.2.0.1 > 10.3.0.2 id 4660[ key 7]" or "VXLAN 10.2.0.1:51234 >
+ * 10.3.0.2:4789 id 4660"; an arrival by what the
  * packet came out of, "IPsec ESP 10.1.0.1 > 10.2.0.2 spi 0x100" or "a
  * vxlan device (ifindex 7)".
  */

@@ -580,10 +580,10 @@ enum kbloom_type {
 	 * NAT, a packet whose conntrack entry has NAT gives one record per
 	 * flow direction and window, as does a packet that came out of IPsec
 	 * or a tunnel device no record undoes (an arrival record); the
-	 * same attachment hooks LOCAL_IN, where each IPIP or GRE packet a
-	 * tunnel device of the netns (up) takes gives one (struct
-	 * kbloom_xlate): its addresses, kind and
-	 * key, as the kernel's tunnel lookup matches them; packets no
+	 * same attachment hooks LOCAL_IN, where each IPIP, GRE or VXLAN
+	 * packet a tunnel device of the netns (up) takes gives one (struct
+	 * kbloom_xlate): its addresses, kind and key (VXLAN: port and VNI),
+	 * as the kernel's tunnel lookup matches them; packets no
 	 * device takes are dropped by the kernel and recorded by no one.
 	 * Tunnel records take at most half of a window's cells (then
 	 * SKIPPED FULL): one a packet, they would crowd out the NAT
@@ -710,7 +710,7 @@ enum kbloom_skip {
 	KBLOOM_SKIP_UNTRANSFORMED, /* no NAT on its conntrack entry (or
 				    * none) and no arrival to record, an
 				    * ICMP error about a flow; at
-				    * LOCAL_IN: no IPIP or GRE we can record,
+				    * LOCAL_IN: no IPIP, GRE or VXLAN we can record,
 				    * or none a tunnel device here takes
 				    */
 	KBLOOM_SKIP_FULL,	/* its record's lines are all taken */
@@ -935,7 +935,7 @@ enum kbloom_attach_attr {
  *	had arrived as BEFORE: addresses and ports (for ICMP echo and echo
  *	reply the identifier in SPORT, DPORT 0; 0 for protocols without
  *	ports). FIRST: CLOCK_REALTIME seconds (low 32 bits) when it was made.
- * Tunnel (KIND IPIP or GRE), per packet, made at LOCAL_IN of the router
+ * Tunnel (KIND IPIP, GRE or VXLAN), per packet, made at LOCAL_IN of the router
  *	that decapsulates it: the inner packet (AFTER_SRC, AFTER_DST, its IP
  *	ID in AFTER_SPORT, AFTER_DPORT 0, PROTO its protocol) arrived inside
  *	an outer one from BEFORE_SRC to BEFORE_DST with IP ID BEFORE_SPORT
@@ -948,6 +948,12 @@ enum kbloom_attach_attr {
  *	the words after it are not kept (rebuilt as zero). The outer IP ID,
  *	a checksum and a sequence number are per packet: a trace needs them
  *	to find the outer packet the routers inside the tunnel saw.
+ *	VXLAN (KIND VXLAN: IPIP and GRE both) likewise, for an IPv4 outer
+ *	packet whose UDP checksum is 0 carrying an Ethernet frame of IPv4:
+ *	FIRST holds its UDP source and destination ports as carried (the
+ *	outer source port is a hash of the inner flow under the sender's
+ *	seed: no one else can compute it); the VXLAN header and the inner
+ *	Ethernet addresses are not kept (no digest covers them).
  * Arrival (KIND OPAQUE), per flow direction and window, made at
  *	POSTROUTING: a packet forwarded here had arrived decapsulated by
  *	something no record undoes (enum kbloom_arrival in BEFORE_DPORT):
@@ -987,6 +993,8 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_GRE_CSUM	_BITUL(5)	/* ... a checksum */
 #define KBLOOM_XLATE_GRE_SEQ	_BITUL(6)	/* ... a sequence number */
 #define KBLOOM_XLATE_OPAQUE	_BITUL(7)	/* an arrival no record undoes */
+/* IPIP and GRE together: decapsulated from VXLAN (RFC 7348). */
+#define KBLOOM_XLATE_VXLAN	(KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)
 #define KBLOOM_XLATE_LINE	2		/* records per 64-byte line */
 #define KBLOOM_XLATE_PROBES	8		/* lines a record may use */
 

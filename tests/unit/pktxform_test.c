@@ -1403,11 +1403,21 @@ struct tun {
 	uint16_t id;		/* outer IP ID */
 	uint16_t frag;		/* outer flags and offset */
 	uint8_t tos, ttl;	/* outer TOS, TTL */
+	uint16_t sport, dport;	/* VXLAN: the outer UDP ports */
+	uint32_t vni;		/* VXLAN */
 };
+
+static int tun_vxlan(const struct tun *t)
+{
+	return (t->kind & KBLOOM_XLATE_VXLAN) == KBLOOM_XLATE_VXLAN;
+}
+
+/* The bytes between the outer IPv4 header and the inner packet. */
+static uint32_t encap_len(const struct tun *t);
 
 static uint32_t gre_len(const struct tun *t)
 {
-	if (!(t->kind & KBLOOM_XLATE_GRE))
+	if (!(t->kind & KBLOOM_XLATE_GRE) || tun_vxlan(t))
 		return 0;
 	return 4 + 4 * (!!(t->kind & KBLOOM_XLATE_GRE_CSUM) +
 			!!(t->kind & KBLOOM_XLATE_GRE_KEY) +
@@ -1421,10 +1431,15 @@ static uint32_t gre_len(const struct tun *t)
  * checksum summed from scratch; the GRE header; the inner bytes. Its
  * captured length.
  */
+static uint32_t encap_len(const struct tun *t)
+{
+	return tun_vxlan(t) ? 8 + 8 + 14 : gre_len(t);
+}
+
 static uint32_t ref_outer(uint8_t *o, const uint8_t *inner, uint32_t cap,
 			  const struct tun *t)
 {
-	uint32_t g = gre_len(t);
+	uint32_t g = encap_len(t), k;
 
 	memset(o, 0, 20 + g);
 	o[0] = 0x45;
@@ -1433,11 +1448,21 @@ static uint32_t ref_outer(uint8_t *o, const uint8_t *inner, uint32_t cap,
 	set16(o + 4, t->id);
 	set16(o + 6, t->frag);
 	o[8] = t->ttl;
-	o[9] = g ? PROTO_GRE : PROTO_IPIP;
+	o[9] = tun_vxlan(t) ? PROTO_UDP : g ? PROTO_GRE : PROTO_IPIP;
 	set32(o + 12, TUN_LOCAL);
 	set32(o + 16, TUN_REMOTE);
 	set16(o + 10, ~ref_sum(0, o, 20) & 0xffff);
-	if (g) {
+	if (tun_vxlan(t)) {
+		/* RFC 7348: UDP (checksum 0), I flag and VNI, an Ethernet frame. */
+		set16(o + 20, t->sport);
+		set16(o + 22, t->dport);
+		set16(o + 24, g + get16(inner + 2));
+		o[28] = 0x08;
+		set32(o + 32, t->vni << 8);
+		for (k = 36; k < 48; k++)	/* the MAC addresses */
+			o[k] = (uint8_t)(0x52 + 3 * k);
+		set16(o + 48, 0x0800);
+	} else if (g) {
 		uint32_t w = 24;
 
 		/* C, K, S, version 0; IPv4 */
@@ -1485,6 +1510,11 @@ static struct kbloom_xlate tun_rec(const uint8_t *inner, const struct tun *t)
 	if (gre_len(t) > 4) {
 		ref_outer(o, inner, 0, t);
 		memcpy(&r.first, o + 24, 4);
+	}
+	/* VXLAN: the UDP ports. */
+	if (tun_vxlan(t)) {
+		ref_outer(o, inner, 0, t);
+		memcpy(&r.first, o + 20, 4);
 	}
 
 	memcpy(&r.after_src, inner + 12, 4);
@@ -1580,6 +1610,9 @@ static int tun_case(uint8_t proto, uint32_t payload, uint32_t cap,
 	}
 	/* The GRE words after the first are not kept: zero, as rebuilt. */
 	for (i = 28; i < 20 + gre_len(&t) && i < reflen; i++)
+		ref[i] = 0;
+	/* Nor are VXLAN's VNI and the inner Ethernet addresses. */
+	for (i = 29; tun_vxlan(&t) && i < 48 && i < reflen; i++)
 		ref[i] = 0;
 	return first_diff(out, ref, reflen);
 }
@@ -1685,6 +1718,25 @@ TEST(gre_csum_seq_outer_digests_as_the_wire_packet)
 	/* A capture cut short: the checksum was of the whole packet. */
 	EXPECT_EQ(-1, tun_case(PROTO_UDP, 200, 28, gre_all, 0));
 	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, gre_all, 36));
+}
+
+static const struct tun vxlan = {
+	.kind = KBLOOM_XLATE_VXLAN, .id = 0x3c3c, .frag = 0,
+	.sport = 51234, .dport = 4789, .vni = 42,
+};
+
+TEST(vxlan_outer_digests_as_the_wire_packet)
+{
+	struct tun df = vxlan;
+
+	EXPECT_EQ(-1, tun_case(PROTO_ICMP, 56, 0, vxlan, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 101, 0, vxlan, 0));
+	df.frag = 0x4000;
+	df.dport = 8472;		/* Linux's old default port */
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, df, 0));
+	/* Cut short: the outer headers and 8 bytes still digest alike. */
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 200, 28, vxlan, 0));
+	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, vxlan, 58));
 }
 
 TEST(gre_record_keeps_the_first_optional_word)
