@@ -35,6 +35,8 @@ static const struct {
 	{ "vti6", KBLOOM_ARRIVAL_XFRM },
 	{ "bareudp", KBLOOM_ARRIVAL_BAREUDP },
 	{ "gtp", KBLOOM_ARRIVAL_GTP },
+	/* A program's (OpenVPN's, a userspace tunnel's): its input unknown. */
+	{ "tun", KBLOOM_ARRIVAL_TUN },
 };
 
 /* What device @dev's packets came out of; 0: nothing, or what we undo. */

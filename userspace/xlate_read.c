@@ -322,6 +322,7 @@ static const char *const arrival_words[] = {
 	[KBLOOM_ARRIVAL_XFRM] = "an xfrm or vti device",
 	[KBLOOM_ARRIVAL_BAREUDP] = "a bareudp device",
 	[KBLOOM_ARRIVAL_GTP] = "a gtp device",
+	[KBLOOM_ARRIVAL_TUN] = "a tun or tap device (a program wrote the packet)",
 };
 
 /* "IPsec ESP 10.1.0.1 > 10.2.0.2 spi 0x100", "a vxlan device (ifindex 7)". */

@@ -1015,6 +1015,7 @@ enum kbloom_arrival {
 	KBLOOM_ARRIVAL_XFRM,		/* an xfrm, vti or vti6 device */
 	KBLOOM_ARRIVAL_BAREUDP,		/* bareudp */
 	KBLOOM_ARRIVAL_GTP,		/* GTP-U (3GPP TS 29.281) */
+	KBLOOM_ARRIVAL_TUN,		/* a tun or tap device: a program wrote it */
 	__KBLOOM_ARRIVAL_MAX
 };
 

@@ -127,8 +127,9 @@ gso_seen() {
 	set -- $((seen - seen0)) $((dig - dig0)) "$skip" "$n"
 	seen0=$seen dig0=$dig
 	# 1 MiB is at least 725 segments of 1448 bytes: all digested, from
-	# fewer packets at h1; every one captured at h2 was among them
-	[ "$3" = 0 ] && [ "$2" -ge 725 ] && [ "$1" -lt $(($2 / 2)) ] && [ "$2" -ge "$4" ] &&
+	# fewer packets at h1 (under 3/4 of them: a slow, loaded debug kernel
+	# sends smaller bursts); every one captured at h2 was among them
+	[ "$3" = 0 ] && [ "$2" -ge 725 ] && [ "$1" -lt $(($2 * 3 / 4)) ] && [ "$2" -ge "$4" ] &&
 		[ "$4" -ge 725 ]
 }
 
@@ -145,10 +146,10 @@ query_all() {
 }
 
 check "IPv4: 1 MiB over TCP from h1 reaches h2 in segments, every one captured" transfer v4 10.2.0.2 5001 10.1.0.1
-check "IPv4: h1's hook saw GSO super-packets (fewer than half the segments) and digested each of the 725 or more segments, all captured at h2, none skipped" gso_seen v4
+check "IPv4: h1's hook saw GSO super-packets (fewer than 3/4 of the segments) and digested each of the 725 or more segments, all captured at h2, none skipped" gso_seen v4
 check "IPv4: every segment captured at h2 is present in h1's spie, flow, src, dst and multi filters" query_all v4
 check "IPv6: 1 MiB over TCP from h1 reaches h2 in segments, every one captured" transfer v6 fd02::2 5002 fd01::1
-check "IPv6: h1's hook saw GSO super-packets (fewer than half the segments) and digested each of the 725 or more segments, all captured at h2, none skipped" gso_seen v6
+check "IPv6: h1's hook saw GSO super-packets (fewer than 3/4 of the segments) and digested each of the 725 or more segments, all captured at h2, none skipped" gso_seen v6
 check "IPv6: every segment captured at h2 is present in h1's spie, flow, src, dst and multi filters" query_all v6
 
 # UDP GSO (UDP_SEGMENT): 3 super-datagrams of 4000 bytes cut at 1000 are

@@ -79,7 +79,7 @@ tunnel() {
 
 # send NAME: pings and UDP datagrams from h to v, captured at v.
 send() {
-	capture v "$1" ip || return 1
+	capture v "$1" ip src 10.1.0.2 || return 1
 	nx h ping -q -c 3 -i 0.3 10.4.0.2 >/dev/null
 	nx h "${py[@]}" -c '
 import socket
@@ -122,8 +122,11 @@ check "IPIP: t0 between e and d carries h's packets to v" tunnel ipip
 send ipip
 check "IPIP: each packet v got traces from d, through m (the outer packet), to e; d names 'IPIP 10.2.0.1 > 10.3.0.2 id N'" \
 	traced ipip 'IPIP 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ \(window \d+\)'
+# (A packet sent within the slack of m's first window is "absent from the
+# oldest window on, not recorded before": not recorded in the count.)
 check "m saw only outer packets: none of v's captured packets is in m's table as v got it" sh -c "
-	$bc -n ${P}m query spie pcap $tmp/ipip.pcap | tail -1 | tee /dev/stderr | grep -qx '6 packets: 0 present, 6 absent, 0 not recorded, 0 skipped'"
+	$bc -n ${P}m query spie pcap $tmp/ipip.pcap | tail -1 | tee /dev/stderr |
+		grep -qxE '6 packets: 0 present, [0-6] absent, [0-6] not recorded, 0 skipped'"
 
 check "GRE: t0 between e and d" tunnel gre
 send gre
@@ -215,26 +218,32 @@ check "tunnel records take at most half of a window: 64 cells, 100 packets throu
 # RFC 2890's per-packet words: a checksum (of the GRE header and the
 # inner packet) and a sequence number. The record keeps the first word;
 # a digest covers no other (the outer header and 8 bytes of GRE).
-check "GRE with sequence numbers: t0 between e and d" tunnel gre seq
-send greseq
-check "GRE with sequence numbers: each packet traces from d through m to e; d names 'GRE ... seq N'" \
-	traced greseq 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ seq \d+ \(window \d+\)'
-check "GRE with checksums and sequence numbers: t0 between e and d" tunnel gre csum seq
-send grecsum
-check "GRE with checksums: each packet traces from d through m to e; d names 'GRE ... csum 0xXXXX seq'" \
-	traced grecsum 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ csum 0x[0-9a-f]{4} seq \(window \d+\)'
+# (The debug kernel's tier runs the last of the three, whose record
+# parses all three words: the first two would only lengthen it.)
+if [ "${KBLOOM_TIER:-}" != vm-debug ]; then
+	check "GRE with sequence numbers: t0 between e and d" tunnel gre seq
+	send greseq
+	check "GRE with sequence numbers: each packet traces from d through m to e; d names 'GRE ... seq N'" \
+		traced greseq 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ seq \d+ \(window \d+\)'
+	check "GRE with checksums and sequence numbers: t0 between e and d" tunnel gre csum seq
+	send grecsum
+	check "GRE with checksums: each packet traces from d through m to e; d names 'GRE ... csum 0xXXXX seq'" \
+		traced grecsum 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ csum 0x[0-9a-f]{4} seq \(window \d+\)'
+fi
 check "GRE with key 7, checksums and sequence numbers: t0 between e and d" tunnel gre key 7 csum seq
 send greall
 check "GRE with a key after the checksum: d takes t0's packets by their key, each traces from d through m to e" \
 	traced greall 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ csum 0x[0-9a-f]{4} key seq \(window \d+\)'
 
-# VXLAN (RFC 7348), IPv4 underlay: d's table records each packet's outer
-# headers at input, as for IPIP and GRE. Then tunnels no record undoes:
+# VXLAN (RFC 7348), IPv4 underlay, no UDP checksum: d's table records
+# each packet's outer headers at input, as for IPIP and GRE. Then tunnels
+# no record undoes:
 # VXLAN with UDP checksums, 6in4 (sit), IPsec ESP in tunnel mode,
-# WireGuard, 4in6 (ip6tnl). m carried another packet (an outer one kbloom does not
-# rebuild, or ciphertext): d's table records, per flow and window, what
-# each packet came out of, and the trace stops at d saying so, never
-# "absent" at m. The debug kernel is built without these devices.
+# WireGuard, 4in6 (ip6tnl), a program's tun device. m carried another
+# packet (an outer one kbloom does not rebuild, or ciphertext): d's table
+# records, per flow and window, what each packet came out of, and the
+# trace stops at d saying so, never "absent" at m. The debug kernel is
+# built without these devices.
 # [topo=FILE] opaque NAME WANT: each of NAME.pcap's 6 packets, traced from
 # d, is not traceable past d, which names WANT (a python regex); exit 1.
 opaque() {
@@ -273,7 +282,8 @@ overlay() {
 }
 # send6 NAME: IPv6 pings and UDP datagrams from h to v, captured at v.
 send6() {
-	capture v "$1" ip6 || return 1
+	# h's only: d's own MLD reports reach v too
+	capture v "$1" ip6 src fd01::2 || return 1
 	nx h ping -6 -q -c 3 -i 0.3 fd04::2 >/dev/null
 	nx h "${py[@]}" -c '
 import socket
@@ -365,10 +375,42 @@ dslite() {
 		ip -n ${P}d link set t0 up && ip -n ${P}d route replace 10.1.0.0/24 dev t0 || return 1
 	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through the 4in6 tunnel"; return 1; }
 }
+# tun_writes: a program on d (a userspace VPN's end) writes 6 UDP packets
+# from h's address to v into a tun device; v captures them.
+tun_writes() {
+	nx d sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+	# The guest's /dev may lack the node (misc 10:200); the module loads on use.
+	modprobe tun 2>/dev/null
+	[ -e /dev/net/tun ] || { mkdir -p /dev/net && mknod /dev/net/tun c 10 200; } || return 1
+	capture v tun ip src 10.1.0.2 || return 1
+	nx d "${py[@]}" - <<-'EOF'
+	import fcntl, os, socket, struct, subprocess, time
+	fd = os.open("/dev/net/tun", os.O_RDWR)
+	# TUNSETIFF: tun0, IFF_TUN | IFF_NO_PI
+	fcntl.ioctl(fd, 0x400454ca, struct.pack("16sH", b"tun0", 0x0001 | 0x1000))
+	subprocess.run(["ip", "link", "set", "tun0", "up"], check=True)
+	def csum(b):
+	    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+	    while s >> 16:
+	        s = (s & 0xffff) + (s >> 16)
+	    return ~s & 0xffff
+	for i in range(6):
+	    payload = b"vpn %d" % i
+	    udp = struct.pack("!HHHH", 5000, 7777, 8 + len(payload), 0) + payload
+	    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0x2000 + i, 0,
+	                     64, 17, 0, socket.inet_aton("10.1.0.2"),
+	                     socket.inet_aton("10.4.0.2"))
+	    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+	    os.write(fd, ip + udp)
+	time.sleep(1)
+	EOF
+	stop tun
+}
 if [ "${KBLOOM_TIER:-}" = vm-debug ]; then
 	echo "# vm-debug: vxlan, sit, IPsec, WireGuard and ip6tnl (not in the debug kernel) run in vm and vm-6.12"
 else
-	check "vxlan: t0, an overlay between e and d, carries h's packets to v" overlay vxlan id 42 dstport 4789
+	check "vxlan without UDP checksums: t0, an overlay between e and d, carries h's packets to v" \
+		overlay vxlan id 42 dstport 4789 noudpcsum
 	send vxlan
 	check "vxlan: each packet traces from d through m (the outer packet, its UDP source port e's hash) to e; d names 'VXLAN 10.2.0.1:S > 10.3.0.2:4789 id N'" \
 		traced vxlan 'VXLAN 10\.2\.0\.1:\d+ > 10\.3\.0\.2:4789 id \d+ \(window \d+\)'
@@ -379,8 +421,9 @@ else
 		for d in \$(echo \"\$out\" | sed -n 's/.*before: .*, digest \\(0x[0-9a-f]*\\).*/\\1/p'); do
 			$bc -n ${P}m test spie \$d || exit 1
 		done"
-	# With a UDP checksum (of the inner frame, which the victim's capture
-	# does not hold whole) the outer packet is not rebuilt: named instead.
+	# With a UDP checksum (over the inner frame's Ethernet addresses too,
+	# which no capture of the inner packet holds; Debian 6.1's default) the
+	# outer packet is not rebuilt: named instead.
 	check "vxlan with UDP checksums: t0 between e and d" overlay vxlan id 43 dstport 4789 udpcsum
 	send vxlancsum
 	check "vxlan with UDP checksums: each packet v got is not traceable past d (it came out of a vxlan device there), exit 1" \
@@ -406,6 +449,9 @@ else
 	send dslite
 	check "4in6: each packet v got is not traceable past d (it came out of an ip6tnl device there), exit 1" \
 		opaque dslite 'an ip6tnl device \(ifindex \d+\)'
+	tun_writes
+	check "a program's packets (a userspace VPN's, written to a tun device on d) are not traceable past d (it came out of a tun or tap device there), exit 1" \
+		opaque tun 'a tun or tap device \(a program wrote the packet\) \(ifindex \d+\)'
 fi
 
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
