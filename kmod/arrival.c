@@ -16,6 +16,7 @@
 #include <net/xfrm.h>
 
 #include "arrival.h"
+#include "tunnel_ends.h"
 
 /* Tunnel devices whose packets no record undoes, by rtnl kind. */
 static const struct {
@@ -43,20 +44,21 @@ static const struct {
 static u16 kb_arrival_of_dev(const struct net_device *dev)
 {
 	const struct ip_tunnel *t;
-	const char *kind;
+	u8 tunnel;
 	u32 i;
 
 	if (!dev->rtnl_link_ops)
 		return 0;
-	kind = dev->rtnl_link_ops->kind;
 	/* ipip and gre are undone at LOCAL_IN, unless carried in UDP. */
-	if (!strcmp(kind, "ipip") || !strcmp(kind, "gre")) {
+	tunnel = kb_tunnel_kind(dev);
+	if (tunnel == KBLOOM_XLATE_IPIP || tunnel == KBLOOM_XLATE_GRE) {
 		t = netdev_priv(dev);
 		return t->encap.type != TUNNEL_ENCAP_NONE ?
 		       KBLOOM_ARRIVAL_FOU : 0;
 	}
+	/* A vxlan device's packets may have tunnel records: they prevail. */
 	for (i = 0; i < ARRAY_SIZE(kb_arrival_kinds); i++)
-		if (!strcmp(kind, kb_arrival_kinds[i].kind))
+		if (!strcmp(dev->rtnl_link_ops->kind, kb_arrival_kinds[i].kind))
 			return kb_arrival_kinds[i].arrival;
 	return 0;
 }
@@ -100,9 +102,12 @@ static __be32 kb_fold6(const struct in6_addr *a)
 	       a->s6_addr32[3];
 }
 
-/* Ports, or an ICMP echo's identifier, at @off: as a NAT record keys them. */
+/*
+ * Ports, or an echo's identifier (@icmp: the family's ICMP), at @off: as a
+ * NAT record keys them.
+ */
 static void kb_arrival_ports(const struct sk_buff *skb, int off, u8 proto,
-			     struct kbloom_xlate *rec)
+			     u8 icmp, struct kbloom_xlate *rec)
 {
 	__be16 buf[3];
 	const __be16 *p;
@@ -122,6 +127,8 @@ static void kb_arrival_ports(const struct sk_buff *skb, int off, u8 proto,
 		return;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
+		if (proto != icmp)
+			return;
 		p = skb_header_pointer(skb, off, 6, buf);
 		if (!p)
 			return;
@@ -151,7 +158,7 @@ static bool kb_arrival_key(const struct sk_buff *skb, struct kbloom_xlate *rec)
 		rec->after_dst = h4->daddr;
 		if (!(ntohs(h4->frag_off) & IP_OFFSET))
 			kb_arrival_ports(skb, off + h4->ihl * 4, h4->protocol,
-					 rec);
+					 IPPROTO_ICMP, rec);
 		return true;
 	}
 	h6 = skb_header_pointer(skb, off, sizeof(b6), &b6);
@@ -161,7 +168,8 @@ static bool kb_arrival_key(const struct sk_buff *skb, struct kbloom_xlate *rec)
 	rec->proto = h6->nexthdr;
 	rec->after_src = kb_fold6(&h6->saddr);
 	rec->after_dst = kb_fold6(&h6->daddr);
-	kb_arrival_ports(skb, off + sizeof(*h6), h6->nexthdr, rec);
+	kb_arrival_ports(skb, off + sizeof(*h6), h6->nexthdr, IPPROTO_ICMPV6,
+			 rec);
 	return true;
 }
 

@@ -37,8 +37,7 @@ struct kb_tun_net {
 
 static unsigned int kb_tun_net_id __read_mostly;
 
-/* The kind of record a device's packets make, or 0: not a tunnel of ours. */
-static u8 kb_tun_kind(const struct net_device *dev)
+u8 kb_tunnel_kind(const struct net_device *dev)
 {
 	const char *kind = dev->rtnl_link_ops ? dev->rtnl_link_ops->kind : NULL;
 
@@ -107,7 +106,7 @@ static void kb_tun_rebuild(struct net *net)
 
 	ASSERT_RTNL();
 	for_each_netdev(net, dev)
-		n += (dev->flags & IFF_UP) && kb_tun_kind(dev);
+		n += (dev->flags & IFF_UP) && kb_tunnel_kind(dev);
 	if (n) {
 		ends = kzalloc(struct_size(ends, e, n), GFP_KERNEL);
 		/*
@@ -118,7 +117,7 @@ static void kb_tun_rebuild(struct net *net)
 		if (!ends)
 			return;
 		for_each_netdev(net, dev) {
-			kind = kb_tun_kind(dev);
+			kind = kb_tunnel_kind(dev);
 			if ((dev->flags & IFF_UP) && kind && ends->n < n)
 				kb_tun_end_of(dev, kind, &ends->e[ends->n++]);
 		}
@@ -134,7 +133,7 @@ static int kb_tun_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 
-	if (!kb_tun_kind(dev))
+	if (!kb_tunnel_kind(dev))
 		return NOTIFY_DONE;
 	switch (event) {
 	case NETDEV_REGISTER:

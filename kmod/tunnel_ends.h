@@ -8,6 +8,7 @@
 #ifndef KBLOOM_TUNNEL_ENDS_H
 #define KBLOOM_TUNNEL_ENDS_H
 
+#include <linux/netdevice.h>
 #include <net/net_namespace.h>
 
 #include "uapi/kbloom.h"
@@ -26,5 +27,11 @@ void kb_tunnel_ends_exit(void);
  */
 bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 		     __be32 key);
+
+/*
+ * The kind of tunnel record @dev's packets make (KBLOOM_XLATE_IPIP, _GRE,
+ * _VXLAN), or 0: not a tunnel whose packets are recorded at LOCAL_IN.
+ */
+u8 kb_tunnel_kind(const struct net_device *dev);
 
 #endif /* KBLOOM_TUNNEL_ENDS_H */

@@ -367,6 +367,15 @@ static void render_nodes(const struct kb_out *o, const struct trace *t,
 	kb_print_arr_end(o);
 }
 
+/* Why a packet is not traceable past a router (enum tb_blind). */
+static const char *const blind_words[] = {
+	[TB_BLIND_FRAGMENT] =
+		"a later fragment through its NAT: no first fragment of its datagram in the capture to find the record by",
+	[TB_BLIND_ICMP_ERROR] =
+		"an ICMP error about a flow its NAT rewrote: the NAT rewrote the quoted header and an outer address, which no record keeps",
+	[TB_BLIND_OPAQUE] = "it came out of ",
+};
+
 /*
  * One packet's answer. Text: its line, then (traced) the tree, the
  * ingress routers, the unknown routers next to the path and the count of
@@ -418,22 +427,15 @@ static void render_one(const struct kb_out *o, const struct trace *t,
 			     ": no digest (%s)\n", kb_skip_str(p->skip));
 	else if (r && kb_out_is_json(o))
 		kb_json_time(o->j, "oldest", r->oldest);
-	if (asked && r->status == TB_NOT_TRACEABLE && r->blind &&
-	    r->blind_why == TB_BLIND_OPAQUE) {
-		char blind[KB_TOPO_NAME_MAX + TB_WHAT_MAX + 120];
+	if (asked && r->status == TB_NOT_TRACEABLE && r->blind) {
+		char blind[KB_TOPO_NAME_MAX + TB_WHAT_MAX + 160];
 
-		snprintf(blind, sizeof(blind),
-			 "not traceable past %s (it came out of %s there: the routers before it carried another packet, which no record rebuilds)",
-			 t->topo.r[r->blind_at].name, r->blind_what);
-		kb_print_str(o, KB_PRINT_ANY, "why", "%s\n", blind);
-	} else if (asked && r->status == TB_NOT_TRACEABLE && r->blind) {
-		char blind[KB_TOPO_NAME_MAX + 200];
-
-		snprintf(blind, sizeof(blind), "not traceable past %s (%s)",
-			 t->topo.r[r->blind_at].name,
-			 r->blind_why == TB_BLIND_ICMP_ERROR ?
-			 "an ICMP error about a flow its NAT rewrote: the NAT rewrote the quoted header and an outer address, which no record keeps" :
-			 "a later fragment through its NAT: no first fragment of its datagram in the capture to find the record by");
+		snprintf(blind, sizeof(blind), "not traceable past %s (%s%s%s)",
+			 t->topo.r[r->blind_at].name, blind_words[r->blind_why],
+			 r->blind_why == TB_BLIND_OPAQUE ? r->blind_what : "",
+			 r->blind_why == TB_BLIND_OPAQUE ?
+			 " there: the routers before it carried another packet, which no record rebuilds" :
+			 "");
 		kb_print_str(o, KB_PRINT_ANY, "why", "%s\n", blind);
 	} else if (asked && r->status == TB_NOT_TRACEABLE)
 		kb_print_text(o, "not traceable (older than the oldest window, %s)\n",

@@ -102,40 +102,56 @@ static int has_ports(uint8_t proto)
 	       proto == IPPROTO_DCCP;
 }
 
-int pkt_xlate_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
+/*
+ * Ports, or an echo's identifier (conntrack keys echo request and reply
+ * by it; @icmp: the family's ICMP), of @proto at @l4 (@n bytes) into
+ * @want; -1: too short for them.
+ */
+static int key_ports(const uint8_t *l4, uint32_t n, uint8_t proto,
+		     uint8_t icmp, struct kbloom_xlate *want)
 {
-	const uint8_t *l4;
-	struct ip4 h;
-	uint32_t n;
-
-	if (ip4_parse(pkt, len, &h) != 0)
-		return -1;
-	/* Only the first fragment carries the ports. */
-	if (h.frag & IP_OFFMASK)
-		return -1;
-	l4 = pkt + h.hl;
-	n = h.end - h.hl;
-	memset(want, 0, sizeof(*want));
-	want->family = 4;
-	want->proto = h.proto;
-	memcpy(&want->after_src, pkt + 12, 4);
-	memcpy(&want->after_dst, pkt + 16, 4);
-	if (has_ports(h.proto)) {
+	if (has_ports(proto)) {
 		if (n < 4)
 			return -1;
 		memcpy(&want->after_sport, l4, 2);
 		memcpy(&want->after_dport, l4 + 2, 2);
-	} else if (h.proto == IPPROTO_ICMP) {
+	} else if (proto == icmp) {
 		if (n < 1)
 			return -1;
-		/* Conntrack keys echo request and reply by the identifier. */
-		if (l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHOREPLY) {
+		if (proto == IPPROTO_ICMP ?
+		    l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHOREPLY :
+		    l4[0] == ICMP6_ECHO_REQUEST || l4[0] == ICMP6_ECHO_REPLY) {
 			if (n < 6)
 				return -1;
 			memcpy(&want->after_sport, l4 + 4, 2);
 		}
 	}
 	return 0;
+}
+
+/* The key of IPv4 packet @pkt (@h parsed): a later fragment's has no ports. */
+static int key4(const uint8_t *pkt, const struct ip4 *h,
+		struct kbloom_xlate *want)
+{
+	memset(want, 0, sizeof(*want));
+	want->family = 4;
+	want->proto = h->proto;
+	memcpy(&want->after_src, pkt + 12, 4);
+	memcpy(&want->after_dst, pkt + 16, 4);
+	if (h->frag & IP_OFFMASK)
+		return 0;
+	return key_ports(pkt + h->hl, h->end - h->hl, h->proto, IPPROTO_ICMP,
+			 want);
+}
+
+int pkt_xlate_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
+{
+	struct ip4 h;
+
+	/* Only the first fragment carries the ports. */
+	if (ip4_parse(pkt, len, &h) != 0 || (h.frag & IP_OFFMASK))
+		return -1;
+	return key4(pkt, &h, want);
 }
 
 /* Whether @rec is the record @pkt's key finds. */
@@ -235,29 +251,6 @@ int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len)
 	return !ip4_parse(pkt, len, &h) && (h.frag & IP_OFFMASK);
 }
 
-/* Ports or an echo identifier of @proto at @l4 (@n bytes) into @want. */
-static int arrival_ports(const uint8_t *l4, uint32_t n, uint8_t proto,
-			 struct kbloom_xlate *want)
-{
-	if (has_ports(proto)) {
-		if (n < 4)
-			return -1;
-		memcpy(&want->after_sport, l4, 2);
-		memcpy(&want->after_dport, l4 + 2, 2);
-	} else if (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6) {
-		if (n < 1)
-			return -1;
-		if (proto == IPPROTO_ICMP ?
-		    l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHOREPLY :
-		    l4[0] == ICMP6_ECHO_REQUEST || l4[0] == ICMP6_ECHO_REPLY) {
-			if (n < 6)
-				return -1;
-			memcpy(&want->after_sport, l4 + 4, 2);
-		}
-	}
-	return 0;
-}
-
 static uint32_t fold6(const uint8_t *a)
 {
 	uint32_t w[4];
@@ -272,25 +265,18 @@ int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
 	struct ip4 h;
 	uint32_t end;
 
-	memset(want, 0, sizeof(*want));
-	if (!ip4_parse(pkt, len, &h)) {
-		want->family = 4;
-		want->proto = h.proto;
-		memcpy(&want->after_src, pkt + 12, 4);
-		memcpy(&want->after_dst, pkt + 16, 4);
-		if (h.frag & IP_OFFMASK)
-			return 0;
-		return arrival_ports(pkt + h.hl, h.end - h.hl, h.proto, want);
-	}
+	if (!ip4_parse(pkt, len, &h))
+		return key4(pkt, &h, want);
 	if (len < 40 || pkt[0] >> 4 != 6)
 		return -1;
+	memset(want, 0, sizeof(*want));
 	end = 40 + get16(pkt + 4);
 	want->family = 6;
 	want->proto = pkt[6];
 	want->after_src = fold6(pkt + 8);
 	want->after_dst = fold6(pkt + 24);
-	return arrival_ports(pkt + 40, (len < end ? len : end) - 40, pkt[6],
-			     want);
+	return key_ports(pkt + 40, (len < end ? len : end) - 40, pkt[6],
+			 IPPROTO_ICMPV6, want);
 }
 
 /* The offset of the IPv4 packet an ICMP error @pkt quotes; -1: none. */

@@ -86,16 +86,21 @@ static enum kb_shape_error kb_scal_check(const struct kb_shape *s)
 	return KB_SHAPE_OK;
 }
 
+/* A slice's bits, in whole longs. */
+static u64 kb_slice_cells(u64 m)
+{
+	return BITS_TO_LONGS(m) * sizeof(unsigned long);
+}
+
 /* Slice 0's bits: the filter the user sized. */
 static u64 kb_scal_cells(const struct kb_shape *s)
 {
-	return BITS_TO_LONGS(s->m) * sizeof(unsigned long);
+	return kb_slice_cells(s->m);
 }
 
 static u64 kb_slice_bytes(u64 m)
 {
-	return BITS_TO_LONGS(m) * sizeof(unsigned long) +
-	       sizeof(struct kb_slice);
+	return kb_slice_cells(m) + sizeof(struct kb_slice);
 }
 
 /* What creating the filter takes: the list and slice 0. */
