@@ -103,81 +103,74 @@ static __be32 kb_fold6(const struct in6_addr *a)
 }
 
 /*
- * Ports, or an echo's identifier (@icmp: the family's ICMP), at @off: as a
- * NAT record keys them.
+ * Ports, or an echo's identifier (@icmp: the family's ICMP), at @off of
+ * the @cap bytes at @p: as a NAT record keys them.
  */
-static void kb_arrival_ports(const struct sk_buff *skb, int off, u8 proto,
+static void kb_arrival_ports(const u8 *p, u32 cap, u32 off, u8 proto,
 			     u8 icmp, struct kbloom_xlate *rec)
 {
-	__be16 buf[3];
-	const __be16 *p;
-	const u8 *type;
-
 	switch (proto) {
 	case IPPROTO_TCP:
 	case IPPROTO_UDP:
 	case IPPROTO_UDPLITE:
 	case IPPROTO_SCTP:
 	case IPPROTO_DCCP:
-		p = skb_header_pointer(skb, off, 4, buf);
-		if (p) {
-			rec->after_sport = p[0];
-			rec->after_dport = p[1];
+		if (off + 4 <= cap) {
+			memcpy(&rec->after_sport, p + off, 2);
+			memcpy(&rec->after_dport, p + off + 2, 2);
 		}
 		return;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
-		if (proto != icmp)
+		if (proto != icmp || off + 6 > cap)
 			return;
-		p = skb_header_pointer(skb, off, 6, buf);
-		if (!p)
-			return;
-		type = (const u8 *)p;
 		if (proto == IPPROTO_ICMP ?
-		    *type == ICMP_ECHO || *type == ICMP_ECHOREPLY :
-		    *type == ICMPV6_ECHO_REQUEST || *type == ICMPV6_ECHO_REPLY)
-			rec->after_sport = p[2];
+		    p[off] == ICMP_ECHO || p[off] == ICMP_ECHOREPLY :
+		    p[off] == ICMPV6_ECHO_REQUEST || p[off] == ICMPV6_ECHO_REPLY)
+			memcpy(&rec->after_sport, p + off + 4, 2);
 		return;
 	}
 }
 
-/* The packet's key (FAMILY, PROTO, AFTER_*); false: not IP. */
-static bool kb_arrival_key(const struct sk_buff *skb, struct kbloom_xlate *rec)
+/* The key (FAMILY, PROTO, AFTER_*) of the packet at @p; false: not IP. */
+static bool kb_arrival_key(const u8 *p, u32 cap, struct kbloom_xlate *rec)
 {
-	int off = skb_network_offset(skb);
-	struct ipv6hdr b6;
-	struct iphdr b4;
-	const struct ipv6hdr *h6;
-	const struct iphdr *h4;
+	const struct ipv6hdr *h6 = (const void *)p;
+	const struct iphdr *h4 = (const void *)p;
 
-	h4 = skb_header_pointer(skb, off, sizeof(b4), &b4);
-	if (h4 && h4->version == 4 && h4->ihl >= 5) {
+	if (cap >= sizeof(*h4) && h4->version == 4 && h4->ihl >= 5) {
 		rec->family = 4;
 		rec->proto = h4->protocol;
 		rec->after_src = h4->saddr;
 		rec->after_dst = h4->daddr;
 		if (!(ntohs(h4->frag_off) & IP_OFFSET))
-			kb_arrival_ports(skb, off + h4->ihl * 4, h4->protocol,
+			kb_arrival_ports(p, cap, h4->ihl * 4, h4->protocol,
 					 IPPROTO_ICMP, rec);
 		return true;
 	}
-	h6 = skb_header_pointer(skb, off, sizeof(b6), &b6);
-	if (!h6 || h6->version != 6)
+	if (cap < sizeof(*h6) || h6->version != 6)
 		return false;
 	rec->family = 6;
 	rec->proto = h6->nexthdr;
 	rec->after_src = kb_fold6(&h6->saddr);
 	rec->after_dst = kb_fold6(&h6->daddr);
-	kb_arrival_ports(skb, off + sizeof(*h6), h6->nexthdr, IPPROTO_ICMPV6,
+	kb_arrival_ports(p, cap, sizeof(*h6), h6->nexthdr, IPPROTO_ICMPV6,
 			 rec);
 	return true;
 }
 
+/* An IPv4 header with options, and the ports or echo identifier. */
+#define KB_ARRIVAL_HEAD	(60 + 6)
+
 u32 kb_xlate_of_arrival(const struct net *net, const struct sk_buff *skb,
 			struct kbloom_xlate *rec)
 {
+	u8 buf[KB_ARRIVAL_HEAD];
 	const struct net_device *dev;
 	u16 arrival = 0;
+	const u8 *p;
+	u32 cap;
+	int off;
 
 	memset(rec, 0, sizeof(*rec));
 	if (!kb_arrival_of_xfrm(skb, rec)) {
@@ -192,8 +185,28 @@ u32 kb_xlate_of_arrival(const struct net *net, const struct sk_buff *skb,
 		rec->before_dport = htons(arrival);
 		rec->first = skb->skb_iif;
 	}
-	if (!kb_arrival_key(skb, rec))
+	off = skb_network_offset(skb);
+	if (off < 0 || skb->len <= off)
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	cap = min_t(u32, skb->len - off, sizeof(buf));
+	p = skb_header_pointer(skb, off, cap, buf);
+	if (!p || !kb_arrival_key(p, cap, rec))
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	rec->kind = KBLOOM_XLATE_OPAQUE;
+	return KBLOOM_SKIP_NONE;
+}
+
+u32 kb_xlate_of_merged(const struct kb_tunnel_gso *t,
+		       const struct kbloom_xlate *tunnel,
+		       struct kbloom_xlate *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	if (!kb_arrival_key(t->p + t->inner, t->cap - t->inner, rec))
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	rec->kind = KBLOOM_XLATE_OPAQUE;
+	rec->before_dport = htons(KBLOOM_ARRIVAL_MERGED);
+	rec->before_src = tunnel->before_src;
+	rec->before_dst = tunnel->before_dst;
+	rec->first = tunnel->kind;
 	return KBLOOM_SKIP_NONE;
 }

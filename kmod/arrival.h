@@ -10,6 +10,7 @@
 #include <linux/skbuff.h>
 #include <net/net_namespace.h>
 
+#include "tunnel_gso.h"
 #include "uapi/kbloom.h"
 
 /*
@@ -19,5 +20,15 @@
  */
 u32 kb_xlate_of_arrival(const struct net *net, const struct sk_buff *skb,
 			struct kbloom_xlate *rec);
+
+/*
+ * The arrival record (KBLOOM_ARRIVAL_MERGED) of the inner packet of @t, a
+ * tunnel's packets merged by GRO on arrival, decapsulated here; @tunnel:
+ * its first segment's tunnel record (the outer addresses, the kind). 0,
+ * or KBLOOM_SKIP_UNTRANSFORMED.
+ */
+u32 kb_xlate_of_merged(const struct kb_tunnel_gso *t,
+		       const struct kbloom_xlate *tunnel,
+		       struct kbloom_xlate *rec);
 
 #endif /* KBLOOM_ARRIVAL_H */

@@ -36,6 +36,7 @@
 #include "registry.h"
 #include "transforms.h"
 #include "tunnel_ends.h"
+#include "tunnel_gso.h"
 
 struct kb_attach_pcpu {
 	u64 seen;
@@ -230,6 +231,55 @@ static u32 kb_record_udp_gso(struct kb_attach *att, const struct sk_buff *skb,
 	return KBLOOM_SKIP_NONE;
 }
 
+/*
+ * A tunnel's TCP GSO packet counts as the packets it will be on the wire.
+ * Past the first, one merged on arrival with outer IDs GRO did not check
+ * is also recorded in its unsure form (SPIE's digests cover the ID): the
+ * routers before this one may have sent another ID than the one it
+ * leaves with, and a trace that finds only this router is told so.
+ */
+static u32 kb_record_tunnel_segments(struct kb_attach *att,
+				     const struct kb_tunnel_gso *t)
+{
+	struct kb_digest d;
+	u32 i, n, why;
+
+	n = kb_tunnel_segments(t->p, t->cap, t->len, t->inner, t->gso_size);
+	if (!n)
+		return KBLOOM_SKIP_GSO;
+	for (i = 0; i < n; i++) {
+		why = kb_digest_tunnel_segment(t->p, t->cap, t->len, t->inner,
+					       att->digest, t->gso_size,
+					       t->flags, i, &d);
+		if (why)
+			return why;
+		kb_record(att, &d);
+		if (!i || !t->unsure || att->digest != KBLOOM_DIGEST_SPIE)
+			continue;
+		why = kb_digest_tunnel_segment(t->p, t->cap, t->len, t->inner,
+					       att->digest, t->gso_size,
+					       t->flags | KB_TUNNEL_UNSURE, i,
+					       &d);
+		if (why)
+			return why;
+		kb_record(att, &d);
+	}
+	return KBLOOM_SKIP_NONE;
+}
+
+/* Records @skb when it is such a packet (*@skip: why not all of it). */
+static noinline bool kb_record_tunnel_gso(struct kb_attach *att,
+					  const struct sk_buff *skb, u32 *skip)
+{
+	u8 buf[KB_TUNNEL_SPAN];
+	struct kb_tunnel_gso t;
+
+	if (!kb_tunnel_gso(skb, buf, &t))
+		return false;
+	*skip = kb_record_tunnel_segments(att, &t);
+	return true;
+}
+
 /* A TCP GSO packet counts as the segments it will be on the wire. */
 static u32 kb_record_gso(struct kb_attach *att, const struct sk_buff *skb,
 			 const u8 *p, u32 cap, u32 len)
@@ -238,6 +288,8 @@ static u32 kb_record_gso(struct kb_attach *att, const struct sk_buff *skb,
 	struct kb_digest d;
 	u32 i, n, why;
 
+	if (skb->encapsulation && kb_record_tunnel_gso(att, skb, &why))
+		return why;
 	if (si->gso_type & SKB_GSO_UDP_L4)
 		return kb_record_udp_gso(att, skb, p, cap, len);
 	if (!(si->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)))
@@ -375,6 +427,28 @@ static u32 kb_xlate_record(struct kb_attach *att, struct kbloom_xlate *rec,
 }
 
 /*
+ * A tunnel's packets merged by GRO before decapsulation, @rec the first's
+ * tunnel record: the others' outer headers are gone (their IDs, with DF
+ * unchecked by GRO), and their inner ones may leave rewritten (6.1's GRO
+ * cells take the decapsulated super-packet in again alone and fix its
+ * IPv4 IDs to the first's). An arrival record of the inner flow says so.
+ */
+static noinline u32 kb_xlate_merged(struct kb_attach *att,
+				    const struct sk_buff *skb,
+				    const struct kbloom_xlate *rec)
+{
+	u8 buf[KB_TUNNEL_SPAN];
+	struct kbloom_xlate arr;
+	struct kb_tunnel_gso t;
+
+	if (!kb_tunnel_gso(skb, buf, &t))
+		return 0;
+	if (kb_xlate_of_merged(&t, rec, &arr))
+		return KBLOOM_SKIP_GSO;
+	return kb_xlate_record(att, &arr, false);
+}
+
+/*
  * A transforms table's hooks: at POSTROUTING one record per NAT'ed flow
  * direction and window (a packet of a flow already recorded writes
  * nothing), and one per flow direction that came out of IPsec or a
@@ -401,6 +475,9 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 		why = KBLOOM_SKIP_UNTRANSFORMED;
 	if (!why)
 		why = kb_xlate_record(att, &rec, !post);
+	/* The other packets GRO merged into it (the first's record is made). */
+	if (!why && !post && skb->encapsulation)
+		why = kb_xlate_merged(att, skb, &rec);
 	/* NAT'ed or not, what it came out of: before it, another packet. */
 	if (post && !kb_xlate_of_arrival(state->net, skb, &rec)) {
 		arr = kb_xlate_record(att, &rec, false);

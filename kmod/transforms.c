@@ -99,18 +99,18 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec)
 #define KB_VXLAN_FLAG_VNI	0x08
 
 /*
- * A VXLAN packet at @off (the UDP header) carrying IPv4 in Ethernet, with
- * UDP checksum 0 (the rebuilt packet has 0: one with a checksum is left
- * to the arrival record): its record's kind and FIRST, the VNI in @key.
+ * A VXLAN packet at @off (the UDP header) of the @cap bytes at @p carrying
+ * IPv4 in Ethernet, with UDP checksum 0 (the rebuilt packet has 0: one
+ * with a checksum is left to the arrival record): its record's kind and
+ * FIRST, the VNI in @key.
  */
-static int kb_xlate_of_vxlan(const struct sk_buff *skb, int off,
+static int kb_xlate_of_vxlan(const u8 *p, u32 cap, u32 off,
 			     struct kbloom_xlate *rec, __be32 *key)
 {
-	u8 buf[KB_VXLAN_ENCAP];
-	const u8 *v;
+	const u8 *v = p + off;
 
-	v = skb_header_pointer(skb, off, sizeof(buf), buf);
-	if (!v || v[6] || v[7] || !(v[8] & KB_VXLAN_FLAG_VNI) ||
+	if (off + KB_VXLAN_ENCAP > cap || v[6] || v[7] ||
+	    !(v[8] & KB_VXLAN_FLAG_VNI) ||
 	    (v[KB_VXLAN_ENCAP - 2] << 8 | v[KB_VXLAN_ENCAP - 1]) != ETH_P_IP)
 		return -1;
 	rec->kind = KBLOOM_XLATE_VXLAN;
@@ -119,19 +119,17 @@ static int kb_xlate_of_vxlan(const struct sk_buff *skb, int off,
 	return 0;
 }
 
-u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
-		       __be32 *key)
+/* The tunnel record of the packet whose first @cap bytes are @p. */
+static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
+				   struct kbloom_xlate *rec, __be32 *key)
 {
-	u8 obuf[sizeof(struct iphdr)], ibuf[sizeof(struct iphdr)], gbuf[16];
-	int off = skb_network_offset(skb);
-	const struct iphdr *o, *in;
-	const __be16 *gre;
+	const struct iphdr *o = (const void *)p, *in;
 	u32 hl = sizeof(*o), glen = 0;
+	const __be16 *gre;
 	u16 flags;
 
-	o = skb_header_pointer(skb, off, sizeof(obuf), obuf);
 	/* An outer header with options could not be rebuilt: none kept. */
-	if (!o || o->version != 4 || o->ihl != 5 ||
+	if (cap < hl || o->version != 4 || o->ihl != 5 ||
 	    (o->protocol != IPPROTO_IPIP && o->protocol != IPPROTO_GRE &&
 	     o->protocol != IPPROTO_UDP) ||
 	    (ntohs(o->frag_off) & (IP_MF | IP_OFFSET)))
@@ -139,13 +137,13 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 	memset(rec, 0, sizeof(*rec));
 	*key = 0;
 	if (o->protocol == IPPROTO_UDP) {
-		if (kb_xlate_of_vxlan(skb, off + hl, rec, key))
+		if (kb_xlate_of_vxlan(p, cap, hl, rec, key))
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		glen = KB_VXLAN_ENCAP;
 	} else if (o->protocol == IPPROTO_GRE) {
-		gre = skb_header_pointer(skb, off + hl, 4, gbuf);
-		if (!gre)
+		if (cap < hl + 4)
 			return KBLOOM_SKIP_UNTRANSFORMED;
+		gre = (const __be16 *)(p + hl);
 		flags = ntohs(gre[0]);
 		if (flags & (KB_GRE_ROUTING | KB_GRE_VERSION) ||
 		    gre[1] != htons(ETH_P_IP))
@@ -164,8 +162,7 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 			rec->kind |= KBLOOM_XLATE_GRE_SEQ;
 			glen += 4;
 		}
-		gre = skb_header_pointer(skb, off + hl, glen, gbuf);
-		if (!gre)
+		if (cap < hl + glen)
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		/* The word a digest covers, and the key the tunnel matches. */
 		if (glen > 4)
@@ -176,8 +173,10 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 	} else {
 		rec->kind = KBLOOM_XLATE_IPIP;
 	}
-	in = skb_header_pointer(skb, off + hl + glen, sizeof(ibuf), ibuf);
-	if (!in || in->version != 4 || in->ihl < 5)
+	if (cap < hl + glen + sizeof(*in))
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	in = (const void *)(p + hl + glen);
+	if (in->version != 4 || in->ihl < 5)
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	rec->family = 4;
 	rec->proto = in->protocol;
@@ -189,4 +188,23 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 	rec->before_sport = o->id;
 	rec->before_dport = o->frag_off;
 	return KBLOOM_SKIP_NONE;
+}
+
+/* Outer IPv4, VXLAN's encapsulation, the inner IPv4 header. */
+#define KB_XLATE_HEAD	(20 + KB_VXLAN_ENCAP + 20)
+
+u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
+		       __be32 *key)
+{
+	int off = skb_network_offset(skb);
+	u8 buf[KB_XLATE_HEAD];
+	const u8 *p;
+	u32 cap;
+
+	if (off < 0 || skb->len <= off)
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	cap = min_t(u32, skb->len - off, sizeof(buf));
+	p = skb_header_pointer(skb, off, cap, buf);
+	return p ? kb_xlate_of_tunnel_head(p, cap, rec, key) :
+		   KBLOOM_SKIP_UNTRANSFORMED;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "traceback.h"
+#include "../kmod/engine/digest.h"
 
 #define WHY_MAX		512
 
@@ -34,6 +35,8 @@ struct job {
 	size_t r;
 	int failed;
 	struct tb_answer a;
+	/* per packet asked (pend order): held in its unsure form (malloc) */
+	uint8_t *unsure;
 	char why[WHY_MAX];
 };
 
@@ -91,6 +94,26 @@ static uint64_t range_lo(const struct walk *w, size_t i)
 	return at > w->slack ? at - w->slack : 0;
 }
 
+/* A form of packet @i asked about in this step: its bytes. */
+static const struct tb_form *form(const struct walk *w, size_t i, size_t f)
+{
+	return &w->forms[i * TB_FORMS_MAX + f];
+}
+
+/*
+ * How many forms of packet @i asked about in this step may have an
+ * unsure form (engine digest.h): each is asked about too, one more
+ * chance of a false hit.
+ */
+static uint32_t unsure_forms(const struct walk *w, size_t i)
+{
+	uint32_t f, n = 0;
+
+	for (f = 0; f < w->nf_step[i]; f++)
+		n += kb_pkt_may_be_unsure(form(w, i, f)->pkt, form(w, i, f)->len);
+	return n;
+}
+
 /*
  * What answer @a says of item @row for packet @i: the newest window of the
  * range holding it (NULL: none) and the router's rate over the range.
@@ -102,7 +125,7 @@ static const struct tb_window *judge(const struct walk *w, size_t i,
 	const struct tb_window *best = NULL;
 	uint64_t lo = range_lo(w, i), hi = w->p[i].at;
 	double log_clear = 0;	/* log of P(no window gives a false hit) */
-	uint32_t j, f, nf = w->nf_step[i];
+	uint32_t j, f, nf = w->nf_step[i], nq = nf + unsure_forms(w, i);
 
 	for (j = 0; j < a->nwin; j++) {
 		const struct tb_window *win = &a->win[j];
@@ -114,7 +137,7 @@ static const struct tb_window *judge(const struct walk *w, size_t i,
 		 * log1p/expm1: rates of 1e-18 survive, 1 - (1 - p) would be
 		 * 0. Each form asked is one more chance of a false hit.
 		 */
-		log_clear += nf * log1p(-(win->fpr > 1 ? 1 : win->fpr < 0 ? 0 :
+		log_clear += nq * log1p(-(win->fpr > 1 ? 1 : win->fpr < 0 ? 0 :
 					  win->fpr));
 		for (f = 0; f < nf; f++) {
 			const uint8_t *bits = a->hits + (row + f) * a->row;
@@ -385,40 +408,103 @@ static int set_bypassed(struct walk *w, size_t r, const char *bypass)
 	return w->why[r] ? 0 : oom(w);
 }
 
-/* Asks job @j's router about the packets pending for it. */
+/*
+ * Folds the answer's unsure rows (from row @ni, one per form in @of, the
+ * form's own row) into the forms' rows: a router that holds a form only
+ * in its unsure form holds it. Marks in @j->unsure the packets (index in
+ * the router's pending list: @ok) held so in their range; drops the
+ * transforms found for unsure rows (no packet had that form).
+ */
+static void fold_unsure(struct walk *w, struct job *j, size_t ni,
+			const size_t *of, const size_t *ok, size_t nu)
+{
+	struct tb_answer *a = &j->a;
+	size_t u, k, i;
+	uint32_t x, q, n = 0;
+
+	for (u = 0; u < nu; u++) {
+		const uint8_t *bits = a->hits + (ni + u) * a->row;
+		uint8_t *to = a->hits + of[u] * a->row;
+
+		k = ok[u];
+		i = w->pend[j->r][k];
+		for (x = 0; x < a->nwin; x++) {
+			if (!(bits[x / 8] >> (x % 8) & 1))
+				continue;
+			to[x / 8] |= 1 << (x % 8);
+			if (tb_window_overlaps(&a->win[x], range_lo(w, i),
+					       w->p[i].at))
+				j->unsure[k] = 1;
+		}
+	}
+	for (q = 0; q < a->nxf; q++) {
+		if (a->xf[q].row >= ni) {
+			free(a->xf[q].pkt);
+			continue;
+		}
+		a->xf[n++] = a->xf[q];
+	}
+	a->nxf = n;
+}
+
+/*
+ * Asks job @j's router about the packets pending for it: each form, then
+ * the unsure form of each that may have one.
+ */
 static void ask(struct walk *w, struct job *j)
 {
 	size_t k, r = j->r, np = w->npend[r];
 	struct tb_answer *a = &j->a;
-	struct tb_item *items;
-
-	size_t ni = 0, f;
+	struct tb_item *items = NULL;
+	size_t ni = 0, nu = 0, f, u;
+	size_t *of = NULL, *ok = NULL;
 
 	memset(a, 0, sizeof(*a));
 	j->why[0] = 0;
-	for (k = 0; k < np; k++)
+	for (k = 0; k < np; k++) {
 		ni += w->nf_step[w->pend[r][k]];
-	items = calloc(ni, sizeof(*items));
-	if (!items) {
+		nu += unsure_forms(w, w->pend[r][k]);
+	}
+	items = calloc(ni + nu, sizeof(*items));
+	of = calloc(nu + 1, sizeof(*of));
+	ok = calloc(nu + 1, sizeof(*ok));
+	j->unsure = calloc(np + 1, 1);
+	if (!items || !of || !ok || !j->unsure) {
 		snprintf(j->why, sizeof(j->why), "out of memory");
 		j->failed = 1;
-		return;
+		goto out;
 	}
-	for (k = 0, ni = 0; k < np; k++) {
+	for (k = 0, ni = 0, u = 0; k < np; k++) {
 		size_t i = w->pend[r][k];
 
 		for (f = 0; f < w->nf_step[i]; f++, ni++) {
-			items[ni].pkt = w->forms[i * TB_FORMS_MAX + f].pkt;
-			items[ni].len = w->forms[i * TB_FORMS_MAX + f].len;
+			items[ni].pkt = form(w, i, f)->pkt;
+			items[ni].len = form(w, i, f)->len;
 			items[ni].ts = w->p[i].at;
 			items[ni].lo = range_lo(w, i);
+			if (kb_pkt_may_be_unsure(items[ni].pkt, items[ni].len)) {
+				of[u] = ni;
+				ok[u++] = k;
+			}
 		}
 	}
-	j->failed = w->b->ask(w->b->ctx, r, items, ni, a, j->why,
+	for (u = 0; u < nu; u++) {
+		uint8_t *c = malloc(items[of[u]].len);
+
+		if (!c) {
+			snprintf(j->why, sizeof(j->why), "out of memory");
+			j->failed = 1;
+			goto out;
+		}
+		items[ni + u] = items[of[u]];
+		memcpy(c, items[of[u]].pkt, items[of[u]].len);
+		kb_pkt_unsure(c);
+		items[ni + u].pkt = c;
+	}
+	j->failed = w->b->ask(w->b->ctx, r, items, ni + nu, a, j->why,
 			      sizeof(j->why)) != 0;
-	free(items);
 	for (k = 0; !j->failed && k < a->nxf; k++)
-		if (a->xf[k].row >= ni || !a->xf[k].pkt)
+		if (a->xf[k].row >= ni + nu || !a->xf[k].pkt)
 			break;
 	if (!j->failed &&
 	    (a->row != (a->nwin + 7) / 8 || (a->nwin && !a->hits) ||
@@ -428,6 +514,14 @@ static void ask(struct walk *w, struct job *j)
 			 w->t->r[r].name, a->nwin, a->row);
 		j->failed = 1;
 	}
+	if (!j->failed)
+		fold_unsure(w, j, ni, of, ok, nu);
+out:
+	for (u = 0; items && u < nu; u++)
+		free((void *)items[ni + u].pkt);
+	free(items);
+	free(of);
+	free(ok);
 	if (j->failed)
 		tb_answer_free(a);
 }
@@ -520,6 +614,7 @@ static int first_step(struct walk *w, size_t from)
 	}
 	w->npend[from] = 0;
 	if (job.failed) {
+		free(job.unsure);
 		for (i = 0; i < w->n; i++)
 			w->res[i].status = TB_UNKNOWN;
 		return 0;
@@ -561,13 +656,16 @@ static int first_step(struct walk *w, size_t from)
 		if (add_node(w, i, from, 0, hit, fpr) ||
 		    adopt_forms(w, i, 0, row, a))
 			goto fail;
+		res->node[0].unsure = job.unsure[i];
 		w->ps[i].fstart = 0;
 		w->ps[i].fend = 1;
 	}
 	tb_answer_free(a);
+	free(job.unsure);
 	return 0;
 fail:
 	tb_answer_free(a);
+	free(job.unsure);
 	return -1;
 }
 
@@ -596,11 +694,12 @@ static int by_index(const void *a, const void *b)
 }
 
 /*
- * Takes router @r's answer @a (NULL: it is unknown) about its pending
+ * Takes router @r's answer (@jb's; NULL: it is unknown) about its pending
  * packets at depth @d. 0 or -1.
  */
-static int take(struct walk *w, uint32_t d, size_t r, struct tb_answer *a)
+static int take(struct walk *w, uint32_t d, size_t r, struct job *jb)
 {
+	struct tb_answer *a = jb ? &jb->a : NULL;
 	const struct kb_topo_router *rt = &w->t->r[r];
 	size_t i, k, j, node, row = 0;
 
@@ -638,6 +737,7 @@ add:
 		if (add_node(w, i, r, d, hit, fpr))
 			return -1;
 		node = res->nnodes - 1;
+		res->node[node].unsure = hit && jb->unsure[k];
 		if (a && hit && adopt_forms(w, i, node, row, a))
 			return -1;
 		for (j = 0; j < rt->nnbr; j++) {
@@ -732,10 +832,12 @@ static int step(struct walk *w, uint32_t d)
 				count_question(w, r);
 			}
 		}
-		if (take(w, d, r, j && !j->failed ? &j->a : NULL))
+		if (take(w, d, r, j && !j->failed ? j : NULL))
 			goto out;
 		if (j) {
 			tb_answer_free(&j->a);
+			free(j->unsure);
+			j->unsure = NULL;
 			if (nth)
 				taken(w, x);
 			x++;
@@ -752,8 +854,10 @@ out:
 		for (k = 0; k < nth; k++)
 			pthread_join(th[k], NULL);
 	}
-	for (k = 0; w->jobs && k < w->njobs; k++)
+	for (k = 0; w->jobs && k < w->njobs; k++) {
 		tb_answer_free(&w->jobs[k].a);
+		free(w->jobs[k].unsure);
+	}
 	free(w->jobs);
 	free(w->ready);
 	w->jobs = NULL;
@@ -859,6 +963,29 @@ static int find_ingress(struct walk *w, size_t i)
 	return 0;
 }
 
+/*
+ * An ingress that holds the packet in its unsure form merged it by GRO
+ * from a tunnel's packets whose outer IDs before it are not known: the
+ * routers before it were asked about another ID. Not the ingress, then,
+ * but as far as the trace can see.
+ */
+static void unsure_ingress(struct walk *w, size_t i)
+{
+	struct tb_result *res = &w->res[i];
+	size_t x;
+
+	if (res->status != TB_TRACED || res->blind)
+		return;
+	for (x = 0; x < res->ningress; x++) {
+		if (!res->node[res->ingress[x]].unsure)
+			continue;
+		res->blind = true;
+		res->blind_at = res->node[res->ingress[x]].router;
+		res->blind_why = TB_BLIND_MERGED;
+		return;
+	}
+}
+
 void tb_results_free(struct tb_result *res, size_t n)
 {
 	size_t i;
@@ -949,6 +1076,7 @@ int tb_trace(const struct kb_topo *t, size_t from, const struct tb_packet *p,
 	for (i = 0; i < n; i++) {
 		if (prune(&w, i) || find_ingress(&w, i))
 			goto out;
+		unsure_ingress(&w, i);
 		/* Its ingress is not the true one: never reported as traced. */
 		if (res[i].status == TB_TRACED && res[i].blind)
 			res[i].status = TB_NOT_TRACEABLE;

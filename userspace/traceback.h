@@ -155,6 +155,12 @@ enum tb_blind {
 	TB_BLIND_ICMP_ERROR,
 	/* Came out of IPsec or a tunnel no record undoes (blind_what). */
 	TB_BLIND_OPAQUE,
+	/*
+	 * Held at its ingress only as a tunnel's packet merged there by GRO,
+	 * whose outer IP ID before that router is not known (its unsure
+	 * form, engine digest.h).
+	 */
+	TB_BLIND_MERGED,
 };
 
 enum tb_status {
@@ -173,6 +179,7 @@ struct tb_node {
 	struct tb_window win;	/* the newest window of the range holding it */
 	double fpr;		/* the router's rate over the range's windows */
 	bool unknown;		/* not asked (see above): win and fpr are 0 */
+	bool unsure;		/* holds it in its unsure form (see walk) */
 	char *xf;		/* the transforms it undid ("; "-joined, with
 				 * their windows), or NULL (malloc) */
 };

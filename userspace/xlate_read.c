@@ -225,7 +225,7 @@ bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
 	size_t h;
 
 	if (kind == KBLOOM_ARRIVAL_ESP || kind == KBLOOM_ARRIVAL_AH ||
-	    kind == KBLOOM_ARRIVAL_IPCOMP)
+	    kind == KBLOOM_ARRIVAL_IPCOMP || kind == KBLOOM_ARRIVAL_MERGED)
 		return false;
 	for (h = 0; h < m; h++)
 		if (!(hit[h].rec.kind & KBLOOM_XLATE_OPAQUE) &&
@@ -306,6 +306,14 @@ static void gre_words(const struct kbloom_xlate *r, char *buf, size_t len)
 	}
 }
 
+/* A tunnel record's kind, in words. */
+static const char *tunnel_word(uint32_t kind)
+{
+	if ((kind & XLATE_TUNNEL) == KBLOOM_XLATE_VXLAN)
+		return "VXLAN";
+	return kind & KBLOOM_XLATE_GRE ? "GRE" : "IPIP";
+}
+
 /* What an arrival record's packet came out of (enum kbloom_arrival). */
 static const char *const arrival_words[] = {
 	[KBLOOM_ARRIVAL_ESP] = "IPsec ESP",
@@ -323,6 +331,7 @@ static const char *const arrival_words[] = {
 	[KBLOOM_ARRIVAL_BAREUDP] = "a bareudp device",
 	[KBLOOM_ARRIVAL_GTP] = "a gtp device",
 	[KBLOOM_ARRIVAL_TUN] = "a tun or tap device (a program wrote the packet)",
+	[KBLOOM_ARRIVAL_MERGED] = "packets merged by GRO",
 };
 
 /* "IPsec ESP 10.1.0.1 > 10.2.0.2 spi 0x100", "a vxlan device (ifindex 7)". */
@@ -344,6 +353,13 @@ static void arrival_str(const struct kbloom_xlate *r, char *buf, size_t len)
 		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
 		snprintf(buf, len, "%s %s > %s spi 0x%x", what, x, y,
 			 ntohl(r->first));
+		return;
+	}
+	if (kind == KBLOOM_ARRIVAL_MERGED) {
+		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
+		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
+		snprintf(buf, len, "%s %s > %s %s", tunnel_word(r->first), x,
+			 y, what);
 		return;
 	}
 	snprintf(buf, len, "%s (ifindex %u)", what, r->first);
@@ -371,8 +387,7 @@ void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 	if (r->kind & XLATE_TUNNEL) {
 		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
 		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
-		n = snprintf(buf, len, "%s %s > %s id %u",
-			     r->kind & KBLOOM_XLATE_GRE ? "GRE" : "IPIP", x, y,
+		n = snprintf(buf, len, "%s %s > %s id %u", tunnel_word(r->kind), x, y,
 			     ntohs(r->before_sport));
 		if (r->kind & KBLOOM_XLATE_GRE)
 			gre_words(r, buf + n, n < (int)len ? len - n : 0);

@@ -70,7 +70,8 @@ bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
  * Whether arrival record @arr among a packet's records @hit (@m of them)
  * is undone by one of them: a tunnel record (a vxlan device's packets are
  * recorded at input, each, as well as the device's arrival per flow).
- * IPsec's arrival never is (ciphertext).
+ * IPsec's arrival never is (ciphertext), nor GRO's merge (the first
+ * packet's record may match the others', their inner IDs rewritten).
  */
 bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
 			     const struct kbloom_xlate *arr);

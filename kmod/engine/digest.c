@@ -389,6 +389,37 @@ u32 kb_digest_tcp_segments(const u8 *pkt, u32 caplen, u32 total,
 }
 
 /*
+ * Rewrites the IP header at @ip (parsed as @g) and its TCP or UDP header
+ * (at @l4 from @ip) as segment @seg of @seglen payload bytes: the lengths,
+ * the IPv4 ID (unless @fixed_id), TCP's sequence number or UDP's length
+ * and checksum @csum. 0, or MALFORMED when a length does not fit.
+ */
+static u32 kb_gso_rewrite(u8 *ip, const struct kb_gso *g, u32 l4, u8 proto,
+			  bool fixed_id, u32 gso_size, u32 seg, u32 seglen,
+			  u16 csum)
+{
+	if (g->l3.family == 4) {
+		if (l4 + g->thl + seglen > 0xffff)
+			return KBLOOM_SKIP_MALFORMED;
+		kb_put_be16(ip + 2, l4 + g->thl + seglen);
+		if (!fixed_id)
+			kb_put_be16(ip + 4, kb_get_be16(ip + 4) + seg);
+	} else {
+		if (l4 - KB_IPV6_HLEN + g->thl + seglen > 0xffff)
+			return KBLOOM_SKIP_MALFORMED;
+		kb_put_be16(ip + 4, l4 - KB_IPV6_HLEN + g->thl + seglen);
+	}
+	if (proto == KB_PROTO_TCP) {
+		kb_put_be32(ip + l4 + 4,
+			    kb_get_be32(ip + l4 + 4) + seg * gso_size);
+	} else {
+		kb_put_be16(ip + l4 + 4, KB_UDP_HLEN + seglen);
+		kb_put_be16(ip + l4 + 6, csum);
+	}
+	return KBLOOM_SKIP_NONE;
+}
+
+/*
  * Segment @seg of a TCP or UDP (@proto) GSO packet as segmentation puts it
  * on the wire, as far as a digest can see: IP lengths and the IPv4 ID
  * (unless @fixed_id); TCP's sequence number (its flags and checksum are
@@ -425,25 +456,10 @@ static u32 kb_digest_gso_segment(const u8 *pkt, u32 caplen, u32 total,
 	} else {
 		memcpy(buf, pkt, n);
 	}
-
-	if (g.l3.family == 4) {
-		if (l4 + g.thl + seglen > 0xffff)
-			return KBLOOM_SKIP_MALFORMED;
-		kb_put_be16(buf + 2, l4 + g.thl + seglen);
-		if (!fixed_id)
-			kb_put_be16(buf + 4, kb_get_be16(buf + 4) + seg);
-	} else {
-		if (l4 - KB_IPV6_HLEN + g.thl + seglen > 0xffff)
-			return KBLOOM_SKIP_MALFORMED;
-		kb_put_be16(buf + 4, l4 - KB_IPV6_HLEN + g.thl + seglen);
-	}
-	if (proto == KB_PROTO_TCP) {
-		kb_put_be32(buf + l4 + 4,
-			    kb_get_be32(buf + l4 + 4) + seg * gso_size);
-	} else {
-		kb_put_be16(buf + l4 + 4, KB_UDP_HLEN + seglen);
-		kb_put_be16(buf + l4 + 6, csum);
-	}
+	skip = kb_gso_rewrite(buf, &g, l4, proto, fixed_id, gso_size, seg,
+			      seglen, csum);
+	if (skip)
+		return skip;
 	return kb_digest(buf, n, mode, out);
 }
 
@@ -473,4 +489,200 @@ u32 kb_digest_udp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 {
 	return kb_digest_gso_segment(pkt, caplen, total, mode, gso_size,
 				     KB_PROTO_UDP, false, seg, csum, out);
+}
+
+#define KB_PROTO_IPIP		4
+#define KB_PROTO_IPV6		41
+#define KB_PROTO_GRE		47
+#define KB_GRE_FLAG_CSUM	0x8000	/* RFC 2784 */
+#define KB_IPV4_DF		0x4000
+#define KB_IPV4_RESERVED	0x8000
+
+/* A tunnel's GSO packet: its outer header, and the inner TCP packet's. */
+struct kb_tunnel {
+	struct kb_l3 o;		/* o.l4: where the encapsulation starts */
+	struct kb_gso g;	/* the inner packet, at @inner */
+	u32 inner;
+};
+
+static u32 kb_tunnel_parse(const u8 *pkt, u32 caplen, u32 total, u32 inner,
+			   u32 gso_size, struct kb_tunnel *t)
+{
+	u32 avail = kb_min_u32(caplen, KB_TUNNEL_SPAN);
+	u32 skip, min;
+
+	memset(t, 0, sizeof(*t));
+	if (!total || !inner || inner >= avail || inner >= total)
+		return KBLOOM_SKIP_GSO;
+	skip = kb_parse(pkt, caplen, total, true, &t->o);
+	if (skip)
+		return skip;
+	if (t->o.frag || t->o.l4 > inner)
+		return KBLOOM_SKIP_GSO;
+	switch (t->o.proto) {
+	case KB_PROTO_IPIP:
+	case KB_PROTO_IPV6:
+		min = 0;
+		break;
+	case KB_PROTO_GRE:
+		min = 4;
+		break;
+	case KB_PROTO_UDP:
+		min = KB_UDP_HLEN;
+		break;
+	default:
+		return KBLOOM_SKIP_GSO;
+	}
+	/* IPIP's inner header follows; a checksum sums 16-bit words. */
+	if (inner < t->o.l4 + min || (!min && inner != t->o.l4) ||
+	    (inner - t->o.l4) & 1)
+		return KBLOOM_SKIP_GSO;
+	skip = kb_gso_parse(pkt + inner, caplen - inner, total - inner,
+			    gso_size, KB_PROTO_TCP, &t->g);
+	if (skip)
+		return skip;
+	if (t->g.jumbo)
+		return KBLOOM_SKIP_GSO;
+	if (inner + t->g.l3.l4 + t->g.thl > avail)
+		return KBLOOM_SKIP_SHORT;
+	t->inner = inner;
+	return KBLOOM_SKIP_NONE;
+}
+
+/* The one's complement sum of @n bytes' 16-bit words (RFC 1071). */
+static u32 kb_sum16(const u8 *p, u32 n, u32 sum)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += kb_get_be16(p + i);
+	if (n & 1)
+		sum += (u32)p[n - 1] << 8;
+	return sum;
+}
+
+static u32 kb_fold16(u32 sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+/*
+ * The outer checksum at @at (GRE's, or UDP's with @udp: its
+ * pseudo-header) of segment @buf, whose inner TCP segment has @tcplen
+ * bytes. What it covers past the headers is the inner packet: an IPv4
+ * header sums to zero with its checksum, a TCP segment to the complement
+ * of its pseudo-header with its own (both as segmentation writes them),
+ * so the payload's bytes are not needed.
+ */
+static void kb_tunnel_csum(u8 *buf, const struct kb_tunnel *t, u32 tcplen,
+			   u32 at, bool udp, u32 udplen)
+{
+	const struct kb_l3 *in = &t->g.l3;
+	const u8 *ip = buf + t->inner;
+	u32 sum, ps;
+
+	ps = kb_sum16(ip + (in->family == 4 ? 12 : 8), 2 * in->alen, 0) +
+	     KB_PROTO_TCP + tcplen;
+	sum = ~kb_fold16(ps) & 0xffff;
+	if (in->family == 6)
+		sum = kb_sum16(ip, in->l4, sum);
+	kb_put_be16(buf + at, 0);
+	sum = kb_sum16(buf + t->o.l4, t->inner - t->o.l4, sum);
+	if (udp)
+		sum = kb_sum16(buf + (t->o.family == 4 ? 12 : 8),
+			       2 * t->o.alen, sum) + KB_PROTO_UDP + udplen;
+	sum = ~kb_fold16(sum) & 0xffff;
+	/* UDP sends a computed 0 as 0xffff (RFC 768). */
+	kb_put_be16(buf + at, udp && !sum ? 0xffff : sum);
+}
+
+void kb_pkt_unsure(u8 *pkt)
+{
+	kb_put_be16(pkt + 4, 0);
+	pkt[6] |= KB_IPV4_RESERVED >> 8;
+}
+
+bool kb_pkt_may_be_unsure(const u8 *pkt, u32 caplen)
+{
+	u32 frag;
+
+	if (caplen < KB_IPV4_HLEN || pkt[0] >> 4 != 4)
+		return false;
+	frag = kb_get_be16(pkt + 6);
+	if (!(frag & KB_IPV4_DF) || (frag & (KB_IPV4_RESERVED | 0x3fff)))
+		return false;
+	return pkt[9] == KB_PROTO_IPIP || pkt[9] == KB_PROTO_IPV6 ||
+	       pkt[9] == KB_PROTO_GRE || pkt[9] == KB_PROTO_UDP;
+}
+
+u32 kb_tunnel_segments(const u8 *pkt, u32 caplen, u32 total, u32 inner,
+		       u32 gso_size)
+{
+	struct kb_tunnel t;
+
+	if (kb_tunnel_parse(pkt, caplen, total, inner, gso_size, &t))
+		return 0;
+	return t.g.nsegs;
+}
+
+u32 kb_tunnel_segment(const u8 *pkt, u32 caplen, u32 total, u32 inner,
+		      u32 gso_size, u32 flags, u32 seg, u8 *buf, u32 *n)
+{
+	const struct kb_l3 *o;
+	u32 seglen, olen, skip;
+	struct kb_tunnel t;
+
+	skip = kb_tunnel_parse(pkt, caplen, total, inner, gso_size, &t);
+	if (skip)
+		return skip;
+	if (seg >= t.g.nsegs)
+		return KBLOOM_SKIP_GSO;
+	o = &t.o;
+	*n = kb_min_u32(caplen, KB_TUNNEL_SPAN);
+	memcpy(buf, pkt, *n);
+	seglen = kb_min_u32(gso_size, t.g.payload - seg * gso_size);
+	skip = kb_gso_rewrite(buf + inner, &t.g, t.g.l3.l4, KB_PROTO_TCP,
+			      flags & KB_TUNNEL_FIXED_ID, gso_size, seg, seglen,
+			      0);
+	if (skip)
+		return skip;
+	olen = inner + t.g.l3.l4 + t.g.thl + seglen;
+	if (olen - (o->family == 4 ? 0 : KB_IPV6_HLEN) > 0xffff)
+		return KBLOOM_SKIP_MALFORMED;
+	/* Segmentation numbers the outer IPv4 IDs one by one, always. */
+	if (o->family == 4) {
+		kb_put_be16(buf + 2, olen);
+		kb_put_be16(buf + 4, kb_get_be16(buf + 4) + seg);
+	} else {
+		kb_put_be16(buf + 4, olen - KB_IPV6_HLEN);
+	}
+	if (o->proto == KB_PROTO_UDP) {
+		kb_put_be16(buf + o->l4 + 4, olen - o->l4);
+		if (flags & KB_TUNNEL_UDP_CSUM)
+			kb_tunnel_csum(buf, &t, t.g.thl + seglen, o->l4 + 6,
+				       true, olen - o->l4);
+	} else if (o->proto == KB_PROTO_GRE &&
+		   (kb_get_be16(buf + o->l4) & KB_GRE_FLAG_CSUM)) {
+		if (inner < o->l4 + 8)
+			return KBLOOM_SKIP_GSO;
+		kb_tunnel_csum(buf, &t, t.g.thl + seglen, o->l4 + 4, false, 0);
+	}
+	if ((flags & KB_TUNNEL_UNSURE) && o->family == 4)
+		kb_pkt_unsure(buf);
+	return KBLOOM_SKIP_NONE;
+}
+
+u32 kb_digest_tunnel_segment(const u8 *pkt, u32 caplen, u32 total, u32 inner,
+			     u32 mode, u32 gso_size, u32 flags, u32 seg,
+			     struct kb_digest *out)
+{
+	u8 buf[KB_TUNNEL_SPAN];
+	u32 n, skip;
+
+	memset(out, 0, sizeof(*out));
+	skip = kb_tunnel_segment(pkt, caplen, total, inner, gso_size, flags,
+				 seg, buf, &n);
+	return skip ? skip : kb_digest(buf, n, mode, out);
 }

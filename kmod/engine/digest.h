@@ -81,4 +81,41 @@ u32 kb_digest_udp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 			  u32 gso_size, u32 seg, u16 csum,
 			  struct kb_digest *out);
 
+/*
+ * A tunnel's TCP GSO packet (IPv4 or IPv6 outer header; IPIP, IPv6 in
+ * IPv4 or IPv6, GRE, or UDP such as VXLAN; the inner IPv4 or IPv6 header
+ * at @inner from the outer one, @caplen bytes of it at hand): segment
+ * @seg as segmentation puts it on the wire, built in @buf (KB_TUNNEL_SPAN
+ * bytes; *@n of them used, up to the inner TCP header at least): the
+ * outer lengths and IPv4 ID (+ @seg), UDP's length, the outer checksum
+ * (GRE's when its C flag is set, UDP's with KB_TUNNEL_UDP_CSUM) and the
+ * inner packet as kb_digest_tcp_segment() has it. A skip reason like
+ * kb_digest(); GSO when it is no such packet.
+ */
+/* Headers of a tunnel's packet: outer, encapsulation, inner IPv6, TCP. */
+#define KB_TUNNEL_SPAN		192
+#define KB_TUNNEL_FIXED_ID	1u	/* inner IPv4 IDs not incremented */
+#define KB_TUNNEL_UDP_CSUM	2u	/* the outer UDP header has a checksum */
+#define KB_TUNNEL_UNSURE	4u	/* the unsure form (kb_pkt_unsure()) */
+
+u32 kb_tunnel_segments(const u8 *pkt, u32 caplen, u32 total, u32 inner,
+		       u32 gso_size);
+u32 kb_tunnel_segment(const u8 *pkt, u32 caplen, u32 total, u32 inner,
+		      u32 gso_size, u32 flags, u32 seg, u8 *buf, u32 *n);
+/* Its digest in @mode. */
+u32 kb_digest_tunnel_segment(const u8 *pkt, u32 caplen, u32 total, u32 inner,
+			     u32 mode, u32 gso_size, u32 flags, u32 seg,
+			     struct kb_digest *out);
+
+/*
+ * The unsure form of an IPv4 packet (uapi/kbloom.h, "Digest formats"):
+ * what a router records, beside the segment as it sends it on, for a
+ * tunnel's packet merged by GRO whose outer IPv4 ID on arrival GRO did
+ * not check (DF set). Its ID zeroed, the reserved flag set (no sender
+ * sets it, RFC 791). Whether @pkt may have one: IPv4 with DF, no
+ * fragment, carrying IPIP, IPv6, GRE or UDP.
+ */
+void kb_pkt_unsure(u8 *pkt);
+bool kb_pkt_may_be_unsure(const u8 *pkt, u32 caplen);
+
 #endif /* KBLOOM_ENGINE_DIGEST_H */

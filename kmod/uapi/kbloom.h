@@ -319,8 +319,20 @@
  * captured or received size, so link-layer padding does not change a digest.
  * A TCP packet the stack carries as one GSO super-packet is digested as the
  * segments that go on the wire (IPv4 ID + i unless the ID is fixed, TCP
- * sequence + i * gso_size, each segment's length); other GSO packets are
- * skipped (GSO).
+ * sequence + i * gso_size, each segment's length); so is a tunnel's (IPIP,
+ * IPv6 in IPv4 or IPv6, GRE, VXLAN and other UDP tunnels, over IPv4 or
+ * IPv6) carrying TCP: the outer IPv4 ID + i, the outer lengths and
+ * checksums (GRE's, UDP's) as segmentation writes them, the inner packet
+ * as above. Other GSO packets are skipped (GSO).
+ * Unsure form: GRO merges a tunnel's packets whose outer IPv4 header has
+ * DF without checking their outer IDs, and the router sends segment i on
+ * with the first's ID + i, which the routers before it may not have seen.
+ * Such a segment (i > 0, arrived merged) is also added in SPIE mode in its
+ * unsure form: the outer IPv4 ID zeroed and the reserved flag (0x8000 of
+ * bytes 6-7, which no sender sets, RFC 791) set before digesting. A
+ * trace that finds a packet in its unsure form at a router and nowhere
+ * before it says it is not traceable past that router, rather than
+ * naming it the ingress.
  *
  * Events
  * ------
@@ -960,7 +972,9 @@ enum kbloom_attach_attr {
  *	IPsec (its input state's SPI in FIRST, and for an IPv4 state its
  *	addresses, the outer packet's, in BEFORE_SRC and BEFORE_DST), or a
  *	tunnel device of a kind kbloom does not undo (its ifindex in FIRST,
- *	host order).
+ *	host order). Also made at LOCAL_IN for the inner packet of IPIP,
+ *	GRE or VXLAN packets merged by GRO (KBLOOM_ARRIVAL_MERGED), keyed
+ *	by the inner packet as decapsulated.
  *	Keyed by the packet as it left: FAMILY 4 or 6, PROTO, AFTER_SRC,
  *	AFTER_DST (for IPv6 the XOR of the address's four 32-bit words) and
  *	AFTER_SPORT, AFTER_DPORT as a NAT record's (IPv6: after the fixed
@@ -1016,6 +1030,16 @@ enum kbloom_arrival {
 	KBLOOM_ARRIVAL_BAREUDP,		/* bareudp */
 	KBLOOM_ARRIVAL_GTP,		/* GTP-U (3GPP TS 29.281) */
 	KBLOOM_ARRIVAL_TUN,		/* a tun or tap device: a program wrote it */
+	/*
+	 * An IPIP, GRE or VXLAN tunnel's packets merged by GRO before this
+	 * router decapsulated them: the outer headers of all but the first
+	 * are gone (with DF, GRO did not even check their IDs), and the
+	 * inner ones may leave rewritten (6.1's GRO cells take the inner
+	 * super-packet in again alone and fix its IPv4 IDs to the first's).
+	 * FIRST holds the tunnel's KIND bits, BEFORE_SRC and BEFORE_DST the
+	 * outer addresses. No tunnel record undoes it.
+	 */
+	KBLOOM_ARRIVAL_MERGED,
 	__KBLOOM_ARRIVAL_MAX
 };
 
