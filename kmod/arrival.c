@@ -26,7 +26,6 @@ static const struct {
 	{ "wireguard", KBLOOM_ARRIVAL_WIREGUARD },
 	{ "vxlan", KBLOOM_ARRIVAL_VXLAN },
 	{ "geneve", KBLOOM_ARRIVAL_GENEVE },
-	{ "sit", KBLOOM_ARRIVAL_SIT },
 	{ "ip6tnl", KBLOOM_ARRIVAL_IP6TNL },
 	{ "ip6gre", KBLOOM_ARRIVAL_IP6GRE },
 	{ "ip6gretap", KBLOOM_ARRIVAL_IP6GRE },
@@ -49,7 +48,7 @@ static u16 kb_arrival_of_dev(const struct net_device *dev)
 
 	if (!dev->rtnl_link_ops)
 		return 0;
-	/* ipip and gre are undone at LOCAL_IN, unless carried in UDP. */
+	/* ipip, sit and gre are undone at LOCAL_IN, unless carried in UDP. */
 	tunnel = kb_tunnel_kind(dev);
 	if (tunnel == KBLOOM_XLATE_IPIP || tunnel == KBLOOM_XLATE_GRE) {
 		t = netdev_priv(dev);

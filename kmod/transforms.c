@@ -13,6 +13,7 @@
 #include <net/ip.h>
 #include <net/netfilter/nf_conntrack.h>
 
+#include "engine/xlate.h"
 #include "transforms.h"
 
 /* Ports, or the ICMP echo identifier, of a conntrack tuple half. */
@@ -131,7 +132,7 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	/* An outer header with options could not be rebuilt: none kept. */
 	if (cap < hl || o->version != 4 || o->ihl != 5 ||
 	    (o->protocol != IPPROTO_IPIP && o->protocol != IPPROTO_GRE &&
-	     o->protocol != IPPROTO_UDP) ||
+	     o->protocol != IPPROTO_UDP && o->protocol != IPPROTO_IPV6) ||
 	    (ntohs(o->frag_off) & (IP_MF | IP_OFFSET)))
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	memset(rec, 0, sizeof(*rec));
@@ -173,16 +174,29 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	} else {
 		rec->kind = KBLOOM_XLATE_IPIP;
 	}
-	if (cap < hl + glen + sizeof(*in))
-		return KBLOOM_SKIP_UNTRANSFORMED;
-	in = (const void *)(p + hl + glen);
-	if (in->version != 4 || in->ihl < 5)
-		return KBLOOM_SKIP_UNTRANSFORMED;
-	rec->family = 4;
-	rec->proto = in->protocol;
-	rec->after_src = in->saddr;
-	rec->after_dst = in->daddr;
-	rec->after_sport = in->id;
+	if (o->protocol == IPPROTO_IPV6) {
+		/* 6in4 (sit): IPv6 has no ID; the key tags the packet. */
+		if (kb_xlate_key6(p + hl, cap - hl, rec))
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		/*
+		 * Its hop limit and traffic class inside the tunnel, which a
+		 * digest of the outer packet covers: the routers after this
+		 * one change them.
+		 */
+		((u8 *)&rec->first)[0] = p[hl + 7];
+		((u8 *)&rec->first)[1] = (p[hl] & 0x0f) << 4 | p[hl + 1] >> 4;
+	} else {
+		if (cap < hl + glen + sizeof(*in))
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		in = (const void *)(p + hl + glen);
+		if (in->version != 4 || in->ihl < 5)
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		rec->family = 4;
+		rec->proto = in->protocol;
+		rec->after_src = in->saddr;
+		rec->after_dst = in->daddr;
+		rec->after_sport = in->id;
+	}
 	rec->before_src = o->saddr;
 	rec->before_dst = o->daddr;
 	rec->before_sport = o->id;
@@ -190,7 +204,10 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	return KBLOOM_SKIP_NONE;
 }
 
-/* Outer IPv4, VXLAN's encapsulation, the inner IPv4 header. */
+/*
+ * Outer IPv4, VXLAN's encapsulation, the inner IPv4 header; or an IPv6
+ * header and the 8 bytes after it (6in4).
+ */
 #define KB_XLATE_HEAD	(20 + KB_VXLAN_ENCAP + 20)
 
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The IPv4 tunnel ends of each netns (tunnel_ends.h), kept from the
- * netdevice notifier: each change of an ipip, gre or vxlan device (registered,
+ * netdevice notifier: each change of an ipip, sit, gre or vxlan device (registered,
  * up, down, its parameters changed, gone, moved) rebuilds its
  * namespace's list of the ones up, published under RCU for the packet
  * path. A list, not a walk of every device per packet: a router may have
@@ -22,6 +22,7 @@ struct kb_tun_end {
 	__be32 key;		/* GRE, with KBLOOM_XLATE_GRE_KEY in kind; VXLAN: VNI */
 	__be16 port;		/* VXLAN: its UDP port */
 	u8 kind;		/* KBLOOM_XLATE_IPIP, _GRE (| _GRE_KEY), _VXLAN */
+	u8 families;		/* inside: BIT(4) IPv4, BIT(6) IPv6 (sit) */
 	bool any;		/* external (collect_md): every packet */
 };
 
@@ -43,7 +44,8 @@ u8 kb_tunnel_kind(const struct net_device *dev)
 
 	if (!kind)
 		return 0;
-	if (!strcmp(kind, "ipip"))
+	/* sit's 6in4 is undone as IPIP is (records of family 6). */
+	if (!strcmp(kind, "ipip") || !strcmp(kind, "sit"))
 		return KBLOOM_XLATE_IPIP;
 	if (!strcmp(kind, "gre"))
 		return KBLOOM_XLATE_GRE;
@@ -66,6 +68,7 @@ static void kb_vxlan_end_of(const struct net_device *dev,
 	const struct vxlan_dev *vx = netdev_priv(dev);
 
 	e->kind = KBLOOM_XLATE_VXLAN;
+	e->families = BIT(4);
 	e->local = vx->cfg.saddr.sin.sin_addr.s_addr;
 	e->remote = vx->cfg.remote_ip.sin.sin_addr.s_addr;
 	/* A group: packets come from any of its members. */
@@ -84,6 +87,12 @@ static void kb_tun_end_of(const struct net_device *dev, u8 kind,
 	if (kind == KBLOOM_XLATE_VXLAN)
 		return kb_vxlan_end_of(dev, e);
 	t = netdev_priv(dev);
+	e->families = BIT(4);
+	/* sit's mode: ip6ip (IPv6), ipip, any (0) */
+	if (!strcmp(dev->rtnl_link_ops->kind, "sit"))
+		e->families = t->parms.iph.protocol == IPPROTO_IPV6 ? BIT(6) :
+			      t->parms.iph.protocol ? BIT(4) :
+			      BIT(4) | BIT(6);
 	e->local = t->parms.iph.saddr;
 	e->remote = t->parms.iph.daddr;
 	e->kind = kind;
@@ -162,7 +171,8 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 	for (i = 0; ends && i < ends->n; i++) {
 		const struct kb_tun_end *e = &ends->e[i];
 
-		if ((e->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)) != kind)
+		if ((e->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)) != kind ||
+		    !(e->families & BIT(rec->family)))
 			continue;
 		/* VXLAN: its port (FIRST's second half) and VNI. */
 		if (kind == KBLOOM_XLATE_VXLAN &&

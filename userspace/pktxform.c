@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include "../kmod/engine/xlate.h"
 #include "inetcsum.h"
 #include "pktxform.h"
 
@@ -405,9 +406,11 @@ int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
 {
 	struct ip4 h;
 
+	memset(want, 0, sizeof(*want));
+	if (len >= 40 && pkt[0] >> 4 == 6)
+		return kb_xlate_key6(pkt, len, want);
 	if (ip4_parse(pkt, len, &h))
 		return -1;
-	memset(want, 0, sizeof(*want));
 	want->family = 4;
 	want->proto = h.proto;
 	memcpy(&want->after_src, pkt + 12, 4);
@@ -443,11 +446,20 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	struct ip4 h;
 
 	if (!(rec->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)) ||
-	    pkt_tunnel_want(pkt, len, &want) || ip4_parse(pkt, len, &h) ||
+	    pkt_tunnel_want(pkt, len, &want) || want.family != rec->family ||
 	    want.proto != rec->proto || want.after_src != rec->after_src ||
 	    want.after_dst != rec->after_dst ||
-	    want.after_sport != rec->after_sport)
+	    want.after_sport != rec->after_sport ||
+	    want.after_dport != rec->after_dport)
 		return -1;
+	if (rec->family == 6) {
+		/* 6in4 (RFC 4213): IPIP's header, protocol 41. */
+		if (rec->kind != KBLOOM_XLATE_IPIP)
+			return -1;
+		h.tot = 40 + get16(pkt + 4);
+	} else if (ip4_parse(pkt, len, &h)) {
+		return -1;
+	}
 	glen = is_vxlan(rec->kind) ? VXLAN_ENCAP : pkt_gre_len(rec->kind);
 	tot = 20 + glen + h.tot;
 	if (tot > 65535)
@@ -461,7 +473,7 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	memcpy(head + 6, &rec->before_dport, 2);	/* flags, offset */
 	head[8] = 64;
 	head[9] = is_vxlan(rec->kind) ? 17 :
-		  rec->kind & KBLOOM_XLATE_GRE ? 47 : 4;
+		  rec->kind & KBLOOM_XLATE_GRE ? 47 : rec->family == 6 ? 41 : 4;
 	memcpy(head + 12, &rec->before_src, 4);
 	memcpy(head + 16, &rec->before_dst, 4);
 	put16(head + 10, csum(head, 20));
@@ -496,6 +508,14 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	if (len > outmax - n)
 		len = outmax - n;
 	memcpy(out + n, pkt, len);
+	if (rec->family == 6 && len >= 8) {
+		/* Hop limit and traffic class inside the tunnel (FIRST). */
+		const uint8_t *f = (const uint8_t *)&rec->first;
+
+		out[n] = 0x60 | f[1] >> 4;
+		out[n + 1] = (uint8_t)(f[1] << 4) | (out[n + 1] & 0x0f);
+		out[n + 7] = f[0];
+	}
 	*outlen = n + len;
 	return 0;
 }

@@ -168,9 +168,11 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
  * ID arrived at the decapsulating router inside an outer packet; the
  * routers inside the tunnel recorded that one. pkt_tunnel_want() gives
  * an inner packet's lookup key: FAMILY 4, PROTO, AFTER_SRC, AFTER_DST and
- * its IP ID in AFTER_SPORT (0, or -1 for no IPv4 header).
+ * its IP ID in AFTER_SPORT; for an IPv6 packet (6in4, RFC 4213: KIND
+ * IPIP) the engine's kb_xlate_key6() (0, or -1 for no IP header).
  * pkt_tunnel_outer() writes the outer packet: a 20-byte IPv4 header (the
- * record's addresses, IP ID, flags and offset; protocol 4, 47 or 17;
+ * record's addresses, IP ID, flags and offset; protocol 4, 41 (6in4), 47
+ * or 17;
  * total length 20 + the GRE or VXLAN headers + the inner total length; TOS 0, TTL 64 and
  * its checksum, which no digest covers), the GRE header (version 0,
  * protocol 0x0800, the flags of KIND's GRE_CSUM, GRE_KEY and GRE_SEQ,

@@ -387,7 +387,8 @@ void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 	if (r->kind & XLATE_TUNNEL) {
 		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
 		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
-		n = snprintf(buf, len, "%s %s > %s id %u", tunnel_word(r->kind), x, y,
+		n = snprintf(buf, len, "%s %s > %s id %u",
+			     r->family == 6 ? "6in4" : tunnel_word(r->kind), x, y,
 			     ntohs(r->before_sport));
 		if (r->kind & KBLOOM_XLATE_GRE)
 			gre_words(r, buf + n, n < (int)len ? len - n : 0);

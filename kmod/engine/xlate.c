@@ -54,6 +54,47 @@ void kb_xlate_key(const struct kbloom_xlate *rec,
 	memcpy(key + 12, &rec->after_dport, 2);
 }
 
+/* 32 bits of @p, as they lie in memory: XORed, any byte order agrees. */
+static u32 kb_xlate_word32(const u8 *p)
+{
+	u32 w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+int kb_xlate_key6(const u8 *pkt, u32 len, struct kbloom_xlate *rec)
+{
+	u8 w[8] = { 0 };
+	u32 i, tag, plen;
+
+	if (len < 40 || pkt[0] >> 4 != 6)
+		return -1;
+	rec->family = 6;
+	rec->proto = pkt[6];
+	rec->after_src = 0;
+	rec->after_dst = 0;
+	for (i = 0; i < 16; i += 4) {
+		rec->after_src ^= kb_xlate_word32(pkt + 8 + i);
+		rec->after_dst ^= kb_xlate_word32(pkt + 24 + i);
+	}
+	/* Flow label, payload length, next header: not TC, not hop limit. */
+	memcpy(w, pkt, 8);
+	w[0] = 0;
+	w[1] &= 0x0f;
+	w[7] = 0;
+	tag = kb_xlate_word32(w) ^ kb_xlate_word32(w + 4);
+	/* The 8 bytes after the header (fewer: zero), as SPIE's digest. */
+	memset(w, 0, sizeof(w));
+	plen = (u32)pkt[4] << 8 | pkt[5];
+	plen = plen < 8 ? plen : 8;
+	memcpy(w, pkt + 40, len - 40 < plen ? len - 40 : plen);
+	tag ^= kb_xlate_word32(w) ^ kb_xlate_word32(w + 4);
+	memcpy(&rec->after_sport, &tag, 2);
+	memcpy(&rec->after_dport, (const u8 *)&tag + 2, 2);
+	return 0;
+}
+
 static u64 kb_xlate_home(const siphash_key_t *hkey,
 			 const struct kbloom_xlate *rec, u64 lines)
 {

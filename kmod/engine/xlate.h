@@ -28,6 +28,13 @@ void kb_xlate_key(const struct kbloom_xlate *rec,
 		  u8 key[KBLOOM_XLATE_KEY_LEN]);
 
 /*
+ * The key (FAMILY, PROTO, AFTER_*) of IPv6 packet @pkt (@len bytes from
+ * its header) as a 6in4 tunnel record has it (uapi/kbloom.h): 0, or -1
+ * when it is no IPv6 packet.
+ */
+int kb_xlate_key6(const u8 *pkt, u32 len, struct kbloom_xlate *rec);
+
+/*
  * The valid records of @cells (@m of them, hash key @hkey) whose key is
  * that of @want, in probe order: up to @max copied to @out; returns how
  * many there are.

@@ -960,6 +960,16 @@ enum kbloom_attach_attr {
  *	the words after it are not kept (rebuilt as zero). The outer IP ID,
  *	a checksum and a sequence number are per packet: a trace needs them
  *	to find the outer packet the routers inside the tunnel saw.
+ *	6in4 (sit, RFC 4213: KIND IPIP, FAMILY 6) likewise for an IPv6
+ *	packet in IPv4 (protocol 41), which has no ID: keyed by PROTO (its
+ *	next header), AFTER_SRC and AFTER_DST (the XOR of each address's
+ *	four 32-bit words) and a tag in AFTER_SPORT and AFTER_DPORT: the
+ *	XOR of its first two 32-bit words (traffic class and hop limit
+ *	zeroed) and of the two after the fixed header (zero past the
+ *	payload), as they lie in the packet; FIRST holds its hop limit
+ *	(byte 0) and traffic class (byte 1) inside the tunnel, which a
+ *	digest of the outer packet covers and the routers after this one
+ *	change.
  *	VXLAN (KIND VXLAN: IPIP and GRE both) likewise, for an IPv4 outer
  *	packet whose UDP checksum is 0 carrying an Ethernet frame of IPv4:
  *	FIRST holds its UDP source and destination ports as carried (the
@@ -1021,7 +1031,7 @@ enum kbloom_arrival {
 	KBLOOM_ARRIVAL_WIREGUARD,	/* a wireguard device: ciphertext */
 	KBLOOM_ARRIVAL_VXLAN,		/* vxlan (RFC 7348) */
 	KBLOOM_ARRIVAL_GENEVE,		/* geneve (RFC 8926) */
-	KBLOOM_ARRIVAL_SIT,		/* sit: IPv6 in IPv4 (RFC 4213) */
+	KBLOOM_ARRIVAL_SIT,		/* sit: no longer made (6in4 records) */
 	KBLOOM_ARRIVAL_IP6TNL,		/* ip6tnl: IPv4 or IPv6 in IPv6 (RFC 2473) */
 	KBLOOM_ARRIVAL_IP6GRE,		/* ip6gre, ip6gretap: GRE in IPv6 */
 	KBLOOM_ARRIVAL_GRETAP,		/* gretap: Ethernet in GRE */

@@ -70,6 +70,11 @@ static uint32_t get16(const uint8_t *p)
 	return (uint32_t)p[0] << 8 | p[1];
 }
 
+static uint32_t get32(const uint8_t *p)
+{
+	return get16(p) << 16 | get16(p + 2);
+}
+
 /* ---- building packets ---- */
 
 /* A flow as a packet carries it (host order); ICMP echo: id in sport. */
@@ -1683,10 +1688,117 @@ TEST(tunnel_want_needs_an_ipv4_header)
 	/* ... 19 bytes are not. */
 	EXPECT_EQ(-1, tun_want(in, 19, &w));
 	EXPECT_EQ(-1, tun_want(in, 0, &w));
-	in[0] = 0x60;				/* IPv6 */
-	EXPECT_EQ(-1, tun_want(in, len, &w));
+	in[0] = 0x60;				/* IPv6: 40 bytes at least */
+	EXPECT_EQ(-1, tun_want(in, 39, &w));
 	in[0] = 0x44;				/* IHL 4 */
 	EXPECT_EQ(-1, tun_want(in, len, &w));
+}
+
+/*
+ * An ICMPv6 echo request fd09::7 > fd09::8 (payload @payload bytes, flow
+ * label 0x5abcd, traffic class 0x2e, hop limit 63), its sequence number
+ * @seq; its length.
+ */
+static uint32_t inner6(uint8_t *b, uint32_t payload, uint16_t seq)
+{
+	uint32_t i;
+
+	memset(b, 0, 48 + payload);
+	set32(b, 6u << 28 | 0x2eu << 20 | 0x5abcd);
+	set16(b + 4, 8 + payload);
+	b[6] = 58;
+	b[7] = 63;
+	set16(b + 8, 0xfd09);
+	b[23] = 7;
+	set16(b + 24, 0xfd09);
+	b[39] = 8;
+	b[40] = 128;				/* echo request */
+	set16(b + 42, 0x1234);			/* checksum: not summed */
+	set16(b + 44, 0x0517);			/* identifier */
+	set16(b + 46, seq);
+	for (i = 0; i < payload; i++)
+		b[48 + i] = (uint8_t)(i * 3);
+	return 48 + payload;
+}
+
+/*
+ * 6in4 (sit, RFC 4213): the key of the inner IPv6 packet as the uapi
+ * defines it, computed here from its words; the outer packet rebuilt as
+ * the wire has it (an IPIP header, protocol 41).
+ */
+TEST(sit_want_keys_the_ipv6_packet_and_its_outer_is_the_wire_packet)
+{
+	uint8_t in[256], ref[512], out[512];
+	struct kbloom_xlate w, rec;
+	uint32_t len, outlen, i, fs = 0, fd = 0, tag;
+	uint8_t t[4];
+
+	len = inner6(in, 20, 9);
+	ASSERT_EQ(0, tun_want(in, len, &w));
+	EXPECT_EQ(6, w.family);
+	EXPECT_EQ(58, w.proto);
+	/* Addresses: the XOR of their four words (in the wire's order). */
+	for (i = 0; i < 16; i += 4) {
+		fs ^= get32(in + 8 + i);
+		fd ^= get32(in + 24 + i);
+	}
+	EXPECT_EQ(fs, ntohl(w.after_src));
+	EXPECT_EQ(fd, ntohl(w.after_dst));
+	/* The tag: flow label, payload length and next header, the 8 bytes after. */
+	tag = 0x0005abcd ^ (28u << 16 | 58u << 8) ^ (128u << 24 | 0x1234) ^
+	      (0x0517u << 16 | 9);
+	set32(t, tag);
+	EXPECT_EQ(0, memcmp(&w.after_sport, t, 2));
+	EXPECT_EQ(0, memcmp(&w.after_dport, t + 2, 2));
+	/* Traffic class and hop limit change on the way: not keyed. */
+	in[0] = 0x60;
+	in[1] &= 0x0f;
+	in[7] = 1;
+	ASSERT_EQ(0, tun_want(in, len, &rec));
+	EXPECT_EQ(0, memcmp(&w, &rec, sizeof(w)));
+	/* Another echo (sequence 10): another tag. */
+	len = inner6(in, 20, 10);
+	ASSERT_EQ(0, tun_want(in, len, &rec));
+	EXPECT_NE(0, memcmp(&w, &rec, sizeof(w)));
+
+	/*
+	 * The record d makes, and the outer packet from it: the inner
+	 * packet's hop limit and traffic class inside the tunnel in FIRST
+	 * (64 and 0x2e there; it reached v with 62 and 0x00).
+	 */
+	rec.first = 0;
+	((uint8_t *)&rec.first)[0] = 64;
+	((uint8_t *)&rec.first)[1] = 0x2e;
+	rec.state = KBLOOM_XLATE_VALID;
+	rec.kind = KBLOOM_XLATE_IPIP;
+	rec.before_src = htonl(TUN_LOCAL);
+	rec.before_dst = htonl(TUN_REMOTE);
+	rec.before_sport = htons(0x4242);
+	rec.before_dport = htons(0x4000);
+	memset(ref, 0, sizeof(ref));
+	ref[0] = 0x45;
+	set16(ref + 2, 20 + len);
+	set16(ref + 4, 0x4242);
+	set16(ref + 6, 0x4000);
+	ref[8] = 64;
+	ref[9] = 41;
+	set32(ref + 12, TUN_LOCAL);
+	set32(ref + 16, TUN_REMOTE);
+	set16(ref + 10, ~ref_sum(0, ref, 20) & 0xffff);
+	memcpy(ref + 20, in, len);
+	set32(ref + 20, 6u << 28 | 0x2eu << 20 | 0x5abcd);
+	ref[27] = 64;
+	in[1] &= 0x0f;
+	in[7] = 62;
+	ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+	ASSERT_EQ(20 + len, outlen);
+	EXPECT_EQ(-1, first_diff(out, ref, outlen));
+	/* Not this packet's record (another echo), or no tunnel's: refused. */
+	len = inner6(in, 20, 11);
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+	len = inner6(in, 20, 10);
+	rec.kind = KBLOOM_XLATE_GRE;
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
 }
 
 TEST(ipip_outer_is_the_wire_packet)
