@@ -108,10 +108,11 @@ print(a["seen"], a["digested"])'
 }
 
 # bulk NAME: 300 kB of TCP from h to v, what v gets captured; m1's and
-# m2's counters before and after (a second after, when every packet of
-# the connection has passed both).
+# m2's counters before and after (each a second after the last packets,
+# when they have passed both).
 bulk() {
 	local r pid
+	sleep 1
 	for r in m1 m2; do counters $r >"$tmp/$1.$r.before" || return 1; done
 	capture v "$1" ip src 10.1.0.2 and tcp || return 1
 	nx v "${py[@]}" -c '
