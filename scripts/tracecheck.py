@@ -4,7 +4,8 @@
 
   tracecheck.py pick CAPTURE LOG OUT [--max K]
       The packets of CAPTURE (the victim's tcpdump -w) that scripts/spoof.py
-      sent (LOG: its --log lines, matched by forged source and IP ID): up to
+      sent (LOG: its --log lines, matched by forged source and IP ID, or
+      IPv6 flow label): up to
       K of them, spread over the capture and the attackers, written to the
       capture OUT (same link type and timestamps) and described in OUT.json
       (index in CAPTURE, attacker, forged source, protocol).
@@ -63,20 +64,29 @@ def ip_header(rec, linktype):
         while et in (0x8100, 0x88A8):
             off += 4
             et = struct.unpack(">H", frame[off:off + 2])[0]
-        if et != 0x0800:
+        if et not in (0x0800, 0x86DD):
             return None
         ip = frame[off + 2:]
     elif linktype == 113:               # Linux cooked
-        if struct.unpack(">H", frame[14:16])[0] != 0x0800:
+        if struct.unpack(">H", frame[14:16])[0] not in (0x0800, 0x86DD):
             return None
         ip = frame[16:]
     elif linktype in (101, 228, 12):    # raw IP
         ip = frame
     else:
         sys.exit("tracecheck: link type %d not handled" % linktype)
-    if len(ip) < 20 or ip[0] >> 4 != 4:
+    if len(ip) < 20 or ip[0] >> 4 not in (4, 6) or (ip[0] >> 4 == 6 and
+                                                    len(ip) < 40):
         return None
     return ip
+
+
+def ident(ip):
+    """The forged source and the IP ID (IPv6: the flow label) of @ip."""
+    if ip[0] >> 4 == 6:
+        return (socket.inet_ntop(socket.AF_INET6, ip[8:24]),
+                struct.unpack(">I", ip[0:4])[0] & 0xFFFFF)
+    return socket.inet_ntoa(ip[12:16]), struct.unpack(">H", ip[4:6])[0]
 
 
 def pick(args):
@@ -97,7 +107,7 @@ def pick(args):
         ip = ip_header(rec, lt)
         if ip is None:
             continue
-        key = (socket.inet_ntoa(ip[12:16]), struct.unpack(">H", ip[4:6])[0])
+        key = ident(ip)
         if key not in sent and args.nat_src and key[0] == args.nat_src:
             proto = {1: "icmp", 17: "udp"}.get(ip[9])
             cands = [k for k in by_id.get((key[1], proto), []) if k in sent]
@@ -213,13 +223,14 @@ def report(args):
             got = " | ".join(">".join(q) for q in paths_of(ans, root))
         rows.append((p["index"], p["src"], p["proto"], ">".join(truth), got,
                      "yes" if ok else "NO", extra, exp, b))
+    w_s = max([len("forged source")] + [len(r[1]) for r in rows])
     w_t = max([len("true path")] + [len(r[3]) for r in rows])
     w_g = max([len("reconstructed")] + [len(r[4]) for r in rows])
-    fmt = "%5s  %-15s %-5s %-*s  %-*s  %-5s %s"
-    print(fmt % ("pkt", "forged source", "proto", w_t, "true path", w_g,
+    fmt = "%5s  %-*s %-5s %-*s  %-*s  %-5s %s"
+    print(fmt % ("pkt", w_s, "forged source", "proto", w_t, "true path", w_g,
                  "reconstructed", "match", "false branches (expected)"))
     for r in rows:
-        print(fmt % (r[0], r[1], r[2], w_t, r[3], w_g, r[4], r[5],
+        print(fmt % (r[0], w_s, r[1], r[2], w_t, r[3], w_g, r[4], r[5],
                      "%d (%.2g, bound %d)" % (r[6], r[7], r[8])))
     n = len(rows)
     total_b = bound(exp_total)
