@@ -13,6 +13,7 @@
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
+#include "kb_pktbuild.h"
 #include "../../kmod/engine/digest.h"
 
 #define SPIE	KBLOOM_DIGEST_SPIE
@@ -33,41 +34,6 @@ static const u8 v6dst[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 };
 #define V6DST 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02
 
 /* ---- building packets ---- */
-
-struct pb {
-	u8 b[1 << 17];
-	u32 len;
-	u32 l4;		/* where the upper-layer header starts */
-};
-
-static void put8(struct pb *p, u32 v)
-{
-	p->b[p->len++] = (u8)v;
-}
-
-static void put16(struct pb *p, u32 v)
-{
-	put8(p, v >> 8);
-	put8(p, v);
-}
-
-static void put32(struct pb *p, u32 v)
-{
-	put16(p, v >> 16);
-	put16(p, v);
-}
-
-static void putn(struct pb *p, const void *d, u32 n)
-{
-	memcpy(p->b + p->len, d, n);
-	p->len += n;
-}
-
-static void set16(struct pb *p, u32 off, u32 v)
-{
-	p->b[off] = (u8)(v >> 8);
-	p->b[off + 1] = (u8)v;
-}
 
 /* Payload bytes 0xa0, 0xa1, ... (from @start, to tell segments apart). */
 static void payload(struct pb *p, u32 n, u32 start)

@@ -15,6 +15,7 @@
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
+#include "kb_pktbuild.h"
 #include "../../kmod/engine/digest.h"
 
 static const u32 modes[] = {
@@ -30,34 +31,6 @@ struct tcase {
 	bool fixed_id;		/* inner IPv4 IDs fixed */
 	u32 paylen, gso;
 };
-
-struct pb {
-	u8 b[1 << 17];
-	u32 len;
-};
-
-static void put8(struct pb *p, u32 v)
-{
-	p->b[p->len++] = (u8)v;
-}
-
-static void put16(struct pb *p, u32 v)
-{
-	put8(p, v >> 8);
-	put8(p, v);
-}
-
-static void put32(struct pb *p, u32 v)
-{
-	put16(p, v >> 16);
-	put16(p, v);
-}
-
-static void set16(struct pb *p, u32 off, u32 v)
-{
-	p->b[off] = (u8)(v >> 8);
-	p->b[off + 1] = (u8)v;
-}
 
 /* RFC 1071, plainly: every byte of [off, off + n) of @p, plus @sum. */
 static u32 sum_bytes(const struct pb *p, u32 off, u32 n, u32 sum)

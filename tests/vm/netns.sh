@@ -4,6 +4,11 @@
 #   veth NS1 DEV1 NS2 DEV2          a veth pair, both ends up, every offload
 #                                   off (checksums final on the wire, as
 #                                   SPIE digests them; no GSO)
+#   tunnel TYPE [ARGS...]           (re)makes t0, a tunnel of TYPE between
+#                                   e (10.2.0.1) and d (10.3.0.2), routes
+#                                   h's and v's networks (10.1.0.0/24,
+#                                   10.4.0.0/24) through it; h pings v
+#                                   (tunnel.sh, tunnel_gro.sh)
 #   capture NS NAME [FILTER...]     tcpdump on NS's eth0, incoming only,
 #                                   into $tmp/NAME.pcap; stop NAME ends it
 #                                   ($capture_opts: more tcpdump options)
@@ -46,4 +51,17 @@ stop() {
 	for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	wait "$pid" 2>/dev/null
 	return 0
+}
+
+tunnel() {
+	local side
+	for side in "e 10.2.0.1 10.3.0.2 10.4.0.0/24" "d 10.3.0.2 10.2.0.1 10.1.0.0/24"; do
+		set -- $side "$@"
+		ip -n $P$1 link del t0 2>/dev/null
+		ip -n $P$1 link add t0 type $5 local $2 remote $3 "${@:6}" &&
+			ip -n $P$1 link set t0 up &&
+			ip -n $P$1 route replace $4 dev t0 || return 1
+		shift 4
+	done
+	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through $*"; return 1; }
 }

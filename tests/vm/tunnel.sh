@@ -63,19 +63,6 @@ build() {
 	EOF
 }
 
-# tunnel TYPE [ARGS]: (re)makes t0 on e and d, and the routes through it.
-tunnel() {
-	local side
-	for side in "e 10.2.0.1 10.3.0.2 10.4.0.0/24" "d 10.3.0.2 10.2.0.1 10.1.0.0/24"; do
-		set -- $side "$@"
-		ip -n $P$1 link del t0 2>/dev/null
-		ip -n $P$1 link add t0 type $5 local $2 remote $3 "${@:6}" &&
-			ip -n $P$1 link set t0 up &&
-			ip -n $P$1 route replace $4 dev t0 || return 1
-		shift 4
-	done
-	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through $*"; return 1; }
-}
 
 # send NAME: pings and UDP datagrams from h to v, captured at v.
 send() {
