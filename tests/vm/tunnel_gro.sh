@@ -86,12 +86,12 @@ gro() {
 	done
 }
 
-# counters NS: "seen digested" of NS's spie attachment.
+# counters NS: "seen digested skipped" of NS's spie attachment.
 counters() {
 	$bc -n $P$1 -j show spie | "${py[@]}" -c '
 import json, sys
 a = json.load(sys.stdin)["attach"]
-print(a["seen"], a["digested"])'
+print(a["seen"], a["digested"], a["skipped"])'
 }
 
 # bulk NAME: 300 kB of TCP from h to v, what v gets captured; m1's and
@@ -126,7 +126,10 @@ s.close()' || return 1
 
 # merged_recorded NAME: m2 recorded each wire packet of the bulk once,
 # and each one GRO merged after a super-packet's first also in its unsure
-# form: digested = 2 * wire - seen (m1, before it, saw the wire packets).
+# form: digested = wire + (wire - seen), nothing skipped. wire is what m1
+# (before m2, no GRO) forwarded; k packets lost between m1 and m2 (the
+# debug kernel's slow guest once lost one) make m2 digest exactly 2k
+# fewer: an even shortfall of at most 4 is such a loss.
 merged_recorded() {
 	"${py[@]}" - "$tmp/$1" <<-'EOF'
 	import sys
@@ -134,12 +137,14 @@ merged_recorded() {
 	for r in ("m1", "m2"):
 	    b = [int(x) for x in open(f"{sys.argv[1]}.{r}.before").read().split()]
 	    a = [int(x) for x in open(f"{sys.argv[1]}.{r}.after").read().split()]
-	    d[r] = (a[0] - b[0], a[1] - b[1])
+	    d[r] = [x - y for x, y in zip(a, b)]
 	wire = d["m1"][0]
-	seen, digested = d["m2"]
-	print(f"m1 saw {wire} packets; m2 saw {seen} (merged), digested {digested}")
-	assert d["m1"][1] == wire and seen < wire, d
-	assert digested == 2 * wire - seen, (digested, 2 * wire - seen)
+	seen, digested, skipped = d["m2"]
+	print(f"m1 saw {wire} packets; m2 saw {seen} (merged), digested {digested}, skipped {skipped}")
+	assert d["m1"][1] == wire and d["m1"][2] == 0 and seen < wire, d
+	assert skipped == 0, skipped
+	short = 2 * wire - seen - digested
+	assert short in (0, 2, 4), (digested, 2 * wire - seen)
 	EOF
 }
 
