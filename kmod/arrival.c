@@ -16,6 +16,7 @@
 #include <net/xfrm.h>
 
 #include "arrival.h"
+#include "engine/xlate.h"
 #include "tunnel_ends.h"
 
 /* Tunnel devices whose packets no record undoes, by rtnl kind. */
@@ -95,12 +96,6 @@ static bool kb_arrival_of_xfrm(const struct sk_buff *skb,
 #endif
 }
 
-static __be32 kb_fold6(const struct in6_addr *a)
-{
-	return a->s6_addr32[0] ^ a->s6_addr32[1] ^ a->s6_addr32[2] ^
-	       a->s6_addr32[3];
-}
-
 /*
  * Ports, or an echo's identifier (@icmp: the family's ICMP), at @off of
  * the @cap bytes at @p: as a NAT record keys them.
@@ -151,8 +146,8 @@ static bool kb_arrival_key(const u8 *p, u32 cap, struct kbloom_xlate *rec)
 		return false;
 	rec->family = 6;
 	rec->proto = h6->nexthdr;
-	rec->after_src = kb_fold6(&h6->saddr);
-	rec->after_dst = kb_fold6(&h6->daddr);
+	rec->after_src = kb_xlate_fold6(h6->saddr.s6_addr);
+	rec->after_dst = kb_xlate_fold6(h6->daddr.s6_addr);
 	kb_arrival_ports(p, cap, sizeof(*h6), h6->nexthdr, IPPROTO_ICMPV6,
 			 rec);
 	return true;

@@ -241,28 +241,24 @@ static u32 kb_record_udp_gso(struct kb_attach *att, const struct sk_buff *skb,
 static u32 kb_record_tunnel_segments(struct kb_attach *att,
 				     const struct kb_tunnel_gso *t)
 {
-	struct kb_digest d;
+	struct kb_digest d, u;
 	u32 i, n, why;
+	bool unsure;
 
 	n = kb_tunnel_segments(t->p, t->cap, t->len, t->inner, t->gso_size);
 	if (!n)
 		return KBLOOM_SKIP_GSO;
 	for (i = 0; i < n; i++) {
+		unsure = i && t->unsure && att->digest == KBLOOM_DIGEST_SPIE;
 		why = kb_digest_tunnel_segment(t->p, t->cap, t->len, t->inner,
 					       att->digest, t->gso_size,
-					       t->flags, i, &d);
+					       t->flags, i, &d,
+					       unsure ? &u : NULL);
 		if (why)
 			return why;
 		kb_record(att, &d);
-		if (!i || !t->unsure || att->digest != KBLOOM_DIGEST_SPIE)
-			continue;
-		why = kb_digest_tunnel_segment(t->p, t->cap, t->len, t->inner,
-					       att->digest, t->gso_size,
-					       t->flags | KB_TUNNEL_UNSURE, i,
-					       &d);
-		if (why)
-			return why;
-		kb_record(att, &d);
+		if (unsure)
+			kb_record(att, &u);
 	}
 	return KBLOOM_SKIP_NONE;
 }

@@ -252,14 +252,6 @@ int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len)
 	return !ip4_parse(pkt, len, &h) && (h.frag & IP_OFFMASK);
 }
 
-static uint32_t fold6(const uint8_t *a)
-{
-	uint32_t w[4];
-
-	memcpy(w, a, 16);
-	return w[0] ^ w[1] ^ w[2] ^ w[3];
-}
-
 int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
 		     struct kbloom_xlate *want)
 {
@@ -274,8 +266,8 @@ int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
 	end = 40 + get16(pkt + 4);
 	want->family = 6;
 	want->proto = pkt[6];
-	want->after_src = fold6(pkt + 8);
-	want->after_dst = fold6(pkt + 24);
+	want->after_src = kb_xlate_fold6(pkt + 8);
+	want->after_dst = kb_xlate_fold6(pkt + 24);
 	return key_ports(pkt + 40, (len < end ? len : end) - 40, pkt[6],
 			 IPPROTO_ICMPV6, want);
 }

@@ -669,14 +669,12 @@ u32 kb_tunnel_segment(const u8 *pkt, u32 caplen, u32 total, u32 inner,
 			return KBLOOM_SKIP_GSO;
 		kb_tunnel_csum(buf, &t, t.g.thl + seglen, o->l4 + 4, false, 0);
 	}
-	if ((flags & KB_TUNNEL_UNSURE) && o->family == 4)
-		kb_pkt_unsure(buf);
 	return KBLOOM_SKIP_NONE;
 }
 
 u32 kb_digest_tunnel_segment(const u8 *pkt, u32 caplen, u32 total, u32 inner,
 			     u32 mode, u32 gso_size, u32 flags, u32 seg,
-			     struct kb_digest *out)
+			     struct kb_digest *out, struct kb_digest *unsure)
 {
 	u8 buf[KB_TUNNEL_SPAN];
 	u32 n, skip;
@@ -684,5 +682,12 @@ u32 kb_digest_tunnel_segment(const u8 *pkt, u32 caplen, u32 total, u32 inner,
 	memset(out, 0, sizeof(*out));
 	skip = kb_tunnel_segment(pkt, caplen, total, inner, gso_size, flags,
 				 seg, buf, &n);
-	return skip ? skip : kb_digest(buf, n, mode, out);
+	if (!skip)
+		skip = kb_digest(buf, n, mode, out);
+	if (skip || !unsure)
+		return skip;
+	/* The segment built once: its unsure form is 3 bytes apart. */
+	if (buf[0] >> 4 == 4)
+		kb_pkt_unsure(buf);
+	return kb_digest(buf, n, mode, unsure);
 }

@@ -96,16 +96,18 @@ u32 kb_digest_udp_segment(const u8 *pkt, u32 caplen, u32 total, u32 mode,
 #define KB_TUNNEL_SPAN		192
 #define KB_TUNNEL_FIXED_ID	1u	/* inner IPv4 IDs not incremented */
 #define KB_TUNNEL_UDP_CSUM	2u	/* the outer UDP header has a checksum */
-#define KB_TUNNEL_UNSURE	4u	/* the unsure form (kb_pkt_unsure()) */
 
 u32 kb_tunnel_segments(const u8 *pkt, u32 caplen, u32 total, u32 inner,
 		       u32 gso_size);
 u32 kb_tunnel_segment(const u8 *pkt, u32 caplen, u32 total, u32 inner,
 		      u32 gso_size, u32 flags, u32 seg, u8 *buf, u32 *n);
-/* Its digest in @mode. */
+/*
+ * Its digest in @mode, and with @unsure (not NULL) that of its unsure form
+ * (kb_pkt_unsure(), for an IPv4 outer header) too.
+ */
 u32 kb_digest_tunnel_segment(const u8 *pkt, u32 caplen, u32 total, u32 inner,
 			     u32 mode, u32 gso_size, u32 flags, u32 seg,
-			     struct kb_digest *out);
+			     struct kb_digest *out, struct kb_digest *unsure);
 
 /*
  * The unsure form of an IPv4 packet (uapi/kbloom.h, "Digest formats"):

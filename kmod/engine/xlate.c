@@ -63,21 +63,23 @@ static u32 kb_xlate_word32(const u8 *p)
 	return w;
 }
 
+__be32 kb_xlate_fold6(const u8 *addr)
+{
+	return kb_xlate_word32(addr) ^ kb_xlate_word32(addr + 4) ^
+	       kb_xlate_word32(addr + 8) ^ kb_xlate_word32(addr + 12);
+}
+
 int kb_xlate_key6(const u8 *pkt, u32 len, struct kbloom_xlate *rec)
 {
 	u8 w[8] = { 0 };
-	u32 i, tag, plen;
+	u32 tag, plen;
 
 	if (len < 40 || pkt[0] >> 4 != 6)
 		return -1;
 	rec->family = 6;
 	rec->proto = pkt[6];
-	rec->after_src = 0;
-	rec->after_dst = 0;
-	for (i = 0; i < 16; i += 4) {
-		rec->after_src ^= kb_xlate_word32(pkt + 8 + i);
-		rec->after_dst ^= kb_xlate_word32(pkt + 24 + i);
-	}
+	rec->after_src = kb_xlate_fold6(pkt + 8);
+	rec->after_dst = kb_xlate_fold6(pkt + 24);
 	/* Flow label, payload length, next header: not TC, not hop limit. */
 	memcpy(w, pkt, 8);
 	w[0] = 0;

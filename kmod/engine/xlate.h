@@ -28,6 +28,12 @@ void kb_xlate_key(const struct kbloom_xlate *rec,
 		  u8 key[KBLOOM_XLATE_KEY_LEN]);
 
 /*
+ * An IPv6 address as records key it: the XOR of its four 32-bit words as
+ * they lie in memory (network order in, network order out).
+ */
+__be32 kb_xlate_fold6(const u8 *addr);
+
+/*
  * The key (FAMILY, PROTO, AFTER_*) of IPv6 packet @pkt (@len bytes from
  * its header) as a 6in4 tunnel record has it (uapi/kbloom.h): 0, or -1
  * when it is no IPv6 packet.

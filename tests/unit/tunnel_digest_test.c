@@ -225,7 +225,8 @@ static void check(struct __test_metadata *_metadata, const struct tcase *c)
 			memcpy(copy, super.b, caplen);
 			r = kb_digest_tunnel_segment(copy, caplen, super.len,
 						     inner_at(c), modes[m],
-						     c->gso, flags, s, &got);
+						     c->gso, flags, s, &got,
+						     NULL);
 			free(copy);
 			if (s == nsegs) {
 				ASSERT_EQ(KBLOOM_SKIP_GSO, r);
@@ -294,14 +295,17 @@ TEST(refused)
 	/* The inner header elsewhere than right after IPIP's outer one. */
 	ASSERT_EQ(KBLOOM_SKIP_GSO,
 		  kb_digest_tunnel_segment(p.b, caplen, p.len, 24,
-					   KBLOOM_DIGEST_SPIE, 1000, 0, 0, &d));
+					   KBLOOM_DIGEST_SPIE, 1000, 0, 0, &d,
+					   NULL));
 	/* Past the bytes a hook has, or none at all. */
 	ASSERT_EQ(KBLOOM_SKIP_GSO,
 		  kb_digest_tunnel_segment(p.b, caplen, p.len, 200,
-					   KBLOOM_DIGEST_SPIE, 1000, 0, 0, &d));
+					   KBLOOM_DIGEST_SPIE, 1000, 0, 0, &d,
+					   NULL));
 	ASSERT_EQ(KBLOOM_SKIP_GSO,
 		  kb_digest_tunnel_segment(p.b, caplen, p.len, 0,
-					   KBLOOM_DIGEST_SPIE, 1000, 0, 0, &d));
+					   KBLOOM_DIGEST_SPIE, 1000, 0, 0, &d,
+					   NULL));
 	/* An outer protocol that is no tunnel's (ICMP). */
 	p.b[9] = 1;
 	ASSERT_EQ(0, kb_tunnel_segments(p.b, caplen, p.len, 20, 1000));
@@ -330,8 +334,8 @@ TEST(unsure_form)
 	build(&p, &c, -1);
 	ASSERT_EQ(KBLOOM_SKIP_NONE,
 		  kb_digest_tunnel_segment(p.b, KB_DIGEST_SPAN, p.len, 24,
-					   KBLOOM_DIGEST_SPIE, 1000,
-					   KB_TUNNEL_UNSURE, 2, &d));
+					   KBLOOM_DIGEST_SPIE, 1000, 0, 2, &e,
+					   &d));
 	build(&w, &c, 2);
 	ASSERT_TRUE(kb_pkt_may_be_unsure(w.b, w.len));
 	w.b[4] = 0;
