@@ -62,7 +62,7 @@ struct kb_attach {
 	struct kb_attach_pcpu __percpu *stats;
 	struct kb_dq *dq;		/* NULL for multi digests */
 	unsigned int nops;
-	struct nf_hook_ops ops[3];	/* IPv4, IPv6; transforms: 3 */
+	struct nf_hook_ops ops[4];	/* IPv4, IPv6; transforms: 4 */
 };
 
 static const unsigned int kb_nf_hook[] = {
@@ -449,26 +449,48 @@ static noinline u32 kb_xlate_merged(struct kb_attach *att,
  * direction and window (a packet of a flow already recorded writes
  * nothing), and one per flow direction that came out of IPsec or a
  * tunnel device no record undoes; at LOCAL_IN one per IPIP, GRE or VXLAN
- * packet to decapsulate.
+ * packet to decapsulate (over IPv6, with its outer addresses' records).
  */
+/*
+ * The address records of a tunnel record over IPv6 (its outer addresses,
+ * by their folds), before it: a reader that finds it finds them. They
+ * count as the tunnel records do (at most half a window): a flood from
+ * forged addresses leaves the NAT and arrival records room.
+ */
+static u32 kb_xlate_addrs6(struct kb_attach *att,
+			   const struct kb_tunnel_head *th)
+{
+	struct kbloom_xlate addr;
+	u32 why;
+
+	kb_xlate_addr6(th->src6.s6_addr, &addr);
+	why = kb_xlate_record(att, &addr, true);
+	if (why)
+		return why;
+	kb_xlate_addr6(th->dst6.s6_addr, &addr);
+	return kb_xlate_record(att, &addr, true);
+}
+
 static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
 	bool post = state->hook == NF_INET_POST_ROUTING;
 	const struct net_device *dev = post ? state->out : state->in;
 	struct kb_attach *att = priv;
+	struct kb_tunnel_head th;
 	struct kbloom_xlate rec;
-	__be32 key = 0;
 	u32 why, arr;
 
 	if (att->ifindex && (!dev || dev->ifindex != att->ifindex))
 		return NF_ACCEPT;
 	this_cpu_inc(att->stats->seen);
 	why = post ? kb_xlate_of_skb(skb, &rec) :
-		     kb_xlate_of_tunnel(skb, &rec, &key);
+		     kb_xlate_of_tunnel(skb, &rec, &th);
 	/* Only what a tunnel device here will decapsulate: no outsider's. */
-	if (!why && !post && !kb_tunnel_takes(state->net, &rec, key))
+	if (!why && !post && !kb_tunnel_takes(state->net, &rec, &th))
 		why = KBLOOM_SKIP_UNTRANSFORMED;
+	if (!why && !post && (rec.kind & KBLOOM_XLATE_OUTER6))
+		why = kb_xlate_addrs6(att, &th);
 	if (!why)
 		why = kb_xlate_record(att, &rec, !post);
 	/* The other packets GRO merged into it (the first's record is made). */
@@ -499,7 +521,7 @@ static int kb_attach_ops(struct kb_attach *att)
 	static const u8 pfs[] = { NFPROTO_IPV4, NFPROTO_IPV6 };
 	/*
 	 * Transforms: NAT and arrivals after NAT happened, tunnels before
-	 * decapsulation; IPv6 has arrival records only.
+	 * decapsulation; IPv6 has arrival and tunnel records.
 	 */
 	static const struct {
 		u8 pf;
@@ -509,6 +531,7 @@ static int kb_attach_ops(struct kb_attach *att)
 		{ NFPROTO_IPV4, KBLOOM_FAMILY_IPV4, NF_INET_POST_ROUTING },
 		{ NFPROTO_IPV4, KBLOOM_FAMILY_IPV4, NF_INET_LOCAL_IN },
 		{ NFPROTO_IPV6, KBLOOM_FAMILY_IPV6, NF_INET_POST_ROUTING },
+		{ NFPROTO_IPV6, KBLOOM_FAMILY_IPV6, NF_INET_LOCAL_IN },
 	};
 	bool xlate = !kb_filter_keyed(kb_ring_shape(&att->obj->ring));
 	unsigned int i, n = xlate ? ARRAY_SIZE(xlate_hooks) : ARRAY_SIZE(pfs);

@@ -8,9 +8,12 @@
  */
 #include <linux/if_ether.h>
 #include <linux/ip.h>
+#include <linux/ip6_tunnel.h>
+#include <linux/ipv6.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/netfilter/nf_conntrack.h>
 
 #include "engine/xlate.h"
@@ -120,28 +123,80 @@ static int kb_xlate_of_vxlan(const u8 *p, u32 cap, u32 off,
 	return 0;
 }
 
+/*
+ * The outer IPv6 header at @p (@cap bytes) of a tunnel packet: its
+ * length with the destination options header holding only an
+ * encapsulation limit (RFC 2473 4.1.1, as ip6tnl and ip6gre write it)
+ * and the protocol after it, or 0 for any other packet. BEFORE_* of @rec
+ * and the addresses in @th.
+ */
+static u32 kb_xlate_outer6(const u8 *p, u32 cap, u8 *proto,
+			   struct kbloom_xlate *rec, struct kb_tunnel_head *th)
+{
+	const struct ipv6hdr *o = (const void *)p;
+	const u8 *d = p + sizeof(*o);
+	u32 word, hl = sizeof(*o);
+
+	if (cap < hl || o->version != 6)
+		return 0;
+	word = ntohl(*(const __be32 *)p) & KBLOOM_XLATE_FLOWLABEL;
+	*proto = o->nexthdr;
+	if (*proto == NEXTHDR_DEST) {
+		if (cap < hl + 8 || d[1] || d[2] != IPV6_TLV_TNL_ENCAP_LIMIT ||
+		    d[3] != 1 || d[5] != IPV6_TLV_PADN || d[6] != 1 || d[7])
+			return 0;
+		word |= KBLOOM_XLATE_HAS_ENCAPLIM |
+			d[4] << KBLOOM_XLATE_ENCAPLIM_SHIFT;
+		*proto = d[0];
+		hl += 8;
+	}
+	th->src6 = o->saddr;
+	th->dst6 = o->daddr;
+	rec->before_src = kb_xlate_fold6(o->saddr.s6_addr);
+	rec->before_dst = kb_xlate_fold6(o->daddr.s6_addr);
+	rec->before_sport = htons(word >> 16);
+	rec->before_dport = htons(word & 0xffff);
+	return hl;
+}
+
 /* The tunnel record of the packet whose first @cap bytes are @p. */
 static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
-				   struct kbloom_xlate *rec, __be32 *key)
+				   struct kbloom_xlate *rec,
+				   struct kb_tunnel_head *th)
 {
 	const struct iphdr *o = (const void *)p, *in;
 	u32 hl = sizeof(*o), glen = 0;
 	const __be16 *gre;
+	u8 proto, outer6 = 0;
 	u16 flags;
 
-	/* An outer header with options could not be rebuilt: none kept. */
-	if (cap < hl || o->version != 4 || o->ihl != 5 ||
-	    (o->protocol != IPPROTO_IPIP && o->protocol != IPPROTO_GRE &&
-	     o->protocol != IPPROTO_UDP && o->protocol != IPPROTO_IPV6) ||
-	    (ntohs(o->frag_off) & (IP_MF | IP_OFFSET)))
-		return KBLOOM_SKIP_UNTRANSFORMED;
 	memset(rec, 0, sizeof(*rec));
-	*key = 0;
-	if (o->protocol == IPPROTO_UDP) {
-		if (kb_xlate_of_vxlan(p, cap, hl, rec, key))
+	th->key = 0;
+	if (cap && p[0] >> 4 == 6) {
+		hl = kb_xlate_outer6(p, cap, &proto, rec, th);
+		/* No VXLAN over IPv6 (its UDP checksum is mandatory there). */
+		if (!hl || proto == IPPROTO_UDP)
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		outer6 = KBLOOM_XLATE_OUTER6;
+	} else {
+		/* An outer header with options could not be rebuilt. */
+		if (cap < hl || o->version != 4 || o->ihl != 5 ||
+		    (ntohs(o->frag_off) & (IP_MF | IP_OFFSET)))
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		proto = o->protocol;
+		rec->before_src = o->saddr;
+		rec->before_dst = o->daddr;
+		rec->before_sport = o->id;
+		rec->before_dport = o->frag_off;
+	}
+	if (proto != IPPROTO_IPIP && proto != IPPROTO_GRE &&
+	    proto != IPPROTO_UDP && proto != IPPROTO_IPV6)
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	if (proto == IPPROTO_UDP) {
+		if (kb_xlate_of_vxlan(p, cap, hl, rec, &th->key))
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		glen = KB_VXLAN_ENCAP;
-	} else if (o->protocol == IPPROTO_GRE) {
+	} else if (proto == IPPROTO_GRE) {
 		if (cap < hl + 4)
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		gre = (const __be16 *)(p + hl);
@@ -169,13 +224,14 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 		if (glen > 4)
 			memcpy(&rec->first, &gre[2], sizeof(rec->first));
 		if (flags & KB_GRE_KEY)
-			memcpy(key, &gre[flags & KB_GRE_CSUM ? 4 : 2],
-			       sizeof(*key));
+			memcpy(&th->key, &gre[flags & KB_GRE_CSUM ? 4 : 2],
+			       sizeof(th->key));
 	} else {
 		rec->kind = KBLOOM_XLATE_IPIP;
 	}
-	if (o->protocol == IPPROTO_IPV6) {
-		/* 6in4 (sit): IPv6 has no ID; the key tags the packet. */
+	rec->kind |= outer6;
+	if (proto == IPPROTO_IPV6) {
+		/* 6in4 (sit), 6in6: IPv6 has no ID; the key tags the packet. */
 		if (kb_xlate_key6(p + hl, cap - hl, rec))
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		/*
@@ -197,21 +253,18 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 		rec->after_dst = in->daddr;
 		rec->after_sport = in->id;
 	}
-	rec->before_src = o->saddr;
-	rec->before_dst = o->daddr;
-	rec->before_sport = o->id;
-	rec->before_dport = o->frag_off;
 	return KBLOOM_SKIP_NONE;
 }
 
 /*
- * Outer IPv4, VXLAN's encapsulation, the inner IPv4 header; or an IPv6
- * header and the 8 bytes after it (6in4).
+ * Outer IPv4 and VXLAN's encapsulation, or outer IPv6 and its
+ * encapsulation limit and GRE with its three optional words; then the
+ * inner IPv6 header and the 8 bytes after it (the longest inner key).
  */
-#define KB_XLATE_HEAD	(20 + KB_VXLAN_ENCAP + 20)
+#define KB_XLATE_HEAD	(48 + 16 + 48)
 
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
-		       __be32 *key)
+		       struct kb_tunnel_head *th)
 {
 	int off = skb_network_offset(skb);
 	u8 buf[KB_XLATE_HEAD];
@@ -222,6 +275,6 @@ u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	cap = min_t(u32, skb->len - off, sizeof(buf));
 	p = skb_header_pointer(skb, off, cap, buf);
-	return p ? kb_xlate_of_tunnel_head(p, cap, rec, key) :
+	return p ? kb_xlate_of_tunnel_head(p, cap, rec, th) :
 		   KBLOOM_SKIP_UNTRANSFORMED;
 }

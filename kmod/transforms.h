@@ -7,6 +7,7 @@
 #ifndef KBLOOM_TRANSFORMS_H
 #define KBLOOM_TRANSFORMS_H
 
+#include <linux/in6.h>
 #include <linux/skbuff.h>
 
 #include "uapi/kbloom.h"
@@ -18,14 +19,20 @@
  */
 u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec);
 
+/* What a tunnel packet's outer headers hold that its record does not. */
+struct kb_tunnel_head {
+	__be32 key;			/* GRE's key (when it has one), VXLAN's VNI */
+	struct in6_addr src6, dst6;	/* the outer IPv6 addresses (OUTER6) */
+};
+
 /*
- * The same at LOCAL_IN for an IPIP, GRE or VXLAN packet (network header:
- * the outer one) that this router will decapsulate: its tunnel record
- * and, for GRE with a key, the key in @key (which the record keeps only
- * when it is the first optional word), for VXLAN the VNI, or
- * KBLOOM_SKIP_UNTRANSFORMED for any other packet.
+ * The same at LOCAL_IN for an IPIP, GRE or VXLAN packet, over IPv4 or
+ * (IPIP and GRE) IPv6 (network header: the outer one) that this router
+ * may decapsulate: its tunnel record, and in @th what the tunnel's ends
+ * are matched by (kb_tunnel_takes()), or KBLOOM_SKIP_UNTRANSFORMED for
+ * any other packet.
  */
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
-		       __be32 *key);
+		       struct kb_tunnel_head *th);
 
 #endif /* KBLOOM_TRANSFORMS_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The IPv4 tunnel ends of each netns (tunnel_ends.h), kept from the
- * netdevice notifier: each change of an ipip, sit, gre or vxlan device (registered,
+ * The tunnel ends of each netns (tunnel_ends.h), kept from the netdevice
+ * notifier: each change of an ipip, sit, gre, vxlan, ip6tnl or ip6gre device (registered,
  * up, down, its parameters changed, gone, moved) rebuilds its
  * namespace's list of the ones up, published under RCU for the packet
  * path. A list, not a walk of every device per packet: a router may have
@@ -11,6 +11,8 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/ip_tunnels.h>
+#include <net/ip6_tunnel.h>
+#include <net/ipv6.h>
 #include <net/vxlan.h>
 #include <net/netns/generic.h>
 
@@ -19,9 +21,10 @@
 
 struct kb_tun_end {
 	__be32 local, remote;	/* 0: any */
+	struct in6_addr local6, remote6;	/* ip6tnl, ip6gre: :: is any */
 	__be32 key;		/* GRE, with KBLOOM_XLATE_GRE_KEY in kind; VXLAN: VNI */
 	__be16 port;		/* VXLAN: its UDP port */
-	u8 kind;		/* KBLOOM_XLATE_IPIP, _GRE (| _GRE_KEY), _VXLAN */
+	u8 kind;		/* KBLOOM_XLATE_IPIP, _GRE (| _GRE_KEY), _VXLAN; _OUTER6 */
 	u8 families;		/* inside: BIT(4) IPv4, BIT(6) IPv6 (sit) */
 	bool any;		/* external (collect_md): every packet */
 };
@@ -49,6 +52,11 @@ u8 kb_tunnel_kind(const struct net_device *dev)
 		return KBLOOM_XLATE_IPIP;
 	if (!strcmp(kind, "gre"))
 		return KBLOOM_XLATE_GRE;
+	/* Over IPv6: IPv4 or IPv6 in ip6tnl, IPv4 in ip6gre. */
+	if (!strcmp(kind, "ip6tnl"))
+		return KBLOOM_XLATE_IPIP | KBLOOM_XLATE_OUTER6;
+	if (!strcmp(kind, "ip6gre"))
+		return KBLOOM_XLATE_GRE | KBLOOM_XLATE_OUTER6;
 	if (!strcmp(kind, "vxlan")) {
 		const struct vxlan_dev *vx = netdev_priv(dev);
 
@@ -79,6 +87,25 @@ static void kb_vxlan_end_of(const struct net_device *dev,
 	e->any = vx->cfg.flags & VXLAN_F_COLLECT_METADATA;
 }
 
+static void kb_tun6_end_of(const struct net_device *dev, u8 kind,
+			   struct kb_tun_end *e)
+{
+	const struct ip6_tnl *t = netdev_priv(dev);
+
+	e->kind = kind;
+	/* ip6tnl's mode: ipip6 (IPv4), ip6ip6 (IPv6), any (0); ip6gre: IPv4. */
+	e->families = kind & KBLOOM_XLATE_GRE ? BIT(4) :
+		      t->parms.proto == IPPROTO_IPIP ? BIT(4) :
+		      t->parms.proto == IPPROTO_IPV6 ? BIT(6) : BIT(4) | BIT(6);
+	e->local6 = t->parms.laddr;
+	e->remote6 = t->parms.raddr;
+	e->any = t->parms.collect_md;
+	if ((kind & KBLOOM_XLATE_GRE) && kb_tunnel_keyed(t)) {
+		e->kind |= KBLOOM_XLATE_GRE_KEY;
+		e->key = t->parms.i_key;
+	}
+}
+
 static void kb_tun_end_of(const struct net_device *dev, u8 kind,
 			  struct kb_tun_end *e)
 {
@@ -86,6 +113,8 @@ static void kb_tun_end_of(const struct net_device *dev, u8 kind,
 
 	if (kind == KBLOOM_XLATE_VXLAN)
 		return kb_vxlan_end_of(dev, e);
+	if (kind & KBLOOM_XLATE_OUTER6)
+		return kb_tun6_end_of(dev, kind, e);
 	t = netdev_priv(dev);
 	e->families = BIT(4);
 	/* sit's mode: ip6ip (IPv6), ipip, any (0) */
@@ -160,18 +189,35 @@ static struct notifier_block kb_tun_notifier = {
 	.notifier_call = kb_tun_event,
 };
 
+/* Whether @e's addresses take the outer packet of @rec (@th: over IPv6). */
+static bool kb_tun_end_addrs(const struct kb_tun_end *e,
+			     const struct kbloom_xlate *rec,
+			     const struct kb_tunnel_head *th)
+{
+	if (e->kind & KBLOOM_XLATE_OUTER6)
+		return (ipv6_addr_any(&e->local6) ||
+			ipv6_addr_equal(&e->local6, &th->dst6)) &&
+		       (ipv6_addr_any(&e->remote6) ||
+			ipv6_addr_equal(&e->remote6, &th->src6));
+	return (!e->local || e->local == rec->before_dst) &&
+	       (!e->remote || e->remote == rec->before_src);
+}
+
 bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
-		     __be32 key)
+		     const struct kb_tunnel_head *th)
 {
 	struct kb_tun_net *tn = net_generic(net, kb_tun_net_id);
 	const struct kb_tun_ends *ends = rcu_dereference(tn->ends);
-	u8 kind = rec->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE);
+	const u8 mask = KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
+			KBLOOM_XLATE_OUTER6;
+	u8 kind = rec->kind & mask;
+	__be32 key = th->key;
 	u32 i;
 
 	for (i = 0; ends && i < ends->n; i++) {
 		const struct kb_tun_end *e = &ends->e[i];
 
-		if ((e->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)) != kind ||
+		if ((e->kind & mask) != kind ||
 		    !(e->families & BIT(rec->family)))
 			continue;
 		/* VXLAN: its port (FIRST's second half) and VNI. */
@@ -180,10 +226,9 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 			continue;
 		if (e->any)
 			return true;
-		if ((e->local && e->local != rec->before_dst) ||
-		    (e->remote && e->remote != rec->before_src))
+		if (!kb_tun_end_addrs(e, rec, th))
 			continue;
-		if (kind == KBLOOM_XLATE_GRE &&
+		if ((kind & KBLOOM_XLATE_VXLAN) == KBLOOM_XLATE_GRE &&
 		    ((e->kind ^ rec->kind) & KBLOOM_XLATE_GRE_KEY ||
 		     ((e->kind & KBLOOM_XLATE_GRE_KEY) && e->key != key)))
 			continue;

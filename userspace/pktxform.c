@@ -428,16 +428,52 @@ uint32_t pkt_gre_len(uint8_t kind)
 			!!(kind & KBLOOM_XLATE_GRE_SEQ));
 }
 
-int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
-		     const struct kbloom_xlate *rec, uint8_t *out,
-		     uint32_t outmax, uint32_t *outlen)
+/*
+ * The outer IPv6 header (and encapsulation limit) of tunnel record @rec
+ * over IPv6, its addresses @outer6 (source, destination), before @plen
+ * bytes of GRE and inner packet, into @head: its length, 0 when too long.
+ */
+static uint32_t outer6_head(const struct kbloom_xlate *rec,
+			    const uint8_t *outer6, uint8_t next,
+			    uint32_t plen, uint8_t *head)
 {
-	uint8_t head[20 + VXLAN_ENCAP] = { 0 };
+	uint32_t word = get16((const uint8_t *)&rec->before_sport) << 16 |
+			get16((const uint8_t *)&rec->before_dport);
+	uint32_t hl = word & KBLOOM_XLATE_HAS_ENCAPLIM ? 48 : 40;
+
+	if (plen + hl - 40 > 65535)
+		return 0;
+	/* Traffic class 0 and hop limit 64: a digest zeroes both. */
+	put16(head, 0x6000 | (word & KBLOOM_XLATE_FLOWLABEL) >> 16);
+	put16(head + 2, word & 0xffff);
+	put16(head + 4, plen + hl - 40);
+	head[6] = hl > 40 ? 60 : next;
+	head[7] = 64;
+	memcpy(head + 8, outer6, 32);
+	if (hl > 40) {
+		/* RFC 2473 4.1.1: the limit, then PadN, as ip6tnl writes it. */
+		static const uint8_t opts[8] = { 0, 0, 4, 1, 0, 1, 1, 0 };
+
+		memcpy(head + 40, opts, 8);
+		head[40] = next;
+		head[44] = (uint8_t)((word & KBLOOM_XLATE_ENCAPLIM) >>
+				     KBLOOM_XLATE_ENCAPLIM_SHIFT);
+	}
+	return hl;
+}
+
+int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
+		     const struct kbloom_xlate *rec, const uint8_t *outer6,
+		     uint8_t *out, uint32_t outmax, uint32_t *outlen)
+{
+	uint8_t head[48 + 16 + VXLAN_ENCAP] = { 0 };
 	struct kbloom_xlate want;
-	uint32_t glen, n, tot;
+	uint32_t glen, hl = 20, n, tot;
+	uint8_t next, *g;
 	struct ip4 h;
 
-	if (!(rec->kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)) ||
+	if (kb_xlate_class(rec->kind) != KB_XREC_TUNNEL ||
+	    !(rec->kind & KBLOOM_XLATE_OUTER6) != !outer6 ||
 	    pkt_tunnel_want(pkt, len, &want) || want.family != rec->family ||
 	    want.proto != rec->proto || want.after_src != rec->after_src ||
 	    want.after_dst != rec->after_dst ||
@@ -445,30 +481,40 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	    want.after_dport != rec->after_dport)
 		return -1;
 	if (rec->family == 6) {
-		/* 6in4 (RFC 4213): IPIP's header, protocol 41. */
-		if (rec->kind != KBLOOM_XLATE_IPIP)
+		/* 6in4 (RFC 4213), 6in6 (RFC 2473): IPIP's, protocol 41. */
+		if ((rec->kind & ~KBLOOM_XLATE_OUTER6) != KBLOOM_XLATE_IPIP)
 			return -1;
 		h.tot = 40 + get16(pkt + 4);
 	} else if (ip4_parse(pkt, len, &h)) {
 		return -1;
 	}
 	glen = is_vxlan(rec->kind) ? VXLAN_ENCAP : pkt_gre_len(rec->kind);
-	tot = 20 + glen + h.tot;
-	if (tot > 65535)
-		return -1;
-	/* The outer header as the encapsulating kernel wrote it, TOS and
-	 * TTL aside (a digest zeroes both).
-	 */
-	head[0] = 0x45;
-	put16(head + 2, tot);
-	memcpy(head + 4, &rec->before_sport, 2);	/* its IP ID */
-	memcpy(head + 6, &rec->before_dport, 2);	/* flags, offset */
-	head[8] = 64;
-	head[9] = is_vxlan(rec->kind) ? 17 :
-		  rec->kind & KBLOOM_XLATE_GRE ? 47 : rec->family == 6 ? 41 : 4;
-	memcpy(head + 12, &rec->before_src, 4);
-	memcpy(head + 16, &rec->before_dst, 4);
-	put16(head + 10, csum(head, 20));
+	next = is_vxlan(rec->kind) ? 17 : rec->kind & KBLOOM_XLATE_GRE ? 47 :
+	       rec->family == 6 ? 41 : 4;
+	if (outer6) {
+		if (is_vxlan(rec->kind))
+			return -1;	/* none is recorded */
+		hl = outer6_head(rec, outer6, next, glen + h.tot, head);
+		if (!hl)
+			return -1;
+	} else {
+		tot = 20 + glen + h.tot;
+		if (tot > 65535)
+			return -1;
+		/* The outer header as the encapsulating kernel wrote it, TOS
+		 * and TTL aside (a digest zeroes both).
+		 */
+		head[0] = 0x45;
+		put16(head + 2, tot);
+		memcpy(head + 4, &rec->before_sport, 2);	/* its IP ID */
+		memcpy(head + 6, &rec->before_dport, 2);	/* flags, offset */
+		head[8] = 64;
+		head[9] = next;
+		memcpy(head + 12, &rec->before_src, 4);
+		memcpy(head + 16, &rec->before_dst, 4);
+		put16(head + 10, csum(head, 20));
+	}
+	g = head + hl;
 	if (is_vxlan(rec->kind)) {
 		/*
 		 * VXLAN (RFC 7348): the UDP ports as carried, its length,
@@ -476,24 +522,24 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		 * (I flag, VNI) and Ethernet (type IPv4), which no digest
 		 * covers: VNI and addresses not kept, zero.
 		 */
-		memcpy(head + 20, &rec->first, 4);
-		put16(head + 24, tot - 20);
-		head[28] = 0x08;
-		put16(head + 20 + VXLAN_ENCAP - 2, 0x0800);
+		memcpy(g, &rec->first, 4);
+		put16(g + 4, glen + h.tot);
+		g[8] = 0x08;
+		put16(g + VXLAN_ENCAP - 2, 0x0800);
 	} else if (glen) {
 		/*
 		 * GRE (RFC 2784, RFC 2890): version 0, protocol IPv4, the
 		 * flags of the words that follow; the first of them as it was
 		 * (all a digest covers), the others zero: not kept.
 		 */
-		put16(head + 20, (rec->kind & KBLOOM_XLATE_GRE_CSUM ? 0x8000 : 0) |
-				 (rec->kind & KBLOOM_XLATE_GRE_KEY ? 0x2000 : 0) |
-				 (rec->kind & KBLOOM_XLATE_GRE_SEQ ? 0x1000 : 0));
-		put16(head + 22, 0x0800);
+		put16(g, (rec->kind & KBLOOM_XLATE_GRE_CSUM ? 0x8000 : 0) |
+			 (rec->kind & KBLOOM_XLATE_GRE_KEY ? 0x2000 : 0) |
+			 (rec->kind & KBLOOM_XLATE_GRE_SEQ ? 0x1000 : 0));
+		put16(g + 2, 0x0800);
 		if (glen > 4)
-			memcpy(head + 24, &rec->first, 4);
+			memcpy(g + 4, &rec->first, 4);
 	}
-	n = 20 + glen;
+	n = hl + glen;
 	if (outmax < n)
 		return -1;
 	memcpy(out, head, n);

@@ -163,32 +163,41 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 		    uint8_t *out, uint32_t outmax, uint32_t *outlen);
 
 /*
- * Tunnels (IPIP, GRE, VXLAN: RFC 2003, RFC 2784, RFC 7348): a tunnel
- * record (KIND IPIP, GRE or VXLAN) says that the inner packet with these addresses, protocol and IP
- * ID arrived at the decapsulating router inside an outer packet; the
- * routers inside the tunnel recorded that one. pkt_tunnel_want() gives
- * an inner packet's lookup key: FAMILY 4, PROTO, AFTER_SRC, AFTER_DST and
- * its IP ID in AFTER_SPORT; for an IPv6 packet (6in4, RFC 4213: KIND
- * IPIP) the engine's kb_xlate_key6() (0, or -1 for no IP header).
- * pkt_tunnel_outer() writes the outer packet: a 20-byte IPv4 header (the
- * record's addresses, IP ID, flags and offset; protocol 4, 41 (6in4), 47
- * or 17;
- * total length 20 + the GRE or VXLAN headers + the inner total length; TOS 0, TTL 64 and
- * its checksum, which no digest covers), the GRE header (version 0,
- * protocol 0x0800, the flags of KIND's GRE_CSUM, GRE_KEY and GRE_SEQ,
- * FIRST as the first optional word and zero for the others, which no
- * digest covers) or VXLAN's UDP header (FIRST's ports, its length,
- * checksum 0), VXLAN header (I flag, VNI 0) and Ethernet header (zero
- * addresses, type IPv4), which no digest covers past the UDP header,
- * then the inner packet as captured, up to @outmax bytes; *@outlen the
- * bytes written. 0, or -1 when @rec is no tunnel record of this inner
- * packet or @outmax does not hold the outer headers. pkt_gre_len() is
- * the GRE header's length for a record's KIND (0 for IPIP and VXLAN).
+ * Tunnels (IPIP, GRE, VXLAN: RFC 2003, RFC 2784, RFC 7348; over IPv6,
+ * RFC 2473): a tunnel record says that the inner packet with these
+ * addresses, protocol and IP ID arrived at the decapsulating router
+ * inside an outer packet; the routers inside the tunnel recorded that
+ * one. pkt_tunnel_want() gives an inner packet's lookup key: FAMILY 4,
+ * PROTO, AFTER_SRC, AFTER_DST and its IP ID in AFTER_SPORT; for an IPv6
+ * packet (6in4, RFC 4213, and 6in6: KIND IPIP) the engine's
+ * kb_xlate_key6() (0, or -1 for no IP header).
+ * pkt_tunnel_outer() writes the outer packet. Over IPv4 (@outer6 NULL):
+ * a 20-byte IPv4 header (the record's addresses, IP ID, flags and
+ * offset; protocol 4, 41 (6in4), 47 or 17; total length 20 + the GRE or
+ * VXLAN headers + the inner total length; TOS 0, TTL 64 and its
+ * checksum, which no digest covers). Over IPv6 (KIND OUTER6, @outer6 the
+ * 32 bytes of its source and destination address, from the address
+ * records): a 40-byte IPv6 header (traffic class 0, the record's flow
+ * label, payload length, hop limit 64) and, when the record has one,
+ * the 8-byte destination options header of an encapsulation limit
+ * (RFC 2473 4.1.1: next header, 0, type 4, length 1, the limit, PadN
+ * 1 1 0). Then the GRE header (version 0, protocol 0x0800, the flags of
+ * KIND's GRE_CSUM, GRE_KEY and GRE_SEQ, FIRST as the first optional word
+ * and zero for the others, which no digest covers) or VXLAN's UDP header
+ * (FIRST's ports, its length, checksum 0), VXLAN header (I flag, VNI 0)
+ * and Ethernet header (zero addresses, type IPv4), which no digest
+ * covers past the UDP header, then the inner packet as captured (an
+ * IPv6 one with FIRST's hop limit and traffic class), up to @outmax
+ * bytes; *@outlen the bytes written. 0, or -1 when @rec is no tunnel
+ * record of this inner packet, @outer6 is given for a record over IPv4
+ * or missing for one over IPv6, or @outmax does not hold the outer
+ * headers. pkt_gre_len() is the GRE header's length for a record's KIND
+ * (0 for IPIP and VXLAN).
  */
 uint32_t pkt_gre_len(uint8_t kind);
 int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);
 int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
-		     const struct kbloom_xlate *rec, uint8_t *out,
-		     uint32_t outmax, uint32_t *outlen);
+		     const struct kbloom_xlate *rec, const uint8_t *outer6,
+		     uint8_t *out, uint32_t outmax, uint32_t *outlen);
 
 #endif

@@ -49,16 +49,19 @@ struct qx {
 static void print_before(struct qx *q, const uint8_t *pkt, uint32_t len,
 			 const struct kb_xlate_hit *h, bool first)
 {
-	char what[96], desc[256], dig[KB_DIGEST_STR_MAX] = "none";
+	char what[192], desc[256], dig[KB_DIGEST_STR_MAX] = "none";
 	const struct kb_out *o = &q->o;
 	struct kb_digest d;
 	uint8_t *before;
 	char *hex;
 	int r;
 
-	kb_xlate_str(&h->rec, what, sizeof(what));
-	if (h->rec.kind & KBLOOM_XLATE_OPAQUE) {
-		/* Nothing to rebuild: what came before was another packet. */
+	kb_xlate_hit_str(h, what, sizeof(what));
+	if ((h->rec.kind & KBLOOM_XLATE_OPAQUE) || h->outer6_lost) {
+		/*
+		 * Nothing to rebuild: what came before was another packet, or
+		 * its outer addresses are not in the table.
+		 */
 		kb_print_obj_begin(o, NULL);
 		kb_print_u64(o, KB_PRINT_JSON, "window", NULL, h->window);
 		kb_print_text(o, "%s", first ? "" : "; ");
@@ -73,7 +76,7 @@ static void print_before(struct qx *q, const uint8_t *pkt, uint32_t len,
 		return;
 	}
 	/* The lookup matched the key: only memory can fail. */
-	r = kb_xlate_before(&h->rec, pkt, len, &before, &len);
+	r = kb_xlate_before(h, pkt, len, &before, &len);
 	if (r) {
 		errorf("%s", r == -ENOMEM ? "out of memory" :
 		       "internal error: a record found does not invert");

@@ -189,7 +189,7 @@ static int add_xform(struct tb_answer *a, uint32_t *cap, size_t row,
 	xf->pkt = buf;
 	xf->len = blen;
 	xf->window = hit->window;
-	kb_xlate_str(&hit->rec, xf->what, sizeof(xf->what));
+	kb_xlate_hit_str(hit, xf->what, sizeof(xf->what));
 	return 0;
 }
 
@@ -343,7 +343,13 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 					return -1;
 				continue;
 			}
-			r = kb_xlate_before(&hit[h].rec, items[k].pkt,
+			/* Over IPv6, its outer addresses lost: said so. */
+			if (hit[h].outer6_lost) {
+				if (mark_opaque(a, n, k, &hit[h].rec))
+					return -1;
+				continue;
+			}
+			r = kb_xlate_before(&hit[h], items[k].pkt,
 					    items[k].len, &buf, &blen);
 			if (r == -ENOMEM)
 				return -1;

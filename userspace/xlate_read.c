@@ -99,14 +99,15 @@ out:
 	return ret;
 }
 
-#define XLATE_NAT	(KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT)
 #define XLATE_TUNNEL	(KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)
+/* The distinct addresses of one fold looked at, at most. */
+#define XLATE_ADDRS_PER_FOLD	4
 
-/* The records of key @want and a kind in @kinds, appended to @out. */
+/* The records of key @want and class @class, appended to @out. */
 static size_t lookup_key(const struct kb_archive *a,
-			 const struct kbloom_xlate *want, uint8_t kinds,
-			 uint64_t lo, uint64_t hi, struct kb_xlate_hit *out,
-			 size_t n, size_t max)
+			 const struct kbloom_xlate *want,
+			 enum kb_xlate_class class, uint64_t lo, uint64_t hi,
+			 struct kb_xlate_hit *out, size_t n, size_t max)
 {
 	struct kbloom_xlate found[XLATE_PER_WINDOW];
 	uint32_t k, m;
@@ -122,9 +123,10 @@ static size_t lookup_key(const struct kb_archive *a,
 				  XLATE_PER_WINDOW);
 		for (k = 0; k < m && k < XLATE_PER_WINDOW; k++) {
 			/* A NAT key and a tunnel key may be equal. */
-			if (!(found[k].kind & kinds))
+			if (kb_xlate_class(found[k].kind) != class)
 				continue;
 			if (n < max) {
+				memset(&out[n], 0, sizeof(out[n]));
 				out[n].rec = found[k];
 				out[n].window = w->id;
 				out[n].start = w->start_ns;
@@ -136,21 +138,93 @@ static size_t lookup_key(const struct kb_archive *a,
 	return n;
 }
 
+/*
+ * The distinct IPv6 addresses of fold @fold among @a's address records,
+ * in any window (an address does not change with the window, and the
+ * tunnel record may be in the one after its address's): up to @max.
+ */
+static size_t addrs_of_fold(const struct kb_archive *a, uint32_t fold,
+			    uint8_t (*out)[16], size_t max)
+{
+	struct kbloom_xlate want = { .family = 6, .after_src = fold };
+	struct kbloom_xlate found[XLATE_PER_WINDOW];
+	uint8_t addr[16];
+	size_t j, n = 0, i;
+	uint32_t k, m;
+
+	for (j = 0; j < a->n; j++) {
+		const struct kb_archive_window *w = &a->w[j];
+
+		m = kb_xlate_find((const struct kbloom_xlate *)w->f.mem,
+				  w->f.s.m, &w->f.hkey, &want, found,
+				  XLATE_PER_WINDOW);
+		for (k = 0; k < m && k < XLATE_PER_WINDOW; k++) {
+			if (kb_xlate_class(found[k].kind) != KB_XREC_ADDRESS)
+				continue;
+			kb_xlate_addr6_get(&found[k], addr);
+			for (i = 0; i < n && memcmp(out[i], addr, 16); i++)
+				;
+			if (i == n && n < max)
+				memcpy(out[n++], addr, 16);
+		}
+	}
+	return n;
+}
+
+/*
+ * Tunnel hits over IPv6, @out[@from, @n), given their outer addresses
+ * from the address records: a hit per pair (two addresses may share a
+ * fold), or outer6_lost when one has none. Returns the new count.
+ */
+static size_t outer6_of(const struct kb_archive *a, struct kb_xlate_hit *out,
+			size_t from, size_t n, size_t max)
+{
+	uint8_t src[XLATE_ADDRS_PER_FOLD][16], dst[XLATE_ADDRS_PER_FOLD][16];
+	size_t h, end = n < max ? n : max, ns, nd, i, j;
+	struct kb_xlate_hit *x;
+
+	for (h = from; h < end; h++) {
+		if (!(out[h].rec.kind & KBLOOM_XLATE_OUTER6))
+			continue;
+		ns = addrs_of_fold(a, out[h].rec.before_src, src,
+				   XLATE_ADDRS_PER_FOLD);
+		nd = addrs_of_fold(a, out[h].rec.before_dst, dst,
+				   XLATE_ADDRS_PER_FOLD);
+		out[h].outer6_lost = !ns || !nd;
+		for (i = 0; i < ns; i++) {
+			for (j = 0; j < nd; j++) {
+				x = i || j ? (n < max ? &out[n] : NULL) : &out[h];
+				if (i || j)
+					n++;
+				if (!x)
+					continue;
+				*x = out[h];
+				memcpy(x->outer6, src[i], 16);
+				memcpy(x->outer6 + 16, dst[j], 16);
+			}
+		}
+	}
+	return n;
+}
+
 size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       uint32_t len, uint64_t lo, uint64_t hi,
 		       struct kb_xlate_hit *out, size_t max)
 {
 	struct kbloom_xlate want;
-	size_t n = 0;
+	size_t n = 0, t;
 
 	if (!kb_utype_records(a->type))
 		return 0;
 	if (!pkt_xlate_want(pkt, len, &want))
-		n = lookup_key(a, &want, XLATE_NAT, lo, hi, out, n, max);
-	if (!pkt_tunnel_want(pkt, len, &want))
-		n = lookup_key(a, &want, XLATE_TUNNEL, lo, hi, out, n, max);
+		n = lookup_key(a, &want, KB_XREC_NAT, lo, hi, out, n, max);
+	if (!pkt_tunnel_want(pkt, len, &want)) {
+		t = n;
+		n = lookup_key(a, &want, KB_XREC_TUNNEL, lo, hi, out, n, max);
+		n = outer6_of(a, out, t, n, max);
+	}
 	if (!pkt_arrival_want(pkt, len, &want))
-		n = lookup_key(a, &want, KBLOOM_XLATE_OPAQUE, lo, hi, out, n,
+		n = lookup_key(a, &want, KB_XREC_ARRIVAL, lo, hi, out, n,
 			       max);
 	return n;
 }
@@ -173,7 +247,8 @@ static bool any_nat(const struct kb_archive *a, uint64_t lo, uint64_t hi,
 			continue;
 		for (c = 0; c < w->f.s.m; c++)
 			if (cells[c].state == KBLOOM_XLATE_VALID &&
-			    (cells[c].kind & XLATE_NAT) && match(&cells[c], arg))
+			    kb_xlate_class(cells[c].kind) == KB_XREC_NAT &&
+			    match(&cells[c], arg))
 				return true;
 	}
 	return false;
@@ -228,28 +303,37 @@ bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
 	    kind == KBLOOM_ARRIVAL_IPCOMP || kind == KBLOOM_ARRIVAL_MERGED)
 		return false;
 	for (h = 0; h < m; h++)
-		if (!(hit[h].rec.kind & KBLOOM_XLATE_OPAQUE) &&
-		    hit[h].rec.kind & XLATE_TUNNEL)
+		if (kb_xlate_class(hit[h].rec.kind) == KB_XREC_TUNNEL)
 			return true;
 	return false;
 }
 
-int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
+int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 		    uint32_t len, uint8_t **out, uint32_t *outlen)
 {
-	uint32_t max = len + 50;	/* an outer IPv4 header, VXLAN's 30 bytes */
+	/* An outer IPv6 header, its encapsulation limit, GRE's 16 bytes. */
+	uint32_t max = len + 64;
+	const struct kbloom_xlate *r = &hit->rec;
 	uint8_t *buf = malloc(max);
+	bool outer6 = r->kind & KBLOOM_XLATE_OUTER6;
 	int ret;
 
 	if (!buf)
 		return -ENOMEM;
-	if (r->kind & KBLOOM_XLATE_OPAQUE) {
-		ret = -1;		/* what it came out of is not kept */
-	} else if (r->kind & XLATE_TUNNEL) {
-		ret = pkt_tunnel_outer(pkt, len, r, buf, max, outlen);
-	} else {
+	switch (kb_xlate_class(r->kind)) {
+	case KB_XREC_TUNNEL:
+		/* Over IPv6 without its addresses: nothing to rebuild by. */
+		ret = outer6 && hit->outer6_lost ? -1 :
+		      pkt_tunnel_outer(pkt, len, r, outer6 ? hit->outer6 : NULL,
+				       buf, max, outlen);
+		break;
+	case KB_XREC_NAT:
 		ret = pkt_xlate_invert(pkt, len, r, buf);
 		*outlen = len;
+		break;
+	default:
+		ret = -1;		/* what it came out of is not kept */
+		break;
 	}
 	if (ret) {
 		free(buf);
@@ -355,6 +439,13 @@ static void arrival_str(const struct kbloom_xlate *r, char *buf, size_t len)
 			 ntohl(r->first));
 		return;
 	}
+	if (kind == KBLOOM_ARRIVAL_MERGED &&
+	    (r->first & KBLOOM_XLATE_OUTER6)) {
+		/* Its outer addresses' folds only: no address record. */
+		snprintf(buf, len, "%s over IPv6 %s", tunnel_word(r->first),
+			 what);
+		return;
+	}
 	if (kind == KBLOOM_ARRIVAL_MERGED) {
 		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
 		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
@@ -365,11 +456,61 @@ static void arrival_str(const struct kbloom_xlate *r, char *buf, size_t len)
 	snprintf(buf, len, "%s (ifindex %u)", what, r->first);
 }
 
+/*
+ * A tunnel record over IPv6: "4in6 fd02::1 > fd03::2 flowlabel 0x5b1c3
+ * encaplimit 4", "6in6 ...", "GRE6 ...[ key 7]"; @outer6 NULL: its
+ * addresses are not in the table.
+ */
+static void tunnel6_str(const struct kbloom_xlate *r, const uint8_t *outer6,
+			char *buf, size_t len)
+{
+	uint32_t word = (uint32_t)ntohs(r->before_sport) << 16 |
+			ntohs(r->before_dport);
+	char x[INET6_ADDRSTRLEN], y[INET6_ADDRSTRLEN];
+	size_t n;
+
+	n = (size_t)snprintf(buf, len, "%s",
+			     r->kind & KBLOOM_XLATE_GRE ? "GRE6" :
+			     r->family == 6 ? "6in6" : "4in6");
+	if (outer6 && n < len) {
+		inet_ntop(AF_INET6, outer6, x, sizeof(x));
+		inet_ntop(AF_INET6, outer6 + 16, y, sizeof(y));
+		n += (size_t)snprintf(buf + n, len - n, " %s > %s", x, y);
+	} else if (n < len) {
+		n += (size_t)snprintf(buf + n, len - n,
+				      " (its outer addresses are not in the table)");
+	}
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, " flowlabel 0x%05x",
+				      word & KBLOOM_XLATE_FLOWLABEL);
+	if ((word & KBLOOM_XLATE_HAS_ENCAPLIM) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " encaplimit %u",
+				      (word & KBLOOM_XLATE_ENCAPLIM) >>
+				      KBLOOM_XLATE_ENCAPLIM_SHIFT);
+	if ((r->kind & KBLOOM_XLATE_GRE) && n < len)
+		gre_words(r, buf + n, len - n);
+}
+
+void kb_xlate_hit_str(const struct kb_xlate_hit *hit, char *buf, size_t len)
+{
+	if (kb_xlate_class(hit->rec.kind) == KB_XREC_TUNNEL &&
+	    (hit->rec.kind & KBLOOM_XLATE_OUTER6))
+		tunnel6_str(&hit->rec, hit->outer6_lost ? NULL : hit->outer6,
+			    buf, len);
+	else
+		kb_xlate_str(&hit->rec, buf, len);
+}
+
 void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 {
 	char x[INET_ADDRSTRLEN], y[INET_ADDRSTRLEN];
 	int n;
 
+	if (kb_xlate_class(r->kind) == KB_XREC_TUNNEL &&
+	    (r->kind & KBLOOM_XLATE_OUTER6)) {
+		tunnel6_str(r, NULL, buf, len);
+		return;
+	}
 	if (r->kind & KBLOOM_XLATE_OPAQUE) {
 		arrival_str(r, buf, len);
 		return;

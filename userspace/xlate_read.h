@@ -21,6 +21,9 @@ struct kb_xlate_hit {
 	struct kbloom_xlate rec;
 	uint64_t window;
 	uint64_t start, end;	/* the window's: CLOCK_REALTIME ns, end 0 open */
+	/* A tunnel record over IPv6: its outer source and destination. */
+	uint8_t outer6[32];
+	bool outer6_lost;	/* no address record holds one of them */
 };
 
 /*
@@ -36,10 +39,12 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
 /*
  * The records of @a for the packet @pkt (@len bytes from its IP header,
  * as it left the router) in the windows overlapping [@lo, @hi], newest
- * window first: up to @max in @out; returns how many there are. NAT and
- * tunnel records are of IPv4 packets (pktxform.h, pkt_xlate_want(),
- * pkt_tunnel_want()), arrival records of IPv4 and IPv6 ones
- * (pkt_arrival_want()).
+ * window first: up to @max in @out; returns how many there are. NAT
+ * records are of IPv4 packets (pktxform.h, pkt_xlate_want()), tunnel
+ * records of IPv4 and IPv6 ones (pkt_tunnel_want()), arrival records
+ * too (pkt_arrival_want()). A tunnel record over IPv6 comes with its
+ * outer addresses from the address records, once per pair when two
+ * addresses share a fold (outer6_lost when none has it).
  */
 size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       uint32_t len, uint64_t lo, uint64_t hi,
@@ -77,12 +82,13 @@ bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
 			     const struct kbloom_xlate *arr);
 
 /*
- * The packet @pkt (@len bytes) was before record @r: NAT undone, or the
- * outer packet of a tunnel around it (pktxform.h). 0 and *@out (malloc,
- * *@outlen bytes), -EINVAL when @r is not a record of @pkt or an arrival
- * record (KBLOOM_XLATE_OPAQUE: nothing to rebuild it by), -ENOMEM.
+ * The packet @pkt (@len bytes) was before the record of @hit: NAT
+ * undone, or the outer packet of a tunnel around it (pktxform.h). 0 and
+ * *@out (malloc, *@outlen bytes), -EINVAL when it is not a record of
+ * @pkt, an arrival record (KBLOOM_XLATE_OPAQUE: nothing to rebuild it
+ * by) or a tunnel record over IPv6 whose addresses are lost, -ENOMEM.
  */
-int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
+int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 		    uint32_t len, uint8_t **out, uint32_t *outlen);
 
 /*
@@ -91,10 +97,14 @@ int kb_xlate_before(const struct kbloom_xlate *r, const uint8_t *pkt,
  * "SNAT 100.64.0.1 id 7 <- 10.9.0.5 id 3"; both as "SNAT ...; DNAT ...";
  * a tunnel by its outer packet, "IPIP 10.2.0.1 > 10.3.0.2 id 4660",
  * "GRE 10.2.0.1 > 10.3.0.2 id 4660[ key 7]" or "VXLAN 10.2.0.1:51234 >
- * 10.3.0.2:4789 id 4660"; an arrival by what the
+ * 10.3.0.2:4789 id 4660", over IPv6 "4in6 (its outer addresses are not
+ * in the table) flowlabel 0x5b1c3[ encaplimit 4]"; an arrival by what the
  * packet came out of, "IPsec ESP 10.1.0.1 > 10.2.0.2 spi 0x100" or "a
- * vxlan device (ifindex 7)".
+ * vxlan device (ifindex 7)". kb_xlate_hit_str(): the same with a tunnel
+ * record's outer IPv6 addresses, "4in6 fd02::1 > fd03::2 flowlabel
+ * 0x5b1c3 encaplimit 4" ("6in6", "GRE6 ...[ key 7]").
  */
 void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len);
+void kb_xlate_hit_str(const struct kb_xlate_hit *hit, char *buf, size_t len);
 
 #endif

@@ -97,6 +97,39 @@ int kb_xlate_key6(const u8 *pkt, u32 len, struct kbloom_xlate *rec)
 	return 0;
 }
 
+enum kb_xlate_class kb_xlate_class(u8 kind)
+{
+	if (kind & KBLOOM_XLATE_OPAQUE)
+		return kind == KBLOOM_XLATE_OPAQUE ? KB_XREC_ARRIVAL :
+		       kind == KBLOOM_XLATE_ADDR6 ? KB_XREC_ADDRESS :
+		       KB_XREC_NONE;
+	if (kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE))
+		return kind & KBLOOM_XLATE_DNAT ? KB_XREC_NONE : KB_XREC_TUNNEL;
+	return kind ? KB_XREC_NAT : KB_XREC_NONE;
+}
+
+void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = KBLOOM_XLATE_ADDR6;
+	rec->family = 6;
+	rec->after_src = kb_xlate_fold6(addr);
+	memcpy(&rec->before_src, addr, 4);
+	memcpy(&rec->before_dst, addr + 4, 4);
+	memcpy(&rec->before_sport, addr + 8, 2);
+	memcpy(&rec->before_dport, addr + 10, 2);
+	memcpy(&rec->first, addr + 12, 4);
+}
+
+void kb_xlate_addr6_get(const struct kbloom_xlate *rec, u8 *addr)
+{
+	memcpy(addr, &rec->before_src, 4);
+	memcpy(addr + 4, &rec->before_dst, 4);
+	memcpy(addr + 8, &rec->before_sport, 2);
+	memcpy(addr + 10, &rec->before_dport, 2);
+	memcpy(addr + 12, &rec->first, 4);
+}
+
 static u64 kb_xlate_home(const siphash_key_t *hkey,
 			 const struct kbloom_xlate *rec, u64 lines)
 {

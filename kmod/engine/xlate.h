@@ -23,6 +23,23 @@ enum kb_xlate_put {
 enum kb_xlate_put kb_xlate_put(struct kb_filter *f,
 			       const struct kbloom_xlate *rec);
 
+/* What a record is, by its KIND (uapi/kbloom.h). */
+enum kb_xlate_class {
+	KB_XREC_NONE,		/* no kind this module makes */
+	KB_XREC_NAT,
+	KB_XREC_TUNNEL,
+	KB_XREC_ADDRESS,
+	KB_XREC_ARRIVAL,
+};
+
+enum kb_xlate_class kb_xlate_class(u8 kind);
+
+/* The address record of the IPv6 address at @addr (16 bytes). */
+void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec);
+
+/* The address (16 bytes at @addr) address record @rec holds. */
+void kb_xlate_addr6_get(const struct kbloom_xlate *rec, u8 *addr);
+
 /* The hashed key of a record: FAMILY, PROTO and the AFTER_* fields. */
 void kb_xlate_key(const struct kbloom_xlate *rec,
 		  u8 key[KBLOOM_XLATE_KEY_LEN]);

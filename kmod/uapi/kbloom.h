@@ -941,7 +941,7 @@ enum kbloom_attach_attr {
 
 /*
  * A transform record: the cells of a KBLOOM_TYPE_TRANSFORMS table, as
- * EXPORT gives them, in network byte order. Three kinds:
+ * EXPORT gives them, in network byte order. Four kinds:
  * NAT (KIND SNAT and/or DNAT), per flow direction and window, made at
  *	POSTROUTING: a packet of a NAT'ed flow left the router as AFTER and
  *	had arrived as BEFORE: addresses and ports (for ICMP echo and echo
@@ -970,12 +970,31 @@ enum kbloom_attach_attr {
  *	(byte 0) and traffic class (byte 1) inside the tunnel, which a
  *	digest of the outer packet covers and the routers after this one
  *	change.
+ *	Over IPv6 (KIND OUTER6 with IPIP or GRE; ip6tnl, RFC 2473, and
+ *	ip6gre): IPv4 or IPv6 (as above) in IPIP, or IPv4 in GRE, in an outer
+ *	IPv6 packet whose next header is the tunnel's or a destination
+ *	options header holding only a tunnel encapsulation limit (RFC 2473
+ *	4.1.1, as ip6tnl and ip6gre write it: the limit, then PadN).
+ *	BEFORE_SRC and BEFORE_DST hold the outer addresses' folds (as a
+ *	key's), and each address itself is an address record of the same
+ *	window; BEFORE_SPORT and BEFORE_DPORT, read as one big-endian
+ *	32-bit word, the outer flow label (bits 0-19) and, when the
+ *	encapsulation limit was there (bit 31), its value (bits 20-27).
+ *	FIRST as over IPv4. A digest of the outer packet covers the
+ *	destination options header, when there, and not the inner packet.
  *	VXLAN (KIND VXLAN: IPIP and GRE both) likewise, for an IPv4 outer
  *	packet whose UDP checksum is 0 carrying an Ethernet frame of IPv4:
  *	FIRST holds its UDP source and destination ports as carried (the
  *	outer source port is a hash of the inner flow under the sender's
  *	seed: no one else can compute it); the VXLAN header and the inner
  *	Ethernet addresses are not kept (no digest covers them).
+ * Address (KIND ADDR6: OPAQUE and OUTER6), per address and window, made
+ *	with the tunnel records over IPv6 whose outer packets had it (before
+ *	them: a table too full for it takes neither): the 16 bytes of an
+ *	IPv6 address in BEFORE_SRC, BEFORE_DST, BEFORE_SPORT and
+ *	BEFORE_DPORT, FIRST, in that order. Keyed by FAMILY 6, PROTO 0,
+ *	AFTER_SRC its fold, the other AFTER_* fields 0. Two addresses of one
+ *	fold have two records: a reader tries both.
  * Arrival (KIND OPAQUE), per flow direction and window, made at
  *	POSTROUTING: a packet forwarded here had arrived decapsulated by
  *	something no record undoes (enum kbloom_arrival in BEFORE_DPORT):
@@ -997,7 +1016,7 @@ enum kbloom_attach_attr {
  */
 struct kbloom_xlate {
 	__u8 state;
-	__u8 kind;		/* KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT */
+	__u8 kind;		/* KBLOOM_XLATE_*: NAT, tunnel, address, arrival */
 	__u8 proto;		/* IP protocol */
 	__u8 family;		/* 4 */
 	__be32 before_src, before_dst;
@@ -1019,6 +1038,15 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_OPAQUE	_BITUL(7)	/* an arrival no record undoes */
 /* IPIP and GRE together: decapsulated from VXLAN (RFC 7348). */
 #define KBLOOM_XLATE_VXLAN	(KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)
+/* SNAT's bit in a tunnel record (IPIP or GRE set): its outer packet was IPv6. */
+#define KBLOOM_XLATE_OUTER6	KBLOOM_XLATE_SNAT
+/* OPAQUE and OUTER6 together: an address record. */
+#define KBLOOM_XLATE_ADDR6	(KBLOOM_XLATE_OPAQUE | KBLOOM_XLATE_OUTER6)
+/* BEFORE_SPORT and BEFORE_DPORT of a tunnel record over IPv6, as one word. */
+#define KBLOOM_XLATE_FLOWLABEL	0x000fffff	/* the outer flow label */
+#define KBLOOM_XLATE_ENCAPLIM	0x0ff00000	/* the encapsulation limit ... */
+#define KBLOOM_XLATE_ENCAPLIM_SHIFT	20
+#define KBLOOM_XLATE_HAS_ENCAPLIM	0x80000000	/* ... when there */
 #define KBLOOM_XLATE_LINE	2		/* records per 64-byte line */
 #define KBLOOM_XLATE_PROBES	8		/* lines a record may use */
 

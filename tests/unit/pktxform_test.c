@@ -1565,7 +1565,7 @@ static int outer(const uint8_t *pkt, uint32_t len,
 	int r;
 
 	memcpy(in, pkt, len);
-	r = pkt_tunnel_outer(in, len, rec, o, outmax, outlen);
+	r = pkt_tunnel_outer(in, len, rec, NULL, o, outmax, outlen);
 	if (r == 0)
 		memcpy(out, o, *outlen);
 	free(in);

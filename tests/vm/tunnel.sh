@@ -227,7 +227,7 @@ check "GRE with a key after the checksum: d takes t0's packets by their key, eac
 # (sit), IPv6 in IPv4, keyed by a tag of the IPv6 packet (it has no ID).
 # Then tunnels no record undoes:
 # VXLAN with UDP checksums, IPsec ESP in tunnel mode,
-# WireGuard, 4in6 (ip6tnl), a program's tun device. m carried another
+# WireGuard, a program's tun device. m carried another
 # packet (an outer one kbloom does not rebuild, or ciphertext): d's table
 # records, per flow and window, what each packet came out of, and the
 # trace stops at d saying so, never "absent" at m. The debug kernel is
@@ -347,21 +347,33 @@ archived_wg() {
 		'link d m' 'link m e' >"$tmp/topo-arch.txt"
 	topo=$tmp/topo-arch.txt opaque wg 'a wireguard device \(ifindex \d+\)'
 }
-# dslite: WireGuard gone; e and d reach each other over IPv6 through m
-# (fd02::/64, fd03::/64), and t0, an ip6tnl in mode ipip6, carries h's
-# IPv4 between them.
-dslite() {
+# underlay6: IPsec gone (and WireGuard, when it ran); e and d reach each
+# other over IPv6 through m (fd02::/64, fd03::/64).
+underlay6() {
 	local r
-	for r in e d; do ip -n $P$r link del wg0 || return 1; done
+	for r in e d; do
+		ip -n $P$r xfrm policy flush && ip -n $P$r xfrm state flush || return 1
+		ip -n $P$r link del wg0 2>/dev/null
+	done
 	ip -n ${P}e addr add fd02::1/64 dev eth1 nodad && ip -n ${P}m addr add fd02::2/64 dev eth0 nodad &&
 		ip -n ${P}m addr add fd03::1/64 dev eth1 nodad && ip -n ${P}d addr add fd03::2/64 dev eth0 nodad &&
 		ip -n ${P}e route add fd03::/64 via fd02::2 && ip -n ${P}d route add fd02::/64 via fd03::1 &&
-		nx m sysctl -qw net.ipv6.conf.all.forwarding=1 || return 1
-	ip -n ${P}e link add t0 type ip6tnl mode ipip6 local fd02::1 remote fd03::2 &&
-		ip -n ${P}e link set t0 up && ip -n ${P}e route replace 10.4.0.0/24 dev t0 &&
-		ip -n ${P}d link add t0 type ip6tnl mode ipip6 local fd03::2 remote fd02::1 &&
-		ip -n ${P}d link set t0 up && ip -n ${P}d route replace 10.1.0.0/24 dev t0 || return 1
-	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through the 4in6 tunnel"; return 1; }
+		nx m sysctl -qw net.ipv6.conf.all.forwarding=1
+}
+# tunnel6 FAMILY TYPE ARGS...: t0 of TYPE between e (fd02::1) and d
+# (fd03::2), over the IPv6 underlay, carrying h's and v's IPv4 (FAMILY
+# 4) or IPv6 (6) networks.
+tunnel6() {
+	local fam=$1 to=10.4.0.0/24 back=10.1.0.0/24 ping=(ping -q -c 1 -W 5 10.4.0.2)
+	shift
+	[ "$fam" = 6 ] && to=fd04::/64 back=fd01::/64 ping=(ping -6 -q -c 1 -W 5 fd04::2)
+	ip -n ${P}e link del t0 2>/dev/null
+	ip -n ${P}d link del t0 2>/dev/null
+	ip -n ${P}e link add t0 type "$@" local fd02::1 remote fd03::2 && ip -n ${P}e link set t0 up &&
+		ip -n ${P}e route replace $to dev t0 &&
+		ip -n ${P}d link add t0 type "$@" local fd03::2 remote fd02::1 && ip -n ${P}d link set t0 up &&
+		ip -n ${P}d route replace $back dev t0 || return 1
+	nx h "${ping[@]}" >/dev/null || { echo "h: no way to v through $*"; return 1; }
 }
 # tun_writes: a program on d (a userspace VPN's end) writes 6 UDP packets
 # from h's address to v into a tun device; v captures them.
@@ -395,7 +407,7 @@ tun_writes() {
 	stop tun
 }
 if [ "${KBLOOM_TIER:-}" = vm-debug ]; then
-	echo "# vm-debug: vxlan, sit, IPsec, WireGuard and ip6tnl (not in the debug kernel) run in vm and vm-6.12"
+	echo "# vm-debug: vxlan, sit, IPsec, ip6tnl, ip6gre and WireGuard (not in the debug kernel) run in vm and vm-6.12"
 else
 	check "vxlan without UDP checksums: t0, an overlay between e and d, carries h's packets to v" \
 		overlay vxlan id 42 dstport 4789 noudpcsum
@@ -428,10 +440,38 @@ else
 	send esp
 	check "IPsec: each packet v got is not traceable past d (it came out of IPsec ESP 10.2.0.1 > 10.3.0.2 spi 0x4242 there), exit 1" \
 		opaque esp 'IPsec ESP 10\.2\.0\.1 > 10\.3\.0\.2 spi 0x4242'
-	# On 6.12 vxlan, sit and IPsec (vxlan's and IPsec's kernel structures
-	# are read); the others are device kinds by name, as on 6.1.
+	# Over IPv6 (RFC 2473): d's table records each packet's outer
+	# IPv6 packet (its addresses once a window, by their folds), and the
+	# trace rebuilds it for m, on 6.1 and 6.12 (ip6tnl's and ip6gre's
+	# structures are read).
+	check "IPv6 between e and d through m: fd02::/64, fd03::/64" underlay6
+	check "4in6 (ip6tnl mode ipip6, DS-Lite's tunnel): IPv4 between h and v, in IPv6 between e and d" \
+		tunnel6 4 ip6tnl mode ipip6
+	send dslite
+	check "4in6: each packet v got traces from d through m (the outer IPv6 packet) to e; d names '4in6 fd02::1 > fd03::2 flowlabel 0xN encaplimit 4'" \
+		traced dslite '4in6 fd02::1 > fd03::2 flowlabel 0x[0-9a-f]{5} encaplimit 4 \(window \d+\)'
+	check "query on d's table: each 4in6 packet's outer packet, its digest as m recorded it" sh -c "
+		out=\$($bc -n ${P}d query xlate pcap $tmp/dslite.pcap); echo \"\$out\"
+		echo \"\$out\" | tail -1 | grep -qx '6 packets: 6 transformed, 0 not' &&
+		for d in \$(echo \"\$out\" | sed -n 's/.*before: .*, digest \\(0x[0-9a-f]*\\).*/\\1/p'); do
+			$bc -n ${P}m test spie \$d || exit 1
+		done"
+	check "4in6 without an encapsulation limit (encaplimit none)" tunnel6 4 ip6tnl mode ipip6 encaplimit none
+	send nolimit
+	check "4in6 without an encapsulation limit: each packet traces from d through m to e; d names '4in6 fd02::1 > fd03::2 flowlabel 0xN'" \
+		traced nolimit '4in6 fd02::1 > fd03::2 flowlabel 0x[0-9a-f]{5} \(window \d+\)'
+	check "6in6 (ip6tnl mode ip6ip6): IPv6 between h and v, in IPv6 between e and d" tunnel6 6 ip6tnl mode ip6ip6
+	send6 six6
+	check "6in6: each IPv6 packet v got traces from d through m to e; d names '6in6 fd02::1 > fd03::2 flowlabel 0xN encaplimit 4'" \
+		traced six6 '6in6 fd02::1 > fd03::2 flowlabel 0x[0-9a-f]{5} encaplimit 4 \(window \d+\)'
+	check "GRE in IPv6 with key 7 (ip6gre): IPv4 between h and v" tunnel6 4 ip6gre key 7
+	send gre6
+	check "GRE in IPv6: each packet v got traces from d through m to e; d names 'GRE6 fd02::1 > fd03::2 flowlabel 0xN encaplimit 4 key 7'" \
+		traced gre6 'GRE6 fd02::1 > fd03::2 flowlabel 0x[0-9a-f]{5} encaplimit 4 key 7 \(window \d+\)'
+	# On 6.12 vxlan, sit, IPsec and the IPv6 tunnels (their kernel
+	# structures are read); the others are device kinds by name, as on 6.1.
 	if [ -n "${KBLOOM_KVER:-}" ]; then
-		echo "# vm-6.12: WireGuard, archives, 4in6 and tun run on 6.1"
+		echo "# vm-6.12: WireGuard, archives and tun run on 6.1"
 		check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 		finish
 		exit
@@ -441,10 +481,6 @@ else
 	check "WireGuard: each packet v got is not traceable past d (it came out of a wireguard device there), exit 1" \
 		opaque wg 'a wireguard device \(ifindex \d+\)'
 	check "archives (bloomctl archive ... once): the WireGuard packets stop at d as they do live" archived_wg
-	check "4in6 (ip6tnl, DS-Lite's tunnel): IPv4 between h and v, in IPv6 between e and d" dslite
-	send dslite
-	check "4in6: each packet v got is not traceable past d (it came out of an ip6tnl device there), exit 1" \
-		opaque dslite 'an ip6tnl device \(ifindex \d+\)'
 	tun_writes
 	check "a program's packets (a userspace VPN's, written to a tun device on d) are not traceable past d (it came out of a tun or tap device there), exit 1" \
 		opaque tun 'a tun or tap device \(a program wrote the packet\) \(ifindex \d+\)'
