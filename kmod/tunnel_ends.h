@@ -33,7 +33,8 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 
 /*
  * The kind of tunnel record @dev's packets make (KBLOOM_XLATE_IPIP, _GRE,
- * _VXLAN; with _OUTER6 over IPv6: ip6tnl, ip6gre), or 0: not a tunnel whose packets are recorded at LOCAL_IN.
+ * _VXLAN; with _OUTER6 over IPv6: ip6tnl, ip6gre), or 0: not a tunnel
+ * whose packets are recorded at LOCAL_IN.
  */
 u8 kb_tunnel_kind(const struct net_device *dev);
 

@@ -141,7 +141,7 @@ static void one(struct qx *q, uint64_t index, uint64_t ts, const uint8_t *pkt,
 	for (k = 0, shown = 0; k < m && k < QX_HITS_MAX; k++)
 		if (!(hit[k].rec.kind & KBLOOM_XLATE_OPAQUE) ||
 		    !kb_xlate_arrival_undone(hit, m < QX_HITS_MAX ? m : QX_HITS_MAX,
-					     &hit[k].rec))
+					     &hit[k].rec, false))
 			print_before(q, pkt, len, &hit[k], !shown++);
 	kb_print_arr_end(&q->o);
 	kb_print_text(&q->o, "\n");

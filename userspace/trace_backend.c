@@ -16,6 +16,7 @@
 #include "trace_backend.h"
 #include "util.h"
 #include "xlate_read.h"
+#include "../kmod/engine/xlate.h"
 
 /* Records one item may have in the windows of its range, at most. */
 #define XLATE_HITS_MAX	16
@@ -312,6 +313,60 @@ static int follow_heads(const struct kb_archive *x, const struct tb_item *items,
 	return ret;
 }
 
+/* Transforms undone one after another at one router, at most. */
+#define XLATE_CHAIN	3
+
+/*
+ * A router that decapsulates a packet and then NATs it (DS-Lite's AFTR,
+ * RFC 6333, a carrier NAT behind a tunnel's end), or NATs a tunnel's
+ * outer packet: the forms its records gave, looked up again in its
+ * table, give the forms before those, up to XLATE_CHAIN records in a
+ * row; the hop names each, in the order undone ("SNAT ...; 4in6 ...").
+ * Arrival records are the packet's as it left: found on the items
+ * themselves. @tunneled[row]: a tunnel record was found so. 0 or -1 (out
+ * of memory).
+ */
+static int chain_xforms(const struct kb_archive *x,
+			const struct tb_item *items, struct tb_answer *a,
+			uint32_t *cap, uint8_t *tunneled)
+{
+	struct kb_xlate_hit hit[XLATE_HITS_MAX];
+	size_t q, h, m, from = 0, end;
+	enum kb_xlate_class class;
+	uint32_t blen, row, len;
+	const uint8_t *pkt;
+	uint8_t *buf;
+	int depth, r;
+
+	for (depth = 1; depth < XLATE_CHAIN && from < a->nxf; depth++) {
+		for (q = from, end = a->nxf; q < end; q++) {
+			row = a->xf[q].row;
+			pkt = a->xf[q].pkt;
+			len = a->xf[q].len;
+			m = kb_xlate_lookup(x, pkt, len, items[row].lo,
+					    items[row].ts, hit, XLATE_HITS_MAX);
+			for (h = 0; h < m && h < XLATE_HITS_MAX; h++) {
+				class = kb_xlate_class(hit[h].rec.kind);
+				if ((class != KB_XREC_NAT &&
+				     class != KB_XREC_TUNNEL) ||
+				    hit[h].outer6_lost)
+					continue;
+				r = kb_xlate_before(&hit[h], pkt, len, &buf,
+						    &blen);
+				if (r == -ENOMEM)
+					return -1;
+				if (r)
+					continue;
+				if (add_xform(a, cap, row, buf, blen, &hit[h]))
+					return -1;
+				tunneled[row] |= class == KB_XREC_TUNNEL;
+			}
+		}
+		from = end;
+	}
+	return 0;
+}
+
 /*
  * The forms items took before router @r's transforms: in @a->xf (rows
  * of @items). 0 or -1 (out of memory).
@@ -321,43 +376,54 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 {
 	struct kb_xlate_hit hit[XLATE_HITS_MAX];
 	uint32_t cap = 0, blen;
+	uint8_t *buf, *tunneled;
 	size_t k, h, m;
-	uint8_t *buf;
-	int r;
+	int r = 0;
 
-	for (k = 0; k < n; k++) {
+	/* Items a tunnel record found for after a NAT record's form. */
+	tunneled = calloc(n ? n : 1, 1);
+	if (!tunneled)
+		return -1;
+	for (k = 0; k < n && !r; k++) {
 		m = kb_xlate_lookup(x, items[k].pkt, items[k].len, items[k].lo,
 				    items[k].ts, hit, XLATE_HITS_MAX);
 		if (!m && kb_xlate_nat_of_icmp_error(x, items[k].pkt,
 						     items[k].len, items[k].lo,
-						     items[k].ts) &&
-		    mark_blind(a, n, k, TB_BLIND_ICMP_ERROR))
-			return -1;
-		for (h = 0; h < m && h < XLATE_HITS_MAX; h++) {
-			if (hit[h].rec.kind & KBLOOM_XLATE_OPAQUE) {
-				if (!kb_xlate_arrival_undone(hit,
-							     m < XLATE_HITS_MAX ?
-							     m : XLATE_HITS_MAX,
-							     &hit[h].rec) &&
-				    mark_opaque(a, n, k, &hit[h].rec))
-					return -1;
+						     items[k].ts))
+			r = mark_blind(a, n, k, TB_BLIND_ICMP_ERROR);
+		for (h = 0; h < m && h < XLATE_HITS_MAX && !r; h++) {
+			/* Arrivals below, once every form is known. */
+			if (hit[h].rec.kind & KBLOOM_XLATE_OPAQUE)
 				continue;
-			}
 			/* Over IPv6, its outer addresses lost: said so. */
 			if (hit[h].outer6_lost) {
-				if (mark_opaque(a, n, k, &hit[h].rec))
-					return -1;
+				r = mark_opaque(a, n, k, &hit[h].rec);
 				continue;
 			}
 			r = kb_xlate_before(&hit[h], items[k].pkt,
 					    items[k].len, &buf, &blen);
-			if (r == -ENOMEM)
-				return -1;
-			if (!r && add_xform(a, &cap, k, buf, blen, &hit[h]))
-				return -1;
+			if (r == -EINVAL)
+				r = 0;
+			else if (!r)
+				r = add_xform(a, &cap, k, buf, blen, &hit[h]);
 		}
 	}
-	return follow_heads(x, items, n, a, &cap);
+	if (!r)
+		r = follow_heads(x, items, n, a, &cap);
+	if (!r)
+		r = chain_xforms(x, items, a, &cap, tunneled);
+	for (k = 0; k < n && !r; k++) {
+		m = kb_xlate_lookup(x, items[k].pkt, items[k].len, items[k].lo,
+				    items[k].ts, hit, XLATE_HITS_MAX);
+		m = m < XLATE_HITS_MAX ? m : XLATE_HITS_MAX;
+		for (h = 0; h < m && !r; h++)
+			if (kb_xlate_class(hit[h].rec.kind) == KB_XREC_ARRIVAL &&
+			    !kb_xlate_arrival_undone(hit, m, &hit[h].rec,
+						     tunneled[k]))
+				r = mark_opaque(a, n, k, &hit[h].rec);
+	}
+	free(tunneled);
+	return r ? -1 : 0;
 }
 
 /*

@@ -55,7 +55,7 @@
 #include "topology.h"
 
 /* A transform's words (kb_xlate_str()), with their terminating 0. */
-#define TB_WHAT_MAX	160
+#define TB_WHAT_MAX	256
 
 /* One window of a router's answer. */
 struct tb_window {

@@ -294,7 +294,7 @@ bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
 }
 
 bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
-			     const struct kbloom_xlate *arr)
+			     const struct kbloom_xlate *arr, bool tunneled)
 {
 	uint16_t kind = ntohs(arr->before_dport);
 	size_t h;
@@ -302,6 +302,8 @@ bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
 	if (kind == KBLOOM_ARRIVAL_ESP || kind == KBLOOM_ARRIVAL_AH ||
 	    kind == KBLOOM_ARRIVAL_IPCOMP || kind == KBLOOM_ARRIVAL_MERGED)
 		return false;
+	if (tunneled)
+		return true;
 	for (h = 0; h < m; h++)
 		if (kb_xlate_class(hit[h].rec.kind) == KB_XREC_TUNNEL)
 			return true;

@@ -73,13 +73,15 @@ bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
 
 /*
  * Whether arrival record @arr among a packet's records @hit (@m of them)
- * is undone by one of them: a tunnel record (a vxlan device's packets are
- * recorded at input, each, as well as the device's arrival per flow).
- * IPsec's arrival never is (ciphertext), nor GRO's merge (the first
- * packet's record may match the others', their inner IDs rewritten).
+ * is undone by one of them: a tunnel record (a vxlan or ip6tnl device's
+ * packets are recorded at input, each, as well as the device's arrival
+ * per flow), or (@tunneled) one found for the packet as it was before
+ * the router's NAT, which it met after the tunnel. IPsec's arrival never
+ * is (ciphertext), nor GRO's merge (the first packet's record may match
+ * the others', their inner IDs rewritten).
  */
 bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
-			     const struct kbloom_xlate *arr);
+			     const struct kbloom_xlate *arr, bool tunneled);
 
 /*
  * The packet @pkt (@len bytes) was before the record of @hit: NAT

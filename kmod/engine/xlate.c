@@ -99,13 +99,20 @@ int kb_xlate_key6(const u8 *pkt, u32 len, struct kbloom_xlate *rec)
 
 enum kb_xlate_class kb_xlate_class(u8 kind)
 {
+	const u8 words = KBLOOM_XLATE_GRE_CSUM | KBLOOM_XLATE_GRE_KEY |
+			 KBLOOM_XLATE_GRE_SEQ;
+	u8 tun = kind & ~KBLOOM_XLATE_OUTER6;
+
 	if (kind & KBLOOM_XLATE_OPAQUE)
 		return kind == KBLOOM_XLATE_OPAQUE ? KB_XREC_ARRIVAL :
 		       kind == KBLOOM_XLATE_ADDR6 ? KB_XREC_ADDRESS :
 		       KB_XREC_NONE;
-	if (kind & (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE))
-		return kind & KBLOOM_XLATE_DNAT ? KB_XREC_NONE : KB_XREC_TUNNEL;
-	return kind ? KB_XREC_NAT : KB_XREC_NONE;
+	/* IPIP or GRE (with its words), either over IPv6; VXLAN over IPv4. */
+	if (tun == KBLOOM_XLATE_IPIP || (tun & ~words) == KBLOOM_XLATE_GRE ||
+	    kind == KBLOOM_XLATE_VXLAN)
+		return KB_XREC_TUNNEL;
+	return kind && !(kind & ~(KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT)) ?
+	       KB_XREC_NAT : KB_XREC_NONE;
 }
 
 void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec)

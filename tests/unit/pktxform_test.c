@@ -2047,6 +2047,641 @@ TEST(outer_refuses_a_total_length_over_65535)
 	}
 }
 
+/* ---- tunnels over IPv6: ip6tnl (RFC 2473) and ip6gre ---- */
+
+#define PROTO_IPV6	41
+#define NH_DSTOPTS	60
+
+/* The outer source and destination: 2001:db8:1234:5678:9abc:def0:1357:2468,
+ * fd0c:ab01:ffee:102:304:506:708:90a.
+ */
+static const uint8_t tun6_addrs[32] = {
+	0x20, 0x01, 0x0d, 0xb8, 0x12, 0x34, 0x56, 0x78,
+	0x9a, 0xbc, 0xde, 0xf0, 0x13, 0x57, 0x24, 0x68,
+	0xfd, 0x0c, 0xab, 0x01, 0xff, 0xee, 0x01, 0x02,
+	0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
+};
+
+/* An encapsulation over IPv6 as the sending kernel chose it. */
+struct tun6 {
+	struct tun t;		/* KIND IPIP, GRE (| GRE_*); not OUTER6 */
+	uint32_t label;		/* the outer flow label */
+	int lim;		/* the encapsulation limit; -1: none */
+	uint8_t tclass, hlim;	/* the outer traffic class, hop limit */
+};
+
+/* The inner packet's length: IPv4's total length, or IPv6's 40 + payload. */
+static uint32_t inner_tot(const uint8_t *inner)
+{
+	return inner[0] >> 4 == 6 ? 40 + get16(inner + 4) : get16(inner + 2);
+}
+
+/* The outer IPv6 header, with the destination options header when any. */
+static uint32_t head6_len(const struct tun6 *t)
+{
+	return t->lim < 0 ? 40 : 48;
+}
+
+/*
+ * The outer packet ip6tnl or ip6gre puts on the wire around the first
+ * @cap bytes of @inner: the IPv6 header (RFC 2460: version 6, traffic
+ * class, flow label, the payload length of all after it, next header,
+ * hop limit, source, destination); with an encapsulation limit, a
+ * destination options header (next header 60; RFC 2460 4.6: its next
+ * header, length 0 for 8 bytes) of the tunnel encapsulation limit option
+ * (RFC 2473 4.1.1: type 4, length 1, the limit) padded to 8 bytes by
+ * PadN (type 1, length 1, one zero byte); GRE as over IPv4 (RFC 2784,
+ * RFC 2890; its checksum summed from scratch); the inner bytes. Its
+ * captured length.
+ */
+static uint32_t ref_outer6(uint8_t *o, const uint8_t *inner, uint32_t cap,
+			   const struct tun6 *t)
+{
+	uint32_t h = head6_len(t), g = gre_len(&t->t), w;
+	uint8_t nh = g ? PROTO_GRE :
+		     inner[0] >> 4 == 6 ? PROTO_IPV6 : PROTO_IPIP;
+
+	memset(o, 0, h + g);
+	set32(o, 6u << 28 | (uint32_t)t->tclass << 20 | t->label);
+	set16(o + 4, h - 40 + g + inner_tot(inner));
+	o[6] = t->lim < 0 ? nh : NH_DSTOPTS;
+	o[7] = t->hlim;
+	memcpy(o + 8, tun6_addrs, 32);
+	if (t->lim >= 0) {
+		o[40] = nh;
+		o[41] = 0;
+		o[42] = 4;		/* tunnel encapsulation limit */
+		o[43] = 1;
+		o[44] = (uint8_t)t->lim;
+		o[45] = 1;		/* PadN */
+		o[46] = 1;
+		o[47] = 0;
+	}
+	if (g) {
+		/* C, K, S, version 0; IPv4 */
+		set16(o + h, (t->t.kind & KBLOOM_XLATE_GRE_CSUM ? 0x8000 : 0) |
+			     (t->t.kind & KBLOOM_XLATE_GRE_KEY ? 0x2000 : 0) |
+			     (t->t.kind & KBLOOM_XLATE_GRE_SEQ ? 0x1000 : 0));
+		set16(o + h + 2, 0x0800);
+		w = h + 4;
+		if (t->t.kind & KBLOOM_XLATE_GRE_CSUM)
+			w += 4;			/* summed below */
+		if (t->t.kind & KBLOOM_XLATE_GRE_KEY) {
+			set32(o + w, t->t.key);
+			w += 4;
+		}
+		if (t->t.kind & KBLOOM_XLATE_GRE_SEQ)
+			set32(o + w, t->t.seq);
+	}
+	memcpy(o + h + g, inner, cap);
+	if (t->t.kind & KBLOOM_XLATE_GRE_CSUM)
+		set16(o + h + 4, ~ref_sum(ref_sum(0, o + h, g), inner,
+					  inner_tot(inner)) & 0xffff);
+	return h + g + cap;
+}
+
+/*
+ * The key of the IPv6 packet @p as the uapi defines it (6in4, 6in6):
+ * FAMILY 6, PROTO its next header, AFTER_SRC and AFTER_DST the XOR of
+ * each address's four 32-bit words, AFTER_SPORT and AFTER_DPORT the XOR
+ * of its first two words (traffic class and hop limit zeroed) and of the
+ * two after the fixed header (zero past the payload).
+ */
+static void ref_key6(const uint8_t *p, struct kbloom_xlate *r)
+{
+	uint32_t fs = 0, fd = 0, plen = get16(p + 4), tag, i;
+	uint8_t after[8] = { 0 }, t[4];
+
+	for (i = 0; i < 16; i += 4) {
+		fs ^= get32(p + 8 + i);
+		fd ^= get32(p + 24 + i);
+	}
+	memcpy(after, p + 40, plen < 8 ? plen : 8);
+	tag = (get32(p) & 0x000fffff) ^ (get32(p + 4) & 0xffffff00) ^
+	      get32(after) ^ get32(after + 4);
+	r->family = 6;
+	r->proto = p[6];
+	r->after_src = htonl(fs);
+	r->after_dst = htonl(fd);
+	set32(t, tag);
+	memcpy(&r->after_sport, t, 2);
+	memcpy(&r->after_dport, t + 2, 2);
+}
+
+/*
+ * The record the decapsulating router makes of @inner (as inside the
+ * tunnel) in the wire packet of @t (uapi kbloom.h, "Over IPv6"):
+ * the inner key as over IPv4 (6in6: as 6in4's, FIRST its hop limit and
+ * traffic class inside the tunnel); BEFORE_SRC and BEFORE_DST the outer
+ * addresses' folds; BEFORE_SPORT:BEFORE_DPORT the flow label, and bit 31
+ * with the limit in bits 20-27 when there is one; GRE: FIRST its first
+ * optional word as the wire has it.
+ */
+static struct kbloom_xlate tun6_rec(const uint8_t *inner, const struct tun6 *t)
+{
+	uint32_t word = t->label, fs = 0, fd = 0, i;
+	struct kbloom_xlate r;
+	uint8_t o[128];
+
+	memset(&r, 0, sizeof(r));
+	if (inner[0] >> 4 == 6) {
+		ref_key6(inner, &r);
+		((uint8_t *)&r.first)[0] = inner[7];
+		((uint8_t *)&r.first)[1] = (uint8_t)(get16(inner) >> 4);
+	} else {
+		r.family = 4;
+		r.proto = inner[9];
+		memcpy(&r.after_src, inner + 12, 4);
+		memcpy(&r.after_dst, inner + 16, 4);
+		memcpy(&r.after_sport, inner + 4, 2);
+	}
+	r.state = KBLOOM_XLATE_VALID;
+	r.kind = t->t.kind | KBLOOM_XLATE_OUTER6;
+	for (i = 0; i < 16; i += 4) {
+		fs ^= get32(tun6_addrs + i);
+		fd ^= get32(tun6_addrs + 16 + i);
+	}
+	r.before_src = htonl(fs);
+	r.before_dst = htonl(fd);
+	if (t->lim >= 0)
+		word |= 0x80000000u | (uint32_t)t->lim << 20;
+	r.before_sport = htons((uint16_t)(word >> 16));
+	r.before_dport = htons((uint16_t)word);
+	if (gre_len(&t->t) > 4) {
+		ref_outer6(o, inner, 0, t);
+		memcpy(&r.first, o + head6_len(t) + 4, 4);
+	}
+	return r;
+}
+
+/*
+ * pkt_tunnel_outer() on exact-size copies of @pkt (@len), of @addrs (32
+ * bytes, or NULL) and of @out.
+ */
+static int outer6(const uint8_t *pkt, uint32_t len,
+		  const struct kbloom_xlate *rec, const uint8_t *addrs,
+		  uint8_t *out, uint32_t outmax, uint32_t *outlen)
+{
+	uint8_t *in = malloc(len ? len : 1), *o = malloc(outmax ? outmax : 1);
+	uint8_t *a = addrs ? malloc(32) : NULL;
+	int r;
+
+	memcpy(in, pkt, len);
+	if (a)
+		memcpy(a, addrs, 32);
+	r = pkt_tunnel_outer(in, len, rec, a, o, outmax, outlen);
+	if (r == 0)
+		memcpy(out, o, *outlen);
+	free(in);
+	free(o);
+	free(a);
+	return r;
+}
+
+/* The inner packet: IPv4 of @proto, or for @proto 0 inner6()'s ICMPv6. */
+static uint32_t inner_of(uint8_t *b, uint8_t proto, uint32_t payload)
+{
+	return proto ? inner_pkt(b, proto, payload) : inner6(b, payload, 9);
+}
+
+/* Past the decapsulating router: an IPv6 inner packet's hop limit and
+ * traffic class are no longer what they were inside the tunnel.
+ */
+static void past_the_tunnel(uint8_t *in)
+{
+	if (in[0] >> 4 == 6) {
+		in[0] = 0x60;
+		in[1] &= 0x0f;
+		in[7] = 61;
+	}
+}
+
+/*
+ * Builds the inner packet (inner_of(), @cap bytes captured, all when 0),
+ * the wire packet of @t around it with traffic class 0 and hop limit 64
+ * (the function's choice: no digest covers them) and the record of it,
+ * and compares pkt_tunnel_outer() of the inner packet as captured past
+ * the tunnel, with @outmax bytes (all when 0), against the wire packet.
+ * The first differing byte, -1 when equal, -2 when refused, -3 when the
+ * length differs, -4 when the digests differ.
+ */
+static int tun6_case(uint8_t proto, uint32_t payload, uint32_t cap,
+		     struct tun6 t, uint32_t outmax)
+{
+	uint8_t in[2048], ref[2048], out[2048];
+	struct kb_digest dref, dout;
+	struct kbloom_xlate rec;
+	uint32_t len, reflen, outlen = 0, h = head6_len(&t), i;
+	int dr;
+
+	len = inner_of(in, proto, payload);
+	if (cap)
+		len = cap;
+	t.tclass = 0;
+	t.hlim = 64;
+	reflen = ref_outer6(ref, in, len, &t);
+	if (outmax && outmax < reflen)
+		reflen = outmax;
+	rec = tun6_rec(in, &t);
+	past_the_tunnel(in);
+	if (outer6(in, len, &rec, tun6_addrs, out,
+		   outmax ? outmax : sizeof(out), &outlen))
+		return -2;
+	if (outlen != reflen) {
+		kb_diag("outlen %u, want %u", outlen, reflen);
+		return -3;
+	}
+	dr = kb_digest(ref, reflen, KBLOOM_DIGEST_SPIE, &dref);
+	if (dr != kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout) ||
+	    (!dr && (dref.len != dout.len ||
+		     memcmp(dref.key, dout.key, dref.len)))) {
+		kb_diag("the digests differ");
+		return -4;
+	}
+	/* The GRE words after the first are not kept: zero, as rebuilt. */
+	for (i = h + 8; i < h + gre_len(&t.t) && i < reflen; i++)
+		ref[i] = 0;
+	return first_diff(out, ref, reflen);
+}
+
+/* Flow labels: none, one, the largest; limits: none, 0, ip6tnl's 4, 255. */
+static const uint32_t labels6[] = { 0, 0x5b1c3, 0xfffff };
+static const int lims6[] = { -1, 0, 4, 255 };
+
+/*
+ * Every flow label and limit of labels6[] and lims6[] with the tunnel
+ * @t, the inner packets @protos (0: IPv6); whether all are the wire's.
+ */
+static bool tun6_all(struct __test_metadata *_metadata, const struct tun *t,
+		     const uint8_t *protos, size_t nprotos)
+{
+	struct tun6 t6 = { .t = *t };
+	size_t c, n = ARRAY_SIZE(labels6) * ARRAY_SIZE(lims6) * nprotos;
+	bool all = true;
+	uint8_t proto;
+	int r;
+
+	for (c = 0; c < n; c++) {
+		proto = protos[c % nprotos];
+		t6.lim = lims6[c / nprotos % ARRAY_SIZE(lims6)];
+		t6.label = labels6[c / nprotos / ARRAY_SIZE(lims6)];
+		r = tun6_case(proto, proto ? 56 : 24, 0, t6, 0);
+		EXPECT_EQ(-1, r) {
+			TH_LOG("kind 0x%02x, inner %u, label 0x%05x, limit %d",
+			       t->kind, proto, t6.label, t6.lim);
+		}
+		all = all && r == -1;
+	}
+	return all;
+}
+
+static const uint8_t protos4[] = { PROTO_ICMP, PROTO_UDP };
+static const uint8_t protos6[] = { 0 };
+
+TEST(ip6tnl_4in6_outer_is_the_wire_packet)
+{
+	EXPECT_TRUE(tun6_all(_metadata, &ipip, protos4, 2));
+}
+
+/*
+ * 6in6: the inner packet's hop limit and traffic class inside the
+ * tunnel (FIRST) put back, as in the wire packet (63 and 0x2e there;
+ * 61 and 0x00 as captured past the tunnel).
+ */
+TEST(ip6tnl_6in6_outer_is_the_wire_packet_inner_hop_limit_and_tclass_too)
+{
+	EXPECT_TRUE(tun6_all(_metadata, &ipip, protos6, 1));
+}
+
+TEST(ip6gre_outer_is_the_wire_packet_with_and_without_optional_words)
+{
+	const struct tun *ts[] = { &gre, &gre_key, &gre_csum, &gre_seq,
+				   &gre_all };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ts); i++)
+		EXPECT_TRUE(tun6_all(_metadata, ts[i], protos4, 2));
+}
+
+/* The fields, one by one, as RFC 2460 and RFC 2473 4.1.1 place them. */
+TEST(outer6_header_and_encaplimit_are_where_the_rfcs_put_them)
+{
+	static const uint8_t dopt[2][8] = {
+		{ PROTO_IPIP, 0, 4, 1, 0, 1, 1, 0 },
+		{ PROTO_GRE, 0, 4, 1, 255, 1, 1, 0 },
+	};
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	struct tun6 t = { .t = ipip, .label = 0, .lim = 0 };
+	uint32_t len, outlen;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	/* Limit 0, flow label 0: nothing of the record's word leaks. */
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	ASSERT_EQ(48 + len, outlen);
+	EXPECT_EQ(0x60000000, get32(out));
+	EXPECT_EQ(8 + len, get16(out + 4));
+	EXPECT_EQ(NH_DSTOPTS, out[6]);
+	EXPECT_EQ(64, out[7]);
+	EXPECT_EQ(0, memcmp(out + 8, tun6_addrs, 32));
+	EXPECT_EQ(-1, first_diff(out + 40, dopt[0], 8));
+	EXPECT_EQ(-1, first_diff(out + 48, in, len));
+	/* Limit 255 (bits 20-27 all set), GRE: not in the traffic class. */
+	t.t = gre;
+	t.lim = 255;
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	ASSERT_EQ(52 + len, outlen);
+	EXPECT_EQ(0x60000000, get32(out));
+	EXPECT_EQ(12 + len, get16(out + 4));
+	EXPECT_EQ(-1, first_diff(out + 40, dopt[1], 8));
+	EXPECT_EQ(0x00000800, get32(out + 48));
+	/* No limit: the tunnel's protocol next; flow label 0xfffff whole. */
+	t.t = ipip;
+	t.lim = -1;
+	t.label = 0xfffff;
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	ASSERT_EQ(40 + len, outlen);
+	EXPECT_EQ(0x600fffff, get32(out));
+	EXPECT_EQ(len, get16(out + 4));
+	EXPECT_EQ(PROTO_IPIP, out[6]);
+	EXPECT_EQ(-1, first_diff(out + 40, in, len));
+	/* 6in6: next header 41. */
+	len = inner6(in, 16, 3);
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	EXPECT_EQ(PROTO_IPV6, out[6]);
+	t.lim = 7;
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	EXPECT_EQ(NH_DSTOPTS, out[6]);
+	EXPECT_EQ(PROTO_IPV6, out[40]);
+	EXPECT_EQ(7, out[44]);
+}
+
+TEST(outer6_digests_as_the_wire_packet_whatever_its_tclass_and_hop_limit)
+{
+	const struct tun *ts[] = { &ipip, &ipip, &gre, &gre_key, &gre_all };
+	static const uint8_t protos[] = { PROTO_UDP, 0, PROTO_ICMP, PROTO_UDP,
+					  PROTO_UDP };
+	uint8_t in[256], wire[512], out[512];
+	struct kb_digest dw, dout;
+	struct kbloom_xlate rec;
+	uint32_t len, wlen, outlen;
+	struct tun6 t;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(ts); i++)
+		for (j = 0; j < ARRAY_SIZE(lims6); j++) {
+			len = inner_of(in, protos[i], 40);
+			memset(&t, 0, sizeof(t));
+			t.t = *ts[i];
+			t.label = 0x5b1c3;
+			t.lim = lims6[j];
+			t.tclass = 0xb8;		/* EF */
+			t.hlim = 253;
+			wlen = ref_outer6(wire, in, len, &t);
+			rec = tun6_rec(in, &t);
+			past_the_tunnel(in);
+			ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out,
+					    sizeof(out), &outlen));
+			ASSERT_EQ(wlen, outlen);
+			/* Not the same bytes ... */
+			EXPECT_NE(0, memcmp(out, wire, wlen));
+			/* ... but the same digest: 40 + 8 bytes. */
+			ASSERT_EQ(KBLOOM_SKIP_NONE,
+				  kb_digest(wire, wlen, KBLOOM_DIGEST_SPIE,
+					    &dw));
+			ASSERT_EQ(KBLOOM_SKIP_NONE,
+				  kb_digest(out, outlen, KBLOOM_DIGEST_SPIE,
+					    &dout));
+			ASSERT_EQ(48, dw.len);
+			ASSERT_EQ(48, dout.len);
+			EXPECT_EQ(-1, first_diff(dout.key, dw.key, 48)) {
+				TH_LOG("kind 0x%02x, inner %u, limit %d",
+				       ts[i]->kind, protos[i], lims6[j]);
+			}
+		}
+}
+
+TEST(outer6_of_a_truncated_inner_capture_has_the_whole_payload_length)
+{
+	struct tun6 t = { .t = gre_key, .label = 0x12345, .lim = 4 };
+	uint8_t in[512], out[512];
+	struct kbloom_xlate rec;
+	uint32_t outlen;
+
+	EXPECT_EQ(-1, tun6_case(PROTO_UDP, 200, 28, t, 0));
+	EXPECT_EQ(-1, tun6_case(PROTO_ICMP, 200, 20, t, 0));
+	t.lim = -1;
+	t.t = ipip;
+	EXPECT_EQ(-1, tun6_case(PROTO_UDP, 200, 28, t, 0));
+	EXPECT_EQ(-1, tun6_case(0, 200, 48, t, 0));
+
+	inner_pkt(in, PROTO_UDP, 200);
+	t.t = gre_key;
+	t.lim = 4;
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, 28, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	EXPECT_EQ(48 + 8 + 28, outlen);
+	EXPECT_EQ(8 + 8 + 228, get16(out + 4));
+}
+
+TEST(outer6_is_cut_at_outmax)
+{
+	struct tun6 t = { .t = gre_all, .label = 1, .lim = 0 };
+	uint8_t in[512], out[512];
+	struct kbloom_xlate rec;
+	uint32_t outlen;
+
+	EXPECT_EQ(-1, tun6_case(PROTO_UDP, 100, 0, t, 80));
+	/* The outer headers alone: IPv6, limit, GRE's 16 bytes. */
+	EXPECT_EQ(-1, tun6_case(PROTO_UDP, 100, 0, t, 64));
+	t.t = ipip;
+	t.lim = -1;
+	EXPECT_EQ(-1, tun6_case(PROTO_UDP, 100, 0, t, 40));
+	EXPECT_EQ(-1, tun6_case(0, 100, 0, t, 60));
+	/* The payload length stays the whole packet's. */
+	inner_pkt(in, PROTO_UDP, 100);
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, 128, &rec, tun6_addrs, out, 50, &outlen));
+	EXPECT_EQ(50, outlen);
+	EXPECT_EQ(128, get16(out + 4));
+}
+
+TEST(outer6_refuses_an_outmax_short_of_its_headers)
+{
+	const struct tun *ts[] = { &ipip, &gre, &gre_all };
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	struct tun6 t;
+	uint32_t len, outlen, n;
+	size_t i, j;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	for (i = 0; i < ARRAY_SIZE(ts); i++)
+		for (j = 0; j < 2; j++) {
+			memset(&t, 0, sizeof(t));
+			t.t = *ts[i];
+			t.lim = j ? 4 : -1;
+			n = head6_len(&t) + gre_len(&t.t);
+			rec = tun6_rec(in, &t);
+			EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out,
+					     n - 1, &outlen));
+			ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out,
+					    n, &outlen));
+			EXPECT_EQ(n, outlen);
+		}
+}
+
+TEST(outer_refuses_a_record_over_ipv6_without_its_addresses)
+{
+	const struct tun *ts[] = { &ipip, &gre, &gre_key };
+	struct tun6 t = { .label = 0x5b1c3, .lim = -1 };
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, outlen;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ts); i++) {
+		len = inner_pkt(in, PROTO_UDP, 16);
+		t.t = *ts[i];
+		rec = tun6_rec(in, &t);
+		ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out,
+				    sizeof(out), &outlen));
+		EXPECT_EQ(-1, outer6(in, len, &rec, NULL, out, sizeof(out),
+				     &outlen));
+	}
+	len = inner6(in, 16, 9);
+	t.t = ipip;
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	EXPECT_EQ(-1, outer6(in, len, &rec, NULL, out, sizeof(out), &outlen));
+}
+
+TEST(outer_refuses_addresses_for_a_record_over_ipv4)
+{
+	const struct tun *ts[] = { &ipip, &gre, &gre_key, &vxlan };
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, outlen;
+	size_t i;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	for (i = 0; i < ARRAY_SIZE(ts); i++) {
+		rec = tun_rec(in, ts[i]);
+		ASSERT_EQ(0, outer6(in, len, &rec, NULL, out, sizeof(out),
+				    &outlen));
+		EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out,
+				     sizeof(out), &outlen));
+	}
+}
+
+/* ip6tnl and ip6gre only: no VXLAN over IPv6 is recorded. */
+TEST(outer_refuses_vxlan_over_ipv6)
+{
+	struct tun6 t = { .t = ipip, .label = 7, .lim = -1 };
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, outlen;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	rec.kind = KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_OUTER6;
+	EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			     &outlen));
+	EXPECT_EQ(-1, outer6(in, len, &rec, NULL, out, sizeof(out), &outlen));
+}
+
+/* ip6gre carries IPv4 only (uapi: "or IPv4 in GRE"). */
+TEST(outer_refuses_ipv6_in_gre_over_ipv6)
+{
+	struct tun6 t = { .t = ipip, .label = 7, .lim = 4 };
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, outlen;
+
+	len = inner6(in, 16, 9);
+	rec = tun6_rec(in, &t);
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	rec.kind = KBLOOM_XLATE_GRE | KBLOOM_XLATE_OUTER6;
+	EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			     &outlen));
+	rec.kind |= KBLOOM_XLATE_GRE_KEY;
+	EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			     &outlen));
+}
+
+/*
+ * The payload length is 16 bits: the limit's 8 bytes, GRE's and the
+ * inner packet's whole length (not what was captured) make at most 65535.
+ */
+TEST(outer6_refuses_a_payload_length_over_65535)
+{
+	const struct tun *ts[] = { &ipip, &gre, &gre_all };
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	struct tun6 t;
+	uint32_t outlen, room;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(ts); i++)
+		for (j = 0; j < 2; j++) {
+			memset(&t, 0, sizeof(t));
+			t.t = *ts[i];
+			t.lim = j ? 255 : -1;
+			room = 65535 - (head6_len(&t) - 40) - gre_len(&t.t);
+			inner_pkt(in, PROTO_UDP, 16);
+			rec = tun6_rec(in, &t);
+			/* An IPv4 inner packet captured in part: 65535 ... */
+			set16(in + 2, room);
+			ASSERT_EQ(0, outer6(in, 28, &rec, tun6_addrs, out,
+					    sizeof(out), &outlen));
+			EXPECT_EQ(65535, get16(out + 4));
+			EXPECT_EQ(head6_len(&t) + gre_len(&t.t) + 28, outlen);
+			/* ... and one more byte (IPIP without a limit: any
+			 * IPv4 packet fits).
+			 */
+			if (room == 65535)
+				continue;
+			set16(in + 2, room + 1);
+			EXPECT_EQ(-1, outer6(in, 28, &rec, tun6_addrs, out,
+					     sizeof(out), &outlen));
+			set16(in + 2, 65535);
+			EXPECT_EQ(-1, outer6(in, 28, &rec, tun6_addrs, out,
+					     sizeof(out), &outlen));
+		}
+	/* 6in6: the inner header's 40 bytes and its payload length. */
+	for (j = 0; j < 2; j++) {
+		memset(&t, 0, sizeof(t));
+		t.t = ipip;
+		t.lim = j ? 0 : -1;
+		room = 65535 - (head6_len(&t) - 40) - 40;
+		inner6(in, 16, 9);
+		set16(in + 4, room);
+		rec = tun6_rec(in, &t);
+		ASSERT_EQ(0, outer6(in, 64, &rec, tun6_addrs, out, sizeof(out),
+				    &outlen));
+		EXPECT_EQ(65535, get16(out + 4));
+		set16(in + 4, room + 1);
+		rec = tun6_rec(in, &t);
+		EXPECT_EQ(-1, outer6(in, 64, &rec, tun6_addrs, out,
+				     sizeof(out), &outlen));
+	}
+}
+
 /*
  * A datagram fragmented before a NAT (RFC 791 cut, MTU 576), SNAT'ed
  * and DNAT'ed fragment by fragment as conntrack does (one record, the

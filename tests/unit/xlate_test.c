@@ -556,6 +556,277 @@ TEST(clear_empties_the_table)
 	kb_filter_free(&f);
 }
 
+/*
+ * The kinds of record uapi/kbloom.h ("A transform record") names, each
+ * with its class; every other KIND is none the module makes. Written
+ * from its text, bit by bit:
+ * NAT: SNAT and/or DNAT. Tunnel: IPIP; GRE with any of GRE_CSUM, GRE_KEY,
+ * GRE_SEQ (the optional words it had); over IPv6 (OUTER6, SNAT's bit)
+ * IPIP or GRE likewise; VXLAN (IPIP and GRE both), over IPv4 only and
+ * without GRE's words. Address: ADDR6 (OPAQUE and OUTER6). Arrival:
+ * OPAQUE.
+ */
+static enum kb_xlate_class ref_class(unsigned int kind)
+{
+	const unsigned int words = KBLOOM_XLATE_GRE_CSUM |
+				   KBLOOM_XLATE_GRE_KEY | KBLOOM_XLATE_GRE_SEQ;
+	unsigned int tun = kind & ~(unsigned int)KBLOOM_XLATE_OUTER6;
+
+	if (kind == KBLOOM_XLATE_OPAQUE)
+		return KB_XREC_ARRIVAL;
+	if (kind == (KBLOOM_XLATE_OPAQUE | KBLOOM_XLATE_OUTER6))
+		return KB_XREC_ADDRESS;
+	if (kind == KBLOOM_XLATE_SNAT || kind == KBLOOM_XLATE_DNAT ||
+	    kind == (KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT))
+		return KB_XREC_NAT;
+	if (tun == KBLOOM_XLATE_IPIP ||
+	    (tun & ~words) == KBLOOM_XLATE_GRE ||
+	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE))
+		return KB_XREC_TUNNEL;
+	return KB_XREC_NONE;
+}
+
+static const char *class_str(enum kb_xlate_class c)
+{
+	static const char *const s[] = {
+		"none", "NAT", "tunnel", "address", "arrival",
+	};
+
+	return c < ARRAY_SIZE(s) ? s[c] : "?";
+}
+
+TEST(kind_bits_are_the_uapi_s)
+{
+	ASSERT_EQ(0x01, KBLOOM_XLATE_SNAT);
+	ASSERT_EQ(0x02, KBLOOM_XLATE_DNAT);
+	ASSERT_EQ(0x04, KBLOOM_XLATE_IPIP);
+	ASSERT_EQ(0x08, KBLOOM_XLATE_GRE);
+	ASSERT_EQ(0x10, KBLOOM_XLATE_GRE_KEY);
+	ASSERT_EQ(0x20, KBLOOM_XLATE_GRE_CSUM);
+	ASSERT_EQ(0x40, KBLOOM_XLATE_GRE_SEQ);
+	ASSERT_EQ(0x80, KBLOOM_XLATE_OPAQUE);
+	ASSERT_EQ(0x0c, KBLOOM_XLATE_VXLAN);
+	/* SNAT's bit in a tunnel record; OPAQUE and OUTER6: an address. */
+	ASSERT_EQ(0x01, KBLOOM_XLATE_OUTER6);
+	ASSERT_EQ(0x81, KBLOOM_XLATE_ADDR6);
+	/* BEFORE_SPORT:BEFORE_DPORT over IPv6: label 0-19, limit 20-27, 31. */
+	ASSERT_EQ(0x000fffff, KBLOOM_XLATE_FLOWLABEL);
+	ASSERT_EQ(0x0ff00000, KBLOOM_XLATE_ENCAPLIM);
+	ASSERT_EQ(20, KBLOOM_XLATE_ENCAPLIM_SHIFT);
+	ASSERT_EQ(0x80000000, KBLOOM_XLATE_HAS_ENCAPLIM);
+}
+
+/*
+ * Every KIND the module makes is of its class, counted: 3 NAT kinds,
+ * 2 * (1 + 8) + 1 tunnel kinds (IPIP, GRE with its 8 sets of optional
+ * words, each over IPv4 and IPv6; VXLAN), one address, one arrival.
+ */
+TEST(class_of_every_kind_the_module_makes)
+{
+	u32 n[KB_XREC_ARRIVAL + 1] = { 0 }, bad = 0, k;
+	enum kb_xlate_class want;
+
+	for (k = 0; k < 256; k++) {
+		want = ref_class(k);
+		if (want == KB_XREC_NONE)
+			continue;
+		n[want]++;
+		if (kb_xlate_class((u8)k) != want) {
+			TH_LOG("kind 0x%02x: %s, want %s", k,
+			       class_str(kb_xlate_class((u8)k)),
+			       class_str(want));
+			bad++;
+		}
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(3, n[KB_XREC_NAT]);
+	EXPECT_EQ(19, n[KB_XREC_TUNNEL]);
+	EXPECT_EQ(1, n[KB_XREC_ADDRESS]);
+	EXPECT_EQ(1, n[KB_XREC_ARRIVAL]);
+	/* A few by name. */
+	EXPECT_EQ(KB_XREC_TUNNEL, kb_xlate_class(KBLOOM_XLATE_IPIP |
+						 KBLOOM_XLATE_OUTER6));
+	EXPECT_EQ(KB_XREC_TUNNEL, kb_xlate_class(KBLOOM_XLATE_GRE |
+						 KBLOOM_XLATE_GRE_KEY |
+						 KBLOOM_XLATE_OUTER6));
+	EXPECT_EQ(KB_XREC_NAT, kb_xlate_class(KBLOOM_XLATE_SNAT));
+	EXPECT_EQ(KB_XREC_ADDRESS, kb_xlate_class(KBLOOM_XLATE_ADDR6));
+	EXPECT_EQ(KB_XREC_ARRIVAL, kb_xlate_class(KBLOOM_XLATE_OPAQUE));
+}
+
+/*
+ * Every other KIND (232 of the 256) is none: 0, OPAQUE with anything but
+ * OUTER6, DNAT with a tunnel's bits, GRE's optional words without GRE
+ * (alone, with NAT bits, with IPIP), and VXLAN with GRE's words or
+ * OUTER6 (the module keeps no VXLAN over IPv6).
+ */
+TEST(class_of_every_other_kind_is_none)
+{
+	u32 n = 0, bad = 0, k;
+
+	for (k = 0; k < 256; k++) {
+		if (ref_class(k) != KB_XREC_NONE)
+			continue;
+		n++;
+		if (kb_xlate_class((u8)k) != KB_XREC_NONE) {
+			TH_LOG("kind 0x%02x: %s, want none", k,
+			       class_str(kb_xlate_class((u8)k)));
+			bad++;
+		}
+	}
+	EXPECT_EQ(232, n);
+	EXPECT_EQ(0, bad);
+}
+
+/* IPv6 addresses for address records, the last of every byte its own. */
+static const u8 addrs6[][16] = {
+	{ 0 },
+	{ [15] = 1 },					/* ::1 */
+	{ 0x20, 0x01, 0x0d, 0xb8, [15] = 0x01 },	/* 2001:db8::1 */
+	{ 0xfe, 0x80, [8] = 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55 },
+	{ 0xff, 0x02, [15] = 1 },			/* ff02::1 */
+	{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	{ 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+	  0xf0, 0xe1, 0xd2, 0xc3, 0xb4, 0xa5, 0x96, 0x87 },
+};
+
+/* An address's fold: the XOR of its four 32-bit words, in wire order. */
+static void ref_fold(const u8 *a, u8 fold[4])
+{
+	u32 i;
+
+	for (i = 0; i < 4; i++)
+		fold[i] = a[i] ^ a[4 + i] ^ a[8 + i] ^ a[12 + i];
+}
+
+/*
+ * An address record (uapi "Address"): KIND ADDR6, the 16 bytes in
+ * BEFORE_SRC, BEFORE_DST, BEFORE_SPORT, BEFORE_DPORT, FIRST in that
+ * order; keyed by FAMILY 6, PROTO 0, AFTER_SRC the fold, the other
+ * AFTER_* 0; and kb_xlate_addr6_get() gives the address back.
+ */
+TEST(address_record_holds_the_address_and_is_keyed_by_its_fold)
+{
+	u8 key[KBLOOM_XLATE_KEY_LEN], want[KBLOOM_XLATE_KEY_LEN], back[16];
+	struct kbloom_xlate r;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(addrs6); i++) {
+		const u8 *a = addrs6[i];
+
+		memset(&r, 0xa5, sizeof(r));
+		kb_xlate_addr6(a, &r);
+		EXPECT_EQ(KBLOOM_XLATE_ADDR6, r.kind);
+		EXPECT_EQ(6, r.family);
+		EXPECT_EQ(0, r.proto);
+		EXPECT_EQ(0, memcmp(&r.before_src, a, 4));
+		EXPECT_EQ(0, memcmp(&r.before_dst, a + 4, 4));
+		EXPECT_EQ(0, memcmp(&r.before_sport, a + 8, 2));
+		EXPECT_EQ(0, memcmp(&r.before_dport, a + 10, 2));
+		EXPECT_EQ(0, memcmp(&r.first, a + 12, 4));
+		ref_fold(a, want + 2);
+		EXPECT_EQ(0, memcmp(&r.after_src, want + 2, 4));
+		EXPECT_EQ(0, r.after_dst);
+		EXPECT_EQ(0, r.after_sport);
+		EXPECT_EQ(0, r.after_dport);
+		/* The key as the uapi lays it out. */
+		memset(want + 6, 0, sizeof(want) - 6);
+		want[0] = 6;
+		want[1] = 0;
+		kb_xlate_key(&r, key);
+		EXPECT_EQ(0, memcmp(want, key, sizeof(key))) {
+			TH_LOG("address %u: its key", i);
+		}
+		/* Round trip. */
+		memset(back, 0x5a, sizeof(back));
+		kb_xlate_addr6_get(&r, back);
+		EXPECT_EQ(0, memcmp(a, back, 16)) {
+			TH_LOG("address %u: not given back", i);
+		}
+		/* As fold6 folds it (the key of 6in4 and 6in6 addresses). */
+		EXPECT_EQ(0, memcmp(&r.after_src, (u32[]){ kb_xlate_fold6(a) },
+				    4));
+	}
+}
+
+/*
+ * Two addresses of one fold (words 1 and 3 of the second are those of
+ * the first XOR one mask) are two records of one key: both NEW, and a
+ * find with the key gives both, in probe order; each again is KNOWN.
+ * Any address of the fold asks the same key, so a reader compares the
+ * addresses; an address of another fold finds neither.
+ */
+TEST(two_addresses_of_one_fold_are_two_records_found_by_one_key)
+{
+	const u8 *a = addrs6[6];
+	u8 b[16], c[16], fa[4], fb[4], got[16];
+	struct kbloom_xlate ra, rb, rc, out[4];
+	struct kb_filter f;
+	u32 i;
+
+	memcpy(b, a, 16);
+	memcpy(c, a, 16);
+	for (i = 0; i < 4; i++) {
+		b[4 + i] ^= (u8)(0xde >> i);
+		b[12 + i] ^= (u8)(0xde >> i);
+		c[i] ^= 0x5a;			/* another fold */
+	}
+	ref_fold(a, fa);
+	ref_fold(b, fb);
+	ASSERT_EQ(0, memcmp(fa, fb, 4));
+	ASSERT_NE(0, memcmp(a, b, 16));
+	ref_fold(c, fb);
+	ASSERT_NE(0, memcmp(fa, fb, 4));
+	kb_xlate_addr6(a, &ra);
+	kb_xlate_addr6(b, &rb);
+	kb_xlate_addr6(c, &rc);
+
+	ASSERT_EQ(0, xinit(&f, 1024));
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &ra));
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &rb));
+	ASSERT_EQ(2, fill_of(&f));
+	EXPECT_EQ(KB_XLATE_KNOWN, kb_xlate_put(&f, &ra));
+	EXPECT_EQ(KB_XLATE_KNOWN, kb_xlate_put(&f, &rb));
+	EXPECT_EQ(2, fill_of(&f));
+
+	memset(out, 0, sizeof(out));
+	ASSERT_EQ(2, kb_xlate_find(cells_of(&f), f.s.m, &f.hkey, &ra, out,
+				   4));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(KBLOOM_XLATE_VALID, out[i].state);
+		EXPECT_EQ(KBLOOM_XLATE_ADDR6, out[i].kind);
+		kb_xlate_addr6_get(&out[i], got);
+		EXPECT_EQ(0, memcmp(got, i ? b : a, 16)) {
+			TH_LOG("record %u is not the %s address", i,
+			       i ? "second" : "first");
+		}
+	}
+	/* The key only: b's record, or a bare FAMILY 6 and fold, ask alike. */
+	ASSERT_EQ(2, kb_xlate_find(cells_of(&f), f.s.m, &f.hkey, &rb, out,
+				   4));
+	{
+		struct kbloom_xlate q = { .family = 6 };
+
+		memcpy(&q.after_src, fa, 4);
+		ASSERT_EQ(2, kb_xlate_find(cells_of(&f), f.s.m, &f.hkey, &q,
+					   out, 4));
+	}
+	/* Another fold: nothing; then it is a record of its own. */
+	ASSERT_EQ(0, kb_xlate_find(cells_of(&f), f.s.m, &f.hkey, &rc, out,
+				   4));
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &rc));
+	ASSERT_EQ(1, kb_xlate_find(cells_of(&f), f.s.m, &f.hkey, &rc, out,
+				   4));
+	kb_xlate_addr6_get(&out[0], got);
+	EXPECT_EQ(0, memcmp(got, c, 16));
+	ASSERT_EQ(2, kb_xlate_find(cells_of(&f), f.s.m, &f.hkey, &ra, out,
+				   4));
+	EXPECT_EQ(3, fill_of(&f));
+	kb_filter_free(&f);
+	KB_ASSERT_NO_LEAKS();
+}
+
 TEST(shapes)
 {
 	static const struct {

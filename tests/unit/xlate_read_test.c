@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Transform records read back (userspace/xlate_read.c): kb_xlate_lookup()
+ * of a packet in an archive of transforms windows built here in memory
+ * with the engine's kb_xlate_put(), as the module fills them. A tunnel
+ * record over IPv6 (KIND OUTER6) holds only its outer addresses' folds:
+ * the lookup gives it the addresses from the address records (KIND
+ * ADDR6) of any window, one hit per (source, destination) pair when
+ * addresses share a fold, and outer6_lost when one has none; what
+ * kb_xlate_hit_str() and kb_xlate_before() make of such hits.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "kb_test.h"
+#include "../../kmod/engine/xlate.h"
+#include "../../userspace/describe.h"
+#include "../../userspace/pktxform.h"
+#include "../../userspace/save.h"
+#include "../../userspace/xlate_read.h"
+
+/*
+ * kb_xlate_load() reads a table over netlink: not here. What it calls
+ * beyond xlate_read.c, for the link only.
+ */
+int kb_desc_get(struct kb_nl *nl, const char *name, struct kb_desc *d)
+{
+	abort();
+}
+
+void kb_nl_strerror(const struct kb_nl *nl, char *buf, size_t len)
+{
+	abort();
+}
+
+int kb_export_save(struct kb_nl *nl, struct kb_export *x)
+{
+	abort();
+}
+
+const char *kb_type_str(uint32_t type)
+{
+	abort();
+}
+
+char *private_dir(const char *name, size_t tmpmax, const char *what,
+		  char *err, size_t errlen)
+{
+	abort();
+}
+
+int kb_archive_open(const char *dir, const char *name, struct kb_archive **out,
+		    char *err, size_t errlen)
+{
+	abort();
+}
+
+void kb_archive_close(struct kb_archive *a)
+{
+	abort();
+}
+
+static const u8 hkey[16] = {
+	0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
+	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+};
+
+/* Two windows, newest first as kb_archive keeps them: 8 then 7. */
+#define NWIN	2
+#define T7	1000000000ull		/* window 7: [T7, T8) */
+#define T8	2000000000ull		/* window 8: [T8, open) */
+
+struct arch {
+	struct kb_archive a;
+	struct kb_archive_window w[NWIN];
+};
+
+static int arch_init(struct arch *x)
+{
+	struct kb_shape s = { .type = KBLOOM_TYPE_TRANSFORMS, .m = 1024,
+			      .k = 1 };
+	size_t i;
+
+	memset(x, 0, sizeof(*x));
+	x->a.type = KBLOOM_TYPE_TRANSFORMS;
+	x->a.n = NWIN;
+	x->a.w = x->w;
+	x->w[0].id = 8;
+	x->w[0].start_ns = T8;
+	x->w[1].id = 7;
+	x->w[1].start_ns = T7;
+	x->w[1].end_ns = T8;
+	for (i = 0; i < NWIN; i++)
+		if (kb_filter_init(&x->w[i].f, &s, hkey))
+			return -1;
+	return 0;
+}
+
+static void arch_free(struct arch *x)
+{
+	size_t i;
+
+	for (i = 0; i < NWIN; i++)
+		kb_filter_free(&x->w[i].f);
+}
+
+/* Window @id's filter. */
+static struct kb_filter *win(struct arch *x, uint64_t id)
+{
+	return &x->w[id == 8 ? 0 : 1].f;
+}
+
+/* The outer addresses: S and D, and S2 and D2 of their folds. */
+static const uint8_t S[16] = {
+	0x20, 0x01, 0x0d, 0xb8, 0x00, 0x0a, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+};
+static const uint8_t D[16] = {
+	0x20, 0x01, 0x0d, 0xb8, 0x00, 0x0b, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+};
+
+/* @a with words 1 and 3 XORed by one mask: another address, one fold. */
+static void same_fold(const uint8_t *a, uint8_t *b)
+{
+	static const uint8_t mask[4] = { 0xc0, 0xff, 0xee, 0x42 };
+	size_t i;
+
+	memcpy(b, a, 16);
+	for (i = 0; i < 4; i++) {
+		b[4 + i] ^= mask[i];
+		b[12 + i] ^= mask[i];
+	}
+}
+
+static uint32_t fold(const uint8_t *a)
+{
+	uint32_t f = 0;
+	size_t i;
+
+	for (i = 0; i < 16; i += 4)
+		f ^= (uint32_t)a[i] << 24 | a[i + 1] << 16 | a[i + 2] << 8 |
+		     a[i + 3];
+	return htonl(f);
+}
+
+static void put_addr(struct arch *x, uint64_t id, const uint8_t *a)
+{
+	struct kbloom_xlate r;
+
+	kb_xlate_addr6(a, &r);
+	kb_xlate_put(win(x, id), &r);
+}
+
+/* A UDP packet 10.1.1.5:41000 > 10.2.2.7:53 (IP ID 0x1a2b) of 16 bytes. */
+static uint32_t inner4(uint8_t *p)
+{
+	memset(p, 0, 44);
+	p[0] = 0x45;
+	p[3] = 44;
+	p[4] = 0x1a;
+	p[5] = 0x2b;
+	p[8] = 63;
+	p[9] = 17;
+	p[12] = 10, p[13] = 1, p[14] = 1, p[15] = 5;
+	p[16] = 10, p[17] = 2, p[18] = 2, p[19] = 7;
+	p[20] = 41000 >> 8, p[21] = 41000 & 0xff;
+	p[23] = 53;
+	p[25] = 24;
+	return 44;
+}
+
+/*
+ * The record d makes of @p arriving over IPv6 from @src to @dst (kind
+ * @kind, OUTER6 added): flow label 0x5b1c3, encapsulation limit 4.
+ */
+static struct kbloom_xlate tun6_rec(const uint8_t *p, uint32_t len,
+				    uint8_t kind, const uint8_t *src,
+				    const uint8_t *dst)
+{
+	struct kbloom_xlate r;
+
+	if (pkt_tunnel_want(p, len, &r))
+		abort();
+	r.kind = kind | KBLOOM_XLATE_OUTER6;
+	r.before_src = fold(src);
+	r.before_dst = fold(dst);
+	r.before_sport = htons(0x8000 | 4 << 4 | 0x5);
+	r.before_dport = htons(0xb1c3);
+	return r;
+}
+
+/* Whether hit @h is the record @r (put, so VALID) from @src to @dst. */
+static bool hit_is(const struct kb_xlate_hit *h, const struct kbloom_xlate *r,
+		   const uint8_t *src, const uint8_t *dst)
+{
+	struct kbloom_xlate v = *r;
+
+	v.state = KBLOOM_XLATE_VALID;
+	return !memcmp(&h->rec, &v, sizeof(v)) && !h->outer6_lost &&
+	       !memcmp(h->outer6, src, 16) && !memcmp(h->outer6 + 16, dst, 16);
+}
+
+/*
+ * The addresses in window 7, the tunnel record in window 8 (asked for
+ * alone): found all the same, the hit the tunnel record's window's.
+ */
+TEST(an_outer6_tunnel_hit_gets_its_addresses_from_any_window)
+{
+	struct kb_xlate_hit hit[4];
+	struct kbloom_xlate r;
+	struct arch x;
+	uint8_t p[64], *o;
+	uint32_t len, olen;
+	char s[256];
+
+	ASSERT_EQ(0, arch_init(&x));
+	len = inner4(p);
+	r = tun6_rec(p, len, KBLOOM_XLATE_IPIP, S, D);
+	put_addr(&x, 7, S);
+	put_addr(&x, 7, D);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	/* An address in both windows (one record per window) is one. */
+	put_addr(&x, 8, D);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, T8 + 5, T8 + 6, hit, 4));
+	EXPECT_TRUE(hit_is(&hit[0], &r, S, D));
+	EXPECT_EQ(8, hit[0].window);
+	EXPECT_EQ(T8, hit[0].start);
+	EXPECT_EQ(0, hit[0].end);
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("4in6 2001:db8:a::1 > 2001:db8:b::2 flowlabel 0x5b1c3 encaplimit 4",
+		     s);
+	/* The outer packet from them. */
+	ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	EXPECT_EQ(48 + len, olen);
+	EXPECT_EQ(0, memcmp(o + 8, S, 16));
+	EXPECT_EQ(0, memcmp(o + 24, D, 16));
+	free(o);
+	/* Only window 7 asked: the tunnel record is not there. */
+	EXPECT_EQ(0, kb_xlate_lookup(&x.a, p, len, T7, T7 + 1, hit, 4));
+	arch_free(&x);
+}
+
+/*
+ * Two source addresses of the tunnel record's source fold: a hit for
+ * each, the same record; two of each fold: four, one per pair. At most
+ * @max written, the count still all of them.
+ */
+TEST(two_addresses_of_one_fold_give_a_hit_per_pair)
+{
+	uint8_t s2[16], d2[16], p[64];
+	const uint8_t *pairs[4][2] = { { S, D }, { 0 }, { 0 }, { 0 } };
+	struct kb_xlate_hit hit[6], fresh;
+	struct kbloom_xlate r;
+	size_t n, i, j, seen;
+	struct arch x;
+	uint32_t len;
+
+	same_fold(S, s2);
+	same_fold(D, d2);
+	ASSERT_EQ(fold(S), fold(s2));
+	ASSERT_NE(0, memcmp(S, s2, 16));
+	ASSERT_EQ(0, arch_init(&x));
+	len = inner4(p);
+	r = tun6_rec(p, len, KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_KEY, S, D);
+	r.first = htonl(7);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	put_addr(&x, 8, S);
+	put_addr(&x, 8, D);
+	put_addr(&x, 7, s2);		/* another window: the same */
+	ASSERT_EQ(2, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 6));
+	EXPECT_TRUE((hit_is(&hit[0], &r, S, D) && hit_is(&hit[1], &r, s2, D)) ||
+		    (hit_is(&hit[0], &r, s2, D) && hit_is(&hit[1], &r, S, D)));
+	EXPECT_EQ(8, hit[0].window);
+	EXPECT_EQ(8, hit[1].window);
+
+	put_addr(&x, 8, d2);
+	pairs[1][0] = S, pairs[1][1] = d2;
+	pairs[2][0] = s2, pairs[2][1] = D;
+	pairs[3][0] = s2, pairs[3][1] = d2;
+	n = kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 6);
+	ASSERT_EQ(4, n);
+	for (i = 0; i < 4; i++) {
+		for (seen = 0, j = 0; j < n; j++)
+			seen += hit_is(&hit[j], &r, pairs[i][0], pairs[i][1]);
+		EXPECT_EQ(1, seen) {
+			TH_LOG("pair %zu: %zu hits", i, seen);
+		}
+	}
+	/* Two written: the count is still 4, and nothing past the two. */
+	memset(hit, 0xa5, sizeof(hit));
+	memset(&fresh, 0xa5, sizeof(fresh));
+	ASSERT_EQ(4, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 2));
+	for (i = 0; i < 2; i++) {
+		for (seen = 0, j = 0; j < 4; j++)
+			seen += hit_is(&hit[i], &r, pairs[j][0], pairs[j][1]);
+		EXPECT_EQ(1, seen);
+	}
+	EXPECT_EQ(0, memcmp(&hit[2], &fresh, sizeof(fresh)));
+	arch_free(&x);
+}
+
+/*
+ * No address record of the destination's fold (one of another fold, the
+ * source's, and a record of another kind with an address record's key
+ * there): one hit, outer6_lost, nothing to rebuild by.
+ */
+TEST(a_tunnel_hit_without_an_address_record_is_outer6_lost)
+{
+	static const uint8_t zero[32];
+	struct kb_xlate_hit hit[4];
+	struct kbloom_xlate r, a;
+	uint8_t p[64], other[16], *o = NULL;
+	uint32_t len, olen;
+	struct arch x;
+	char s[256];
+
+	memcpy(other, D, 16);
+	other[15] ^= 1;				/* another fold */
+	ASSERT_NE(fold(D), fold(other));
+	ASSERT_EQ(0, arch_init(&x));
+	len = inner4(p);
+	r = tun6_rec(p, len, KBLOOM_XLATE_IPIP, S, D);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 7), &r));
+	put_addr(&x, 7, S);
+	put_addr(&x, 8, other);
+	kb_xlate_addr6(D, &a);
+	a.kind = KBLOOM_XLATE_OPAQUE;
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &a));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(hit[0].outer6_lost);
+	EXPECT_EQ(0, memcmp(hit[0].outer6, zero, 32));
+	EXPECT_EQ(7, hit[0].window);
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("4in6 (its outer addresses are not in the table) flowlabel 0x5b1c3 encaplimit 4",
+		     s);
+	EXPECT_EQ(-EINVAL, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	EXPECT_EQ(NULL, o);
+	/* Neither address: the same. */
+	arch_free(&x);
+	ASSERT_EQ(0, arch_init(&x));
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 7), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(hit[0].outer6_lost);
+	arch_free(&x);
+}
+
+/*
+ * A tunnel record over IPv4 whose outer addresses happen to be the folds
+ * of address records: not looked up, no outer6 and not lost.
+ */
+TEST(a_tunnel_hit_over_ipv4_takes_no_address)
+{
+	static const uint8_t zero[32];
+	struct kb_xlate_hit hit[4];
+	struct kbloom_xlate r;
+	struct arch x;
+	uint8_t p[64];
+	uint32_t len;
+
+	ASSERT_EQ(0, arch_init(&x));
+	len = inner4(p);
+	r = tun6_rec(p, len, KBLOOM_XLATE_IPIP, S, D);
+	r.kind = KBLOOM_XLATE_IPIP;
+	r.before_sport = htons(0x4242);
+	r.before_dport = htons(0x4000);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	put_addr(&x, 8, S);
+	put_addr(&x, 8, D);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_EQ(KBLOOM_XLATE_IPIP, hit[0].rec.kind);
+	EXPECT_FALSE(hit[0].outer6_lost);
+	EXPECT_EQ(0, memcmp(hit[0].outer6, zero, 32));
+	arch_free(&x);
+}
+
+/* 6in6 and GRE over IPv6 in words: kind, addresses, label, GRE's words. */
+TEST(hit_str_names_6in6_and_gre6)
+{
+	struct kb_xlate_hit hit[2];
+	struct kbloom_xlate r;
+	uint8_t p[64];
+	struct arch x;
+	uint32_t len;
+	char s[256];
+
+	ASSERT_EQ(0, arch_init(&x));
+	/* An ICMPv6 echo fd09::7 > fd09::8 */
+	memset(p, 0, 56);
+	p[0] = 0x60;
+	p[5] = 16;
+	p[6] = 58;
+	p[7] = 63;
+	p[8] = 0xfd, p[9] = 0x09, p[23] = 7;
+	p[24] = 0xfd, p[25] = 0x09, p[39] = 8;
+	p[40] = 128;
+	len = 56;
+	r = tun6_rec(p, len, KBLOOM_XLATE_IPIP, S, D);
+	r.before_sport = 0;			/* label 0, no limit */
+	r.before_dport = 0;
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	put_addr(&x, 8, S);
+	put_addr(&x, 8, D);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 2));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("6in6 2001:db8:a::1 > 2001:db8:b::2 flowlabel 0x00000", s);
+
+	len = inner4(p);
+	r = tun6_rec(p, len, KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_KEY, D, S);
+	r.before_sport = htons(0x000f);		/* label 0xfffff */
+	r.before_dport = htons(0xffff);
+	r.first = htonl(7);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 2));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("GRE6 2001:db8:b::2 > 2001:db8:a::1 flowlabel 0xfffff key 7",
+		     s);
+	arch_free(&x);
+}
+
+TEST_HARNESS_MAIN
