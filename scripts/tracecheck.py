@@ -95,8 +95,8 @@ def pick(args):
         for line in f:
             p = json.loads(line)
             sent[(p["src"], p["id"])] = p
-    # Behind a NAT (--nat-src ADDR) the victim sees ADDR as the source of
-    # every forged packet: those are matched by IP ID and protocol, which
+    # Behind a NAT (--nat-src ADDR[,ADDR...]) the victim sees ADDR as the
+    # source of every forged packet: those are matched by IP ID and protocol, which
     # NAT keeps, when exactly one packet sent has them.
     by_id = {}
     for k, p in sent.items():
@@ -108,7 +108,7 @@ def pick(args):
         if ip is None:
             continue
         key = ident(ip)
-        if key not in sent and args.nat_src and key[0] == args.nat_src:
+        if key not in sent and args.nat_src and key[0] in args.nat_src.split(","):
             proto = {1: "icmp", 17: "udp"}.get(ip[9])
             cands = [k for k in by_id.get((key[1], proto), []) if k in sent]
             if len(cands) == 1:
@@ -267,7 +267,7 @@ def main():
     p.add_argument("log")
     p.add_argument("out")
     p.add_argument("--max", type=int, default=6)
-    p.add_argument("--nat-src", help="the NAT address forged packets arrive with")
+    p.add_argument("--nat-src", help="the NAT addresses forged packets arrive with (ADDR[,ADDR...])")
     r = sub.add_parser("report")
     r.add_argument("topo")
     r.add_argument("picked")
