@@ -25,6 +25,7 @@ static void kb_xlate_ports(const struct nf_conntrack_tuple *t, bool reverse,
 {
 	switch (t->dst.protonum) {
 	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
 		/* Both directions keep the identifier in src.u.icmp.id. */
 		*sport = t->src.u.icmp.id;
 		*dport = 0;
@@ -42,7 +43,30 @@ static void kb_xlate_ports(const struct nf_conntrack_tuple *t, bool reverse,
 	*dport = 0;
 }
 
-u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec)
+/*
+ * IPv6: the addresses folded in @rec (AFTER from the other direction's
+ * tuple, read backwards), the BEFORE ones in @x, and which of them the
+ * NAT rewrote.
+ */
+static void kb_xlate_nat6(const struct nf_conntrack_tuple *in,
+			  const struct nf_conntrack_tuple *out,
+			  struct kbloom_xlate *rec, struct kb_xlate_extra *x)
+{
+	rec->family = 6;
+	rec->before_src = kb_xlate_fold6(in->src.u3.in6.s6_addr);
+	rec->before_dst = kb_xlate_fold6(in->dst.u3.in6.s6_addr);
+	rec->after_src = kb_xlate_fold6(out->dst.u3.in6.s6_addr);
+	rec->after_dst = kb_xlate_fold6(out->src.u3.in6.s6_addr);
+	x->src6 = in->src.u3.in6;
+	x->dst6 = in->dst.u3.in6;
+	x->nat6 = (!ipv6_addr_equal(&in->src.u3.in6, &out->dst.u3.in6) ?
+		   BIT(0) : 0) |
+		  (!ipv6_addr_equal(&in->dst.u3.in6, &out->src.u3.in6) ?
+		   BIT(1) : 0);
+}
+
+u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
+		    struct kb_xlate_extra *x)
 {
 #if IS_ENABLED(CONFIG_NF_CONNTRACK)
 	const struct nf_conntrack_tuple *in, *out;
@@ -50,9 +74,11 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec)
 	const struct nf_conn *ct;
 	int dir;
 
+	x->nat6 = 0;
 	ct = nf_ct_get(skb, &ctinfo);
 	if (!ct || !(ct->status & IPS_NAT_MASK) ||
-	    nf_ct_l3num(ct) != NFPROTO_IPV4)
+	    (nf_ct_l3num(ct) != NFPROTO_IPV4 &&
+	     nf_ct_l3num(ct) != NFPROTO_IPV6))
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	/*
 	 * An ICMP error about the flow (RELATED) carries the flow's tuple,
@@ -66,20 +92,24 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec)
 	out = &ct->tuplehash[!dir].tuple;
 
 	memset(rec, 0, sizeof(*rec));
-	rec->family = 4;
 	rec->proto = in->dst.protonum;
-	rec->before_src = in->src.u3.ip;
-	rec->before_dst = in->dst.u3.ip;
 	kb_xlate_ports(in, false, &rec->before_sport, &rec->before_dport);
 	/* The other direction's tuple, read backwards. */
-	rec->after_src = out->dst.u3.ip;
-	rec->after_dst = out->src.u3.ip;
 	kb_xlate_ports(out, true, &rec->after_sport, &rec->after_dport);
+	if (nf_ct_l3num(ct) == NFPROTO_IPV6) {
+		kb_xlate_nat6(in, out, rec, x);
+	} else {
+		rec->family = 4;
+		rec->before_src = in->src.u3.ip;
+		rec->before_dst = in->dst.u3.ip;
+		rec->after_src = out->dst.u3.ip;
+		rec->after_dst = out->src.u3.ip;
+	}
 
-	if (rec->before_src != rec->after_src ||
+	if (rec->before_src != rec->after_src || (x->nat6 & BIT(0)) ||
 	    rec->before_sport != rec->after_sport)
 		rec->kind |= KBLOOM_XLATE_SNAT;
-	if (rec->before_dst != rec->after_dst ||
+	if (rec->before_dst != rec->after_dst || (x->nat6 & BIT(1)) ||
 	    rec->before_dport != rec->after_dport)
 		rec->kind |= KBLOOM_XLATE_DNAT;
 	if (!rec->kind)
@@ -131,7 +161,7 @@ static int kb_xlate_of_vxlan(const u8 *p, u32 cap, u32 off,
  * and the addresses in @th.
  */
 static u32 kb_xlate_outer6(const u8 *p, u32 cap, u8 *proto,
-			   struct kbloom_xlate *rec, struct kb_tunnel_head *th)
+			   struct kbloom_xlate *rec, struct kb_xlate_extra *th)
 {
 	const struct ipv6hdr *o = (const void *)p;
 	const u8 *d = p + sizeof(*o);
@@ -162,7 +192,7 @@ static u32 kb_xlate_outer6(const u8 *p, u32 cap, u8 *proto,
 /* The tunnel record of the packet whose first @cap bytes are @p. */
 static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 				   struct kbloom_xlate *rec,
-				   struct kb_tunnel_head *th)
+				   struct kb_xlate_extra *th)
 {
 	const struct iphdr *o = (const void *)p, *in;
 	u32 hl = sizeof(*o), glen = 0;
@@ -264,7 +294,7 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 #define KB_XLATE_HEAD	(48 + 16 + 48)
 
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
-		       struct kb_tunnel_head *th)
+		       struct kb_xlate_extra *th)
 {
 	int off = skb_network_offset(skb);
 	u8 buf[KB_XLATE_HEAD];

@@ -12,18 +12,26 @@
 
 #include "uapi/kbloom.h"
 
-/*
- * Fills @rec (all but STATE) for @skb at POSTROUTING, after NAT: 0, or
- * KBLOOM_SKIP_UNTRANSFORMED when its conntrack entry (if any) changed
- * neither its source nor its destination.
- */
-u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec);
-
-/* What a tunnel packet's outer headers hold that its record does not. */
-struct kb_tunnel_head {
+/* What a record's packet holds that the record does not. */
+struct kb_xlate_extra {
 	__be32 key;			/* GRE's key (when it has one), VXLAN's VNI */
-	struct in6_addr src6, dst6;	/* the outer IPv6 addresses (OUTER6) */
+	/*
+	 * IPv6 addresses, folded in the record: a tunnel's outer ones
+	 * (OUTER6); a NAT's BEFORE ones, of which those it rewrote (@nat6:
+	 * BIT(0) the source, BIT(1) the destination) need address records.
+	 */
+	struct in6_addr src6, dst6;
+	u8 nat6;
 };
+
+/*
+ * Fills @rec (all but STATE) for @skb at POSTROUTING, after NAT, and for
+ * IPv6 @x's addresses and nat6: 0, or KBLOOM_SKIP_UNTRANSFORMED when its
+ * conntrack entry (if any) changed neither its source nor its
+ * destination.
+ */
+u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
+		    struct kb_xlate_extra *x);
 
 /*
  * The same at LOCAL_IN for an IPIP, GRE or VXLAN packet, over IPv4 or
@@ -33,6 +41,6 @@ struct kb_tunnel_head {
  * any other packet.
  */
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
-		       struct kb_tunnel_head *th);
+		       struct kb_xlate_extra *th);
 
 #endif /* KBLOOM_TRANSFORMS_H */

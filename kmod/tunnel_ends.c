@@ -192,7 +192,7 @@ static struct notifier_block kb_tun_notifier = {
 /* Whether @e's addresses take the outer packet of @rec (@th: over IPv6). */
 static bool kb_tun_end_addrs(const struct kb_tun_end *e,
 			     const struct kbloom_xlate *rec,
-			     const struct kb_tunnel_head *th)
+			     const struct kb_xlate_extra *th)
 {
 	if (e->kind & KBLOOM_XLATE_OUTER6)
 		return (ipv6_addr_any(&e->local6) ||
@@ -204,7 +204,7 @@ static bool kb_tun_end_addrs(const struct kb_tun_end *e,
 }
 
 bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
-		     const struct kb_tunnel_head *th)
+		     const struct kb_xlate_extra *th)
 {
 	struct kb_tun_net *tn = net_generic(net, kb_tun_net_id);
 	const struct kb_tun_ends *ends = rcu_dereference(tn->ends);

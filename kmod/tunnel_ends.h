@@ -29,7 +29,7 @@ void kb_tunnel_ends_exit(void);
  * every packet of its kind (VXLAN: to its port). Under RCU, any context.
  */
 bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
-		     const struct kb_tunnel_head *th);
+		     const struct kb_xlate_extra *th);
 
 /*
  * The kind of tunnel record @dev's packets make (KBLOOM_XLATE_IPIP, _GRE,

@@ -374,6 +374,8 @@ static const char *const blind_words[] = {
 	[TB_BLIND_ICMP_ERROR] =
 		"an ICMP error about a flow its NAT rewrote: the NAT rewrote the quoted header and an outer address, which no record keeps",
 	[TB_BLIND_OPAQUE] = "it came out of ",
+	[TB_BLIND_FRAGMENT6] =
+		"a later IPv6 fragment through its NAT: its record is found only by a whole packet's or a first fragment's ports",
 	[TB_BLIND_MERGED] =
 		"it arrived there in a tunnel's packets merged by GRO, whose outer IP IDs before it were not kept; no router before it holds the ID it left with",
 };

@@ -145,10 +145,81 @@ static int key4(const uint8_t *pkt, const struct ip4 *h,
 			 want);
 }
 
+/* IPv6 extension headers (RFC 8200 4) a NAT'ed packet may carry. */
+#define IP6_HOPOPTS	0
+#define IP6_ROUTING	43
+#define IP6_FRAGMENT	44
+#define IP6_DSTOPTS	60
+
+/*
+ * The upper layer of IPv6 packet @p (@len bytes captured): its offset,
+ * protocol and where the packet ends (the payload length bounding the
+ * capture), past hop-by-hop, routing and destination options headers and
+ * a first fragment's header. 0; 1 for a later fragment (no ports: its
+ * protocol only); -1 for no IPv6, a jumbogram or a chain cut short.
+ */
+static int ip6_upper(const uint8_t *p, uint32_t len, uint32_t *l4,
+		     uint8_t *proto, uint32_t *end)
+{
+	uint32_t off = 40, plen;
+	uint8_t next;
+
+	if (len < 40 || p[0] >> 4 != 6)
+		return -1;
+	plen = get16(p + 4);
+	if (!plen)
+		return -1;
+	*end = 40 + plen < len ? 40 + plen : len;
+	next = p[6];
+	for (;;) {
+		if (next == IP6_FRAGMENT) {
+			if (off + 8 > *end)
+				return -1;
+			if (get16(p + off + 2) & 0xfff8) {
+				*proto = p[off];
+				return 1;
+			}
+			next = p[off];
+			off += 8;
+		} else if (next == IP6_HOPOPTS || next == IP6_ROUTING ||
+			   next == IP6_DSTOPTS) {
+			if (off + 8 > *end)
+				return -1;
+			next = p[off];
+			off += 8 + 8u * p[off + 1];
+		} else {
+			break;
+		}
+	}
+	if (off > *end)
+		return -1;
+	*l4 = off;
+	*proto = next;
+	return 0;
+}
+
+/* The key of IPv6 packet @pkt: its addresses folded. */
+static int key6(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
+{
+	uint32_t l4, end;
+	uint8_t proto;
+
+	if (ip6_upper(pkt, len, &l4, &proto, &end))
+		return -1;
+	memset(want, 0, sizeof(*want));
+	want->family = 6;
+	want->proto = proto;
+	want->after_src = kb_xlate_fold6(pkt + 8);
+	want->after_dst = kb_xlate_fold6(pkt + 24);
+	return key_ports(pkt + l4, end - l4, proto, IPPROTO_ICMPV6, want);
+}
+
 int pkt_xlate_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
 {
 	struct ip4 h;
 
+	if (len && pkt[0] >> 4 == 6)
+		return key6(pkt, len, want);
 	/* Only the first fragment carries the ports. */
 	if (ip4_parse(pkt, len, &h) != 0 || (h.frag & IP_OFFMASK))
 		return -1;
@@ -161,42 +232,30 @@ static int rec_is_key_of(const uint8_t *pkt, uint32_t len,
 {
 	struct kbloom_xlate w;
 
-	return rec->family == 4 && !pkt_xlate_want(pkt, len, &w) &&
+	return !pkt_xlate_want(pkt, len, &w) && w.family == rec->family &&
 	       w.proto == rec->proto && w.after_src == rec->after_src &&
 	       w.after_dst == rec->after_dst &&
 	       w.after_sport == rec->after_sport &&
 	       w.after_dport == rec->after_dport;
 }
 
-int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
-		     const struct kbloom_xlate *rec, uint8_t *out)
+/*
+ * The ports (or ICMP echo identifier) of record @rec into the @n bytes
+ * of @proto at @l4 (of @out), and every L4 checksum there updated by
+ * @daddr (the addresses' terms in its pseudo-header) and their own.
+ */
+static void invert_l4(uint8_t *l4, uint32_t n, uint8_t proto, uint32_t daddr,
+		      const struct kbloom_xlate *rec)
 {
-	uint32_t daddr, dport, n;
-	uint8_t *l4;
-	struct ip4 h;
+	uint32_t dport = daddr;
 
-	if (!rec_is_key_of(pkt, len, rec))
-		return -1;
-	ip4_parse(pkt, len, &h);
-	memcpy(out, pkt, len);
-	l4 = out + h.hl;
-	n = h.end - h.hl;
-
-	/* The addresses: in the IP header checksum and every pseudo-header. */
-	daddr = delta(0, pkt + 12, &rec->before_src, 4);
-	daddr = delta(daddr, pkt + 16, &rec->before_dst, 4);
-	csum_apply(out + 10, daddr);
-	memcpy(out + 12, &rec->before_src, 4);
-	memcpy(out + 16, &rec->before_dst, 4);
-
-	dport = daddr;
-	if (has_ports(h.proto)) {
+	if (has_ports(proto)) {
 		dport = delta(dport, l4, &rec->before_sport, 2);
 		dport = delta(dport, l4 + 2, &rec->before_dport, 2);
 		memcpy(l4, &rec->before_sport, 2);
 		memcpy(l4 + 2, &rec->before_dport, 2);
 	}
-	switch (h.proto) {
+	switch (proto) {
 	case IPPROTO_UDP:
 		/* RFC 768: 0 is "no checksum"; a computed 0 goes as 0xffff. */
 		if (n >= 8 && get16(l4 + 6) != 0 &&
@@ -225,7 +284,58 @@ int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
 			memcpy(l4 + 4, &rec->before_sport, 2);
 		}
 		break;
+	case IPPROTO_ICMPV6:
+		/* RFC 4443 2.3: its pseudo-header has the addresses. */
+		if (n < 4)
+			break;
+		if (n >= 6 && (l4[0] == ICMP6_ECHO_REQUEST ||
+			       l4[0] == ICMP6_ECHO_REPLY)) {
+			dport = delta(dport, l4 + 4, &rec->before_sport, 2);
+			memcpy(l4 + 4, &rec->before_sport, 2);
+		}
+		csum_apply(l4 + 2, dport);
+		break;
 	}
+}
+
+int pkt_xlate_invert6(const uint8_t *pkt, uint32_t len,
+		      const struct kbloom_xlate *rec, const uint8_t *before6,
+		      uint8_t *out)
+{
+	uint32_t l4, end;
+	uint8_t proto;
+
+	if (rec->family != 6 || !rec_is_key_of(pkt, len, rec) ||
+	    kb_xlate_fold6(before6) != rec->before_src ||
+	    kb_xlate_fold6(before6 + 16) != rec->before_dst)
+		return -1;
+	ip6_upper(pkt, len, &l4, &proto, &end);
+	memcpy(out, pkt, len);
+	/* No header checksum: the addresses are in the pseudo-header's. */
+	invert_l4(out + l4, end - l4, proto, delta(0, pkt + 8, before6, 32),
+		  rec);
+	memcpy(out + 8, before6, 32);
+	return 0;
+}
+
+int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
+		     const struct kbloom_xlate *rec, uint8_t *out)
+{
+	uint32_t daddr;
+	struct ip4 h;
+
+	if (rec->family != 4 || !rec_is_key_of(pkt, len, rec))
+		return -1;
+	ip4_parse(pkt, len, &h);
+	memcpy(out, pkt, len);
+
+	/* The addresses: in the IP header checksum and every pseudo-header. */
+	daddr = delta(0, pkt + 12, &rec->before_src, 4);
+	daddr = delta(daddr, pkt + 16, &rec->before_dst, 4);
+	csum_apply(out + 10, daddr);
+	memcpy(out + 12, &rec->before_src, 4);
+	memcpy(out + 16, &rec->before_dst, 4);
+	invert_l4(out + h.hl, h.end - h.hl, h.proto, daddr, rec);
 	return 0;
 }
 
@@ -247,9 +357,36 @@ static int same_datagram(const uint8_t *a, const uint8_t *b)
 
 int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len)
 {
+	uint32_t l4, end;
+	uint8_t proto;
 	struct ip4 h;
 
-	return !ip4_parse(pkt, len, &h) && (h.frag & IP_OFFMASK);
+	if (len && pkt[0] >> 4 == 6)
+		return ip6_upper(pkt, len, &l4, &proto, &end) == 1 ? 6 : 0;
+	return !ip4_parse(pkt, len, &h) && (h.frag & IP_OFFMASK) ? 4 : 0;
+}
+
+int pkt_addrs_key(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
+{
+	uint32_t l4, end;
+	struct ip4 h;
+
+	memset(want, 0, sizeof(*want));
+	if (len && pkt[0] >> 4 == 6) {
+		if (ip6_upper(pkt, len, &l4, &want->proto, &end) < 0)
+			return -1;
+		want->family = 6;
+		want->after_src = kb_xlate_fold6(pkt + 8);
+		want->after_dst = kb_xlate_fold6(pkt + 24);
+		return 0;
+	}
+	if (ip4_parse(pkt, len, &h))
+		return -1;
+	want->family = 4;
+	want->proto = h.proto;
+	memcpy(&want->after_src, pkt + 12, 4);
+	memcpy(&want->after_dst, pkt + 16, 4);
+	return 0;
 }
 
 int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
@@ -272,12 +409,29 @@ int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
 			 IPPROTO_ICMPV6, want);
 }
 
-/* The offset of the IPv4 packet an ICMP error @pkt quotes; -1: none. */
+/* ICMPv6's errors (RFC 4443 3), which quote the packet they are about. */
+#define ICMP6_DST_UNREACH	1
+#define ICMP6_PARAM_PROB	4
+
+/*
+ * The offset of the packet an ICMP or ICMPv6 error @pkt quotes (of its
+ * own family); -1: none.
+ */
 static int icmp_error_quote(const uint8_t *pkt, uint32_t len, uint32_t *off)
 {
+	uint32_t l4, end;
 	struct ip4 h;
 	uint8_t type;
 
+	if (len && pkt[0] >> 4 == 6) {
+		if (ip6_upper(pkt, len, &l4, &type, &end) ||
+		    type != IPPROTO_ICMPV6 || end < l4 + 8 + 40 ||
+		    pkt[l4] < ICMP6_DST_UNREACH || pkt[l4] > ICMP6_PARAM_PROB ||
+		    pkt[l4 + 8] >> 4 != 6)
+			return -1;
+		*off = l4 + 8;
+		return 0;
+	}
 	if (ip4_parse(pkt, len, &h) || (h.frag & (IP_OFFMASK | IP_MF)) ||
 	    h.proto != IPPROTO_ICMP || h.end < h.hl + 8 + 20)
 		return -1;
@@ -299,8 +453,9 @@ int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
 	uint32_t off;
 	int icmp;
 
-	if (rec->family != 4 || icmp_error_quote(pkt, len, &off) ||
-	    pkt_xlate_want(pkt + off, len - off, &q) || rec->proto != q.proto)
+	if (icmp_error_quote(pkt, len, &off) ||
+	    pkt_xlate_want(pkt + off, len - off, &q) ||
+	    rec->family != q.family || rec->proto != q.proto)
 		return 0;
 	/* The quoted packet's direction, as it arrived. */
 	if (rec->before_src == q.after_src && rec->before_dst == q.after_dst &&
@@ -308,7 +463,7 @@ int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
 	    rec->before_dport == q.after_dport)
 		return 1;
 	/* The error's, as it left: backwards (echo's identifier stays SPORT). */
-	icmp = q.proto == IPPROTO_ICMP;
+	icmp = q.proto == IPPROTO_ICMP || q.proto == IPPROTO_ICMPV6;
 	return rec->after_src == q.after_dst && rec->after_dst == q.after_src &&
 	       rec->after_sport == (icmp ? q.after_sport : q.after_dport) &&
 	       rec->after_dport == (icmp ? q.after_dport : q.after_sport);

@@ -32,8 +32,10 @@
  *	the last fragment gives (its offset * 8 + its data length). The
  *	middle fragments carry nothing the digest covers.
  *
- * IPv4 only (struct kbloom_xlate is IPv4, and IPv6 routers do not
- * fragment). Pure functions over bytes, no output: unit-tested on the host.
+ * NAT of IPv4 and IPv6 (whose records fold the addresses: see
+ * pkt_xlate_invert6()); fragments of IPv4 (IPv6 routers do not
+ * fragment). Pure functions over bytes, no output: unit-tested on the
+ * host.
  */
 #ifndef BLOOMCTL_PKTXFORM_H
 #define BLOOMCTL_PKTXFORM_H
@@ -81,6 +83,24 @@ int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, uint8_t *out);
 
 /*
+ * IPv6 NAT (FAMILY 6 records, whose addresses are folded): the IPv6
+ * packet's key from pkt_xlate_want() is its upper protocol past
+ * hop-by-hop, routing, destination options and a first fragment's
+ * headers (a later fragment has none), its addresses folded
+ * (kb_xlate_fold6()), and ports or an ICMPv6 echo's identifier after
+ * those headers. pkt_xlate_invert6() is pkt_xlate_invert() for it, given
+ * the 32 bytes of the BEFORE source and destination at @before6 (from
+ * the table's address records; their folds must be the record's): the
+ * addresses and ports set, and the checksums over them updated (UDP,
+ * UDP-Lite, TCP, DCCP as above; ICMPv6's (RFC 4443), whose
+ * pseudo-header has the addresses, with an echo's identifier). IPv6 has
+ * no header checksum. Returns 0, or -1 with @out untouched.
+ */
+int pkt_xlate_invert6(const uint8_t *pkt, uint32_t len,
+		      const struct kbloom_xlate *rec, const uint8_t *before6,
+		      uint8_t *out);
+
+/*
  * Later fragments (offset not 0) carry no ports, so no record has their
  * key: the record of their datagram does. When @head (the datagram's
  * first fragment, or its head rebuilt by pkt_defrag_head(): an offset of
@@ -105,10 +125,20 @@ int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,
 void pkt_datagram_key(const uint8_t *pkt, uint8_t key[PKT_DATAGRAM_KEY]);
 
 /*
- * Whether @pkt (@len bytes) is a later IPv4 fragment (well-formed, offset
- * not 0), and so is looked up through its datagram's head.
+ * Whether @pkt (@len bytes) is a later fragment (well-formed, offset not
+ * 0): 4 for IPv4 (looked up through its datagram's head), 6 for IPv6 (a
+ * fragment header; its head is not looked for: IPv6 routers do not
+ * fragment, so a NAT'ed one is said so), 0 for none.
  */
 int pkt_is_later_fragment(const uint8_t *pkt, uint32_t len);
+
+/*
+ * FAMILY, PROTO (IPv6: past the extension headers, a later fragment's
+ * from its fragment header), AFTER_SRC and AFTER_DST (IPv6: folded) of
+ * @pkt in @want, the rest 0: what a NAT record of its flow has, whatever
+ * its ports. 0, or -1 for no IP header.
+ */
+int pkt_addrs_key(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);
 
 /*
  * The key of an arrival record (KBLOOM_XLATE_OPAQUE) for @pkt, an IPv4 or
@@ -124,7 +154,9 @@ int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
 
 /*
  * Whether @pkt is an ICMP error (RFC 792: destination unreachable, source
- * quench, redirect, time exceeded, parameter problem; not a fragment)
+ * quench, redirect, time exceeded, parameter problem; not a fragment),
+ * or an ICMPv6 one (RFC 4443: destination unreachable, packet too big,
+ * time exceeded, parameter problem; an IPv6 record's addresses folded),
  * about a packet of the flow NAT record @rec is of: its quoted packet
  * (the other direction's) in the form it had on the error's side of the
  * router, the record's BEFORE when @rec is of the quoted packet's

@@ -57,7 +57,7 @@ static void print_before(struct qx *q, const uint8_t *pkt, uint32_t len,
 	int r;
 
 	kb_xlate_hit_str(h, what, sizeof(what));
-	if ((h->rec.kind & KBLOOM_XLATE_OPAQUE) || h->outer6_lost) {
+	if ((h->rec.kind & KBLOOM_XLATE_OPAQUE) || h->addr6_lost) {
 		/*
 		 * Nothing to rebuild: what came before was another packet, or
 		 * its outer addresses are not in the table.

@@ -263,12 +263,22 @@ static int follow_heads(const struct kb_archive *x, const struct tb_item *items,
 	if (!heads)
 		return -1;
 	for (k = 0; k < n; k++)
-		if (!pkt_xlate_want(items[k].pkt, items[k].len, &want))
+		if (items[k].len && items[k].pkt[0] >> 4 == 4 &&
+		    !pkt_xlate_want(items[k].pkt, items[k].len, &want))
 			dgram_of(&items[k], k, &heads[nh++]);
 	qsort(heads, nh, sizeof(*heads), by_dgram);
 	for (k = 0; k < n && !ret; k++) {
-		if (!pkt_is_later_fragment(items[k].pkt, items[k].len))
+		switch (pkt_is_later_fragment(items[k].pkt, items[k].len)) {
+		case 0:
 			continue;
+		case 6:
+			/* No head looked for (see pkt_is_later_fragment()). */
+			if (kb_xlate_nat_of_addrs(x, items[k].pkt,
+						  items[k].len, items[k].lo,
+						  items[k].ts))
+				ret = mark_blind(a, n, k, TB_BLIND_FRAGMENT6);
+			continue;
+		}
 		dgram_of(&items[k], 0, &d);
 		for (lo = 0, hi = nh; lo < hi;) {
 			mid = lo + (hi - lo) / 2;
@@ -349,7 +359,7 @@ static int chain_xforms(const struct kb_archive *x,
 				class = kb_xlate_class(hit[h].rec.kind);
 				if ((class != KB_XREC_NAT &&
 				     class != KB_XREC_TUNNEL) ||
-				    hit[h].outer6_lost)
+				    hit[h].addr6_lost)
 					continue;
 				r = kb_xlate_before(&hit[h], pkt, len, &buf,
 						    &blen);
@@ -396,7 +406,7 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 			if (hit[h].rec.kind & KBLOOM_XLATE_OPAQUE)
 				continue;
 			/* Over IPv6, its outer addresses lost: said so. */
-			if (hit[h].outer6_lost) {
+			if (hit[h].addr6_lost) {
 				r = mark_opaque(a, n, k, &hit[h].rec);
 				continue;
 			}

@@ -161,6 +161,8 @@ enum tb_blind {
 	 * form, engine digest.h).
 	 */
 	TB_BLIND_MERGED,
+	/* A later IPv6 fragment of a flow the NAT rewrote (no head looked for). */
+	TB_BLIND_FRAGMENT6,
 };
 
 enum tb_status {

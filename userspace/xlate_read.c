@@ -172,25 +172,56 @@ static size_t addrs_of_fold(const struct kb_archive *a, uint32_t fold,
 }
 
 /*
- * Tunnel hits over IPv6, @out[@from, @n), given their outer addresses
- * from the address records: a hit per pair (two addresses may share a
- * fold), or outer6_lost when one has none. Returns the new count.
+ * The candidates for an address of fold @fold: @own (a NAT's AFTER
+ * address, when the NAT kept it: the folds agree) and those of the
+ * address records. Up to XLATE_ADDRS_PER_FOLD in @out.
  */
-static size_t outer6_of(const struct kb_archive *a, struct kb_xlate_hit *out,
-			size_t from, size_t n, size_t max)
+static size_t addr6_candidates(const struct kb_archive *a, uint32_t fold,
+			       const uint8_t *own, uint8_t (*out)[16])
+{
+	uint8_t rec[XLATE_ADDRS_PER_FOLD][16];
+	bool kept = own && kb_xlate_fold6(own) == fold;
+	size_t n = 0, m, i;
+
+	if (kept)
+		memcpy(out[n++], own, 16);
+	m = addrs_of_fold(a, fold, rec, XLATE_ADDRS_PER_FOLD);
+	for (i = 0; i < m && n < XLATE_ADDRS_PER_FOLD; i++)
+		if (!kept || memcmp(rec[i], own, 16))
+			memcpy(out[n++], rec[i], 16);
+	return n;
+}
+
+/*
+ * Hits @out[@from, @n) of IPv6 packet @pkt whose records fold addresses
+ * (a tunnel's over IPv6, an IPv6 NAT's), given the addresses from the
+ * address records: a hit per pair (two addresses may share a fold), or
+ * addr6_lost when one has none. Returns the new count.
+ */
+static size_t addr6_of(const struct kb_archive *a, const uint8_t *pkt,
+		       uint32_t len, struct kb_xlate_hit *out, size_t from,
+		       size_t n, size_t max)
 {
 	uint8_t src[XLATE_ADDRS_PER_FOLD][16], dst[XLATE_ADDRS_PER_FOLD][16];
 	size_t h, end = n < max ? n : max, ns, nd, i, j;
+	const uint8_t *own;
 	struct kb_xlate_hit *x;
+	bool nat;
 
 	for (h = from; h < end; h++) {
-		if (!(out[h].rec.kind & KBLOOM_XLATE_OUTER6))
+		own = NULL;
+		nat = kb_xlate_class(out[h].rec.kind) == KB_XREC_NAT;
+		if (nat ? out[h].rec.family != 6 :
+		    !(out[h].rec.kind & KBLOOM_XLATE_OUTER6))
 			continue;
-		ns = addrs_of_fold(a, out[h].rec.before_src, src,
-				   XLATE_ADDRS_PER_FOLD);
-		nd = addrs_of_fold(a, out[h].rec.before_dst, dst,
-				   XLATE_ADDRS_PER_FOLD);
-		out[h].outer6_lost = !ns || !nd;
+		if (nat && len >= 40) {
+			own = pkt + 8;
+			memcpy(out[h].after6, own, 32);
+		}
+		ns = addr6_candidates(a, out[h].rec.before_src, own, src);
+		nd = addr6_candidates(a, out[h].rec.before_dst,
+				      own ? own + 16 : NULL, dst);
+		out[h].addr6_lost = !ns || !nd;
 		for (i = 0; i < ns; i++) {
 			for (j = 0; j < nd; j++) {
 				x = i || j ? (n < max ? &out[n] : NULL) : &out[h];
@@ -199,8 +230,8 @@ static size_t outer6_of(const struct kb_archive *a, struct kb_xlate_hit *out,
 				if (!x)
 					continue;
 				*x = out[h];
-				memcpy(x->outer6, src[i], 16);
-				memcpy(x->outer6 + 16, dst[j], 16);
+				memcpy(x->addr6, src[i], 16);
+				memcpy(x->addr6 + 16, dst[j], 16);
 			}
 		}
 	}
@@ -216,12 +247,14 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 
 	if (!kb_utype_records(a->type))
 		return 0;
-	if (!pkt_xlate_want(pkt, len, &want))
+	if (!pkt_xlate_want(pkt, len, &want)) {
 		n = lookup_key(a, &want, KB_XREC_NAT, lo, hi, out, n, max);
+		n = addr6_of(a, pkt, len, out, 0, n, max);
+	}
 	if (!pkt_tunnel_want(pkt, len, &want)) {
 		t = n;
 		n = lookup_key(a, &want, KB_XREC_TUNNEL, lo, hi, out, n, max);
-		n = outer6_of(a, out, t, n, max);
+		n = addr6_of(a, pkt, len, out, t, n, max);
 	}
 	if (!pkt_arrival_want(pkt, len, &want))
 		n = lookup_key(a, &want, KB_XREC_ARRIVAL, lo, hi, out, n,
@@ -254,22 +287,23 @@ static bool any_nat(const struct kb_archive *a, uint64_t lo, uint64_t hi,
 	return false;
 }
 
-/* The IPv4 packet @arg's protocol and addresses, as it left. */
+/* The packet's family, protocol and addresses (@arg: its key), as it left. */
 static bool of_addrs(const struct kbloom_xlate *r, const void *arg)
 {
-	const uint8_t *pkt = arg;
+	const struct kbloom_xlate *w = arg;
 
-	return r->family == 4 && r->proto == pkt[9] &&
-	       !memcmp(&r->after_src, pkt + 12, 4) &&
-	       !memcmp(&r->after_dst, pkt + 16, 4);
+	return r->family == w->family && r->proto == w->proto &&
+	       r->after_src == w->after_src && r->after_dst == w->after_dst;
 }
 
 bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
 			   uint32_t len, uint64_t lo, uint64_t hi)
 {
-	if (len < 20 || pkt[0] >> 4 != 4)
+	struct kbloom_xlate want;
+
+	if (pkt_addrs_key(pkt, len, &want))
 		return false;
-	return any_nat(a, lo, hi, of_addrs, pkt);
+	return any_nat(a, lo, hi, of_addrs, &want);
 }
 
 struct pkt_ref {
@@ -325,12 +359,14 @@ int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 	switch (kb_xlate_class(r->kind)) {
 	case KB_XREC_TUNNEL:
 		/* Over IPv6 without its addresses: nothing to rebuild by. */
-		ret = outer6 && hit->outer6_lost ? -1 :
-		      pkt_tunnel_outer(pkt, len, r, outer6 ? hit->outer6 : NULL,
+		ret = outer6 && hit->addr6_lost ? -1 :
+		      pkt_tunnel_outer(pkt, len, r, outer6 ? hit->addr6 : NULL,
 				       buf, max, outlen);
 		break;
 	case KB_XREC_NAT:
-		ret = pkt_xlate_invert(pkt, len, r, buf);
+		ret = r->family != 6 ? pkt_xlate_invert(pkt, len, r, buf) :
+		      hit->addr6_lost ? -1 :
+		      pkt_xlate_invert6(pkt, len, r, hit->addr6, buf);
 		*outlen = len;
 		break;
 	default:
@@ -493,12 +529,67 @@ static void tunnel6_str(const struct kbloom_xlate *r, const uint8_t *outer6,
 		gre_words(r, buf + n, len - n);
 }
 
+/* "[2001:db8::1]:61000", "2001:db8::1 id 7", "2001:db8::1". */
+static void endpoint6(char *buf, size_t len, uint8_t proto, const uint8_t *a,
+		      uint16_t port, bool with_port)
+{
+	char x[INET6_ADDRSTRLEN] = "?";
+
+	if (a)
+		inet_ntop(AF_INET6, a, x, sizeof(x));
+	if (!with_port)
+		snprintf(buf, len, "%s", x);
+	else if (proto == 58)
+		snprintf(buf, len, "%s id %u", x, ntohs(port));
+	else
+		snprintf(buf, len, "[%s]:%u", x, ntohs(port));
+}
+
+/*
+ * An IPv6 NAT record: "SNAT [AFTER]:P <- [BEFORE]:P; DNAT ..." with
+ * @before6 and @after6 (32 bytes each), or without: "SNAT (its addresses
+ * are not in the table) :P <- :P".
+ */
+static void nat6_str(const struct kbloom_xlate *r, const uint8_t *before6,
+		     const uint8_t *after6, char *buf, size_t len)
+{
+	bool ports = r->proto == 58 || r->proto == 6 || r->proto == 17 ||
+		     r->proto == 33 || r->proto == 132 || r->proto == 136;
+	char x[64], y[64];
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (!before6)
+		n = (size_t)snprintf(buf, len,
+				     "(its addresses are not in the table) ");
+	if ((r->kind & KBLOOM_XLATE_SNAT) && n < len) {
+		endpoint6(x, sizeof(x), r->proto, after6, r->after_sport, ports);
+		endpoint6(y, sizeof(y), r->proto, before6, r->before_sport,
+			  ports);
+		n += (size_t)snprintf(buf + n, len - n, "SNAT %s <- %s", x, y);
+	}
+	if ((r->kind & KBLOOM_XLATE_DNAT) && n < len) {
+		/* ICMPv6's identifier went with the source. */
+		bool p = ports && r->proto != 58;
+
+		endpoint6(x, sizeof(x), r->proto, after6 ? after6 + 16 : NULL,
+			  r->after_dport, p);
+		endpoint6(y, sizeof(y), r->proto, before6 ? before6 + 16 : NULL,
+			  r->before_dport, p);
+		snprintf(buf + n, len - n, "%sDNAT %s <- %s",
+			 r->kind & KBLOOM_XLATE_SNAT ? "; " : "", x, y);
+	}
+}
+
 void kb_xlate_hit_str(const struct kb_xlate_hit *hit, char *buf, size_t len)
 {
-	if (kb_xlate_class(hit->rec.kind) == KB_XREC_TUNNEL &&
-	    (hit->rec.kind & KBLOOM_XLATE_OUTER6))
-		tunnel6_str(&hit->rec, hit->outer6_lost ? NULL : hit->outer6,
-			    buf, len);
+	enum kb_xlate_class class = kb_xlate_class(hit->rec.kind);
+	const uint8_t *a = hit->addr6_lost ? NULL : hit->addr6;
+
+	if (class == KB_XREC_TUNNEL && (hit->rec.kind & KBLOOM_XLATE_OUTER6))
+		tunnel6_str(&hit->rec, a, buf, len);
+	else if (class == KB_XREC_NAT && hit->rec.family == 6)
+		nat6_str(&hit->rec, a, hit->after6, buf, len);
 	else
 		kb_xlate_str(&hit->rec, buf, len);
 }
@@ -511,6 +602,10 @@ void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 	if (kb_xlate_class(r->kind) == KB_XREC_TUNNEL &&
 	    (r->kind & KBLOOM_XLATE_OUTER6)) {
 		tunnel6_str(r, NULL, buf, len);
+		return;
+	}
+	if (kb_xlate_class(r->kind) == KB_XREC_NAT && r->family == 6) {
+		nat6_str(r, NULL, NULL, buf, len);
 		return;
 	}
 	if (r->kind & KBLOOM_XLATE_OPAQUE) {

@@ -21,9 +21,15 @@ struct kb_xlate_hit {
 	struct kbloom_xlate rec;
 	uint64_t window;
 	uint64_t start, end;	/* the window's: CLOCK_REALTIME ns, end 0 open */
-	/* A tunnel record over IPv6: its outer source and destination. */
-	uint8_t outer6[32];
-	bool outer6_lost;	/* no address record holds one of them */
+	/*
+	 * IPv6 addresses the record holds folded, from the address records
+	 * (or the packet's own, an address a NAT kept): a tunnel's outer
+	 * source and destination, a NAT's BEFORE ones; and the packet's
+	 * (AFTER) own, for its words.
+	 */
+	uint8_t addr6[32];
+	uint8_t after6[32];
+	bool addr6_lost;	/* no address record holds one of them */
 };
 
 /*
@@ -44,7 +50,7 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
  * records of IPv4 and IPv6 ones (pkt_tunnel_want()), arrival records
  * too (pkt_arrival_want()). A tunnel record over IPv6 comes with its
  * outer addresses from the address records, once per pair when two
- * addresses share a fold (outer6_lost when none has it).
+ * addresses share a fold (addr6_lost when none has it).
  */
 size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       uint32_t len, uint64_t lo, uint64_t hi,
@@ -52,10 +58,11 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 
 /*
  * Whether a NAT record of @a in the windows overlapping [@lo, @hi] has
- * the protocol and AFTER addresses of the IPv4 packet @pkt, whatever its
- * ports: a later fragment (no ports, no key of its own) of one of those
- * flows may have been rewritten by this router, and only its datagram's
- * head could tell by which record.
+ * the family, protocol and AFTER addresses of the packet @pkt (IPv4, or
+ * IPv6 folded: pkt_addrs_key()), whatever its ports: a later fragment
+ * (no ports, no key of its own) of one of those flows may have been
+ * rewritten by this router, and only its datagram's head could tell by
+ * which record.
  */
 bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
 			   uint32_t len, uint64_t lo, uint64_t hi);

@@ -947,6 +947,11 @@ enum kbloom_attach_attr {
  *	had arrived as BEFORE: addresses and ports (for ICMP echo and echo
  *	reply the identifier in SPORT, DPORT 0; 0 for protocols without
  *	ports). FIRST: CLOCK_REALTIME seconds (low 32 bits) when it was made.
+ *	IPv6 (FAMILY 6; nftables' ip6 and inet NAT): the addresses folded
+ *	(as a key's: the XOR of their four 32-bit words), the ports after
+ *	the extension headers (for ICMPv6 echo the identifier); each BEFORE
+ *	address the NAT rewrote is an address record of the same window,
+ *	made before it (one it kept has BEFORE's fold equal to AFTER's).
  * Tunnel (KIND IPIP, GRE or VXLAN), per packet, made at LOCAL_IN of the router
  *	that decapsulates it: the inner packet (AFTER_SRC, AFTER_DST, its IP
  *	ID in AFTER_SPORT, AFTER_DPORT 0, PROTO its protocol) arrived inside
@@ -989,8 +994,9 @@ enum kbloom_attach_attr {
  *	seed: no one else can compute it); the VXLAN header and the inner
  *	Ethernet addresses are not kept (no digest covers them).
  * Address (KIND ADDR6: OPAQUE and OUTER6), per address and window, made
- *	with the tunnel records over IPv6 whose outer packets had it (before
- *	them: a table too full for it takes neither): the 16 bytes of an
+ *	with the tunnel records over IPv6 whose outer packets had it and the
+ *	IPv6 NAT records whose BEFORE it is (before them: a table too full
+ *	for it takes neither): the 16 bytes of an
  *	IPv6 address in BEFORE_SRC, BEFORE_DST, BEFORE_SPORT and
  *	BEFORE_DPORT, FIRST, in that order. Keyed by FAMILY 6, PROTO 0,
  *	AFTER_SRC its fold, the other AFTER_* fields 0. Two addresses of one

@@ -6,7 +6,7 @@
  * record over IPv6 (KIND OUTER6) holds only its outer addresses' folds:
  * the lookup gives it the addresses from the address records (KIND
  * ADDR6) of any window, one hit per (source, destination) pair when
- * addresses share a fold, and outer6_lost when one has none; what
+ * addresses share a fold, and addr6_lost when one has none; what
  * kb_xlate_hit_str() and kb_xlate_before() make of such hits.
  */
 #include <arpa/inet.h>
@@ -200,8 +200,8 @@ static bool hit_is(const struct kb_xlate_hit *h, const struct kbloom_xlate *r,
 	struct kbloom_xlate v = *r;
 
 	v.state = KBLOOM_XLATE_VALID;
-	return !memcmp(&h->rec, &v, sizeof(v)) && !h->outer6_lost &&
-	       !memcmp(h->outer6, src, 16) && !memcmp(h->outer6 + 16, dst, 16);
+	return !memcmp(&h->rec, &v, sizeof(v)) && !h->addr6_lost &&
+	       !memcmp(h->addr6, src, 16) && !memcmp(h->addr6 + 16, dst, 16);
 }
 
 /*
@@ -306,9 +306,9 @@ TEST(two_addresses_of_one_fold_give_a_hit_per_pair)
 /*
  * No address record of the destination's fold (one of another fold, the
  * source's, and a record of another kind with an address record's key
- * there): one hit, outer6_lost, nothing to rebuild by.
+ * there): one hit, addr6_lost, nothing to rebuild by.
  */
-TEST(a_tunnel_hit_without_an_address_record_is_outer6_lost)
+TEST(a_tunnel_hit_without_an_address_record_is_addr6_lost)
 {
 	static const uint8_t zero[32];
 	struct kb_xlate_hit hit[4];
@@ -331,8 +331,8 @@ TEST(a_tunnel_hit_without_an_address_record_is_outer6_lost)
 	a.kind = KBLOOM_XLATE_OPAQUE;
 	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &a));
 	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
-	EXPECT_TRUE(hit[0].outer6_lost);
-	EXPECT_EQ(0, memcmp(hit[0].outer6, zero, 32));
+	EXPECT_TRUE(hit[0].addr6_lost);
+	EXPECT_EQ(0, memcmp(hit[0].addr6, zero, 32));
 	EXPECT_EQ(7, hit[0].window);
 	kb_xlate_hit_str(&hit[0], s, sizeof(s));
 	EXPECT_STREQ("4in6 (its outer addresses are not in the table) flowlabel 0x5b1c3 encaplimit 4",
@@ -344,7 +344,7 @@ TEST(a_tunnel_hit_without_an_address_record_is_outer6_lost)
 	ASSERT_EQ(0, arch_init(&x));
 	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 7), &r));
 	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
-	EXPECT_TRUE(hit[0].outer6_lost);
+	EXPECT_TRUE(hit[0].addr6_lost);
 	arch_free(&x);
 }
 
@@ -372,8 +372,8 @@ TEST(a_tunnel_hit_over_ipv4_takes_no_address)
 	put_addr(&x, 8, D);
 	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
 	EXPECT_EQ(KBLOOM_XLATE_IPIP, hit[0].rec.kind);
-	EXPECT_FALSE(hit[0].outer6_lost);
-	EXPECT_EQ(0, memcmp(hit[0].outer6, zero, 32));
+	EXPECT_FALSE(hit[0].addr6_lost);
+	EXPECT_EQ(0, memcmp(hit[0].addr6, zero, 32));
 	arch_free(&x);
 }
 

@@ -27,7 +27,7 @@ sysctls="net.ipv4.ip_forward"
 saved=$(for s in $sysctls; do echo "$s=$(sysctl -n $s)"; done)
 teardown() {
 	local n
-	for n in a b r2 nat r1 v c home; do ip netns del $P$n 2>/dev/null; done
+	for n in a b r2 nat r1 v w c home; do ip netns del $P$n 2>/dev/null; done
 }
 trap 'teardown; sysctl -qw $saved; rm -rf "$tmp"' EXIT
 dmesg_mark=$(dmesg | wc -l)
@@ -215,6 +215,56 @@ check "fragmented by r1 (MTU 576): v holds 3 fragments per request" sh -c "
 	n=\$(tcpdump -nr $tmp/frag.pcap 'ip[6:2] & 0x3fff != 0' 2>/dev/null | wc -l); echo \"\$n fragments\"; [ \$n -eq 6 ]"
 check "each fragment, the later ones too, traced through nat (SNAT ... id N <- 10.9.0.5 id N) to r2" \
 	traced frag r1 r2 'SNAT 100\.64\.0\.1 id (\d+) <- 10\.9\.0\.5 id \1 \(window \d+\)' ICMP
+
+# 5b. IPv6 NAT (nftables' ip6 family): the same routers, IPv6 beside
+# IPv4, and w (fd02::2) behind r1 (v's 576-byte link is too small for
+# IPv6, whose minimum is 1280):
+#   a fd09::5 - r2 - fd08::/64 - nat - fd64::/64 - r1 - w fd02::2
+# nat masquerades out of eth1 (to fd64::1) and forwards [fd64::1]:8053/udp
+# to [fd09::5]:53. Its records fold the addresses; each address it
+# rewrote, as it arrived, has an address record; the trace undoes them.
+ipv6() {
+	local r
+	ip netns add ${P}w && ip -n ${P}w link set lo up && veth r1 eth2 w eth0 || return 1
+	for end in "a eth0 fd09::5" "r2 eth0 fd09::1" "r2 eth1 fd08::2" "nat eth0 fd08::1" \
+		"nat eth1 fd64::1" "r1 eth0 fd64::254" "r1 eth2 fd02::1" "w eth0 fd02::2"; do
+		set -- $end
+		ip -n $P$1 addr add $3/64 dev $2 nodad || return 1
+	done
+	ip -n ${P}a route add default via fd09::1 && ip -n ${P}r2 -6 route add default via fd08::1 &&
+		ip -n ${P}nat -6 route add fd09::/64 via fd08::2 && ip -n ${P}nat -6 route add default via fd64::254 &&
+		ip -n ${P}w route add default via fd02::1 || return 1
+	for r in $routers; do nx $r sysctl -qw net.ipv6.conf.all.forwarding=1 || return 1; done
+	nx nat nft -f - <<-'EOF' || return 1
+	table ip6 nat {
+		chain pre {
+			type nat hook prerouting priority dstnat;
+			iifname "eth1" udp dport 8053 dnat to [fd09::5]:53
+		}
+		chain post {
+			type nat hook postrouting priority srcnat;
+			oifname "eth1" masquerade
+		}
+	}
+	EOF
+	nx a ping -6 -q -c 1 -W 5 fd02::2 >/dev/null || { echo "a: no route to w over IPv6"; return 1; }
+}
+check "IPv6 beside IPv4: a, r2, nat, r1 and w (fd02::2); nat's ip6 table masquerades and forwards a port" ipv6
+capture w echo6 ip6 src fd64::1 && nx a ping -6 -q -c 3 -i 0.3 fd02::2 >/dev/null; stop echo6
+check "IPv6 masquerade, ICMPv6 echo: each request traced from r1 through nat (SNAT fd64::1 id N <- fd09::5 id N) to r2" \
+	traced echo6 r1 r2 'SNAT fd64::1 id (\d+) <- fd09::5 id \1 \(window \d+\)'
+capture w udp6 ip6 src fd64::1 && for i in 1 2 3; do echo "hi $i"; done |
+	nx a nc -6 -u -w 1 -p 4000 fd02::2 7777; stop udp6
+check "IPv6 masquerade, UDP: each datagram traced through nat (SNAT [fd64::1]:4000 <- [fd09::5]:4000) to r2" \
+	traced udp6 r1 r2 'SNAT \[fd64::1\]:4000 <- \[fd09::5\]:4000 \(window \d+\)' UDP
+capture w tcp6 ip6 src fd64::1 && { nx w timeout 10 nc -6 -l 5001 >/dev/null & srv=$!; } && sleep 0.5 &&
+	seq 1 200 | nx a nc -6 -N -p 4600 fd02::2 5001; wait $srv; stop tcp6
+check "IPv6 masquerade, TCP: every segment traced through nat (SNAT [fd64::1]:4600 <- [fd09::5]:4600) to r2" \
+	traced tcp6 r1 r2 'SNAT \[fd64::1\]:4600 <- \[fd09::5\]:4600 \(window \d+\)' TCP
+capture a dnat6 ip6 dst fd09::5 and udp && for i in 1 2; do echo "q $i"; done |
+	nx w nc -6 -u -w 1 -p 999 fd64::1 8053; stop dnat6
+check "IPv6 port forward, UDP: each datagram w sent to [fd64::1]:8053, traced from r2 through nat (DNAT [fd09::5]:53 <- [fd64::1]:8053) to r1" \
+	traced dnat6 r2 r1 'DNAT \[fd09::5\]:53 <- \[fd64::1\]:8053 \(window \d+\)' UDP
 
 # Sections 6 and 7 drive the same kernel paths as 1-3 (records in their
 # windows) and the transfer commands transfer_test runs under the
