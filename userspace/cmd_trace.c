@@ -73,7 +73,7 @@ struct tpkt {
 	char desc[256];
 	char digest[KB_DIGEST_STR_MAX];
 	long res;		/* index into the results, or -1 */
-	long frag;		/* an IPv4 fragment: its index in frags */
+	long frag;		/* an IPv4 or IPv6 fragment: its index in frags */
 	uint8_t *whole;		/* then the head of the packet it was cut
 				 * from, when the capture holds its first
 				 * and last fragments (pktxform.h)
@@ -108,7 +108,7 @@ struct trace {
 
 static bool is_fragment(const uint8_t *d, uint32_t len)
 {
-	return len >= 20 && d[0] >> 4 == 4 && ((d[6] << 8 | d[7]) & 0x3fff);
+	return pkt_is_fragment(d, len);
 }
 
 /* Keeps fragment @data for the reassembly of its siblings: its index. */
@@ -376,6 +376,8 @@ static const char *const blind_words[] = {
 	[TB_BLIND_OPAQUE] = "it came out of ",
 	[TB_BLIND_FRAGMENT6] =
 		"a later IPv6 fragment through its NAT: its record is found only by a whole packet's or a first fragment's ports",
+	[TB_BLIND_REFRAG6] =
+		"an IPv6 fragment it reassembled (it tracks connections) and cut again with an identification of its own; the one it arrived with was not kept",
 	[TB_BLIND_MERGED] =
 		"it arrived there in a tunnel's packets merged by GRO, whose outer IP IDs before it were not kept; no router before it holds the ID it left with",
 };

@@ -489,6 +489,121 @@ int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,
 	return 0;
 }
 
+/* An IPv6 fragment (RFC 8200 4.5). */
+struct frag6 {
+	uint32_t fo;		/* its fragment header's offset */
+	uint32_t prev;		/* the next-header byte naming it */
+	uint32_t offm;		/* fragment offset (bytes) | M */
+	uint32_t end;		/* where the packet ends: 40 + payload length */
+	uint32_t cap;		/* min(captured, end) */
+};
+
+/*
+ * Whether IPv6 packet @p (@len bytes) is a fragment: 0 and @f, 1 for an
+ * IPv6 packet without a fragment header (past hop-by-hop, routing and
+ * destination options), -1 for none or a malformed one.
+ */
+static int frag6_parse(const uint8_t *p, uint32_t len, struct frag6 *f)
+{
+	uint32_t off = 40, prev = 6;
+	uint8_t next;
+
+	if (len < 40 || p[0] >> 4 != 6)
+		return -1;
+	f->end = 40 + get16(p + 4);
+	f->cap = len < f->end ? len : f->end;
+	next = p[6];
+	while (next == IP6_HOPOPTS || next == IP6_ROUTING ||
+	       next == IP6_DSTOPTS) {
+		if (off + 8 > f->cap)
+			return -1;
+		prev = off;
+		next = p[off];
+		off += 8 + 8u * p[off + 1];
+	}
+	if (next != IP6_FRAGMENT)
+		return 1;
+	if (off + 8 > f->cap)
+		return -1;
+	f->fo = off;
+	f->prev = prev;
+	f->offm = get16(p + off + 2) & 0xfff9;
+	return 0;
+}
+
+/* Fragments of one IPv6 datagram: addresses and identification agree. */
+static int same_datagram6(const uint8_t *a, const struct frag6 *fa,
+			  const uint8_t *b, const struct frag6 *fb)
+{
+	return !memcmp(a + 8, b + 8, 32) &&
+	       !memcmp(a + fa->fo + 4, b + fb->fo + 4, 4);
+}
+
+/*
+ * pkt_defrag_head() for IPv6: the packet before the fragment header was
+ * added (the unfragmentable part, its last next header the fragment
+ * header's, payload length to the end of the last fragment's data),
+ * then the first fragment's data as captured.
+ */
+static int defrag_head6(const struct pkt_frag_ref *pkts, size_t n, size_t i,
+			uint8_t *out, uint32_t outmax, uint32_t *outlen)
+{
+	size_t j, first = n, last = n, dfirst = 0, dlast = 0, d;
+	struct frag6 f, ff, fl;
+	uint32_t end, take;
+	int r;
+
+	r = frag6_parse(pkts[i].pkt, pkts[i].len, &f);
+	if (r)
+		return r;
+	for (j = 0; j < n; j++) {
+		if (frag6_parse(pkts[j].pkt, pkts[j].len, &ff) ||
+		    !same_datagram6(pkts[i].pkt, &f, pkts[j].pkt, &ff))
+			continue;
+		/* As for IPv4 (below): the nearest first and last. */
+		d = j <= i ? i - j : n + j - i;
+		if (!(ff.offm & 0xfff8) && (first == n || d < dfirst)) {
+			first = j;
+			dfirst = d;
+		}
+		d = j >= i ? j - i : n + i - j;
+		if (!(ff.offm & 1) && (last == n || d < dlast)) {
+			last = j;
+			dlast = d;
+		}
+	}
+	if (first == n || last == n)
+		return -1;
+	frag6_parse(pkts[first].pkt, pkts[first].len, &ff);
+	frag6_parse(pkts[last].pkt, pkts[last].len, &fl);
+	/* RFC 8200 4.5: the data ends at the last one's offset + its length. */
+	if (fl.end < fl.fo + 8)
+		return -1;
+	end = (fl.offm & 0xfff8) + (fl.end - fl.fo - 8);
+	if (end <= ff.end - ff.fo - 8 || ff.fo - 40 + end > 0xffff ||
+	    outmax < ff.fo)
+		return -1;
+	memcpy(out, pkts[first].pkt, ff.fo);
+	out[ff.prev] = pkts[first].pkt[ff.fo];
+	put16(out + 4, ff.fo - 40 + end);
+	take = ff.cap - ff.fo - 8;
+	if (take > outmax - ff.fo)
+		take = outmax - ff.fo;
+	memcpy(out + ff.fo, pkts[first].pkt + ff.fo + 8, take);
+	*outlen = ff.fo + take;
+	return 0;
+}
+
+int pkt_is_fragment(const uint8_t *pkt, uint32_t len)
+{
+	struct frag6 f;
+	struct ip4 h;
+
+	if (len && pkt[0] >> 4 == 6)
+		return !frag6_parse(pkt, len, &f);
+	return !ip4_parse(pkt, len, &h) && (h.frag & (IP_MF | IP_OFFMASK));
+}
+
 int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 		    uint8_t *out, uint32_t outmax, uint32_t *outlen)
 {
@@ -498,6 +613,8 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 	uint8_t hdr[60];
 	int r;
 
+	if (pkts[i].len && pkts[i].pkt[0] >> 4 == 6)
+		return defrag_head6(pkts, n, i, out, outmax, outlen);
 	r = ip4_parse(pkts[i].pkt, pkts[i].len, &h);
 	if (r != 0)
 		return r;

@@ -195,6 +195,23 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 		    uint8_t *out, uint32_t outmax, uint32_t *outlen);
 
 /*
+ * IPv6 (RFC 8200 4.5): hosts fragment, and a router that tracks
+ * connections reassembles what it forwards before its forward hook sees
+ * it (conntrack), so a digest there is of the whole datagram. For a
+ * packet @i with a fragment header (after hop-by-hop, routing and
+ * destination options headers, if any) pkt_defrag_head() rebuilds that
+ * datagram's head from its first and last fragments in @pkts (the same
+ * addresses and identification): the first fragment's headers without
+ * the fragment header (the header before it naming the fragment
+ * header's next header instead), payload length to the end of the last
+ * fragment's data (its offset + its data length), then the first
+ * fragment's data as captured; 1 for an IPv6 packet without a fragment
+ * header, -1 as for IPv4. pkt_is_fragment(): whether @pkt is an IPv4
+ * fragment (MF or an offset) or an IPv6 one (a fragment header).
+ */
+int pkt_is_fragment(const uint8_t *pkt, uint32_t len);
+
+/*
  * Tunnels (IPIP, GRE, VXLAN: RFC 2003, RFC 2784, RFC 7348; over IPv6,
  * RFC 2473): a tunnel record says that the inner packet with these
  * addresses, protocol and IP ID arrived at the decapsulating router

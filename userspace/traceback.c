@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pktxform.h"
 #include "traceback.h"
 #include "../kmod/engine/digest.h"
 
@@ -117,15 +118,22 @@ static uint32_t unsure_forms(const struct walk *w, size_t i)
 /*
  * What answer @a says of item @row for packet @i: the newest window of the
  * range holding it (NULL: none) and the router's rate over the range.
+ * @refrag: packet @i, an IPv6 fragment, is held there only in a form
+ * without its fragment header (its datagram reassembled: the router
+ * tracks connections, and cut it again with an identification of its
+ * own, RFC 8200 4.5).
  */
 static const struct tb_window *judge(const struct walk *w, size_t i,
 				     const struct tb_answer *a, size_t row,
-				     double *fpr)
+				     double *fpr, bool *refrag)
 {
 	const struct tb_window *best = NULL;
 	uint64_t lo = range_lo(w, i), hi = w->p[i].at;
 	double log_clear = 0;	/* log of P(no window gives a false hit) */
 	uint32_t j, f, nf = w->nf_step[i], nq = nf + unsure_forms(w, i);
+	bool frag6 = form(w, i, 0)->len && form(w, i, 0)->pkt[0] >> 4 == 6 &&
+		     pkt_is_fragment(form(w, i, 0)->pkt, form(w, i, 0)->len);
+	bool as_frag = false;
 
 	for (j = 0; j < a->nwin; j++) {
 		const struct tb_window *win = &a->win[j];
@@ -142,7 +150,11 @@ static const struct tb_window *judge(const struct walk *w, size_t i,
 		for (f = 0; f < nf; f++) {
 			const uint8_t *bits = a->hits + (row + f) * a->row;
 
-			hit |= bits[j / 8] >> (j % 8) & 1;
+			if (!(bits[j / 8] >> (j % 8) & 1))
+				continue;
+			hit = true;
+			as_frag |= frag6 && pkt_is_fragment(form(w, i, f)->pkt,
+							    form(w, i, f)->len);
 		}
 		if (!hit)
 			continue;
@@ -150,6 +162,7 @@ static const struct tb_window *judge(const struct walk *w, size_t i,
 			best = win;
 	}
 	*fpr = -expm1(log_clear);
+	*refrag = best && frag6 && !as_frag;
 	return best;
 }
 
@@ -593,6 +606,7 @@ static int first_step(struct walk *w, size_t from)
 	size_t i;
 	uint32_t j;
 	double fpr;
+	bool refrag;
 
 	size_t row = 0;
 
@@ -639,7 +653,7 @@ static int first_step(struct walk *w, size_t from)
 			res->status = TB_NOT_TRACEABLE;
 			continue;
 		}
-		hit = judge(w, i, a, row, &fpr);
+		hit = judge(w, i, a, row, &fpr, &refrag);
 		note_blind(w, i, from, row, a);
 		if (!hit && a->bypass[0]) {
 			if (set_bypassed(w, from, a->bypass))
@@ -657,6 +671,7 @@ static int first_step(struct walk *w, size_t from)
 		    adopt_forms(w, i, 0, row, a))
 			goto fail;
 		res->node[0].unsure = job.unsure[i];
+		res->node[0].refrag = refrag;
 		w->ps[i].fstart = 0;
 		w->ps[i].fend = 1;
 	}
@@ -707,11 +722,12 @@ static int take(struct walk *w, uint32_t d, size_t r, struct job *jb)
 		const struct tb_window *hit = NULL;
 		struct tb_result *res;
 		double fpr = 0;
+		bool refrag = false;
 
 		i = w->pend[r][k];
 		res = &w->res[i];
 		if (a) {
-			hit = judge(w, i, a, row, &fpr);
+			hit = judge(w, i, a, row, &fpr, &refrag);
 			res->asked++;
 			/* Passed by, maybe: unknown for it (a node, as such). */
 			if (!hit && a->bypass[0]) {
@@ -738,6 +754,7 @@ add:
 			return -1;
 		node = res->nnodes - 1;
 		res->node[node].unsure = hit && jb->unsure[k];
+		res->node[node].refrag = hit && refrag;
 		if (a && hit && adopt_forms(w, i, node, row, a))
 			return -1;
 		for (j = 0; j < rt->nnbr; j++) {
@@ -977,11 +994,18 @@ static void unsure_ingress(struct walk *w, size_t i)
 	if (res->status != TB_TRACED || res->blind)
 		return;
 	for (x = 0; x < res->ningress; x++) {
-		if (!res->node[res->ingress[x]].unsure)
+		if (!res->node[res->ingress[x]].unsure &&
+		    !res->node[res->ingress[x]].refrag)
 			continue;
 		res->blind = true;
 		res->blind_at = res->node[res->ingress[x]].router;
-		res->blind_why = TB_BLIND_MERGED;
+		/*
+		 * Likewise an IPv6 fragment it held only reassembled: the
+		 * routers before it were asked about the identification it
+		 * gave the fragments it cut again, not theirs.
+		 */
+		res->blind_why = res->node[res->ingress[x]].unsure ?
+				 TB_BLIND_MERGED : TB_BLIND_REFRAG6;
 		return;
 	}
 }

@@ -163,6 +163,8 @@ enum tb_blind {
 	TB_BLIND_MERGED,
 	/* A later IPv6 fragment of a flow the NAT rewrote (no head looked for). */
 	TB_BLIND_FRAGMENT6,
+	/* An IPv6 fragment held at its ingress only reassembled (refrag). */
+	TB_BLIND_REFRAG6,
 };
 
 enum tb_status {
@@ -182,6 +184,7 @@ struct tb_node {
 	double fpr;		/* the router's rate over the range's windows */
 	bool unknown;		/* not asked (see above): win and fpr are 0 */
 	bool unsure;		/* holds it in its unsure form (see walk) */
+	bool refrag;		/* an IPv6 fragment: holds it reassembled only */
 	char *xf;		/* the transforms it undid ("; "-joined, with
 				 * their windows), or NULL (malloc) */
 };

@@ -2752,4 +2752,1042 @@ TEST(later_fragments_follow_their_heads_record)
 	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
 }
 
+/* ---- IPv6 NAT: keys, inversion, ICMPv6 errors ---- */
+
+/*
+ * IPv6 packets are built here from scratch like the IPv4 ones above: the
+ * upper layer's checksum summed over RFC 8200 8.1's pseudo-header
+ * (source, destination, the upper-layer packet length as 32 bits, three
+ * zero bytes and the upper protocol) and the whole upper-layer packet
+ * (for a first fragment, the unfragmented one): UDP's (RFC 768, a sum of
+ * 0 sent as 0xffff), UDP-Lite's (RFC 3828), TCP's (RFC 793), DCCP's (RFC
+ * 4340) and ICMPv6's (RFC 4443 2.3) alike. Records fold an address as
+ * the uapi says, the XOR of its four 32-bit words, computed here rather
+ * than by kb_xlate_fold6(). As for IPv4, inverting AFTER with the record
+ * and BEFORE's addresses must give BEFORE byte for byte.
+ */
+#define PROTO_ICMPV6	58
+#define NH_HOPOPTS	0
+#define NH_ROUTING	43
+#define NH_FRAGMENT	44
+
+/* fd09::5 inside, fd64::1 the NAT's, a server, a web server inside. */
+static const uint8_t INSIDE6[16] = { 0xfd, 0x09, [15] = 0x05 };
+static const uint8_t PUBLIC6[16] = { 0xfd, 0x64, [15] = 0x01 };
+static const uint8_t SERVER6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x05,
+				     [15] = 0x35 };
+static const uint8_t WEB6[16] = { 0xfd, 0x00, 0x00, 0x80, [15] = 0x80 };
+/* The one segment of the routing headers built here. */
+static const uint8_t SEGMENT6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff,
+				      [15] = 0x01 };
+
+/* A flow as an IPv6 packet carries it; ICMPv6 echo: its id in sport. */
+struct flow6 {
+	const uint8_t *src, *dst;
+	uint16_t sport, dport;
+};
+
+struct spec6 {
+	uint8_t proto;		/* the upper layer's */
+	struct flow6 f;
+	uint32_t payload;	/* bytes after the upper-layer header */
+	/*
+	 * Extension headers in order, one letter each: h hop-by-hop (8
+	 * bytes), d destination options (16), r routing (24), f fragment
+	 * (8; a first fragment unless @later).
+	 */
+	const char *ext;
+	uint8_t icmp_type;	/* ICMPv6: 128 echo request, 129 reply, 1-4 */
+	int udp_nocsum;		/* UDP: checksum 0 */
+	uint16_t fill;		/* payload bytes 0-1 when non-zero */
+	const uint8_t *body;	/* the payload when given (@payload bytes) */
+	uint32_t carried;	/* with f: upper-layer bytes carried; 0: 32 */
+	uint16_t later;		/* with f: a later fragment's offset */
+	uint8_t tclass, hlim;	/* hlim 0: 64 */
+};
+
+/* A packet built by build6(): its length, its upper layer's offset. */
+struct built6 {
+	uint32_t len, l4;
+};
+
+/* The upper-layer header's length (ICMPv6: type to its 4-byte word). */
+static uint32_t l4_hdr_len6(uint8_t proto)
+{
+	return proto == PROTO_TCP ? 20 : proto == PROTO_DCCP ? 16 : 8;
+}
+
+static uint32_t ext_len6(char c)
+{
+	return c == 'd' ? 16 : c == 'r' ? 24 : 8;
+}
+
+static uint8_t ext_code6(char c)
+{
+	return c == 'h' ? NH_HOPOPTS : c == 'd' ? NH_DSTOPTS :
+	       c == 'r' ? NH_ROUTING : NH_FRAGMENT;
+}
+
+/* The sum of RFC 8200 8.1's pseudo-header and @n upper-layer bytes @u. */
+static uint32_t ref_sum6(const uint8_t *src, const uint8_t *dst,
+			 uint8_t proto, const uint8_t *u, uint32_t n)
+{
+	uint8_t ph[40] = { 0 };
+
+	memcpy(ph, src, 16);
+	memcpy(ph + 16, dst, 16);
+	set32(ph + 32, n);
+	ph[39] = proto;
+	return ref_sum(ref_sum(0, ph, 40), u, n);
+}
+
+/* An address's fold, as records have it (network order in memory). */
+static uint32_t ref_fold6(const uint8_t *a)
+{
+	return htonl(get32(a) ^ get32(a + 4) ^ get32(a + 8) ^ get32(a + 12));
+}
+
+/* The packet @s into @b. Checksums from scratch. */
+static struct built6 build6(uint8_t *b, const struct spec6 *s)
+{
+	uint32_t hl = l4_hdr_len6(s->proto), ulen = hl + s->payload;
+	uint32_t off = 40, carry = ulen, k, sum;
+	const char *c = s->ext ? s->ext : "";
+	uint8_t u[2048], *nh = b + 6;
+	struct built6 r;
+
+	memset(u, 0, ulen);
+	for (k = 0; k < s->payload; k++)
+		u[hl + k] = s->body ? s->body[k] : (uint8_t)(0x30 + 7 * k);
+	if (s->fill)
+		set16(u + hl, s->fill);
+	switch (s->proto) {
+	case PROTO_TCP:
+		set16(u, s->f.sport);
+		set16(u + 2, s->f.dport);
+		set32(u + 4, 0x01020304);	/* sequence */
+		set32(u + 8, 0x0a0b0c0d);	/* acknowledgment */
+		u[12] = 5 << 4;
+		u[13] = 0x18;			/* PSH, ACK */
+		set16(u + 14, 0x7210);		/* window */
+		sum = ref_sum6(s->f.src, s->f.dst, s->proto, u, ulen);
+		set16(u + 16, ~sum & 0xffff);
+		break;
+	case PROTO_UDP:
+		set16(u, s->f.sport);
+		set16(u + 2, s->f.dport);
+		set16(u + 4, ulen);
+		sum = ~ref_sum6(s->f.src, s->f.dst, s->proto, u, ulen) & 0xffff;
+		set16(u + 6, s->udp_nocsum ? 0 : sum ? sum : 0xffff);
+		break;
+	case PROTO_UDPLITE:
+		set16(u, s->f.sport);		/* coverage 0: all of it */
+		set16(u + 2, s->f.dport);
+		sum = ~ref_sum6(s->f.src, s->f.dst, s->proto, u, ulen) & 0xffff;
+		set16(u + 6, sum ? sum : 0xffff);
+		break;
+	case PROTO_DCCP:
+		set16(u, s->f.sport);		/* CsCov 0: all of it */
+		set16(u + 2, s->f.dport);
+		u[4] = 4;			/* data offset */
+		u[8] = 4 << 1 | 1;		/* DataAck, X */
+		u[10] = 0x12;
+		u[12] = 0x34;
+		u[15] = 0x56;
+		sum = ref_sum6(s->f.src, s->f.dst, s->proto, u, ulen);
+		set16(u + 6, ~sum & 0xffff);
+		break;
+	case PROTO_ICMPV6:
+		u[0] = s->icmp_type;
+		if (s->icmp_type == 128 || s->icmp_type == 129) {
+			set16(u + 4, s->f.sport);
+			set16(u + 6, 0x0007);	/* sequence */
+		} else if (s->icmp_type == 2) {
+			set32(u + 4, 1280);	/* packet too big: the MTU */
+		}
+		sum = ref_sum6(s->f.src, s->f.dst, s->proto, u, ulen);
+		set16(u + 2, ~sum & 0xffff);
+		break;
+	}
+
+	memset(b, 0, 40);
+	b[0] = 0x60 | s->tclass >> 4;
+	b[1] = (uint8_t)(s->tclass << 4) | 0x01;	/* flow label 0x1a2b3 */
+	b[2] = 0xa2;
+	b[3] = 0xb3;
+	b[7] = s->hlim ? s->hlim : 64;
+	memcpy(b + 8, s->f.src, 16);
+	memcpy(b + 24, s->f.dst, 16);
+	for (; *c; c++) {
+		uint8_t *h = b + off;
+
+		memset(h, 0, ext_len6(*c));
+		*nh = ext_code6(*c);
+		nh = h;
+		h[1] = ext_len6(*c) / 8 - 1;
+		if (*c == 'h' || *c == 'd') {
+			/* PadN over the rest (RFC 8200 4.2). */
+			h[2] = 1;
+			h[3] = ext_len6(*c) - 4;
+		} else if (*c == 'r') {
+			/*
+			 * Segment routing (RFC 8754), segments left 0: the
+			 * destination is the final one, the pseudo-header's.
+			 */
+			h[2] = 4;
+			memcpy(h + 8, SEGMENT6, 16);
+		} else {
+			/* Offset, M set for a first fragment; an ID. */
+			set16(h + 2, s->later ? s->later << 3 : 1);
+			set32(h + 4, 0x1a2b3c4d);
+			carry = s->carried ? s->carried : 32;
+			if (s->later * 8u + carry > ulen)
+				carry = ulen - s->later * 8u;
+		}
+		off += ext_len6(*c);
+	}
+	*nh = s->proto;
+	memcpy(b + off, u + s->later * 8u, carry);
+	set16(b + 4, off - 40 + carry);
+	r.len = off + carry;
+	r.l4 = off;
+	return r;
+}
+
+/* The NAT record of a packet that arrived as @b and left as @a. */
+static struct kbloom_xlate rec6(uint8_t proto, const struct flow6 *b,
+				const struct flow6 *a)
+{
+	struct kbloom_xlate r = {
+		.state = KBLOOM_XLATE_VALID,
+		.proto = proto,
+		.family = 6,
+		.before_src = ref_fold6(b->src),
+		.before_dst = ref_fold6(b->dst),
+		.after_src = ref_fold6(a->src),
+		.after_dst = ref_fold6(a->dst),
+		.before_sport = htons(b->sport),
+		.before_dport = htons(b->dport),
+		.after_sport = htons(a->sport),
+		.after_dport = htons(a->dport),
+		.first = 1795000000,
+	};
+
+	if (memcmp(b->src, a->src, 16) || b->sport != a->sport)
+		r.kind |= KBLOOM_XLATE_SNAT;
+	if (memcmp(b->dst, a->dst, 16) || b->dport != a->dport)
+		r.kind |= KBLOOM_XLATE_DNAT;
+	return r;
+}
+
+/*
+ * pkt_xlate_invert6() of @len bytes of @pkt with BEFORE addresses @src
+ * and @dst, every buffer of exactly its size (ASan's bounds).
+ */
+static int invert6(const uint8_t *pkt, uint32_t len,
+		   const struct kbloom_xlate *rec, const uint8_t *src,
+		   const uint8_t *dst, uint8_t *out)
+{
+	uint8_t *in = malloc(len ? len : 1), *o = malloc(len ? len : 1);
+	uint8_t *b6 = malloc(32);
+	int r;
+
+	memcpy(in, pkt, len);
+	memcpy(o, out, len);
+	memcpy(b6, src, 16);
+	memcpy(b6 + 16, dst, 16);
+	r = pkt_xlate_invert6(in, len, rec, b6, o);
+	memcpy(out, o, len);
+	free(in);
+	free(o);
+	free(b6);
+	return r;
+}
+
+/* The offset of the upper layer's checksum (ICMPv6: 2, TCP: 16, else 6). */
+static uint32_t csum_at6(uint8_t proto)
+{
+	return proto == PROTO_ICMPV6 ? 2 : proto == PROTO_TCP ? 16 : 6;
+}
+
+/*
+ * The bytes of the upper layer the key needs: the ports, an echo's
+ * identifier, an ICMPv6 type.
+ */
+static uint32_t key_need6(const struct spec6 *s)
+{
+	if (s->proto != PROTO_ICMPV6)
+		return 4;
+	return s->icmp_type == 128 || s->icmp_type == 129 ? 6 : 1;
+}
+
+/* Whether two digests of @mode of packets @a and @b agree. */
+static bool same_digest(const uint8_t *a, uint32_t alen, const uint8_t *b,
+			uint32_t blen, uint32_t mode)
+{
+	struct kb_digest da, db;
+	uint32_t ra = kb_digest(a, alen, mode, &da);
+	uint32_t rb = kb_digest(b, blen, mode, &db);
+
+	return ra == rb &&
+	       (ra != KBLOOM_SKIP_NONE ||
+		(da.len == db.len && !memcmp(da.key, db.key, da.len)));
+}
+
+/*
+ * Builds BEFORE and AFTER of @s with flows @bf and @af and inverts AFTER
+ * captured to every length (in buffers of that length: ASan's bounds):
+ * refused, and @out untouched, exactly when the capture is short of the
+ * key (its extension headers and the upper-layer bytes key_need6()),
+ * else BEFORE's first bytes, a checksum captured in half left as found.
+ * The whole packet's SPIE and FLOW digests are BEFORE's (AFTER's SPIE
+ * digest is not). Whether all held.
+ */
+static bool nat6_all_caps(struct __test_metadata *_metadata, struct spec6 s,
+			  const struct flow6 *bf, const struct flow6 *af)
+{
+	uint8_t b[2048], a[2048], out[2048], fresh[2048], ref[2048];
+	struct kbloom_xlate rec = rec6(s.proto, bf, af), w;
+	uint32_t cap, ck, need;
+	struct built6 bb, ab;
+	bool ok = true, good;
+	int r;
+
+	s.f = *bf;
+	bb = build6(b, &s);
+	s.f = *af;
+	ab = build6(a, &s);
+	ASSERT_EQ(bb.len, ab.len);
+	ck = bb.l4 + csum_at6(s.proto);
+	need = bb.l4 + key_need6(&s);
+	memset(fresh, 0x5a, sizeof(fresh));
+	for (cap = 0; cap <= ab.len; cap++) {
+		memcpy(out, fresh, sizeof(out));
+		r = invert6(a, cap, &rec, bf->src, bf->dst, out);
+		if (cap < need) {
+			good = r == -1 && want(a, cap, &w) == -1 &&
+			       first_diff(out, fresh, cap) == -1;
+		} else {
+			memcpy(ref, b, cap);
+			if (cap == ck + 1)
+				ref[ck] = a[ck];	/* half a checksum */
+			good = r == 0 && first_diff(out, ref, cap) == -1;
+		}
+		EXPECT_TRUE(good) {
+			TH_LOG("%u of %u bytes (upper layer at %u): %s", cap,
+			       ab.len, ab.l4, r ? "refused" : "inverted");
+		}
+		ok = ok && good;
+	}
+	ASSERT_EQ(0, invert6(a, ab.len, &rec, bf->src, bf->dst, out));
+	good = same_digest(out, ab.len, b, bb.len, KBLOOM_DIGEST_SPIE) &&
+	       same_digest(out, ab.len, b, bb.len, KBLOOM_DIGEST_FLOW) &&
+	       !same_digest(a, ab.len, b, bb.len, KBLOOM_DIGEST_SPIE);
+	EXPECT_TRUE(good);
+	return ok && good;
+}
+
+/* The NATs of the IPv6 tests, as a flow arrived (b) and left (a). */
+struct nat6 {
+	const char *name;
+	struct flow6 b, a;
+};
+
+/* Masquerade, a port forward (the client outside), both at once. */
+static const struct nat6 nats6[] = {
+	{ "SNAT", { INSIDE6, SERVER6, 40000, 53 },
+		  { PUBLIC6, SERVER6, 61000, 53 } },
+	{ "SNAT, port kept", { INSIDE6, SERVER6, 40000, 53 },
+			     { PUBLIC6, SERVER6, 40000, 53 } },
+	{ "DNAT", { SERVER6, PUBLIC6, 33000, 8053 },
+		  { SERVER6, WEB6, 33000, 53 } },
+	{ "SNAT and DNAT", { INSIDE6, PUBLIC6, 45678, 8443 },
+			   { PUBLIC6, WEB6, 2000, 443 } },
+};
+
+/* ICMPv6 echo: the request masqueraded, its reply, a forward, both. */
+static const struct nat6 echoes6[] = {
+	{ "SNAT request", { INSIDE6, SERVER6, 0x0b0b, 0 },
+			  { PUBLIC6, SERVER6, 0xe001, 0 } },
+	{ "its reply", { SERVER6, PUBLIC6, 0xe001, 0 },
+		       { SERVER6, INSIDE6, 0x0b0b, 0 } },
+	{ "DNAT request", { SERVER6, PUBLIC6, 0x4242, 0 },
+			  { SERVER6, WEB6, 0x4242, 0 } },
+	{ "SNAT and DNAT request", { INSIDE6, PUBLIC6, 0x0101, 0 },
+				   { PUBLIC6, WEB6, 0x7777, 0 } },
+};
+
+/* None; hop-by-hop; destination options; routing; a first fragment; all. */
+static const char *const chains6[] = { "", "h", "d", "r", "f", "hdrfd" };
+
+TEST(ipv6_nat_of_udp_udplite_tcp_dccp_inverts_past_extension_headers)
+{
+	static const uint8_t protos[] = { PROTO_UDP, PROTO_UDPLITE, PROTO_TCP,
+					  PROTO_DCCP };
+	struct spec6 s = { .payload = 41 };	/* odd: its last byte padded */
+	size_t p, n, c;
+
+	for (p = 0; p < ARRAY_SIZE(protos); p++)
+		for (n = 0; n < ARRAY_SIZE(nats6); n++)
+			for (c = 0; c < ARRAY_SIZE(chains6); c++) {
+				s.proto = protos[p];
+				s.ext = chains6[c];
+				EXPECT_TRUE(nat6_all_caps(_metadata, s,
+							  &nats6[n].b,
+							  &nats6[n].a)) {
+					TH_LOG("protocol %u, %s, headers "
+					       "\"%s\"", protos[p],
+					       nats6[n].name, chains6[c]);
+				}
+			}
+}
+
+TEST(ipv6_nat_of_icmpv6_echo_inverts_identifier_and_pseudo_header)
+{
+	struct spec6 s = { .proto = PROTO_ICMPV6, .payload = 56 };
+	struct kbloom_xlate rec;
+	size_t n, c;
+
+	/* The reply's record: destination and identifier mapped back. */
+	rec = rec6(PROTO_ICMPV6, &echoes6[1].b, &echoes6[1].a);
+	EXPECT_EQ(KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT, rec.kind);
+	for (n = 0; n < ARRAY_SIZE(echoes6); n++)
+		for (c = 0; c < ARRAY_SIZE(chains6); c++) {
+			s.icmp_type = n == 1 ? 129 : 128;
+			s.ext = chains6[c];
+			EXPECT_TRUE(nat6_all_caps(_metadata, s, &echoes6[n].b,
+						  &echoes6[n].a)) {
+				TH_LOG("%s, headers \"%s\"", echoes6[n].name,
+				       chains6[c]);
+			}
+		}
+}
+
+/*
+ * Builds BEFORE and AFTER of @s (flows @bf, @af) into @b and @a, inverts
+ * AFTER with the record into @out; their length and upper layer.
+ */
+static struct built6 nat6_pair(struct __test_metadata *_metadata,
+				struct spec6 s, const struct flow6 *bf,
+				const struct flow6 *af, uint8_t *b, uint8_t *a,
+				uint8_t *out)
+{
+	struct kbloom_xlate rec = rec6(s.proto, bf, af);
+	struct built6 bb, ab;
+
+	s.f = *bf;
+	bb = build6(b, &s);
+	s.f = *af;
+	ab = build6(a, &s);
+	ASSERT_EQ(bb.len, ab.len);
+	ASSERT_EQ(0, invert6(a, ab.len, &rec, bf->src, bf->dst, out));
+	return ab;
+}
+
+TEST(ipv6_udp_checksum_zero_means_none_and_stays_zero)
+{
+	struct spec6 s = { .proto = PROTO_UDP, .payload = 40, .udp_nocsum = 1 };
+	uint8_t b[256], a[256], out[256];
+	struct built6 x;
+	size_t n, c;
+
+	for (n = 0; n < ARRAY_SIZE(nats6); n++)
+		for (c = 0; c < ARRAY_SIZE(chains6); c++) {
+			s.ext = chains6[c];
+			memset(out, 0xee, sizeof(out));
+			x = nat6_pair(_metadata, s, &nats6[n].b, &nats6[n].a,
+				      b, a, out);
+			ASSERT_EQ(0, get16(a + x.l4 + 6));
+			EXPECT_EQ(0, get16(out + x.l4 + 6));
+			EXPECT_EQ(-1, first_diff(out, b, x.len)) {
+				TH_LOG("%s, headers \"%s\"", nats6[n].name,
+				       chains6[c]);
+			}
+		}
+}
+
+/*
+ * The payload word that makes the UDP checksum of @s from @f, summed from
+ * scratch, come out 0 (so sent as 0xffff), found by trying each.
+ */
+static uint16_t udp6_zero_word(struct spec6 s, const struct flow6 *f,
+			       uint32_t ck)
+{
+	uint8_t p[256];
+	uint32_t w;
+
+	s.f = *f;
+	for (w = 1; w <= 0xffff; w++) {
+		s.fill = (uint16_t)w;
+		build6(p, &s);
+		if (get16(p + ck) == 0xffff)
+			return (uint16_t)w;
+	}
+	return 0;
+}
+
+TEST(ipv6_udp_checksum_that_becomes_zero_is_sent_as_ffff)
+{
+	static const char *const chains[] = { "", "hdr" };
+	struct spec6 s = { .proto = PROTO_UDP, .payload = 40 };
+	uint8_t b[256], a[256], out[256];
+	const struct flow6 *bf, *af;
+	uint32_t len, ck;
+	size_t n, c;
+
+	for (n = 0; n < ARRAY_SIZE(nats6); n++)
+		for (c = 0; c < ARRAY_SIZE(chains); c++) {
+			bf = &nats6[n].b;
+			af = &nats6[n].a;
+			s.ext = chains[c];
+			ck = (c ? 40 + 8 + 16 + 24 : 40) + 6;
+			/* BEFORE's sum is 0: sent 0xffff, AFTER's is not. */
+			s.fill = udp6_zero_word(s, bf, ck);
+			ASSERT_NE(0, s.fill);
+			len = nat6_pair(_metadata, s, bf, af, b, a, out).len;
+			ASSERT_EQ(0xffff, get16(b + ck));
+			ASSERT_NE(0xffff, get16(a + ck));
+			ASSERT_NE(0, get16(a + ck));
+			EXPECT_EQ(0xffff, get16(out + ck));
+			EXPECT_EQ(-1, first_diff(out, b, len)) {
+				TH_LOG("%s, headers \"%s\"", nats6[n].name,
+				       chains[c]);
+			}
+			/* The other way round: AFTER's sum is 0. */
+			s.fill = udp6_zero_word(s, af, ck);
+			ASSERT_NE(0, s.fill);
+			len = nat6_pair(_metadata, s, bf, af, b, a, out).len;
+			ASSERT_EQ(0xffff, get16(a + ck));
+			ASSERT_NE(0xffff, get16(b + ck));
+			EXPECT_EQ(-1, first_diff(out, b, len)) {
+				TH_LOG("%s, headers \"%s\"", nats6[n].name,
+				       chains[c]);
+			}
+		}
+}
+
+/*
+ * A TCP capture cut at 8 bytes of TCP: the ports in, the checksum (bytes
+ * 16-17) not, and not written; cut at 17 bytes, half of it left as found;
+ * at 18, right.
+ */
+TEST(ipv6_tcp_checksum_is_written_only_when_captured)
+{
+	static const char *const chains[] = { "", "hf" };
+	struct spec6 s = { .proto = PROTO_TCP, .payload = 60 };
+	const struct nat6 *n = &nats6[3];
+	struct kbloom_xlate rec = rec6(PROTO_TCP, &n->b, &n->a);
+	uint8_t b[256], a[256], out[256];
+	struct built6 bb;
+	size_t c;
+
+	for (c = 0; c < ARRAY_SIZE(chains); c++) {
+		s.ext = chains[c];
+		s.f = n->b;
+		bb = build6(b, &s);
+		s.f = n->a;
+		build6(a, &s);
+		ASSERT_NE(a[bb.l4 + 16], b[bb.l4 + 16]);
+		ASSERT_NE(a[bb.l4 + 17], b[bb.l4 + 17]);
+		memset(out, 0xee, sizeof(out));
+		ASSERT_EQ(0, invert6(a, bb.l4 + 8, &rec, n->b.src, n->b.dst,
+				     out));
+		EXPECT_EQ(-1, first_diff(out, b, bb.l4 + 8));
+		EXPECT_EQ(0xee, out[bb.l4 + 8]);
+		ASSERT_EQ(0, invert6(a, bb.l4 + 17, &rec, n->b.src, n->b.dst,
+				     out));
+		EXPECT_EQ(-1, first_diff(out, b, bb.l4 + 16));
+		EXPECT_EQ(a[bb.l4 + 16], out[bb.l4 + 16]);
+		ASSERT_EQ(0, invert6(a, bb.l4 + 18, &rec, n->b.src, n->b.dst,
+				     out));
+		EXPECT_EQ(-1, first_diff(out, b, bb.l4 + 18));
+	}
+}
+
+/*
+ * A source address of the record's fold other than BEFORE's: taken as
+ * given (the record cannot tell), the checksums right for it.
+ */
+TEST(ipv6_invert_takes_any_address_of_the_record_s_fold)
+{
+	static const uint8_t mask[4] = { 0xc0, 0xff, 0xee, 0x42 };
+	struct spec6 s = { .proto = PROTO_TCP, .payload = 20, .ext = "d" };
+	struct flow6 bf = nats6[3].b, alt;
+	const struct flow6 *af = &nats6[3].a;
+	struct kbloom_xlate rec = rec6(PROTO_TCP, &bf, af);
+	uint8_t src2[16], b[256], a[256], out[256];
+	uint32_t len;
+	size_t i;
+
+	memcpy(src2, bf.src, 16);
+	for (i = 0; i < 4; i++) {
+		src2[4 + i] ^= mask[i];
+		src2[12 + i] ^= mask[i];
+	}
+	ASSERT_EQ(ref_fold6(bf.src), ref_fold6(src2));
+	alt = bf;
+	alt.src = src2;
+	s.f = alt;
+	len = build6(b, &s).len;
+	s.f = *af;
+	build6(a, &s);
+	ASSERT_EQ(0, invert6(a, len, &rec, src2, bf.dst, out));
+	EXPECT_EQ(-1, first_diff(out, b, len));
+}
+
+/*
+ * The router's hop limit and traffic class (DSCP rewritten) are left as
+ * found: SPIE zeroes both, so the digest is BEFORE's all the same.
+ */
+TEST(ipv6_hop_limit_and_traffic_class_are_left_as_found)
+{
+	struct spec6 s = { .proto = PROTO_UDP, .payload = 30, .ext = "h" };
+	const struct nat6 *n = &nats6[0];
+	struct kbloom_xlate rec = rec6(PROTO_UDP, &n->b, &n->a);
+	uint8_t b[256], a[256], out[256];
+	struct kb_digest db, dout;
+	uint32_t len;
+
+	s.f = n->b;
+	len = build6(b, &s).len;
+	s.f = n->a;
+	s.hlim = 63;
+	s.tclass = 0xb8;
+	build6(a, &s);
+	ASSERT_EQ(0, invert6(a, len, &rec, n->b.src, n->b.dst, out));
+	EXPECT_EQ(-1, first_diff(out, a, 2));
+	EXPECT_EQ(63, out[7]);
+	EXPECT_EQ(-1, first_diff(out + 2, b + 2, 5));
+	EXPECT_EQ(-1, first_diff(out + 8, b + 8, len - 8));
+	ASSERT_EQ(KBLOOM_SKIP_NONE, kb_digest(b, len, KBLOOM_DIGEST_SPIE, &db));
+	ASSERT_EQ(KBLOOM_SKIP_NONE,
+		  kb_digest(out, len, KBLOOM_DIGEST_SPIE, &dout));
+	ASSERT_EQ(48, db.len);
+	EXPECT_EQ(-1, first_diff(dout.key, db.key, 48));
+}
+
+/*
+ * A jumbogram (RFC 2675): payload length 0, a hop-by-hop header with a
+ * Jumbo Payload option, then UDP of @f (its length 0); 72 bytes captured.
+ */
+static uint32_t jumbo6(uint8_t *p, const struct flow6 *f)
+{
+	memset(p, 0, 72);
+	p[0] = 0x60;
+	p[6] = NH_HOPOPTS;
+	p[7] = 64;
+	memcpy(p + 8, f->src, 16);
+	memcpy(p + 24, f->dst, 16);
+	p[40] = PROTO_UDP;
+	p[42] = 0xc2;			/* Jumbo Payload, 4 bytes */
+	p[43] = 4;
+	set32(p + 44, 70000);
+	set16(p + 48, f->sport);
+	set16(p + 50, f->dport);
+	set16(p + 54, 0x1234);
+	return 72;
+}
+
+TEST(ipv6_invert_refuses_other_folds_family_4_later_fragments_jumbograms)
+{
+	struct spec6 s = { .proto = PROTO_UDP, .payload = 40, .ext = "h" };
+	const struct nat6 *n = &nats6[3];
+	struct kbloom_xlate rec = rec6(PROTO_UDP, &n->b, &n->a), r;
+	uint8_t a[256], out[256], fresh[256], src2[16];
+	struct built6 ab;
+
+	s.f = n->a;
+	ab = build6(a, &s);
+	memset(fresh, 0x5a, sizeof(fresh));
+	memcpy(out, fresh, sizeof(out));
+	ASSERT_EQ(0, invert6(a, ab.len, &rec, n->b.src, n->b.dst, out));
+	memcpy(out, fresh, sizeof(out));
+
+	/* BEFORE addresses whose folds are not the record's. */
+	EXPECT_EQ(-1, invert6(a, ab.len, &rec, SERVER6, n->b.dst, out));
+	EXPECT_EQ(-1, invert6(a, ab.len, &rec, n->b.src, SERVER6, out));
+	EXPECT_EQ(-1, invert6(a, ab.len, &rec, n->b.dst, n->b.src, out));
+	EXPECT_EQ(-1, invert6(a, ab.len, &rec, n->a.src, n->a.dst, out));
+	memcpy(src2, n->b.src, 16);
+	src2[15] ^= 1;
+	EXPECT_EQ(-1, invert6(a, ab.len, &rec, src2, n->b.dst, out));
+	/* A record of family 4, or of another key. */
+	r = rec;
+	r.family = 4;
+	EXPECT_EQ(-1, invert6(a, ab.len, &r, n->b.src, n->b.dst, out));
+	r = rec;
+	r.after_src = ref_fold6(src2);
+	EXPECT_EQ(-1, invert6(a, ab.len, &r, n->b.src, n->b.dst, out));
+	r = rec;
+	r.after_dport = htons(444);
+	EXPECT_EQ(-1, invert6(a, ab.len, &r, n->b.src, n->b.dst, out));
+	r = rec;
+	r.proto = PROTO_TCP;
+	EXPECT_EQ(-1, invert6(a, ab.len, &r, n->b.src, n->b.dst, out));
+	/* IPv4's inversion takes no family 6 record. */
+	EXPECT_EQ(-1, invert(a, ab.len, &rec, out));
+	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
+
+	/* A later fragment, its data starting with the flow's ports. */
+	s.ext = "hf";
+	s.later = 2;
+	ab = build6(a, &s);
+	set16(a + ab.l4, n->a.sport);
+	set16(a + ab.l4 + 2, n->a.dport);
+	EXPECT_EQ(-1, invert6(a, ab.len, &rec, n->b.src, n->b.dst, out));
+	/* A jumbogram. */
+	EXPECT_EQ(-1, invert6(a, jumbo6(a, &n->a), &rec, n->b.src, n->b.dst,
+			      out));
+	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
+}
+
+/* @w against the key of @f (@proto): field by field, each one printed. */
+static bool key6_is(const struct kbloom_xlate *w, uint8_t proto,
+		    const struct flow6 *f)
+{
+	struct kbloom_xlate k = {
+		.proto = proto,
+		.family = 6,
+		.after_src = ref_fold6(f->src),
+		.after_dst = ref_fold6(f->dst),
+		.after_sport = htons(f->sport),
+		.after_dport = htons(f->dport),
+	};
+
+	if (!memcmp(w, &k, sizeof(k)))
+		return true;
+	kb_diag("key: state %u kind %u proto %u family %u before %08x %08x %u %u after %08x %08x %u %u first %u",
+		w->state, w->kind, w->proto, w->family, ntohl(w->before_src),
+		ntohl(w->before_dst), ntohs(w->before_sport),
+		ntohs(w->before_dport), ntohl(w->after_src),
+		ntohl(w->after_dst), ntohs(w->after_sport),
+		ntohs(w->after_dport), w->first);
+	kb_diag("want: proto %u family 6 after %08x %08x %u %u", proto,
+		ntohl(k.after_src), ntohl(k.after_dst), f->sport, f->dport);
+	return false;
+}
+
+TEST(ipv6_want_keys_past_extension_headers_field_by_field)
+{
+	static const uint8_t protos[] = { PROTO_UDP, PROTO_UDPLITE, PROTO_TCP,
+					  PROTO_DCCP };
+	struct flow6 f = { PUBLIC6, WEB6, 2000, 443 }, none = f;
+	struct spec6 s = { .payload = 12, .f = f };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	size_t i, c;
+	uint32_t len;
+
+	memset(&w, 0xa5, sizeof(w));
+	for (c = 0; c < ARRAY_SIZE(chains6); c++) {
+		s.ext = chains6[c];
+		for (i = 0; i < ARRAY_SIZE(protos); i++) {
+			s.proto = protos[i];
+			len = build6(p, &s).len;
+			memset(&w, 0xa5, sizeof(w));
+			ASSERT_EQ(0, want(p, len, &w));
+			EXPECT_TRUE(key6_is(&w, protos[i], &f)) {
+				TH_LOG("protocol %u, headers \"%s\"",
+				       protos[i], chains6[c]);
+			}
+		}
+		/* An echo request and reply: the identifier in sport. */
+		s.proto = PROTO_ICMPV6;
+		s.f.sport = 0x0b0b;
+		s.f.dport = 0;
+		for (i = 128; i <= 129; i++) {
+			s.icmp_type = (uint8_t)i;
+			len = build6(p, &s).len;
+			memset(&w, 0xa5, sizeof(w));
+			ASSERT_EQ(0, want(p, len, &w));
+			EXPECT_TRUE(key6_is(&w, PROTO_ICMPV6, &s.f)) {
+				TH_LOG("type %zu, headers \"%s\"", i,
+				       chains6[c]);
+			}
+		}
+		/* Not an echo (an unreachable, a neighbor solicitation): 0. */
+		none.sport = none.dport = 0;
+		s.icmp_type = 1;
+		len = build6(p, &s).len;
+		ASSERT_EQ(0, want(p, len, &w));
+		EXPECT_TRUE(key6_is(&w, PROTO_ICMPV6, &none));
+		s.icmp_type = 135;
+		len = build6(p, &s).len;
+		ASSERT_EQ(0, want(p, len, &w));
+		EXPECT_TRUE(key6_is(&w, PROTO_ICMPV6, &none));
+		s.f = f;
+		s.icmp_type = 0;
+	}
+}
+
+TEST(ipv6_want_refuses_later_fragments_jumbograms_and_short_packets)
+{
+	struct flow6 f = { PUBLIC6, WEB6, 2000, 443 };
+	struct spec6 s = { .proto = PROTO_UDP, .payload = 40, .f = f,
+			   .ext = "hd" };
+	struct kbloom_xlate w;
+	uint8_t p[256];
+	struct built6 bp;
+
+	bp = build6(p, &s);
+	ASSERT_EQ(40 + 8 + 16, bp.l4);
+	ASSERT_EQ(0, want(p, bp.len, &w));
+	/* The payload length bounds the key: past it is padding. */
+	set16(p + 4, 8 + 16 + 3);
+	EXPECT_EQ(-1, want(p, bp.len, &w));
+	set16(p + 4, 8 + 16 + 4);
+	EXPECT_EQ(0, want(p, bp.len, &w));
+	EXPECT_TRUE(key6_is(&w, PROTO_UDP, &f));
+	/* A destination options header longer than the payload. */
+	set16(p + 4, bp.len - 40);
+	p[48 + 1] = 200;
+	EXPECT_EQ(-1, want(p, bp.len, &w));
+	p[48 + 1] = 1;
+	/* No IPv6 header: too short, another version. */
+	EXPECT_EQ(-1, want(p, 39, &w));
+	p[0] = 0x50;
+	EXPECT_EQ(-1, want(p, bp.len, &w));
+	p[0] = 0x60;
+	ASSERT_EQ(0, want(p, bp.len, &w));
+	/* Later fragments, the last one too: no ports, no key. */
+	s.ext = "hf";
+	s.later = 181;
+	s.payload = 1500;
+	bp = build6(p, &s);
+	set16(p + bp.l4, f.sport);
+	set16(p + bp.l4 + 2, f.dport);
+	EXPECT_EQ(-1, want(p, bp.len, &w));
+	p[bp.l4 - 8 + 3] &= ~1;		/* M clear */
+	EXPECT_EQ(-1, want(p, bp.len, &w));
+	/* A first one (and an atomic one, M clear) has its key. */
+	s.later = 0;
+	s.payload = 40;
+	bp = build6(p, &s);
+	ASSERT_EQ(0, want(p, bp.len, &w));
+	EXPECT_TRUE(key6_is(&w, PROTO_UDP, &f));
+	p[bp.l4 - 8 + 3] &= ~1;
+	ASSERT_EQ(0, want(p, bp.len, &w));
+	EXPECT_TRUE(key6_is(&w, PROTO_UDP, &f));
+	/* A jumbogram. */
+	EXPECT_EQ(-1, want(p, jumbo6(p, &f), &w));
+}
+
+TEST(ipv6_later_fragment_is_6_first_fragment_0)
+{
+	struct flow6 f = { PUBLIC6, WEB6, 2000, 443 };
+	struct spec6 s = { .proto = PROTO_UDP, .payload = 1500, .f = f,
+			   .ext = "f", .later = 181 };
+	uint8_t p[256];
+	struct built6 bp;
+
+	bp = build6(p, &s);
+	EXPECT_EQ(6, pkt_is_later_fragment(p, bp.len));
+	p[bp.l4 - 8 + 3] &= ~1;		/* the last one */
+	EXPECT_EQ(6, pkt_is_later_fragment(p, bp.len));
+	/* Past a hop-by-hop header and destination options. */
+	s.ext = "hdf";
+	bp = build6(p, &s);
+	EXPECT_EQ(6, pkt_is_later_fragment(p, bp.len));
+	/* Its fragment header cut short: not known to be one. */
+	EXPECT_EQ(0, pkt_is_later_fragment(p, bp.l4 - 1));
+	/* A first fragment, an atomic one, none at all. */
+	s.later = 0;
+	s.payload = 40;
+	bp = build6(p, &s);
+	EXPECT_EQ(0, pkt_is_later_fragment(p, bp.len));
+	p[bp.l4 - 8 + 3] &= ~1;
+	EXPECT_EQ(0, pkt_is_later_fragment(p, bp.len));
+	s.ext = "hd";
+	bp = build6(p, &s);
+	EXPECT_EQ(0, pkt_is_later_fragment(p, bp.len));
+	EXPECT_EQ(0, pkt_is_later_fragment(p, jumbo6(p, &f)));
+}
+
+TEST(addrs_key_has_family_protocol_and_addresses_folded_for_ipv6)
+{
+	struct flow6 f = { PUBLIC6, WEB6, 2000, 443 }, none = f;
+	struct spec6 s = { .proto = PROTO_TCP, .payload = 20, .f = f,
+			   .ext = "hdr" };
+	struct spec s4 = { .proto = PROTO_UDP, .payload = 8,
+			   .f = { INSIDE, SERVER, 40000, 53 } };
+	struct kbloom_xlate w, k4 = { .proto = PROTO_UDP, .family = 4 };
+	uint8_t p[2048];
+	uint32_t len;
+
+	none.sport = none.dport = 0;
+	memset(&w, 0xa5, sizeof(w));
+	len = build6(p, &s).len;
+	ASSERT_EQ(0, pkt_addrs_key(p, len, &w));
+	EXPECT_TRUE(key6_is(&w, PROTO_TCP, &none));
+	/* A later fragment: the protocol of its fragment header. */
+	s.proto = PROTO_UDP;
+	s.ext = "hf";
+	s.later = 100;
+	s.payload = 1000;
+	memset(&w, 0xa5, sizeof(w));
+	len = build6(p, &s).len;
+	ASSERT_EQ(0, pkt_addrs_key(p, len, &w));
+	EXPECT_TRUE(key6_is(&w, PROTO_UDP, &none));
+	/* No IPv6 header to key: a jumbogram, a short one, version 5. */
+	EXPECT_EQ(-1, pkt_addrs_key(p, jumbo6(p, &f), &w));
+	EXPECT_EQ(-1, pkt_addrs_key(p, 39, &w));
+	len = build6(p, &s).len;
+	p[0] = 0x50;
+	EXPECT_EQ(-1, pkt_addrs_key(p, len, &w));
+	/* IPv4: its addresses as they are. */
+	len = build(p, &s4);
+	k4.after_src = htonl(INSIDE);
+	k4.after_dst = htonl(SERVER);
+	memset(&w, 0xa5, sizeof(w));
+	ASSERT_EQ(0, pkt_addrs_key(p, len, &w));
+	EXPECT_EQ(0, memcmp(&w, &k4, sizeof(w)));
+}
+
+/* ---- ICMPv6 errors about a NAT'ed IPv6 flow ---- */
+
+/*
+ * An ICMPv6 message of @type (1-4: an error, RFC 4443 3; 2: packet too
+ * big, its MTU 1280) from @src to @dst past headers @ext quoting the
+ * whole packet @q (RFC 4443: as much as fits); its length.
+ */
+static struct built6 icmp6_error(uint8_t *p, uint8_t type, const uint8_t *src,
+				 const uint8_t *dst, const char *ext,
+				 const struct spec6 *q)
+{
+	uint8_t quoted[512];
+	struct spec6 e = { .proto = PROTO_ICMPV6, .icmp_type = type,
+			   .ext = ext, .f = { src, dst, 0, 0 } };
+
+	e.payload = build6(quoted, q).len;
+	e.body = quoted;
+	e.carried = 8 + e.payload;	/* a first fragment carries it all */
+	return build6(p, &e);
+}
+
+TEST(icmpv6_errors_about_a_masqueraded_flow_are_known_by_either_record)
+{
+	/* fd09::5:40000 -> SERVER6:53 masqueraded to fd64::1:61000. */
+	struct flow6 in = { INSIDE6, SERVER6, 40000, 53 };
+	struct flow6 out = { PUBLIC6, SERVER6, 61000, 53 };
+	struct flow6 rin = { SERVER6, PUBLIC6, 53, 61000 };
+	struct flow6 rout = { SERVER6, INSIDE6, 53, 40000 };
+	struct kbloom_xlate orig = rec6(PROTO_UDP, &in, &out);
+	struct kbloom_xlate reply = rec6(PROTO_UDP, &rin, &rout), r4;
+	struct spec6 q = { .proto = PROTO_UDP, .payload = 24, .f = in };
+	static const char *const exts[] = { "", "h" };
+	uint8_t p[512];
+	uint32_t len;
+	size_t e;
+
+	for (e = 0; e < ARRAY_SIZE(exts); e++) {
+		/* Packet too big from SERVER6's side as it reached fd09::5. */
+		q.ext = exts[e];
+		q.f = in;
+		len = icmp6_error(p, 2, SERVER6, INSIDE6, exts[e], &q).len;
+		EXPECT_EQ(1, pkt_icmp_error_of(&orig, p, len));
+		EXPECT_EQ(1, pkt_icmp_error_of(&reply, p, len));
+		/* ... as it left there: not yet rewritten, no record's. */
+		q.f = out;
+		len = icmp6_error(p, 2, SERVER6, PUBLIC6, exts[e], &q).len;
+		EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+		EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+		/* Time exceeded from inside about a reply, as it left. */
+		q.f = rin;
+		len = icmp6_error(p, 3, PUBLIC6, SERVER6, exts[e], &q).len;
+		EXPECT_EQ(1, pkt_icmp_error_of(&orig, p, len));
+		EXPECT_EQ(1, pkt_icmp_error_of(&reply, p, len));
+		/* ... as it left the router inside: no record's. */
+		q.f = rout;
+		len = icmp6_error(p, 3, WEB6, SERVER6, exts[e], &q).len;
+		EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+		EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+		/* Another flow: a port, the protocol, an address. */
+		q.f = in;
+		q.f.sport = 40001;
+		len = icmp6_error(p, 3, SERVER6, INSIDE6, exts[e], &q).len;
+		EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+		EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+		q.f = in;
+		q.proto = PROTO_TCP;
+		len = icmp6_error(p, 3, SERVER6, INSIDE6, exts[e], &q).len;
+		EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+		EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+		q.proto = PROTO_UDP;
+		q.f.dst = WEB6;
+		len = icmp6_error(p, 3, SERVER6, INSIDE6, exts[e], &q).len;
+		EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+		EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+	}
+	/* A record of family 4 with the same fields is no IPv6 flow's. */
+	q.ext = "";
+	q.f = in;
+	len = icmp6_error(p, 2, SERVER6, INSIDE6, "", &q).len;
+	r4 = orig;
+	r4.family = 4;
+	EXPECT_EQ(0, pkt_icmp_error_of(&r4, p, len));
+	r4 = reply;
+	r4.family = 4;
+	EXPECT_EQ(0, pkt_icmp_error_of(&r4, p, len));
+}
+
+TEST(icmpv6_errors_about_an_echo_match_its_identifier)
+{
+	struct flow6 in = { INSIDE6, SERVER6, 0x0b0b, 0 };
+	struct flow6 out = { PUBLIC6, SERVER6, 0xe001, 0 };
+	struct flow6 rin = { SERVER6, PUBLIC6, 0xe001, 0 };
+	struct flow6 rout = { SERVER6, INSIDE6, 0x0b0b, 0 };
+	struct kbloom_xlate orig = rec6(PROTO_ICMPV6, &in, &out);
+	struct kbloom_xlate reply = rec6(PROTO_ICMPV6, &rin, &rout);
+	struct spec6 q = { .proto = PROTO_ICMPV6, .icmp_type = 128,
+			   .payload = 16, .f = in };
+	uint8_t p[512];
+	uint32_t len;
+
+	len = icmp6_error(p, 3, SERVER6, INSIDE6, "", &q).len;
+	EXPECT_EQ(1, pkt_icmp_error_of(&orig, p, len));
+	EXPECT_EQ(1, pkt_icmp_error_of(&reply, p, len));
+	q.f.sport = 0x0b0c;
+	len = icmp6_error(p, 3, SERVER6, INSIDE6, "", &q).len;
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
+	EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
+}
+
+TEST(only_whole_icmpv6_errors_quoting_ipv6_count)
+{
+	struct flow6 in = { INSIDE6, SERVER6, 40000, 53 };
+	struct flow6 out = { PUBLIC6, SERVER6, 61000, 53 };
+	struct kbloom_xlate orig = rec6(PROTO_UDP, &in, &out);
+	struct spec6 q = { .proto = PROTO_UDP, .payload = 24, .f = in };
+	uint8_t p[512];
+	struct built6 e;
+	uint32_t k;
+	int t;
+
+	/* Errors are types 1-4; echo (128, 129) and the rest are not. */
+	for (t = 0; t < 256; t++) {
+		e = icmp6_error(p, (uint8_t)t, SERVER6, INSIDE6, "", &q);
+		EXPECT_EQ(t >= 1 && t <= 4, pkt_icmp_error_of(&orig, p, e.len))
+			TH_LOG("type %d", t);
+	}
+	/* Cut short: the quoted header and its ports needed. */
+	e = icmp6_error(p, 1, SERVER6, INSIDE6, "d", &q);
+	for (k = 0; k <= e.len; k++)
+		EXPECT_EQ(k >= e.l4 + 8 + 40 + 4,
+			  pkt_icmp_error_of(&orig, p, k)) TH_LOG("%u bytes", k);
+	/* Quoting IPv4, or a later fragment; a later fragment's error. */
+	p[e.l4 + 8] = 0x45;
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, e.len));
+	q.ext = "f";
+	q.later = 3;
+	e = icmp6_error(p, 1, SERVER6, INSIDE6, "", &q);
+	set16(p + e.l4 + 8 + 48, in.sport);
+	set16(p + e.l4 + 8 + 50, in.dport);
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, e.len));
+	q.ext = "";
+	q.later = 0;
+	e = icmp6_error(p, 1, SERVER6, INSIDE6, "f", &q);
+	set16(p + 40 + 2, 8 << 3);
+	EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, e.len));
+}
+
 TEST_HARNESS_MAIN

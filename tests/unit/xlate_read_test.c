@@ -421,4 +421,469 @@ TEST(hit_str_names_6in6_and_gre6)
 	arch_free(&x);
 }
 
+/* ---- IPv6 NAT records (FAMILY 6: addresses folded) ---- */
+
+/* fd09::5 inside, fd64::1 the NAT's, a server outside, fd00:80::80 inside. */
+static const uint8_t IN6[16] = { 0xfd, 0x09, [15] = 0x05 };
+static const uint8_t NAT6[16] = { 0xfd, 0x64, [15] = 0x01 };
+static const uint8_t SRV6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x05,
+				  [15] = 0x35 };
+static const uint8_t WEB6[16] = { 0xfd, 0x00, 0x00, 0x80, [15] = 0x80 };
+
+static void set16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* The ones'-complement sum of @n bytes (even). */
+static uint32_t sum16(uint32_t s, const uint8_t *p, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k + 1 < n; k += 2)
+		s += (uint32_t)p[k] << 8 | p[k + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+/*
+ * The upper layer's checksum of IPv6 packet @p (no extension headers),
+ * at byte @at of it, from scratch: RFC 8200 8.1's pseudo-header
+ * (addresses, upper-layer length, next header) and the whole upper
+ * layer; UDP's 0 sent as 0xffff (RFC 768).
+ */
+static void csum6(uint8_t *p, uint32_t at)
+{
+	uint32_t n = (uint32_t)p[4] << 8 | p[5], s;
+	uint8_t ph[40] = { 0 };
+
+	memcpy(ph, p + 8, 32);
+	set16(ph + 34, n);
+	ph[39] = p[6];
+	set16(p + 40 + at, 0);
+	s = ~sum16(sum16(0, ph, 40), p + 40, n) & 0xffff;
+	set16(p + 40 + at, !s && p[6] == 17 ? 0xffff : s);
+}
+
+/* A flow as an IPv6 packet carries it (ICMPv6 echo: the id in sport). */
+struct flow6 {
+	const uint8_t *src, *dst;
+	uint16_t sport, dport;
+};
+
+/*
+ * A packet of flow @f: UDP (@proto 17) with 16 payload bytes or an
+ * ICMPv6 echo request (58) with 16 data bytes; its length, 64.
+ */
+static uint32_t pkt6(uint8_t *p, uint8_t proto, const struct flow6 *f)
+{
+	uint32_t k;
+
+	memset(p, 0, 64);
+	p[0] = 0x60;
+	p[5] = 24;
+	p[6] = proto;
+	p[7] = 63;
+	memcpy(p + 8, f->src, 16);
+	memcpy(p + 24, f->dst, 16);
+	if (proto == 17) {
+		set16(p + 40, f->sport);
+		set16(p + 42, f->dport);
+		set16(p + 44, 24);
+	} else {
+		p[40] = 128;
+		set16(p + 44, f->sport);
+		set16(p + 46, 1);		/* sequence */
+	}
+	for (k = 0; k < 16; k++)
+		p[48 + k] = (uint8_t)(0x41 + 3 * k);
+	csum6(p, proto == 17 ? 6 : 2);
+	return 64;
+}
+
+/* The NAT record of a packet of @proto that arrived as @b, left as @a. */
+static struct kbloom_xlate nat6_rec(uint8_t proto, const struct flow6 *b,
+				    const struct flow6 *a)
+{
+	struct kbloom_xlate r = {
+		.proto = proto,
+		.family = 6,
+		.before_src = fold(b->src),
+		.before_dst = fold(b->dst),
+		.after_src = fold(a->src),
+		.after_dst = fold(a->dst),
+		.before_sport = htons(b->sport),
+		.before_dport = htons(b->dport),
+		.after_sport = htons(a->sport),
+		.after_dport = htons(a->dport),
+		.first = 1795000000,
+	};
+
+	if (memcmp(b->src, a->src, 16) || b->sport != a->sport)
+		r.kind |= KBLOOM_XLATE_SNAT;
+	if (memcmp(b->dst, a->dst, 16) || b->dport != a->dport)
+		r.kind |= KBLOOM_XLATE_DNAT;
+	return r;
+}
+
+/*
+ * Whether NAT hit @h is record @r with BEFORE addresses @src and @dst,
+ * and the addresses of packet @p as AFTER's.
+ */
+static bool nat6_hit_is(const struct kb_xlate_hit *h,
+			const struct kbloom_xlate *r, const uint8_t *src,
+			const uint8_t *dst, const uint8_t *p)
+{
+	return hit_is(h, r, src, dst) && !memcmp(h->after6, p + 8, 32);
+}
+
+/*
+ * kb_xlate_before() of hit @h of the @len bytes of @p: the packet of
+ * flow @b built from scratch, and pkt_xlate_invert6()'s with the hit's
+ * addresses, byte for byte.
+ */
+static bool before6_is(struct __test_metadata *_metadata,
+		       const struct kb_xlate_hit *h, const uint8_t *p,
+		       uint32_t len, uint8_t proto, const struct flow6 *b)
+{
+	uint8_t ref[64], inv[64], *o = NULL;
+	uint32_t olen = 0;
+	bool ok;
+
+	pkt6(ref, proto, b);
+	ASSERT_EQ(0, kb_xlate_before(h, p, len, &o, &olen));
+	ASSERT_EQ(0, pkt_xlate_invert6(p, len, &h->rec, h->addr6, inv));
+	ok = olen == len && !memcmp(o, ref, len) && !memcmp(o, inv, len);
+	free(o);
+	return ok;
+}
+
+/*
+ * An SNAT (masquerade) record in window 8, the address record of the
+ * source it rewrote in window 7 (made before it): one hit, BEFORE's
+ * source from the address record and the destination, which the NAT
+ * kept and has no address record, the packet's own; its words; the
+ * packet before the NAT.
+ */
+TEST(an_ipv6_snat_hit_gets_its_source_from_the_table_and_keeps_the_dest)
+{
+	struct flow6 in = { IN6, SRV6, 40000, 53 };
+	struct flow6 out = { NAT6, SRV6, 61000, 53 };
+	struct kbloom_xlate r = nat6_rec(17, &in, &out);
+	struct kb_xlate_hit hit[4];
+	uint8_t p[64], after6[32];
+	struct arch x;
+	uint32_t len;
+	char s[256];
+
+	ASSERT_EQ(KBLOOM_XLATE_SNAT, r.kind);
+	ASSERT_EQ(0, arch_init(&x));
+	put_addr(&x, 7, IN6);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	len = pkt6(p, 17, &out);
+	memset(hit, 0xa5, sizeof(hit));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(nat6_hit_is(&hit[0], &r, IN6, SRV6, p));
+	memcpy(after6, NAT6, 16);
+	memcpy(after6 + 16, SRV6, 16);
+	EXPECT_EQ(0, memcmp(hit[0].after6, after6, 32));
+	EXPECT_FALSE(hit[0].addr6_lost);
+	EXPECT_EQ(8, hit[0].window);
+	EXPECT_EQ(T8, hit[0].start);
+	EXPECT_EQ(0, hit[0].end);
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("SNAT [fd64::1]:61000 <- [fd09::5]:40000", s);
+	EXPECT_TRUE(before6_is(_metadata, &hit[0], p, len, 17, &in));
+	/* Only window 7 asked: the NAT record is not there. */
+	EXPECT_EQ(0, kb_xlate_lookup(&x.a, p, len, T7, T7 + 1, hit, 4));
+	/* Another source port: another flow, no record. */
+	out.sport = 61001;
+	len = pkt6(p, 17, &out);
+	EXPECT_EQ(0, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	arch_free(&x);
+}
+
+/*
+ * DNAT (a port forward, the client outside): the source kept; both at
+ * once (a hairpin), each rewritten address from its record.
+ */
+TEST(ipv6_dnat_and_snat_with_dnat_hits_and_their_words)
+{
+	struct flow6 fb = { SRV6, NAT6, 33000, 8053 };
+	struct flow6 fa = { SRV6, WEB6, 33000, 53 };
+	struct flow6 hb = { IN6, NAT6, 45678, 8443 };
+	struct flow6 ha = { NAT6, WEB6, 2000, 443 };
+	struct kbloom_xlate rf = nat6_rec(17, &fb, &fa);
+	struct kbloom_xlate rh = nat6_rec(17, &hb, &ha);
+	struct kb_xlate_hit hit[4];
+	struct arch x;
+	uint8_t p[64];
+	uint32_t len;
+	char s[256];
+
+	ASSERT_EQ(KBLOOM_XLATE_DNAT, rf.kind);
+	ASSERT_EQ(KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT, rh.kind);
+	ASSERT_EQ(0, arch_init(&x));
+	put_addr(&x, 8, NAT6);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &rf));
+	len = pkt6(p, 17, &fa);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(nat6_hit_is(&hit[0], &rf, SRV6, NAT6, p));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("DNAT [fd00:80::80]:53 <- [fd64::1]:8053", s);
+	EXPECT_TRUE(before6_is(_metadata, &hit[0], p, len, 17, &fb));
+
+	put_addr(&x, 7, IN6);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 7), &rh));
+	len = pkt6(p, 17, &ha);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(nat6_hit_is(&hit[0], &rh, IN6, NAT6, p));
+	EXPECT_EQ(7, hit[0].window);
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("SNAT [fd64::1]:2000 <- [fd09::5]:45678; DNAT [fd00:80::80]:443 <- [fd64::1]:8443",
+		     s);
+	EXPECT_TRUE(before6_is(_metadata, &hit[0], p, len, 17, &hb));
+	arch_free(&x);
+}
+
+/*
+ * ICMPv6 echo: the identifier in words as "id", with the source; kept
+ * (7) or rewritten; its reply un-NAT'ed (the destination and the
+ * identifier: SNAT and DNAT), the identifier not repeated with DNAT.
+ */
+TEST(ipv6_icmp_echo_hits_name_the_identifier)
+{
+	struct flow6 in = { IN6, SRV6, 7, 0 };
+	struct flow6 out = { NAT6, SRV6, 7, 0 };
+	struct flow6 rin = { SRV6, NAT6, 0xe001, 0 };
+	struct flow6 rout = { SRV6, IN6, 0x0b0b, 0 };
+	struct kbloom_xlate r = nat6_rec(58, &in, &out);
+	struct kbloom_xlate rr = nat6_rec(58, &rin, &rout);
+	struct kb_xlate_hit hit[4];
+	struct arch x;
+	uint8_t p[64];
+	uint32_t len;
+	char s[256];
+
+	ASSERT_EQ(0, arch_init(&x));
+	put_addr(&x, 8, IN6);
+	put_addr(&x, 8, NAT6);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	len = pkt6(p, 58, &out);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(nat6_hit_is(&hit[0], &r, IN6, SRV6, p));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("SNAT fd64::1 id 7 <- fd09::5 id 7", s);
+	EXPECT_TRUE(before6_is(_metadata, &hit[0], p, len, 58, &in));
+
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &rr));
+	len = pkt6(p, 58, &rout);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(nat6_hit_is(&hit[0], &rr, SRV6, NAT6, p));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("SNAT 2001:db8:5::35 id 2827 <- 2001:db8:5::35 id 57345; DNAT fd09::5 <- fd64::1",
+		     s);
+	EXPECT_TRUE(before6_is(_metadata, &hit[0], p, len, 58, &rin));
+	arch_free(&x);
+}
+
+/*
+ * Two address records of the rewritten source's fold: a hit for each,
+ * each undone to its own packet, the kept destination the packet's own
+ * (an address record of the very address does not repeat it); likewise
+ * a DNAT's two addresses of the rewritten destination's fold.
+ */
+TEST(ipv6_nat_addresses_of_one_fold_give_a_hit_per_pair)
+{
+	struct flow6 in = { IN6, SRV6, 40000, 53 };
+	struct flow6 out = { NAT6, SRV6, 61000, 53 };
+	struct flow6 fb = { SRV6, NAT6, 33000, 8053 };
+	struct flow6 fa = { SRV6, WEB6, 33000, 53 };
+	struct kbloom_xlate r = nat6_rec(17, &in, &out);
+	struct kbloom_xlate rd = nat6_rec(17, &fb, &fa);
+	uint8_t in2[16], srv2[16], nat2[16], p[64];
+	const uint8_t *pairs[4][2] = { { IN6, SRV6 } };
+	struct kb_xlate_hit hit[6];
+	struct flow6 b;
+	size_t i, j, n, seen;
+	struct arch x;
+	uint32_t len;
+	char s[256];
+
+	same_fold(IN6, in2);
+	same_fold(SRV6, srv2);
+	ASSERT_EQ(fold(IN6), fold(in2));
+	ASSERT_EQ(fold(SRV6), fold(srv2));
+	ASSERT_EQ(0, arch_init(&x));
+	put_addr(&x, 8, IN6);
+	put_addr(&x, 7, in2);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	len = pkt6(p, 17, &out);
+	ASSERT_EQ(2, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 6));
+	pairs[1][0] = in2, pairs[1][1] = SRV6;
+	for (i = 0; i < 2; i++) {
+		for (seen = 0, j = 0; j < 2; j++)
+			seen += nat6_hit_is(&hit[j], &r, pairs[i][0],
+					    pairs[i][1], p);
+		EXPECT_EQ(1, seen) TH_LOG("pair %zu", i);
+		EXPECT_EQ(8, hit[i].window);
+	}
+	for (j = 0; j < 2; j++) {
+		b = in;
+		b.src = hit[j].addr6;
+		EXPECT_TRUE(before6_is(_metadata, &hit[j], p, len, 17, &b));
+		kb_xlate_hit_str(&hit[j], s, sizeof(s));
+		EXPECT_STREQ(!memcmp(hit[j].addr6, IN6, 16) ?
+			     "SNAT [fd64::1]:61000 <- [fd09::5]:40000" :
+			     "SNAT [fd64::1]:61000 <- [fd09:0:c0ff:ee42::c0ff:ee47]:40000",
+			     s);
+	}
+	/* The destination's own address record: no other hit. */
+	put_addr(&x, 8, SRV6);
+	EXPECT_EQ(2, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 6));
+	/*
+	 * Another address of the kept destination's fold in the table
+	 * (another flow's): the pairs with the packet's own destination
+	 * are there still, once each. (Whether that address gives pairs of
+	 * its own is not asserted: with DNAT not in KIND, the destination
+	 * was kept, and they could only be wrong.)
+	 */
+	put_addr(&x, 7, srv2);
+	n = kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 6);
+	ASSERT_LE(2, n);
+	ASSERT_GE(6, n);
+	for (i = 0; i < 2; i++) {
+		for (seen = 0, j = 0; j < n; j++)
+			seen += nat6_hit_is(&hit[j], &r, pairs[i][0],
+					    pairs[i][1], p);
+		EXPECT_EQ(1, seen) TH_LOG("pair %zu", i);
+	}
+	arch_free(&x);
+
+	/* A DNAT's two addresses of the rewritten destination's fold. */
+	ASSERT_EQ(0, arch_init(&x));
+	same_fold(NAT6, nat2);
+	put_addr(&x, 8, NAT6);
+	put_addr(&x, 8, nat2);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &rd));
+	len = pkt6(p, 17, &fa);
+	ASSERT_EQ(2, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 6));
+	pairs[2][0] = SRV6, pairs[2][1] = NAT6;
+	pairs[3][0] = SRV6, pairs[3][1] = nat2;
+	for (i = 2; i < 4; i++) {
+		for (seen = 0, j = 0; j < 2; j++)
+			seen += nat6_hit_is(&hit[j], &rd, pairs[i][0],
+					    pairs[i][1], p);
+		EXPECT_EQ(1, seen) TH_LOG("pair %zu", i);
+	}
+	for (j = 0; j < 2; j++) {
+		b = fb;
+		b.dst = hit[j].addr6 + 16;
+		EXPECT_TRUE(before6_is(_metadata, &hit[j], p, len, 17, &b));
+	}
+	arch_free(&x);
+}
+
+/*
+ * No address record of the rewritten source (one of another fold only):
+ * one hit, addr6_lost, the packet's own addresses still; nothing to
+ * undo it by, and no BEFORE address in its words.
+ */
+TEST(an_ipv6_nat_hit_without_its_address_record_is_addr6_lost)
+{
+	static const char lost[] =
+		"(its addresses are not in the table) SNAT [fd64::1]:61000 <- ";
+	static const uint8_t zero[32];
+	struct flow6 in = { IN6, SRV6, 40000, 53 };
+	struct flow6 out = { NAT6, SRV6, 61000, 53 };
+	struct kbloom_xlate r = nat6_rec(17, &in, &out), v;
+	uint8_t p[64], other[16], *o = NULL;
+	struct kb_xlate_hit hit[4];
+	struct arch x;
+	uint32_t len, olen;
+	char s[256];
+
+	memcpy(other, IN6, 16);
+	other[15] ^= 1;
+	ASSERT_NE(fold(IN6), fold(other));
+	ASSERT_EQ(0, arch_init(&x));
+	put_addr(&x, 8, other);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	len = pkt6(p, 17, &out);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	v = r;
+	v.state = KBLOOM_XLATE_VALID;
+	EXPECT_EQ(0, memcmp(&hit[0].rec, &v, sizeof(v)));
+	EXPECT_TRUE(hit[0].addr6_lost);
+	EXPECT_EQ(0, memcmp(hit[0].addr6, zero, 32));
+	EXPECT_EQ(0, memcmp(hit[0].after6, p + 8, 32));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_EQ(0, strncmp(s, lost, strlen(lost))) TH_LOG("%s", s);
+	EXPECT_EQ(NULL, strstr(s, "fd09"));
+	EXPECT_EQ(-EINVAL, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	EXPECT_EQ(NULL, o);
+	arch_free(&x);
+}
+
+/*
+ * A later fragment of a NAT'ed IPv6 flow (no ports: no key of its own)
+ * is of a NAT record's addresses, folded; an ICMPv6 error quoting a
+ * packet of the flow is of its record.
+ */
+TEST(ipv6_later_fragments_and_icmpv6_errors_are_of_the_nat_record)
+{
+	struct flow6 in = { IN6, SRV6, 40000, 53 };
+	struct flow6 out = { NAT6, SRV6, 61000, 53 };
+	struct flow6 other = { NAT6, WEB6, 61000, 53 };
+	struct kbloom_xlate r = nat6_rec(17, &in, &out);
+	uint8_t p[160];
+	struct arch x;
+	uint32_t len;
+
+	ASSERT_EQ(0, arch_init(&x));
+	put_addr(&x, 8, IN6);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	/* A fragment header at offset 1448 before 24 bytes of UDP data. */
+	pkt6(p, 17, &out);
+	memmove(p + 48, p + 40, 24);
+	p[6] = 44;
+	p[40] = 17;
+	p[41] = 0;
+	set16(p + 42, 1448 | 1);
+	set16(p + 44, 0x1a2b);
+	set16(p + 46, 0x3c4d);
+	p[5] = 32;
+	len = 72;
+	EXPECT_EQ(6, pkt_is_later_fragment(p, len));
+	EXPECT_EQ(0, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, NULL, 0));
+	EXPECT_TRUE(kb_xlate_nat_of_addrs(&x.a, p, len, 0, UINT64_MAX));
+	EXPECT_FALSE(kb_xlate_nat_of_addrs(&x.a, p, len, T7, T7 + 1));
+	memcpy(p + 24, WEB6, 16);
+	EXPECT_FALSE(kb_xlate_nat_of_addrs(&x.a, p, len, 0, UINT64_MAX));
+	memcpy(p + 24, SRV6, 16);
+	ASSERT_TRUE(kb_xlate_nat_of_addrs(&x.a, p, len, 0, UINT64_MAX));
+	p[40] = 6;				/* another protocol */
+	EXPECT_FALSE(kb_xlate_nat_of_addrs(&x.a, p, len, 0, UINT64_MAX));
+
+	/* Time exceeded from SERVER6's side, as it reached fd09::5. */
+	memset(p, 0, sizeof(p));
+	p[0] = 0x60;
+	p[5] = 8 + 64;
+	p[6] = 58;
+	p[7] = 64;
+	memcpy(p + 8, SRV6, 16);
+	memcpy(p + 24, IN6, 16);
+	p[40] = 3;
+	pkt6(p + 48, 17, &in);
+	csum6(p, 2);
+	len = 40 + 8 + 64;
+	EXPECT_TRUE(kb_xlate_nat_of_icmp_error(&x.a, p, len, 0, UINT64_MAX));
+	pkt6(p + 48, 17, &other);
+	csum6(p, 2);
+	EXPECT_FALSE(kb_xlate_nat_of_icmp_error(&x.a, p, len, 0, UINT64_MAX));
+	arch_free(&x);
+}
+
 TEST_HARNESS_MAIN
