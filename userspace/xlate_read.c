@@ -173,11 +173,14 @@ static size_t addrs_of_fold(const struct kb_archive *a, uint32_t fold,
 
 /*
  * The candidates for an address of fold @fold: @own (a NAT's AFTER
- * address, when the NAT kept it: the folds agree) and those of the
- * address records. Up to XLATE_ADDRS_PER_FOLD in @out.
+ * address, when the NAT may have kept it: the folds agree) and those of
+ * the address records; @own alone when the NAT surely kept it (@sure:
+ * its side not in KIND, so neither address nor port was rewritten).
+ * Up to XLATE_ADDRS_PER_FOLD in @out.
  */
 static size_t addr6_candidates(const struct kb_archive *a, uint32_t fold,
-			       const uint8_t *own, uint8_t (*out)[16])
+			       const uint8_t *own, bool sure,
+			       uint8_t (*out)[16])
 {
 	uint8_t rec[XLATE_ADDRS_PER_FOLD][16];
 	bool kept = own && kb_xlate_fold6(own) == fold;
@@ -185,6 +188,8 @@ static size_t addr6_candidates(const struct kb_archive *a, uint32_t fold,
 
 	if (kept)
 		memcpy(out[n++], own, 16);
+	if (kept && sure)
+		return n;
 	m = addrs_of_fold(a, fold, rec, XLATE_ADDRS_PER_FOLD);
 	for (i = 0; i < m && n < XLATE_ADDRS_PER_FOLD; i++)
 		if (!kept || memcmp(rec[i], own, 16))
@@ -218,9 +223,13 @@ static size_t addr6_of(const struct kb_archive *a, const uint8_t *pkt,
 			own = pkt + 8;
 			memcpy(out[h].after6, own, 32);
 		}
-		ns = addr6_candidates(a, out[h].rec.before_src, own, src);
+		ns = addr6_candidates(a, out[h].rec.before_src, own,
+				      !(out[h].rec.kind & KBLOOM_XLATE_SNAT),
+				      src);
 		nd = addr6_candidates(a, out[h].rec.before_dst,
-				      own ? own + 16 : NULL, dst);
+				      own ? own + 16 : NULL,
+				      !(out[h].rec.kind & KBLOOM_XLATE_DNAT),
+				      dst);
 		out[h].addr6_lost = !ns || !nd;
 		for (i = 0; i < ns; i++) {
 			for (j = 0; j < nd; j++) {
@@ -547,8 +556,8 @@ static void endpoint6(char *buf, size_t len, uint8_t proto, const uint8_t *a,
 
 /*
  * An IPv6 NAT record: "SNAT [AFTER]:P <- [BEFORE]:P; DNAT ..." with
- * @before6 and @after6 (32 bytes each), or without: "SNAT (its addresses
- * are not in the table) :P <- :P".
+ * @before6 and @after6 (32 bytes each); without them "(its addresses are
+ * not in the table) SNAT [?]:P <- [?]:P".
  */
 static void nat6_str(const struct kbloom_xlate *r, const uint8_t *before6,
 		     const uint8_t *after6, char *buf, size_t len)

@@ -1225,7 +1225,8 @@ TEST(non_fragments_are_left_to_the_caller)
 {
 	static struct frags f;
 	struct pkt_frag_ref refs[FRAG_MAX];
-	uint8_t out[64], fresh[64], v6[48] = { 0x60 };
+	/* An IPv6 packet of 8 bytes of UDP: no fragment header. */
+	uint8_t out[64], fresh[64], v6[48] = { 0x60, 0, 0, 0, 0, 8, 17, 64 };
 	uint32_t outlen = 7;
 
 	original(big[0], 1400, 0x1234, 40000);
@@ -1245,6 +1246,12 @@ TEST(non_fragments_are_left_to_the_caller)
 	/* A truncated IPv4 header is malformed, not "no fragment". */
 	refs[1].len = 19;
 	EXPECT_EQ(-1, defrag(refs, 4, 1, out, sizeof(out), &outlen));
+	/* So is an IPv6 header cut short, or whose chain is. */
+	refs[3].len = 39;
+	EXPECT_EQ(-1, defrag(refs, 4, 3, out, sizeof(out), &outlen));
+	v6[6] = 0;			/* hop-by-hop, past the payload */
+	refs[3].len = sizeof(v6);
+	EXPECT_EQ(-1, defrag(refs, 4, 3, out, sizeof(out), &outlen));
 	EXPECT_EQ(-1, first_diff(out, fresh, sizeof(out)));
 }
 

@@ -661,7 +661,7 @@ icmp_blind() {
 	local name=$1 from=$2 rc=0
 	$bc -j trace "$tmp/topo.txt" from "$from" pcap "$tmp/$name.pcap" \
 		>"$tmp/$name.json" || rc=$?
-	[ $rc -le 1 ] || { echo "exit $rc"; tcpdump -nr "$tmp/$name.pcap" | head; }
+	tcpdump -nr "$tmp/$name.pcap" 2>/dev/null | cut -c1-120
 	"${py[@]}" - "$tmp/$name.json" "$from" <<-'EOF'
 	import json, sys
 	res = json.load(open(sys.argv[1]))
