@@ -125,6 +125,31 @@ traced() {
 	EOF
 }
 
+# icmp_blind NAME FROM: each of the 2 ICMP errors of NAME.pcap, traced
+# from FROM, is not traceable past nat (an ICMP error about a flow its
+# NAT rewrote), exit 1 (sections 5b and 12).
+icmp_blind() {
+	local name=$1 from=$2 rc=0
+	$bc -j trace "$tmp/topo.txt" from "$from" pcap "$tmp/$name.pcap" \
+		>"$tmp/$name.json" || rc=$?
+	tcpdump -nr "$tmp/$name.pcap" 2>/dev/null | cut -c1-120
+	"${py[@]}" - "$tmp/$name.json" "$from" <<-'EOF'
+	import json, sys
+	res = json.load(open(sys.argv[1]))
+	res = res if isinstance(res, list) else [res]
+	for r in res:
+	    print(r["packet"], r["description"], r["status"], r.get("why"))
+	    assert "unreachable" in r["description"], r["description"]
+	    assert r["status"] == "not traceable" and not r["traceable"], r["status"]
+	    assert r["why"].startswith("not traceable past nat (an ICMP error about a flow its NAT rewrote"), r["why"]
+	    # Drawn as far as it goes: from, and nat where its hook saw this form.
+	    assert r["nodes"][0]["router"] == sys.argv[2], r["nodes"]
+	    assert {x["router"] for x in r["nodes"]} <= {sys.argv[2], "nat"}, r["nodes"]
+	assert len(res) == 2, len(res)
+	EOF
+	[ $? = 0 ] && echo "exit $rc" && [ $rc = 1 ]
+}
+
 # show NS TABLE FIELD...: the fields of 'bloomctl -j show' (dotted paths).
 show() {
 	local ns=$1 name=$2
@@ -265,6 +290,13 @@ capture a dnat6 ip6 dst fd09::5 and udp && for i in 1 2; do echo "q $i"; done |
 	nx w nc -6 -u -w 1 -p 999 fd64::1 8053; stop dnat6
 check "IPv6 port forward, UDP: each datagram w sent to [fd64::1]:8053, traced from r2 through nat (DNAT [fd09::5]:53 <- [fd64::1]:8053) to r1" \
 	traced dnat6 r2 r1 'DNAT \[fd09::5\]:53 <- \[fd64::1\]:8053 \(window \d+\)' UDP
+# ICMPv6 errors about a NAT'ed flow, as section 12's ICMP ones: w's
+# port unreachables for a's masqueraded datagrams.
+nx w sysctl -qw net.ipv6.icmp.ratelimit=0
+capture a icmperr6 icmp6 and ip6[40] == 1 && for i in 1 2; do
+	echo "z $i" | nx a nc -6 -u -w 1 -p 4200 fd02::2 7999; done; stop icmperr6
+check "w's ICMPv6 port unreachables for a's masqueraded datagrams, captured at a: not traceable past nat (an ICMP error about a flow its NAT rewrote), exit 1" \
+	icmp_blind icmperr6 r2
 # IPv6 fragments (a sends 2000-byte pings on 1500-byte links: a
 # fragments them). nat tracks connections: it reassembles each datagram
 # before its forward hook (which digests it whole) and cuts it again on
@@ -657,27 +689,6 @@ check "the two-NAT capture in reverse order: each ping fragment still traced thr
 # outer address was (an error from a router inside leaves with the NAT's
 # address too): each is not traceable past nat, said so, exit 1, never
 # "absent" upstream of it nor "traced" to a wrong ingress.
-icmp_blind() {
-	local name=$1 from=$2 rc=0
-	$bc -j trace "$tmp/topo.txt" from "$from" pcap "$tmp/$name.pcap" \
-		>"$tmp/$name.json" || rc=$?
-	tcpdump -nr "$tmp/$name.pcap" 2>/dev/null | cut -c1-120
-	"${py[@]}" - "$tmp/$name.json" "$from" <<-'EOF'
-	import json, sys
-	res = json.load(open(sys.argv[1]))
-	res = res if isinstance(res, list) else [res]
-	for r in res:
-	    print(r["packet"], r["description"], r["status"], r.get("why"))
-	    assert "unreachable" in r["description"], r["description"]
-	    assert r["status"] == "not traceable" and not r["traceable"], r["status"]
-	    assert r["why"].startswith("not traceable past nat (an ICMP error about a flow its NAT rewrote"), r["why"]
-	    # Drawn as far as it goes: from, and nat where its hook saw this form.
-	    assert r["nodes"][0]["router"] == sys.argv[2], r["nodes"]
-	    assert {x["router"] for x in r["nodes"]} <= {sys.argv[2], "nat"}, r["nodes"]
-	assert len(res) == 2, len(res)
-	EOF
-	[ $? = 0 ] && echo "exit $rc" && [ $rc = 1 ]
-}
 nx v sysctl -qw net.ipv4.icmp_ratelimit=0 && nx a sysctl -qw net.ipv4.icmp_ratelimit=0
 # One datagram per nc: after a port unreachable its socket is refused.
 capture a icmperr icmp && for i in 1 2; do
@@ -696,13 +707,6 @@ query_blind() {
 		[ "$(tail -1 <<<"$out")" = "2 packets: 0 transformed, 2 not" ]
 }
 check "query xlate pcap: each of those errors 'not undone: an ICMP error about a flow this NAT rewrote', exit 1" query_blind
-# The same over IPv6 (section 5b's addresses): w's ICMPv6 port
-# unreachables for a's masqueraded datagrams.
-nx w sysctl -qw net.ipv6.icmp.ratelimit=0
-capture a icmperr6 icmp6 and ip6[40] == 1 && for i in 1 2; do
-	echo "z $i" | nx a nc -6 -u -w 1 -p 4200 fd02::2 7999; done; stop icmperr6
-check "w's ICMPv6 port unreachables for a's masqueraded datagrams, captured at a: not traceable past nat (an ICMP error about a flow its NAT rewrote), exit 1" \
-	icmp_blind icmperr6 r2
 
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 finish
