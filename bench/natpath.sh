@@ -30,20 +30,35 @@
 # one record per flow and the attachment recorded every packet, the digest
 # filter digested every packet.
 #
-#   bench/natpath.sh [--quick] [--rounds R] [--out FILE]
+# With --vxlan the router is a VXLAN endpoint instead (RFC 7348, IPv4,
+# UDP checksum 0, as the transforms table records it) and does no NAT:
+# pktgen's packets go to its own address, UDP port 4789, and a tc BPF
+# program at kbn1's ingress (bench/pktpath/vxlan_tc.bpf.c, in every
+# configuration alike) writes over their payload a VXLAN header (VNI 42),
+# an Ethernet header to vx0's address and an inner IPv4 UDP packet to
+# 198.19.0.1:9 whose IP ID is pktgen's sequence number, which vx0 takes
+# out and the router forwards to kbn2. The transforms table records each
+# packet at input (a tunnel record: one per packet) and, at postrouting,
+# the vxlan device's arrival (one per flow: the inner packets are one
+# flow).
+#
+#   bench/natpath.sh [--quick] [--vxlan] [--rounds R] [--out FILE]
 #     --quick   one short round, prints TAP (make check: the pipeline
 #               works; no timing is asserted)
 #     --out     raw rows "nat CONFIG ROUND PPS" (TSV) for bench/report.py
+#               ("vxlan CONFIG ROUND PPS" with --vxlan)
 # Needs the module loaded (scripts/vm ... runs it after insmod), nft.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bc=$PWD/userspace/bloomctl
+writer=$PWD/bench/pktpath/vxlan_tc.bpf.o
 . bench/pktgen.sh
 
-quick=0 rounds=15 out=/dev/null
+quick=0 rounds=15 out=/dev/null mode=nat
 while (($#)); do
 	case $1 in
 	--quick) quick=1; rounds=1; shift ;;
+	--vxlan) mode=vxlan; shift ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	*) echo "natpath.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -71,6 +86,7 @@ cleanup() {
 	$bc destroy all >/dev/null 2>&1
 	[ -e "$PG/kpktgend_0" ] && echo rem_device_all >"$PG/kpktgend_0"
 	nft delete table ip kbnat 2>/dev/null
+	ip link del vx0 2>/dev/null
 	ip link del kbn0 2>/dev/null
 	ip link del kbn2 2>/dev/null
 	ip route del 10.0.0.0/16 dev kbn1 2>/dev/null
@@ -98,14 +114,26 @@ sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
 # The senders are behind kbn1 (whatever the default route says).
 ip route add 10.0.0.0/16 dev kbn1 || die "route to the senders"
 ip route add 198.19.0.0/16 dev kbn2 || die "route to the sink"
-nft -f - <<'EOF' || die "nft masquerade table"
-table ip kbnat {
-	chain post {
-		type nat hook postrouting priority srcnat; policy accept;
-		oifname "kbn2" masquerade
+if [ $mode = nat ]; then
+	nft -f - <<-'EOF' || die "nft masquerade table"
+	table ip kbnat {
+		chain post {
+			type nat hook postrouting priority srcnat; policy accept;
+			oifname "kbn2" masquerade
+		}
 	}
-}
-EOF
+	EOF
+else
+	ip link add vx0 type vxlan id 42 dstport 4789 local 198.18.4.2 dev kbn1 noudpcsum ||
+		die "vxlan vx0"
+	sysctl -qw net.ipv6.conf.vx0.disable_ipv6=1 net.ipv4.conf.vx0.rp_filter=0
+	ip link set vx0 address 02:00:00:00:00:42 && ip link set vx0 up || die "vx0 up"
+	# What pktgen's UDP payload becomes: bench/pktpath/vxlan_tc.bpf.c.
+	[ -e "$writer" ] || die "$writer is not built (make -C bench/pktpath)"
+	tc qdisc add dev kbn1 clsact &&
+		tc filter add dev kbn1 ingress bpf direct-action obj "$writer" sec tc ||
+		die "tc: the VXLAN writer at kbn1's ingress"
+fi
 
 # natdev COUNT: kbn1 on pktgen thread 0: COUNT UDP packets of 64 bytes,
 # sources 10.0.0.1 .. (FLOWS of them, in turn), port 1024 -> 198.19.0.1:9.
@@ -119,12 +147,16 @@ natdev() {
 		sleep 0.2
 	done
 	((i < 100)) || die "pktgen: cannot add kbn1 to kpktgend_0"
-	for f in "count $1" "pkt_size 64" "clone_skb 0" "burst 1" \
-		"xmit_mode netif_receive" "dst 198.19.0.1" \
+	# VXLAN: to the router, UDP 4789, room for the encapsulation and the
+	# inner 28 bytes (the writer above).
+	local size=64 dst=198.19.0.1 dport=9
+	[ $mode = vxlan ] && size=$((14 + 20 + 8 + 8 + 14 + 28)) dst=198.18.4.2 dport=4789
+	for f in "count $1" "pkt_size $size" "clone_skb 0" "burst 1" \
+		"xmit_mode netif_receive" "dst $dst" \
 		"dst_mac $(cat /sys/class/net/kbn1/address)" \
 		"src_min 10.0.0.1" "src_max 10.0.$((last / 256)).$((last % 256))" \
 		"udp_src_min 1024" "udp_src_max 1024" \
-		"udp_dst_min 9" "udp_dst_max 9"; do
+		"udp_dst_min $dport" "udp_dst_max $dport"; do
 		pg kbn1 "$f"
 	done
 }
@@ -148,10 +180,13 @@ run() {
 }
 show() { $bc -j show "$1" | python3 -c "import json,sys; d=json.load(sys.stdin); print($2)"; }
 
+# The records a run makes: one per flow (NAT), one per packet (VXLAN).
+records=$FLOWS
+[ $mode = vxlan ] && records=$PKTS
 setup() {
 	case $1 in
 	none) ;;
-	transforms) $bc create x transforms capacity $((4 * FLOWS)) &&
+	transforms) $bc create x transforms capacity $((4 * records)) &&
 		$bc attach x hook postrouting ;;
 	transforms+spie) setup transforms &&
 		$bc create d blocked bits $BITS hashes $K &&
@@ -173,10 +208,18 @@ check() {
 	transforms | transforms+spie)
 		records=$(show x 'd["fill"]')
 		recorded=$(show x 'd["attach"]["digested"]')
-		[ "$records" = "$FLOWS" ] ||
-			die "$1: $records transform records, want one per flow: $FLOWS"
-		[ "$recorded" = "$PKTS" ] ||
-			die "$1: the transforms attachment recorded $recorded of $PKTS packets"
+		if [ $mode = vxlan ]; then
+			# A tunnel record per packet, the device's arrival per flow.
+			[ "$records" = $((PKTS + 1)) ] ||
+				die "$1: $records transform records, want one per packet and the arrival: $((PKTS + 1))"
+			[ "$recorded" = $((2 * PKTS)) ] ||
+				die "$1: the transforms attachment recorded $recorded of $((2 * PKTS)) (input and postrouting, each packet)"
+		else
+			[ "$records" = "$FLOWS" ] ||
+				die "$1: $records transform records, want one per flow: $FLOWS"
+			[ "$recorded" = "$PKTS" ] ||
+				die "$1: the transforms attachment recorded $recorded of $PKTS packets"
+		fi
 		;;
 	esac
 	if [ "$1" = transforms+spie ]; then
@@ -203,7 +246,7 @@ for ((r = 1; r <= rounds; r++)); do
 		rate[$c]=$(pps kbn1)
 		check "$c" $(($(sent) - tx0))
 		teardown "$c" || die "tear-down of $c"
-		row nat "$c" "$r" "${rate[$c]}"
+		row $mode "$c" "$r" "${rate[$c]}"
 	done
 	echo "# round $r: transforms / none = $(python3 -c "print(f'{${rate[transforms]} / ${rate[none]}:.3f}')")"
 done
@@ -222,11 +265,13 @@ for cfg in rate:
           f"[{min(r):.3f}-{max(r):.3f}], best rates "
           f"{max(rate[cfg].values()) / max(rate['none'].values()):.3f}")
 EOF
-ok 0 "NAT router: ${CONFIGS[*]} each ran $rounds round(s) of $PKTS packets from $FLOWS flows, every packet forwarded, one transform record per flow, every packet recorded and digested"
+what="NAT router" made="one transform record per flow"
+[ $mode = vxlan ] && what="VXLAN endpoint" made="one tunnel record per packet"
+ok 0 "$what: ${CONFIGS[*]} each ran $rounds round(s) of $PKTS packets from $FLOWS flows, every packet forwarded, $made, every packet recorded and digested"
 if ((quick)); then
 	# The pipeline gives a figure; how large is for `make bench`.
 	awk "BEGIN { exit !(${rate[transforms]} > 0 && ${rate[none]} > 0) }"
-	ok $? "NAT router: transforms / none = $(python3 -c "print(f'{${rate[transforms]} / ${rate[none]}:.3f}')") (> 0)"
+	ok $? "$what: transforms / none = $(python3 -c "print(f'{${rate[transforms]} / ${rate[none]}:.3f}')") (> 0)"
 fi
 
 echo "1..$tap_n"

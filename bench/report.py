@@ -110,6 +110,29 @@ def nat_section(w, nat, command):
       f"(median of {len(ratios(nat, 'transforms', 'none'))} rounds, `{command}`).\n")
 
 
+def vxlan_section(w, vx, command):
+    """bench/natpath.sh --vxlan's rows: packets/s through a VXLAN endpoint."""
+    if "none" not in vx or "transforms" not in vx:
+        sys.exit("report.py: the VXLAN rows lack 'none' or 'transforms'")
+    w("\n## VXLAN endpoint in the test VM: the transforms table\n")
+    w(f"Produced by `{command}` (`--vxlan`): as above, but the router takes")
+    w("each packet out of a vxlan device (a tc program writes the VXLAN")
+    w("header and the inner packet over pktgen's payload, its inner IP ID")
+    w("pktgen's sequence number) and forwards the inner one, no NAT;")
+    w("`transforms` records each packet's outer headers at input (a tunnel")
+    w("record per packet) and the device's arrival per flow.\n")
+    w("| configuration | packets/s | vs none | vs none, best |")
+    w("|---|---:|---:|---:|")
+    for cfg in vx:
+        best = max(vx[cfg].values()) / max(vx["none"].values())
+        w(f"| {cfg} | {fmt_rate(list(vx[cfg].values()))} | "
+          f"{fmt_ratio(ratios(vx, cfg, 'none'))} | {best:.2f}× |")
+    ratio = spread(ratios(vx, "transforms", "none"))[0]
+    w("")
+    w(f"VXLAN endpoint: transforms attached / not attached = {ratio:.2f} "
+      f"(median of {len(ratios(vx, 'transforms', 'none'))} rounds).\n")
+
+
 def main():
     if len(sys.argv) not in (5, 7):
         sys.exit(__doc__)
@@ -205,7 +228,10 @@ def main():
         w("program computing the digest and peeking the BPF Bloom filter map, per run.\n")
 
     if len(sys.argv) == 7:
-        nat_section(w, load(sys.argv[5]).get("nat", {}), sys.argv[6])
+        rows = load(sys.argv[5])
+        nat_section(w, rows.get("nat", {}), sys.argv[6])
+        if "vxlan" in rows:
+            vxlan_section(w, rows["vxlan"], sys.argv[6])
 
     # Item 6: memory per key beside the information-theoretic bound.
     w("## Memory per key at a target FPR (issue 8, item 6)\n")

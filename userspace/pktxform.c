@@ -318,24 +318,35 @@ int pkt_xlate_invert6(const uint8_t *pkt, uint32_t len,
 	return 0;
 }
 
+/*
+ * The record's BEFORE addresses into IPv4 header @out (@pkt's copy), its
+ * checksum updated; returns their terms, for the pseudo-headers.
+ */
+static uint32_t invert_addrs4(const uint8_t *pkt, uint8_t *out,
+			      const struct kbloom_xlate *rec)
+{
+	uint32_t d;
+
+	d = delta(0, pkt + 12, &rec->before_src, 4);
+	d = delta(d, pkt + 16, &rec->before_dst, 4);
+	csum_apply(out + 10, d);
+	memcpy(out + 12, &rec->before_src, 4);
+	memcpy(out + 16, &rec->before_dst, 4);
+	return d;
+}
+
 int pkt_xlate_invert(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, uint8_t *out)
 {
-	uint32_t daddr;
 	struct ip4 h;
 
 	if (rec->family != 4 || !rec_is_key_of(pkt, len, rec))
 		return -1;
 	ip4_parse(pkt, len, &h);
 	memcpy(out, pkt, len);
-
 	/* The addresses: in the IP header checksum and every pseudo-header. */
-	daddr = delta(0, pkt + 12, &rec->before_src, 4);
-	daddr = delta(daddr, pkt + 16, &rec->before_dst, 4);
-	csum_apply(out + 10, daddr);
-	memcpy(out + 12, &rec->before_src, 4);
-	memcpy(out + 16, &rec->before_dst, 4);
-	invert_l4(out + h.hl, h.end - h.hl, h.proto, daddr, rec);
+	invert_l4(out + h.hl, h.end - h.hl, h.proto,
+		  invert_addrs4(pkt, out, rec), rec);
 	return 0;
 }
 
@@ -474,18 +485,13 @@ int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,
 			   const struct kbloom_xlate *rec, uint8_t *out)
 {
 	struct ip4 h, f;
-	uint32_t d;
 
 	if (ip4_parse(head, hlen, &h) || (h.frag & IP_OFFMASK) ||
 	    ip4_parse(frag, len, &f) || !(f.frag & IP_OFFMASK) ||
 	    !same_datagram(head, frag) || !rec_is_key_of(head, hlen, rec))
 		return -1;
 	memcpy(out, frag, len);
-	d = delta(0, frag + 12, &rec->before_src, 4);
-	d = delta(d, frag + 16, &rec->before_dst, 4);
-	csum_apply(out + 10, d);
-	memcpy(out + 12, &rec->before_src, 4);
-	memcpy(out + 16, &rec->before_dst, 4);
+	invert_addrs4(frag, out, rec);
 	return 0;
 }
 
