@@ -133,23 +133,31 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
 #define KB_VXLAN_FLAG_VNI	0x08
 
 /*
- * A VXLAN packet at @off (the UDP header) of the @cap bytes at @p carrying
- * IPv4 in Ethernet, with UDP checksum 0 (the rebuilt packet has 0: one
- * with a checksum is left to the arrival record): its record's kind and
- * FIRST, the VNI in @key.
+ * A VXLAN packet at @off (the UDP header) of the @cap bytes at @p (its
+ * outer IPv4 header's flags and offset @rec's BEFORE_DPORT) carrying
+ * IPv4 in Ethernet: its record's kind, FIRST and, with a UDP checksum,
+ * BEFORE_DPORT; the VNI in @key.
  */
 static int kb_xlate_of_vxlan(const u8 *p, u32 cap, u32 off,
 			     struct kbloom_xlate *rec, __be32 *key)
 {
 	const u8 *v = p + off;
 
-	if (off + KB_VXLAN_ENCAP > cap || v[6] || v[7] ||
-	    !(v[8] & KB_VXLAN_FLAG_VNI) ||
+	if (off + KB_VXLAN_ENCAP > cap || !(v[8] & KB_VXLAN_FLAG_VNI) ||
 	    (v[KB_VXLAN_ENCAP - 2] << 8 | v[KB_VXLAN_ENCAP - 1]) != ETH_P_IP)
 		return -1;
 	rec->kind = KBLOOM_XLATE_VXLAN;
 	memcpy(&rec->first, v, sizeof(rec->first));	/* the ports */
 	*key = cpu_to_be32(v[12] << 16 | v[13] << 8 | v[14]);
+	if (!v[6] && !v[7])
+		return 0;
+	/* The checksum takes the flags' place: DF, all they can be. */
+	if (rec->before_dport & ~htons(IP_DF))
+		return -1;
+	if (rec->before_dport)
+		rec->kind |= KBLOOM_XLATE_VXLAN_DF;
+	rec->kind |= KBLOOM_XLATE_VXLAN_CSUM;
+	memcpy(&rec->before_dport, v + 6, sizeof(rec->before_dport));
 	return 0;
 }
 

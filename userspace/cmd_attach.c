@@ -246,7 +246,7 @@ const struct kb_command kb_cmd_attach = {
 		"The same attachment hooks input too: each IPIP, 6in4 (sit), GRE or\n"
 		"VXLAN packet this router decapsulates gives a record of its outer\n"
 		"header (addresses, IP ID, GRE's first optional word: checksum, key or\n"
-		"sequence number; VXLAN's UDP ports, over IPv4 with UDP checksum 0),\n"
+		"sequence number; VXLAN's UDP ports and checksum, over IPv4),\n"
 		"per packet, and so does each 4in6 or 6in6 (ip6tnl) or IPv4 in GRE\n"
 		"(ip6gre) packet over IPv6 (the outer addresses folded, flow label,\n"
 		"encapsulation limit; each outer address once a window in an address\n"

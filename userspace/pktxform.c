@@ -697,6 +697,19 @@ static int is_vxlan(uint8_t kind)
 	return (kind & KBLOOM_XLATE_VXLAN) == KBLOOM_XLATE_VXLAN;
 }
 
+/* A VXLAN record's outer flags and offset, its UDP checksum. */
+static void vxlan_words(const struct kbloom_xlate *rec, uint8_t *frag,
+			uint8_t *csum)
+{
+	if (!(rec->kind & KBLOOM_XLATE_VXLAN_CSUM)) {
+		memcpy(frag, &rec->before_dport, 2);
+		put16(csum, 0);
+		return;
+	}
+	put16(frag, rec->kind & KBLOOM_XLATE_VXLAN_DF ? 0x4000 : 0);
+	memcpy(csum, &rec->before_dport, 2);
+}
+
 uint32_t pkt_gre_len(uint8_t kind)
 {
 	if (!(kind & KBLOOM_XLATE_GRE) || is_vxlan(kind))
@@ -786,6 +799,8 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		put16(head + 2, tot);
 		memcpy(head + 4, &rec->before_sport, 2);	/* its IP ID */
 		memcpy(head + 6, &rec->before_dport, 2);	/* flags, offset */
+		if (is_vxlan(rec->kind))
+			vxlan_words(rec, head + 6, head + 20 + 6);
 		head[8] = 64;
 		head[9] = next;
 		memcpy(head + 12, &rec->before_src, 4);
@@ -795,8 +810,8 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	g = head + hl;
 	if (is_vxlan(rec->kind)) {
 		/*
-		 * VXLAN (RFC 7348): the UDP ports as carried, its length,
-		 * checksum 0 (a record is made of no other); the VXLAN header
+		 * VXLAN (RFC 7348): the UDP ports as carried, its length, its
+		 * checksum (written above, with the header); the VXLAN header
 		 * (I flag, VNI) and Ethernet (type IPv4), which no digest
 		 * covers: VNI and addresses not kept, zero.
 		 */

@@ -626,9 +626,12 @@ void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 
 		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
 		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
-		snprintf(buf, len, "VXLAN %s:%u > %s:%u id %u", x,
-			 udp[0] << 8 | udp[1], y, udp[2] << 8 | udp[3],
-			 ntohs(r->before_sport));
+		n = snprintf(buf, len, "VXLAN %s:%u > %s:%u id %u", x,
+			     udp[0] << 8 | udp[1], y, udp[2] << 8 | udp[3],
+			     ntohs(r->before_sport));
+		if ((r->kind & KBLOOM_XLATE_VXLAN_CSUM) && n < (int)len)
+			snprintf(buf + n, len - n, " csum 0x%04x",
+				 ntohs(r->before_dport));
 		return;
 	}
 	if (r->kind & XLATE_TUNNEL) {

@@ -106,7 +106,7 @@ int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
  * "SNAT 100.64.0.1 id 7 <- 10.9.0.5 id 3"; both as "SNAT ...; DNAT ...";
  * a tunnel by its outer packet, "IPIP 10.2.0.1 > 10.3.0.2 id 4660",
  * "GRE 10.2.0.1 > 10.3.0.2 id 4660[ key 7]" or "VXLAN 10.2.0.1:51234 >
- * 10.3.0.2:4789 id 4660", over IPv6 "4in6 (its outer addresses are not
+ * 10.3.0.2:4789 id 4660[ csum 0x1f2e]", over IPv6 "4in6 (its outer addresses are not
  * in the table) flowlabel 0x5b1c3[ encaplimit 4]"; an arrival by what the
  * packet came out of, "IPsec ESP 10.1.0.1 > 10.2.0.2 spi 0x100" or "a
  * vxlan device (ifindex 7)". kb_xlate_hit_str(): the same with a tunnel

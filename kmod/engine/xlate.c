@@ -107,9 +107,15 @@ enum kb_xlate_class kb_xlate_class(u8 kind)
 		return kind == KBLOOM_XLATE_OPAQUE ? KB_XREC_ARRIVAL :
 		       kind == KBLOOM_XLATE_ADDR6 ? KB_XREC_ADDRESS :
 		       KB_XREC_NONE;
-	/* IPIP or GRE (with its words), either over IPv6; VXLAN over IPv4. */
+	/*
+	 * IPIP or GRE (with its words), either over IPv6; VXLAN over IPv4
+	 * (with a checksum, DF too: GRE's words' bits).
+	 */
 	if (tun == KBLOOM_XLATE_IPIP || (tun & ~words) == KBLOOM_XLATE_GRE ||
-	    kind == KBLOOM_XLATE_VXLAN)
+	    kind == KBLOOM_XLATE_VXLAN ||
+	    kind == (KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_VXLAN_CSUM) ||
+	    kind == (KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_VXLAN_CSUM |
+		     KBLOOM_XLATE_VXLAN_DF))
 		return KB_XREC_TUNNEL;
 	return kind && !(kind & ~(KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT)) ?
 	       KB_XREC_NAT : KB_XREC_NONE;

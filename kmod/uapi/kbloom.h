@@ -988,11 +988,15 @@ enum kbloom_attach_attr {
  *	FIRST as over IPv4. A digest of the outer packet covers the
  *	destination options header, when there, and not the inner packet.
  *	VXLAN (KIND VXLAN: IPIP and GRE both) likewise, for an IPv4 outer
- *	packet whose UDP checksum is 0 carrying an Ethernet frame of IPv4:
- *	FIRST holds its UDP source and destination ports as carried (the
- *	outer source port is a hash of the inner flow under the sender's
- *	seed: no one else can compute it); the VXLAN header and the inner
- *	Ethernet addresses are not kept (no digest covers them).
+ *	packet carrying an Ethernet frame of IPv4: FIRST holds its UDP
+ *	source and destination ports as carried (the outer source port is a
+ *	hash of the inner flow under the sender's seed: no one else can
+ *	compute it); the VXLAN header and the inner Ethernet addresses are
+ *	not kept (no digest covers them). With a UDP checksum (KIND
+ *	VXLAN_CSUM; it covers the inner frame's Ethernet addresses, which no
+ *	capture of the inner packet holds) BEFORE_DPORT holds the checksum
+ *	as carried instead of the outer flags, and KIND VXLAN_DF says the
+ *	outer header had DF (its other flags and offset are 0).
  * Address (KIND ADDR6: OPAQUE and OUTER6), per address and window, made
  *	with the tunnel records over IPv6 whose outer packets had it and the
  *	IPv6 NAT records whose BEFORE it is (before them: a table too full
@@ -1044,6 +1048,9 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_OPAQUE	_BITUL(7)	/* an arrival no record undoes */
 /* IPIP and GRE together: decapsulated from VXLAN (RFC 7348). */
 #define KBLOOM_XLATE_VXLAN	(KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)
+/* GRE's words' bits in a VXLAN record: its UDP checksum, and DF (above). */
+#define KBLOOM_XLATE_VXLAN_CSUM	KBLOOM_XLATE_GRE_CSUM
+#define KBLOOM_XLATE_VXLAN_DF	KBLOOM_XLATE_GRE_SEQ
 /* SNAT's bit in a tunnel record (IPIP or GRE set): its outer packet was IPv6. */
 #define KBLOOM_XLATE_OUTER6	KBLOOM_XLATE_SNAT
 /* OPAQUE and OUTER6 together: an address record. */

@@ -1417,6 +1417,7 @@ struct tun {
 	uint8_t tos, ttl;	/* outer TOS, TTL */
 	uint16_t sport, dport;	/* VXLAN: the outer UDP ports */
 	uint32_t vni;		/* VXLAN */
+	uint16_t ucsum;		/* VXLAN: its UDP checksum as carried (0: none) */
 };
 
 static int tun_vxlan(const struct tun *t)
@@ -1465,10 +1466,11 @@ static uint32_t ref_outer(uint8_t *o, const uint8_t *inner, uint32_t cap,
 	set32(o + 16, TUN_REMOTE);
 	set16(o + 10, ~ref_sum(0, o, 20) & 0xffff);
 	if (tun_vxlan(t)) {
-		/* RFC 7348: UDP (checksum 0), I flag and VNI, an Ethernet frame. */
+		/* RFC 7348: UDP, I flag and VNI, an Ethernet frame. */
 		set16(o + 20, t->sport);
 		set16(o + 22, t->dport);
 		set16(o + 24, g + get16(inner + 2));
+		set16(o + 26, t->ucsum);
 		o[28] = 0x08;
 		set32(o + 32, t->vni << 8);
 		for (k = 36; k < 48; k++)	/* the MAC addresses */
@@ -1523,10 +1525,15 @@ static struct kbloom_xlate tun_rec(const uint8_t *inner, const struct tun *t)
 		ref_outer(o, inner, 0, t);
 		memcpy(&r.first, o + 24, 4);
 	}
-	/* VXLAN: the UDP ports. */
+	/* VXLAN: the UDP ports; a checksum in the flags' place, DF by KIND. */
 	if (tun_vxlan(t)) {
 		ref_outer(o, inner, 0, t);
 		memcpy(&r.first, o + 20, 4);
+		if (t->ucsum) {
+			r.kind |= KBLOOM_XLATE_VXLAN_CSUM |
+				  (t->frag & 0x4000 ? KBLOOM_XLATE_VXLAN_DF : 0);
+			r.before_dport = htons(t->ucsum);
+		}
 	}
 
 	memcpy(&r.after_src, inner + 12, 4);
@@ -1856,6 +1863,24 @@ TEST(vxlan_outer_digests_as_the_wire_packet)
 	/* Cut short: the outer headers and 8 bytes still digest alike. */
 	EXPECT_EQ(-1, tun_case(PROTO_UDP, 200, 28, vxlan, 0));
 	EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, vxlan, 58));
+}
+
+TEST(vxlan_with_a_udp_checksum_keeps_it_and_df)
+{
+	static const uint16_t sums[] = { 0x0001, 0x7a3e, 0xffff };
+	struct tun t = vxlan;
+	unsigned int i, df;
+
+	for (df = 0; df < 2; df++) {
+		t.frag = df ? 0x4000 : 0;
+		for (i = 0; i < sizeof(sums) / sizeof(sums[0]); i++) {
+			t.ucsum = sums[i];
+			EXPECT_EQ(-1, tun_case(PROTO_UDP, 100, 0, t, 0));
+			EXPECT_EQ(-1, tun_case(PROTO_ICMP, 56, 0, t, 0));
+			/* Cut short: the UDP header is all a digest covers. */
+			EXPECT_EQ(-1, tun_case(PROTO_UDP, 200, 28, t, 0));
+		}
+	}
 }
 
 TEST(gre_record_keeps_the_first_optional_word)

@@ -579,9 +579,14 @@ static enum kb_xlate_class ref_class(unsigned int kind)
 	if (kind == KBLOOM_XLATE_SNAT || kind == KBLOOM_XLATE_DNAT ||
 	    kind == (KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT))
 		return KB_XREC_NAT;
+	/* VXLAN over IPv4: alone, with its checksum, and with DF beside it. */
 	if (tun == KBLOOM_XLATE_IPIP ||
 	    (tun & ~words) == KBLOOM_XLATE_GRE ||
-	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE))
+	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE) ||
+	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
+		     KBLOOM_XLATE_VXLAN_CSUM) ||
+	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
+		     KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF))
 		return KB_XREC_TUNNEL;
 	return KB_XREC_NONE;
 }
@@ -640,7 +645,7 @@ TEST(class_of_every_kind_the_module_makes)
 	}
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(3, n[KB_XREC_NAT]);
-	EXPECT_EQ(19, n[KB_XREC_TUNNEL]);
+	EXPECT_EQ(21, n[KB_XREC_TUNNEL]);
 	EXPECT_EQ(1, n[KB_XREC_ADDRESS]);
 	EXPECT_EQ(1, n[KB_XREC_ARRIVAL]);
 	/* A few by name. */
@@ -674,7 +679,7 @@ TEST(class_of_every_other_kind_is_none)
 			bad++;
 		}
 	}
-	EXPECT_EQ(232, n);
+	EXPECT_EQ(230, n);
 	EXPECT_EQ(0, bad);
 }
 
