@@ -78,12 +78,12 @@ for i in range(3):
 	stop "$1"
 }
 
-# traced NAME WANT: every packet of NAME.pcap traced from d through m to
+# [topo=FILE] traced NAME WANT: every packet of NAME.pcap traced from d through m to
 # e, d's node naming the tunnel (WANT: a python regex of the whole text),
 # m's and e's none; 6 packets (3 echo requests, 3 datagrams).
 traced() {
 	local rc=0
-	$bc -j trace "$tmp/topo.txt" from d pcap "$tmp/$1.pcap" >"$tmp/$1.json" || rc=$?
+	$bc -j trace "${topo:-$tmp/topo.txt}" from d pcap "$tmp/$1.pcap" >"$tmp/$1.json" || rc=$?
 	[ $rc -le 1 ] || return 1
 	"${py[@]}" - "$tmp/$1.json" "$2" <<-'EOF'
 	import json, re, sys
@@ -342,9 +342,10 @@ wireguard() {
 }
 # archived_wg: the routers' windows archived, the WireGuard capture
 # traced from the archives: the same answers.
-archived_wg() {
+archive_all() {
 	local r
 	sleep 2.5	# the windows close
+	rm -rf "$tmp"/arch-?
 	for r in e m d; do
 		mkdir -p "$tmp/arch-$r" &&
 			$bc -n $P$r archive spie "$tmp/arch-$r" once >/dev/null || return 1
@@ -353,7 +354,15 @@ archived_wg() {
 	printf '%s\n' "router d archive $tmp/arch-d filter spie transforms xlate" \
 		"router m archive $tmp/arch-m filter spie" "router e archive $tmp/arch-e filter spie" \
 		'link d m' 'link m e' >"$tmp/topo-arch.txt"
-	topo=$tmp/topo-arch.txt opaque wg 'a wireguard device \(ifindex \d+\)'
+}
+archived_wg() {
+	archive_all && topo=$tmp/topo-arch.txt opaque wg 'a wireguard device \(ifindex \d+\)'
+}
+# archived_4in6: the 4in6 capture traced from the archives (d's tunnel
+# records and address records among its windows): the same answers.
+archived_4in6() {
+	archive_all &&
+		topo=$tmp/topo-arch.txt traced dslite '4in6 fd02::1 > fd03::2 flowlabel 0x[0-9a-f]{5} encaplimit 4 \(window \d+\)'
 }
 # underlay6: IPsec gone (and WireGuard, when it ran); e and d reach each
 # other over IPv6 through m (fd02::/64, fd03::/64).
@@ -521,6 +530,7 @@ check "query on d's table: each 4in6 packet's outer packet, its digest as m reco
 	done"
 check "outsiders' 4in6 and 6in6 packets that t0 does not take (from m's fd03::1) are passed over, none recorded; t0's still are" \
 	outsiders6
+check "archives (bloomctl archive ... once): the 4in6 packets trace d > m > e from them as they do live" archived_4in6
 check "an AFTR: d decapsulates 4in6 and NATs it (masquerade to 10.4.0.1)" aftr
 src=10.4.0.1 send aftr
 check "through the AFTR: each packet v got (from 10.4.0.1) traces from d, its NAT and then its tunnel undone, through m to e" \
