@@ -11,7 +11,8 @@
 # configuration (kbloom and the BPF Bloom map) ran and recorded every
 # packet, bulk load and lookups ran, and `bench/natpath.sh --quick`: the
 # NAT router ran with and without a transforms table, every packet
-# forwarded and recorded, one record per flow; then
+# forwarded and recorded, one record per flow, and `--vxlan`: a VXLAN
+# endpoint likewise, one tunnel record per packet; then
 # `bench/ablate/quick.sh`: every variant of the ablation builds and runs
 # one short round. It checks that
 # the pipeline works, not the figures: `make bench` and `make ablate`
@@ -25,8 +26,9 @@ if ! out=$(make -s -C bench 2>&1); then
 	exit 1
 fi
 bench/engine_bench --quick || rc=1
-# One VM for both packet-path scripts (each prints its own TAP).
+# One VM for the packet-path scripts (each prints its own TAP).
 scripts/vm --timeout 900 sh -c 'insmod kmod/kbloom.ko &&
-	{ bench/pktpath.sh --quick; rc=$?; bench/natpath.sh --quick || rc=1; exit $rc; }' || rc=1
+	{ bench/pktpath.sh --quick; rc=$?; bench/natpath.sh --quick || rc=1;
+	  bench/natpath.sh --quick --vxlan || rc=1; exit $rc; }' || rc=1
 bench/ablate/quick.sh || rc=1
 exit ${rc:-0}
