@@ -445,44 +445,42 @@ static noinline u32 kb_xlate_merged(struct kb_attach *att,
 }
 
 /*
- * A transforms table's hooks: at POSTROUTING one record per NAT'ed flow
- * direction and window (a packet of a flow already recorded writes
- * nothing), and one per flow direction that came out of IPsec or a
- * tunnel device no record undoes; at LOCAL_IN one per IPIP, GRE or VXLAN
- * packet to decapsulate (over IPv6, with its outer addresses' records).
- */
-/*
- * The address records of a record over IPv6 (@which: BIT(0) its source,
- * BIT(1) its destination in @x), before it: a reader that finds it finds
- * them. A tunnel's (@per_packet) count as its records do (at most half a
- * window): a flood from forged addresses leaves the NAT and arrival
- * records room.
+ * The address records of a record over IPv6 (@x's addresses, those of
+ * its addrs6), before it: a reader that finds it finds them. A tunnel's
+ * (@per_packet) count as its records do (at most half a window): a flood
+ * from forged addresses leaves the NAT and arrival records room.
  */
 static u32 kb_xlate_addrs6(struct kb_attach *att,
-			   const struct kb_xlate_extra *x, u8 which,
-			   bool per_packet)
+			   const struct kb_xlate_extra *x, bool per_packet)
 {
 	struct kbloom_xlate addr;
 	u32 why = 0;
 
-	if (which & BIT(0)) {
+	if (x->addrs6 & BIT(0)) {
 		kb_xlate_addr6(x->src6.s6_addr, &addr);
 		why = kb_xlate_record(att, &addr, per_packet);
 	}
-	if (!why && (which & BIT(1))) {
+	if (!why && (x->addrs6 & BIT(1))) {
 		kb_xlate_addr6(x->dst6.s6_addr, &addr);
 		why = kb_xlate_record(att, &addr, per_packet);
 	}
 	return why;
 }
 
+/*
+ * A transforms table's hooks: at POSTROUTING one record per NAT'ed flow
+ * direction and window (a packet of a flow already recorded writes
+ * nothing), and one per flow direction that came out of IPsec or a
+ * tunnel device no record undoes; at LOCAL_IN one per IPIP, GRE or VXLAN
+ * packet to decapsulate (over IPv6, with its outer addresses' records).
+ */
 static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
 	bool post = state->hook == NF_INET_POST_ROUTING;
 	const struct net_device *dev = post ? state->out : state->in;
 	struct kb_attach *att = priv;
-	struct kb_xlate_extra th = { .nat6 = 0 };
+	struct kb_xlate_extra th;
 	struct kbloom_xlate rec;
 	u32 why, arr;
 
@@ -494,11 +492,8 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 	/* Only what a tunnel device here will decapsulate: no outsider's. */
 	if (!why && !post && !kb_tunnel_takes(state->net, &rec, &th))
 		why = KBLOOM_SKIP_UNTRANSFORMED;
-	if (!why && !post && (rec.kind & KBLOOM_XLATE_OUTER6))
-		why = kb_xlate_addrs6(att, &th, BIT(0) | BIT(1), true);
-	/* IPv6 NAT: the addresses it rewrote, as they arrived. */
-	if (!why && post && th.nat6)
-		why = kb_xlate_addrs6(att, &th, th.nat6, false);
+	if (!why && th.addrs6)
+		why = kb_xlate_addrs6(att, &th, !post);
 	if (!why)
 		why = kb_xlate_record(att, &rec, !post);
 	/* The other packets GRO merged into it (the first's record is made). */

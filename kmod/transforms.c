@@ -59,7 +59,7 @@ static void kb_xlate_nat6(const struct nf_conntrack_tuple *in,
 	rec->after_dst = kb_xlate_fold6(out->src.u3.in6.s6_addr);
 	x->src6 = in->src.u3.in6;
 	x->dst6 = in->dst.u3.in6;
-	x->nat6 = (!ipv6_addr_equal(&in->src.u3.in6, &out->dst.u3.in6) ?
+	x->addrs6 = (!ipv6_addr_equal(&in->src.u3.in6, &out->dst.u3.in6) ?
 		   BIT(0) : 0) |
 		  (!ipv6_addr_equal(&in->dst.u3.in6, &out->src.u3.in6) ?
 		   BIT(1) : 0);
@@ -74,7 +74,7 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
 	const struct nf_conn *ct;
 	int dir;
 
-	x->nat6 = 0;
+	x->addrs6 = 0;
 	ct = nf_ct_get(skb, &ctinfo);
 	if (!ct || !(ct->status & IPS_NAT_MASK) ||
 	    (nf_ct_l3num(ct) != NFPROTO_IPV4 &&
@@ -106,10 +106,10 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
 		rec->after_dst = out->src.u3.ip;
 	}
 
-	if (rec->before_src != rec->after_src || (x->nat6 & BIT(0)) ||
+	if (rec->before_src != rec->after_src || (x->addrs6 & BIT(0)) ||
 	    rec->before_sport != rec->after_sport)
 		rec->kind |= KBLOOM_XLATE_SNAT;
-	if (rec->before_dst != rec->after_dst || (x->nat6 & BIT(1)) ||
+	if (rec->before_dst != rec->after_dst || (x->addrs6 & BIT(1)) ||
 	    rec->before_dport != rec->after_dport)
 		rec->kind |= KBLOOM_XLATE_DNAT;
 	if (!rec->kind)
@@ -117,6 +117,7 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
 	rec->first = (u32)ktime_get_real_seconds();
 	return KBLOOM_SKIP_NONE;
 #else
+	x->addrs6 = 0;
 	return KBLOOM_SKIP_UNTRANSFORMED;
 #endif
 }
@@ -190,6 +191,7 @@ static u32 kb_xlate_outer6(const u8 *p, u32 cap, u8 *proto,
 	}
 	th->src6 = o->saddr;
 	th->dst6 = o->daddr;
+	th->addrs6 = BIT(0) | BIT(1);
 	rec->before_src = kb_xlate_fold6(o->saddr.s6_addr);
 	rec->before_dst = kb_xlate_fold6(o->daddr.s6_addr);
 	rec->before_sport = htons(word >> 16);
@@ -210,6 +212,7 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 
 	memset(rec, 0, sizeof(*rec));
 	th->key = 0;
+	th->addrs6 = 0;
 	if (cap && p[0] >> 4 == 6) {
 		hl = kb_xlate_outer6(p, cap, &proto, rec, th);
 		/* No VXLAN over IPv6 (its UDP checksum is mandatory there). */

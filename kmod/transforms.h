@@ -17,16 +17,17 @@ struct kb_xlate_extra {
 	__be32 key;			/* GRE's key (when it has one), VXLAN's VNI */
 	/*
 	 * IPv6 addresses, folded in the record: a tunnel's outer ones
-	 * (OUTER6); a NAT's BEFORE ones, of which those it rewrote (@nat6:
-	 * BIT(0) the source, BIT(1) the destination) need address records.
+	 * (OUTER6), a NAT's BEFORE ones; @addrs6 those that need address
+	 * records (BIT(0) the source, BIT(1) the destination: a tunnel's
+	 * both, a NAT's those it rewrote), 0 for a record over IPv4.
 	 */
 	struct in6_addr src6, dst6;
-	u8 nat6;
+	u8 addrs6;
 };
 
 /*
- * Fills @rec (all but STATE) for @skb at POSTROUTING, after NAT, and for
- * IPv6 @x's addresses and nat6: 0, or KBLOOM_SKIP_UNTRANSFORMED when its
+ * Fills @rec (all but STATE) for @skb at POSTROUTING, after NAT, and @x's
+ * addresses: 0, or KBLOOM_SKIP_UNTRANSFORMED when its
  * conntrack entry (if any) changed neither its source nor its
  * destination.
  */

@@ -386,14 +386,22 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 {
 	struct kb_xlate_hit hit[XLATE_HITS_MAX];
 	uint32_t cap = 0, blen;
+	struct kbloom_xlate *arr;
 	uint8_t *buf, *tunneled;
 	size_t k, h, m;
 	int r = 0;
 
-	/* Items a tunnel record found for after a NAT record's form. */
+	/*
+	 * Items a tunnel record was found for after a NAT record's form, and
+	 * an arrival record no record of the item's own undid (STATE 0: none).
+	 */
 	tunneled = calloc(n ? n : 1, 1);
-	if (!tunneled)
+	arr = calloc(n ? n : 1, sizeof(*arr));
+	if (!tunneled || !arr) {
+		free(tunneled);
+		free(arr);
 		return -1;
+	}
 	for (k = 0; k < n && !r; k++) {
 		m = kb_xlate_lookup(x, items[k].pkt, items[k].len, items[k].lo,
 				    items[k].ts, hit, XLATE_HITS_MAX);
@@ -403,8 +411,14 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 			r = mark_blind(a, n, k, TB_BLIND_ICMP_ERROR);
 		for (h = 0; h < m && h < XLATE_HITS_MAX && !r; h++) {
 			/* Arrivals below, once every form is known. */
-			if (hit[h].rec.kind & KBLOOM_XLATE_OPAQUE)
+			if (hit[h].rec.kind & KBLOOM_XLATE_OPAQUE) {
+				if (!kb_xlate_arrival_undone(hit,
+							     m < XLATE_HITS_MAX ?
+							     m : XLATE_HITS_MAX,
+							     &hit[h].rec, false))
+					arr[k] = hit[h].rec;
 				continue;
+			}
 			/* Over IPv6, its outer addresses lost: said so. */
 			if (hit[h].addr6_lost) {
 				r = mark_opaque(a, n, k, &hit[h].rec);
@@ -422,17 +436,12 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 		r = follow_heads(x, items, n, a, &cap);
 	if (!r)
 		r = chain_xforms(x, items, a, &cap, tunneled);
-	for (k = 0; k < n && !r; k++) {
-		m = kb_xlate_lookup(x, items[k].pkt, items[k].len, items[k].lo,
-				    items[k].ts, hit, XLATE_HITS_MAX);
-		m = m < XLATE_HITS_MAX ? m : XLATE_HITS_MAX;
-		for (h = 0; h < m && !r; h++)
-			if (kb_xlate_class(hit[h].rec.kind) == KB_XREC_ARRIVAL &&
-			    !kb_xlate_arrival_undone(hit, m, &hit[h].rec,
-						     tunneled[k]))
-				r = mark_opaque(a, n, k, &hit[h].rec);
-	}
+	for (k = 0; k < n && !r; k++)
+		if (arr[k].state &&
+		    !kb_xlate_arrival_undone(NULL, 0, &arr[k], tunneled[k]))
+			r = mark_opaque(a, n, k, &arr[k]);
 	free(tunneled);
+	free(arr);
 	return r ? -1 : 0;
 }
 

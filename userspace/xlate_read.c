@@ -198,14 +198,13 @@ static size_t addr6_candidates(const struct kb_archive *a, uint32_t fold,
 }
 
 /*
- * Hits @out[@from, @n) of IPv6 packet @pkt whose records fold addresses
+ * Hits @out[0, @n) of IPv6 packet @pkt whose records fold addresses
  * (a tunnel's over IPv6, an IPv6 NAT's), given the addresses from the
  * address records: a hit per pair (two addresses may share a fold), or
  * addr6_lost when one has none. Returns the new count.
  */
 static size_t addr6_of(const struct kb_archive *a, const uint8_t *pkt,
-		       uint32_t len, struct kb_xlate_hit *out, size_t from,
-		       size_t n, size_t max)
+		       struct kb_xlate_hit *out, size_t n, size_t max)
 {
 	uint8_t src[XLATE_ADDRS_PER_FOLD][16], dst[XLATE_ADDRS_PER_FOLD][16];
 	size_t h, end = n < max ? n : max, ns, nd, i, j;
@@ -213,13 +212,14 @@ static size_t addr6_of(const struct kb_archive *a, const uint8_t *pkt,
 	struct kb_xlate_hit *x;
 	bool nat;
 
-	for (h = from; h < end; h++) {
+	for (h = 0; h < end; h++) {
 		own = NULL;
 		nat = kb_xlate_class(out[h].rec.kind) == KB_XREC_NAT;
 		if (nat ? out[h].rec.family != 6 :
 		    !(out[h].rec.kind & KBLOOM_XLATE_OUTER6))
 			continue;
-		if (nat && len >= 40) {
+		/* An IPv6 NAT record is found by an IPv6 packet's key. */
+		if (nat) {
 			own = pkt + 8;
 			memcpy(out[h].after6, own, 32);
 		}
@@ -252,19 +252,15 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       struct kb_xlate_hit *out, size_t max)
 {
 	struct kbloom_xlate want;
-	size_t n = 0, t;
+	size_t n = 0;
 
 	if (!kb_utype_records(a->type))
 		return 0;
-	if (!pkt_xlate_want(pkt, len, &want)) {
+	if (!pkt_xlate_want(pkt, len, &want))
 		n = lookup_key(a, &want, KB_XREC_NAT, lo, hi, out, n, max);
-		n = addr6_of(a, pkt, len, out, 0, n, max);
-	}
-	if (!pkt_tunnel_want(pkt, len, &want)) {
-		t = n;
+	if (!pkt_tunnel_want(pkt, len, &want))
 		n = lookup_key(a, &want, KB_XREC_TUNNEL, lo, hi, out, n, max);
-		n = addr6_of(a, pkt, len, out, t, n, max);
-	}
+	n = addr6_of(a, pkt, out, n, max);
 	if (!pkt_arrival_want(pkt, len, &want))
 		n = lookup_key(a, &want, KB_XREC_ARRIVAL, lo, hi, out, n,
 			       max);
@@ -360,21 +356,19 @@ int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 	uint32_t max = len + 64;
 	const struct kbloom_xlate *r = &hit->rec;
 	uint8_t *buf = malloc(max);
-	bool outer6 = r->kind & KBLOOM_XLATE_OUTER6;
 	int ret;
 
 	if (!buf)
 		return -ENOMEM;
-	switch (kb_xlate_class(r->kind)) {
+	/* Addresses folded, and not in the table: nothing to rebuild by. */
+	switch (hit->addr6_lost ? KB_XREC_NONE : kb_xlate_class(r->kind)) {
 	case KB_XREC_TUNNEL:
-		/* Over IPv6 without its addresses: nothing to rebuild by. */
-		ret = outer6 && hit->addr6_lost ? -1 :
-		      pkt_tunnel_outer(pkt, len, r, outer6 ? hit->addr6 : NULL,
-				       buf, max, outlen);
+		ret = pkt_tunnel_outer(pkt, len, r,
+				       r->kind & KBLOOM_XLATE_OUTER6 ?
+				       hit->addr6 : NULL, buf, max, outlen);
 		break;
 	case KB_XREC_NAT:
 		ret = r->family != 6 ? pkt_xlate_invert(pkt, len, r, buf) :
-		      hit->addr6_lost ? -1 :
 		      pkt_xlate_invert6(pkt, len, r, hit->addr6, buf);
 		*outlen = len;
 		break;
