@@ -378,6 +378,8 @@ static const char *const blind_words[] = {
 		"a later IPv6 fragment through its NAT: its record is found only by a whole packet's or a first fragment's ports",
 	[TB_BLIND_REFRAG6] =
 		"an IPv6 fragment it reassembled (it tracks connections) and cut again with an identification of its own; the one it arrived with was not kept",
+	[TB_BLIND_ICMP_SENDER] =
+		"an ICMP error about a flow its NAT rewrote, which set the error's source to the flow's end: no digest holds it as sent by the flow's other end (the likeliest sender), and no record keeps who sent it",
 	[TB_BLIND_MERGED] =
 		"it arrived there in a tunnel's packets merged by GRO, whose outer IP IDs before it were not kept; no router before it holds the ID it left with",
 };

@@ -457,27 +457,202 @@ static int icmp_error_quote(const uint8_t *pkt, uint32_t len, uint32_t *off)
 	return 0;
 }
 
-int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
-		      uint32_t len)
+/* How ICMP error @pkt's quote (at @off) is of @rec (enum icmp_quote_of). */
+enum icmp_quote_of { QUOTE_NONE, QUOTE_BEFORE, QUOTE_AFTER_BACK };
+
+static enum icmp_quote_of icmp_quote_of(const struct kbloom_xlate *rec,
+					const uint8_t *pkt, uint32_t len,
+					uint32_t off)
 {
 	struct kbloom_xlate q;
-	uint32_t off;
 	int icmp;
 
-	if (icmp_error_quote(pkt, len, &off) ||
-	    pkt_xlate_want(pkt + off, len - off, &q) ||
+	if (pkt_xlate_want(pkt + off, len - off, &q) ||
 	    rec->family != q.family || rec->proto != q.proto)
-		return 0;
+		return QUOTE_NONE;
 	/* The quoted packet's direction, as it arrived. */
 	if (rec->before_src == q.after_src && rec->before_dst == q.after_dst &&
 	    rec->before_sport == q.after_sport &&
 	    rec->before_dport == q.after_dport)
-		return 1;
+		return QUOTE_BEFORE;
 	/* The error's, as it left: backwards (echo's identifier stays SPORT). */
 	icmp = q.proto == IPPROTO_ICMP || q.proto == IPPROTO_ICMPV6;
-	return rec->after_src == q.after_dst && rec->after_dst == q.after_src &&
-	       rec->after_sport == (icmp ? q.after_sport : q.after_dport) &&
-	       rec->after_dport == (icmp ? q.after_dport : q.after_sport);
+	if (rec->after_src == q.after_dst && rec->after_dst == q.after_src &&
+	    rec->after_sport == (icmp ? q.after_sport : q.after_dport) &&
+	    rec->after_dport == (icmp ? q.after_dport : q.after_sport))
+		return QUOTE_AFTER_BACK;
+	return QUOTE_NONE;
+}
+
+/* The offset of @proto's checksum in its header, covering the ports; 0. */
+static uint32_t l4_csum_at(uint8_t proto)
+{
+	switch (proto) {
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_DCCP:
+		return 6;
+	case IPPROTO_TCP:
+		return 16;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Where conntrack's NAT rewrote @rec's direction (its status bits, by
+ * which nf_nat_icmp_reply_translation() sets an error's outer addresses):
+ * *@src, *@dst when an address or port of that side changed. An echo's
+ * identifier is its request's source port (@request: @rec is of the
+ * requests' direction).
+ */
+static void nat_sides(const struct kbloom_xlate *rec, bool request,
+		      bool *src, bool *dst)
+{
+	bool id = rec->before_sport != rec->after_sport;
+
+	*src = rec->before_src != rec->after_src;
+	*dst = rec->before_dst != rec->after_dst;
+	if (rec->proto != IPPROTO_ICMP) {
+		*src |= id;
+		*dst |= rec->before_dport != rec->after_dport;
+	} else if (request) {
+		*src |= id;
+	} else {
+		*dst |= id;
+	}
+}
+
+/*
+ * ICMP error @pkt about the flow of IPv4 or IPv6 record @rec: how its
+ * quote (at *@off, of the protocol's header *@qhl bytes in) is of it,
+ * and (IPv4) the sides of @rec's direction the NAT rewrote. QUOTE_NONE:
+ * not such an error.
+ */
+static enum icmp_quote_of icmp_error_plan(const struct kbloom_xlate *rec,
+					  const uint8_t *pkt, uint32_t len,
+					  uint32_t *off, bool *src, bool *dst)
+{
+	enum icmp_quote_of of;
+	uint8_t type;
+	struct ip4 q;
+
+	*src = *dst = false;
+	if (icmp_error_quote(pkt, len, off))
+		return QUOTE_NONE;
+	of = icmp_quote_of(rec, pkt, len, *off);
+	if (of == QUOTE_NONE || rec->family != 4 ||
+	    ip4_parse(pkt + *off, len - *off, &q))
+		return of;
+	type = q.end > q.hl ? pkt[*off + q.hl] : 0;
+	/* The record's direction: the quote's (BEFORE), or the other one. */
+	nat_sides(rec, of == QUOTE_BEFORE ? type == ICMP_ECHO :
+		  type == ICMP_ECHOREPLY, src, dst);
+	return of;
+}
+
+int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
+		      uint32_t len)
+{
+	enum icmp_quote_of of;
+	uint32_t off;
+	bool src, dst;
+
+	of = icmp_error_plan(rec, pkt, len, &off, &src, &dst);
+	if (of == QUOTE_NONE)
+		return 0;
+	/* The outer source set (pkt_icmp_error_invert()): 2. */
+	return (of == QUOTE_BEFORE ? dst : src) ? 2 : 1;
+}
+
+int pkt_icmp_error_invert(const struct kbloom_xlate *rec, const uint8_t *pkt,
+			  uint32_t len, uint8_t *out)
+{
+	uint32_t off, qcap, qlen, d, osrc, odst, ck, unseen = 0;
+	struct kbloom_xlate t = { 0 };
+	enum icmp_quote_of of;
+	struct ip4 h, qh;
+	bool src, dst;
+	int icmp;
+
+	if (rec->family != 4 || ip4_parse(pkt, len, &h))
+		return -1;
+	of = icmp_error_plan(rec, pkt, len, &off, &src, &dst);
+	if (of == QUOTE_NONE || ip4_parse(pkt + off, len - off, &qh))
+		return -1;
+	memcpy(&osrc, pkt + 12, 4);
+	memcpy(&odst, pkt + 16, 4);
+	/*
+	 * conntrack's ICMP error NAT (nf_nat_icmp_reply_translation()): the
+	 * quote as the flow's packet of its direction on the other side;
+	 * of the outer header, the address facing the side of the flow the
+	 * NAT rewrote set to the flow's end there (exact), the one facing
+	 * the other rewritten side set to the flow's own (only a guess undoes
+	 * that: the error may have come from a router on the way).
+	 */
+	icmp = rec->proto == IPPROTO_ICMP;
+	if (of == QUOTE_BEFORE) {
+		t.before_src = rec->after_src;
+		t.before_dst = rec->after_dst;
+		t.before_sport = rec->after_sport;
+		t.before_dport = rec->after_dport;
+		if (src)
+			odst = rec->after_src;
+		if (dst)
+			osrc = rec->after_dst;
+	} else {
+		t.before_src = rec->before_dst;
+		t.before_dst = rec->before_src;
+		t.before_sport = icmp ? rec->before_sport : rec->before_dport;
+		t.before_dport = icmp ? rec->before_dport : rec->before_sport;
+		if (dst)
+			odst = rec->before_dst;
+		if (src)
+			osrc = rec->before_src;
+	}
+	memcpy(out, pkt, len);
+	/*
+	 * The quote: its header's checksum and its transport's, as the NAT
+	 * rewrote them (a TCP checksum only when the quote holds the whole
+	 * header, tcp_manip_pkt()).
+	 */
+	qcap = qh.end - qh.hl;
+	qlen = h.tot > off + qh.hl ? h.tot - off - qh.hl : 0;
+	if (qh.proto == IPPROTO_TCP && qlen < 20 && qcap > 16)
+		qcap = 16;
+	ck = l4_csum_at(qh.proto);
+	/*
+	 * A transport checksum the quote holds past the capture changed
+	 * too, in ICMP's sum: a TCP one by minus its delta; a UDP one
+	 * unless it was 0, which the capture does not say (nor the others
+	 * exactly when: refused).
+	 */
+	if (ck && qcap < ck + 2u && qlen >= ck + 2u &&
+	    (qh.proto != IPPROTO_TCP || qlen >= 20)) {
+		/* Half of it captured: its new byte depends on the other. */
+		if (qh.proto != IPPROTO_TCP || qcap == ck + 1)
+			return -1;
+		unseen = 1;
+	}
+	d = invert_addrs4(pkt + off, out + off, &t);
+	if (unseen) {
+		unseen = delta(d, pkt + off + qh.hl, &t.before_sport, 2);
+		unseen = delta(unseen, pkt + off + qh.hl + 2,
+			       &t.before_dport, 2);
+		unseen = ~unseen & 0xffff;
+	}
+	invert_l4(out + off + qh.hl, qcap, qh.proto, d, &t);
+	/* ICMP's checksum (no pseudo-header) over what the quote changed. */
+	qcap = len - off < qh.hl + 18 ? len - off : qh.hl + 18;
+	d = delta(0, pkt + off, out + off, qcap & ~1u);
+	csum_apply(out + h.hl + 2, kb_csum_fold(d + unseen));
+	/* The outer addresses: in the IP header's checksum only. */
+	d = delta(0, pkt + 12, &osrc, 4);
+	d = delta(d, pkt + 16, &odst, 4);
+	csum_apply(out + 10, d);
+	memcpy(out + 12, &osrc, 4);
+	memcpy(out + 16, &odst, 4);
+	return 0;
 }
 
 int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,

@@ -160,10 +160,24 @@ int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
  * about a packet of the flow NAT record @rec is of: its quoted packet
  * (the other direction's) in the form it had on the error's side of the
  * router, the record's BEFORE when @rec is of the quoted packet's
- * direction, its AFTER read backwards when of the error's. 1 or 0.
+ * direction, its AFTER read backwards when of the error's. 0: not; 1:
+ * of it; 2 (IPv4): of it, and the NAT set the error's outer source to the
+ * flow's end (pkt_icmp_error_invert() can only guess who sent it).
  */
 int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
 		      uint32_t len);
+
+/*
+ * ICMP error @pkt (@len bytes) about a packet of the flow IPv4 NAT record
+ * @rec is of (pkt_icmp_error_of()), as it was before the NAT rewrote it,
+ * into @out (@len bytes): its quoted packet, the outer destination, the
+ * checksums; where the NAT set the outer source to the flow's own (2
+ * from pkt_icmp_error_of(): the error may have come from any router past
+ * it), the flow's other end, the error's likeliest sender: a guess.
+ * 0, or -1 (not such an error; IPv6: not undone).
+ */
+int pkt_icmp_error_invert(const struct kbloom_xlate *rec, const uint8_t *pkt,
+			  uint32_t len, uint8_t *out);
 
 /* One IP packet of a capture: @len bytes captured from its IP header. */
 struct pkt_frag_ref {

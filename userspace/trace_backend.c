@@ -190,6 +190,7 @@ static int add_xform(struct tb_answer *a, uint32_t *cap, size_t row,
 	xf->pkt = buf;
 	xf->len = blen;
 	xf->window = hit->window;
+	xf->guess = hit->guess;
 	kb_xlate_hit_str(hit, xf->what, sizeof(xf->what));
 	return 0;
 }
@@ -426,8 +427,10 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 			}
 			r = kb_xlate_before(&hit[h], items[k].pkt,
 					    items[k].len, &buf, &blen);
+			/* An error the record should undo: never "absent". */
 			if (r == -EINVAL)
-				r = 0;
+				r = hit[h].icmp_error ?
+				    mark_blind(a, n, k, TB_BLIND_ICMP_ERROR) : 0;
 			else if (!r)
 				r = add_xform(a, &cap, k, buf, blen, &hit[h]);
 		}
@@ -443,6 +446,43 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 	free(tunneled);
 	free(arr);
 	return r ? -1 : 0;
+}
+
+/* Whether row @k of answer @a holds in any window. */
+static bool row_held(const struct tb_answer *a, size_t k)
+{
+	uint32_t c;
+
+	for (c = 0; c < a->row; c++)
+		if (a->hits[k * a->row + c])
+			return true;
+	return false;
+}
+
+/*
+ * The forms with a guess (an ICMP error's sender put back as the flow's
+ * other end) among @a's transforms, asked as rows @n on: one this router
+ * holds is no guess any more; an item it holds in no form is not
+ * traceable past it, never absent there (its digest holds the error as
+ * it came, from whoever sent it, if the hook saw it before the NAT set
+ * the source). 0 or -1 (out of memory).
+ */
+static int judge_guesses(struct tb_answer *a, size_t n)
+{
+	uint32_t q;
+
+	for (q = 0; q < a->nxf; q++) {
+		struct tb_xform *xf = &a->xf[q];
+
+		if (!xf->guess)
+			continue;
+		if (row_held(a, n + q))
+			xf->guess = false;
+		else if (!row_held(a, xf->row) &&
+			 mark_blind(a, n, xf->row, TB_BLIND_ICMP_SENDER))
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -500,6 +540,8 @@ static int ask_with_xlate(struct trace_backends *b, size_t r,
 	a->row = all.row;
 	a->win = all.win;
 	a->hits = all.hits;
+	if (judge_guesses(a, n))
+		goto nomem;
 	return 0;
 nomem:
 	tb_answer_free(a);

@@ -278,6 +278,7 @@ static int adopt_forms(struct walk *w, size_t i, size_t x, size_t row,
 			continue;
 		snprintf(text, sizeof(text), "%s (window %llu)", xf->what,
 			 (unsigned long long)xf->window);
+		nd->guessed |= xf->guess;
 		/* Two forms of a packet (a fragment, its whole) may meet one. */
 		if (!nd->xf || !strstr(nd->xf, text)) {
 			s = realloc(nd->xf, have + strlen(text) + 3);
@@ -994,18 +995,22 @@ static void unsure_ingress(struct walk *w, size_t i)
 	if (res->status != TB_TRACED || res->blind)
 		return;
 	for (x = 0; x < res->ningress; x++) {
-		if (!res->node[res->ingress[x]].unsure &&
-		    !res->node[res->ingress[x]].refrag)
+		const struct tb_node *nd = &res->node[res->ingress[x]];
+
+		if (!nd->unsure && !nd->refrag && !nd->guessed)
 			continue;
 		res->blind = true;
-		res->blind_at = res->node[res->ingress[x]].router;
+		res->blind_at = nd->router;
 		/*
 		 * Likewise an IPv6 fragment it held only reassembled: the
 		 * routers before it were asked about the identification it
-		 * gave the fragments it cut again, not theirs.
+		 * gave the fragments it cut again, not theirs; and an ICMP
+		 * error whose sender its NAT overwrote: they were asked
+		 * about the likeliest one only.
 		 */
-		res->blind_why = res->node[res->ingress[x]].unsure ?
-				 TB_BLIND_MERGED : TB_BLIND_REFRAG6;
+		res->blind_why = nd->unsure ? TB_BLIND_MERGED :
+				 nd->refrag ? TB_BLIND_REFRAG6 :
+				 TB_BLIND_ICMP_SENDER;
 		return;
 	}
 }

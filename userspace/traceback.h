@@ -83,6 +83,8 @@ struct tb_xform {
 	uint32_t len;
 	uint64_t window;	/* the window that recorded it */
 	char what[TB_WHAT_MAX];	/* "SNAT 100.64.0.1:61000 <- 10.9.0.5:4000" */
+	bool guess;		/* a form the router may not have seen (an
+				 * ICMP error's sender, kb_xlate_hit) */
 };
 
 /* The forms a packet may have had on a hop: as seen, then as before a
@@ -165,6 +167,11 @@ enum tb_blind {
 	TB_BLIND_FRAGMENT6,
 	/* An IPv6 fragment held at its ingress only reassembled (refrag). */
 	TB_BLIND_REFRAG6,
+	/*
+	 * An ICMP error whose sender the ingress's NAT overwrote: no router
+	 * before it holds the form with the guessed sender (guessed).
+	 */
+	TB_BLIND_ICMP_SENDER,
 };
 
 enum tb_status {
@@ -185,6 +192,7 @@ struct tb_node {
 	bool unknown;		/* not asked (see above): win and fpr are 0 */
 	bool unsure;		/* holds it in its unsure form (see walk) */
 	bool refrag;		/* an IPv6 fragment: holds it reassembled only */
+	bool guessed;		/* gave a form with a guess (tb_xform) */
 	char *xf;		/* the transforms it undid ("; "-joined, with
 				 * their windows), or NULL (malloc) */
 };

@@ -247,53 +247,51 @@ static size_t addr6_of(const struct kb_archive *a, const uint8_t *pkt,
 	return n;
 }
 
-size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
-		       uint32_t len, uint64_t lo, uint64_t hi,
-		       struct kb_xlate_hit *out, size_t max)
+/*
+ * The NAT records of @a in the windows overlapping [@lo, @hi] @match
+ * takes (a value > 0): how many, and the first @max of them in @out as an
+ * ICMP error's hits (guess where @match gave 2); @out may be NULL.
+ */
+static size_t nat_hits(const struct kb_archive *a, uint64_t lo, uint64_t hi,
+		       int (*match)(const struct kbloom_xlate *r, const void *arg),
+		       const void *arg, struct kb_xlate_hit *out, size_t max)
 {
-	struct kbloom_xlate want;
-	size_t n = 0;
+	size_t j, n = 0;
+	uint64_t c;
+	int m;
 
 	if (!kb_utype_records(a->type))
 		return 0;
-	if (!pkt_xlate_want(pkt, len, &want))
-		n = lookup_key(a, &want, KB_XREC_NAT, lo, hi, out, n, max);
-	if (!pkt_tunnel_want(pkt, len, &want))
-		n = lookup_key(a, &want, KB_XREC_TUNNEL, lo, hi, out, n, max);
-	n = addr6_of(a, pkt, out, n, max);
-	if (!pkt_arrival_want(pkt, len, &want))
-		n = lookup_key(a, &want, KB_XREC_ARRIVAL, lo, hi, out, n,
-			       max);
-	return n;
-}
-
-/* Whether a NAT record of @a in the windows overlapping [@lo, @hi] @match takes. */
-static bool any_nat(const struct kb_archive *a, uint64_t lo, uint64_t hi,
-		    bool (*match)(const struct kbloom_xlate *r, const void *arg),
-		    const void *arg)
-{
-	size_t j;
-	uint64_t c;
-
-	if (!kb_utype_records(a->type))
-		return false;
 	for (j = 0; j < a->n; j++) {
 		const struct kb_archive_window *w = &a->w[j];
 		const struct kbloom_xlate *cells = (const void *)w->f.mem;
 
 		if (w->start_ns > hi || (w->end_ns && w->end_ns < lo))
 			continue;
-		for (c = 0; c < w->f.s.m; c++)
-			if (cells[c].state == KBLOOM_XLATE_VALID &&
-			    kb_xlate_class(cells[c].kind) == KB_XREC_NAT &&
-			    match(&cells[c], arg))
-				return true;
+		for (c = 0; c < w->f.s.m; c++) {
+			if (cells[c].state != KBLOOM_XLATE_VALID ||
+			    kb_xlate_class(cells[c].kind) != KB_XREC_NAT)
+				continue;
+			m = match(&cells[c], arg);
+			if (m <= 0)
+				continue;
+			if (out && n < max) {
+				memset(&out[n], 0, sizeof(out[n]));
+				out[n].rec = cells[c];
+				out[n].window = w->id;
+				out[n].start = w->start_ns;
+				out[n].end = w->end_ns;
+				out[n].icmp_error = true;
+				out[n].guess = m == 2;
+			}
+			n++;
+		}
 	}
-	return false;
+	return n;
 }
 
 /* The packet's family, protocol and addresses (@arg: its key), as it left. */
-static bool of_addrs(const struct kbloom_xlate *r, const void *arg)
+static int of_addrs(const struct kbloom_xlate *r, const void *arg)
 {
 	const struct kbloom_xlate *w = arg;
 
@@ -308,7 +306,7 @@ bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
 
 	if (pkt_addrs_key(pkt, len, &want))
 		return false;
-	return any_nat(a, lo, hi, of_addrs, &want);
+	return nat_hits(a, lo, hi, of_addrs, &want, NULL, 0);
 }
 
 struct pkt_ref {
@@ -316,7 +314,7 @@ struct pkt_ref {
 	uint32_t len;
 };
 
-static bool of_icmp_error(const struct kbloom_xlate *r, const void *arg)
+static int of_icmp_error(const struct kbloom_xlate *r, const void *arg)
 {
 	const struct pkt_ref *p = arg;
 
@@ -329,7 +327,33 @@ bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
 {
 	struct pkt_ref p = { pkt, len };
 
-	return any_nat(a, lo, hi, of_icmp_error, &p);
+	return nat_hits(a, lo, hi, of_icmp_error, &p, NULL, 0);
+}
+
+size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
+		       uint32_t len, uint64_t lo, uint64_t hi,
+		       struct kb_xlate_hit *out, size_t max)
+{
+	struct kbloom_xlate want;
+	size_t n = 0;
+
+	if (!kb_utype_records(a->type))
+		return 0;
+	if (!pkt_xlate_want(pkt, len, &want))
+		n = lookup_key(a, &want, KB_XREC_NAT, lo, hi, out, n, max);
+	if (!pkt_tunnel_want(pkt, len, &want))
+		n = lookup_key(a, &want, KB_XREC_TUNNEL, lo, hi, out, n, max);
+	n = addr6_of(a, pkt, out, n, max);
+	/* An IPv4 ICMP error: the records of the flow it is about. */
+	if (!n && len && pkt[0] >> 4 == 4) {
+		struct pkt_ref p = { pkt, len };
+
+		n = nat_hits(a, lo, hi, of_icmp_error, &p, out, max);
+	}
+	if (!pkt_arrival_want(pkt, len, &want))
+		n = lookup_key(a, &want, KB_XREC_ARRIVAL, lo, hi, out, n,
+			       max);
+	return n;
 }
 
 bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
@@ -368,7 +392,8 @@ int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 				       hit->addr6 : NULL, buf, max, outlen);
 		break;
 	case KB_XREC_NAT:
-		ret = r->family != 6 ? pkt_xlate_invert(pkt, len, r, buf) :
+		ret = hit->icmp_error ? pkt_icmp_error_invert(r, pkt, len, buf) :
+		      r->family != 6 ? pkt_xlate_invert(pkt, len, r, buf) :
 		      pkt_xlate_invert6(pkt, len, r, hit->addr6, buf);
 		*outlen = len;
 		break;
@@ -589,12 +614,24 @@ void kb_xlate_hit_str(const struct kb_xlate_hit *hit, char *buf, size_t len)
 	enum kb_xlate_class class = kb_xlate_class(hit->rec.kind);
 	const uint8_t *a = hit->addr6_lost ? NULL : hit->addr6;
 
-	if (class == KB_XREC_TUNNEL && (hit->rec.kind & KBLOOM_XLATE_OUTER6))
+	if (hit->icmp_error) {
+		/* "ICMP error about SNAT ...", its own words after. */
+		int n = snprintf(buf, len, "ICMP error about ");
+
+		if (n < 0 || (size_t)n >= len)
+			return;
+		kb_xlate_str(&hit->rec, buf + n, len - n);
+		n = strlen(buf);
+		if (hit->guess)
+			snprintf(buf + n, len - n, ", its sender guessed");
+	} else if (class == KB_XREC_TUNNEL &&
+		   (hit->rec.kind & KBLOOM_XLATE_OUTER6)) {
 		tunnel6_str(&hit->rec, a, buf, len);
-	else if (class == KB_XREC_NAT && hit->rec.family == 6)
+	} else if (class == KB_XREC_NAT && hit->rec.family == 6) {
 		nat6_str(&hit->rec, a, hit->after6, buf, len);
-	else
+	} else {
 		kb_xlate_str(&hit->rec, buf, len);
+	}
 }
 
 void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)

@@ -30,6 +30,12 @@ struct kb_xlate_hit {
 	uint8_t addr6[32];
 	uint8_t after6[32];
 	bool addr6_lost;	/* no address record holds one of them */
+	/*
+	 * An IPv4 ICMP error's: the record of the flow it is about, which
+	 * the NAT rewrote it with (pkt_icmp_error_invert()); @guess: its
+	 * outer source before is the flow's other end, a guess.
+	 */
+	bool icmp_error, guess;
 };
 
 /*
@@ -50,7 +56,9 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
  * records of IPv4 and IPv6 ones (pkt_tunnel_want()), arrival records
  * too (pkt_arrival_want()). A tunnel record over IPv6 comes with its
  * outer addresses from the address records, once per pair when two
- * addresses share a fold (addr6_lost when none has it).
+ * addresses share a fold (addr6_lost when none has it). An IPv4 ICMP
+ * error none of those is of gets the NAT records of the flow it is about
+ * (icmp_error, pkt_icmp_error_of()).
  */
 size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       uint32_t len, uint64_t lo, uint64_t hi,
@@ -70,9 +78,9 @@ bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
 /*
  * Whether @pkt is an ICMP error about a flow a NAT record of @a (windows
  * overlapping [@lo, @hi]) is of (pkt_icmp_error_of()). The router's NAT
- * rewrote such an error's quoted header and one of its outer addresses,
- * which may have been any router's (a time exceeded from inside leaves
- * with the NAT's address): no record holds what it was.
+ * rewrote its quoted header and outer addresses: an IPv4 one is undone
+ * by that record (kb_xlate_lookup() gives it, icmp_error), an ICMPv6 one
+ * is not.
  */
 bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
 				const uint8_t *pkt, uint32_t len, uint64_t lo,
@@ -93,7 +101,8 @@ bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
 /*
  * The packet @pkt (@len bytes) was before the record of @hit: NAT
  * undone, or the outer packet of a tunnel around it (pktxform.h). 0 and
- * *@out (malloc, *@outlen bytes), -EINVAL when it is not a record of
+ * *@out (malloc, *@outlen bytes; an ICMP error's hit: the error before
+ * the NAT, pkt_icmp_error_invert()), -EINVAL when it is not a record of
  * @pkt, an arrival record (KBLOOM_XLATE_OPAQUE: nothing to rebuild it
  * by) or a tunnel record over IPv6 whose addresses are lost, -ENOMEM.
  */

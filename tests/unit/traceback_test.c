@@ -847,6 +847,103 @@ TEST(an_ingress_holding_the_unsure_form_is_not_traceable_past)
 	KB_ASSERT_NO_LEAKS();
 }
 
+/* mem_ask, and router guesser's NAT gives each item a form with a guess. */
+struct guess_mem {
+	struct mem m;
+	size_t guesser;
+	bool guess;
+};
+
+/* @pkt with its source address changed: the form a guess gives. */
+static void guessed_form(const uint8_t *pkt, uint8_t *out)
+{
+	memcpy(out, pkt, 36);
+	out[15] ^= 0x5a;
+}
+
+static int guess_ask(void *ctx, size_t r, const struct tb_item *items,
+		     size_t n, struct tb_answer *a, char *err, size_t errlen)
+{
+	struct guess_mem *gm = ctx;
+	int ret = mem_ask(&gm->m, r, items, n, a, err, errlen);
+	size_t i;
+
+	if (ret || r != gm->guesser)
+		return ret;
+	a->xf = calloc(n, sizeof(*a->xf));
+	for (i = 0; i < n; i++) {
+		a->xf[i].row = i;
+		a->xf[i].pkt = malloc(36);
+		a->xf[i].len = 36;
+		a->xf[i].guess = gm->guess;
+		guessed_form(items[i].pkt, a->xf[i].pkt);
+		snprintf(a->xf[i].what, sizeof(a->xf[i].what),
+			 "ICMP error about DNAT A <- B, its sender guessed");
+	}
+	a->nxf = n;
+	return 0;
+}
+
+TEST(an_ingress_that_guessed_a_form_is_not_traceable_past)
+{
+	/*
+	 * r1 (from) - r2 (NAT: the error's sender it overwrote, put back
+	 * as a guess) - r3. r2 holds the error as it left; the guessed form
+	 * is asked of r3.
+	 */
+	struct guess_mem gm = { .guesser = 1, .guess = true };
+	struct tb_backend be = { guess_ask, &gm, 0 };
+	struct tb_result res;
+	struct tb_packet tp = { 0 };
+	uint8_t pkt[36], g[36];
+	struct kb_topo t;
+	char err[256];
+
+	ASSERT_EQ(0, line_topo(&t, 3, 0));
+	packets_at(13, &pkt, &tp, 1, 25 * SEC);
+	guessed_form(pkt, g);
+	mem_init(&gm.m, 3, 1, 0);
+	insert_packet(&gm.m, 0, 2, pkt);
+	insert_packet(&gm.m, 1, 2, pkt);
+	/* No digest before r2 holds the guess: not r2's, said so. */
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_NOT_TRACEABLE, res.status);
+	EXPECT_TRUE(res.blind);
+	EXPECT_EQ(1, res.blind_at);
+	EXPECT_EQ(TB_BLIND_ICMP_SENDER, res.blind_why);
+	EXPECT_EQ(2, res.nnodes);
+	EXPECT_TRUE(res.node[1].guessed);
+	EXPECT_FALSE(res.node[0].guessed);
+	tb_results_free(&res, 1);
+
+	/* r3 holds the guessed form: it was right, traced, ingress r3. */
+	insert_packet(&gm.m, 2, 2, g);
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_TRACED, res.status);
+	EXPECT_FALSE(res.blind);
+	ASSERT_EQ(1, res.ningress);
+	EXPECT_EQ(2, res.node[res.ingress[0]].router);
+	tb_results_free(&res, 1);
+	mem_free(&gm.m);
+
+	/* A form that is no guess (an exact inverse): r2 is the ingress. */
+	gm.guess = false;
+	mem_init(&gm.m, 3, 1, 0);
+	insert_packet(&gm.m, 0, 2, pkt);
+	insert_packet(&gm.m, 1, 2, pkt);
+	ASSERT_EQ(0, tb_trace(&t, 0, &tp, 1, 2 * SEC, &be, &res, NULL, err,
+			      sizeof(err)));
+	EXPECT_EQ(TB_TRACED, res.status);
+	ASSERT_EQ(1, res.ningress);
+	EXPECT_EQ(1, res.node[res.ingress[0]].router);
+	tb_results_free(&res, 1);
+	mem_free(&gm.m);
+	kb_topo_free(&t);
+	KB_ASSERT_NO_LEAKS();
+}
+
 /* mem_ask, and router bypassed's attachment may be passed by a flowtable. */
 struct bypass_mem {
 	struct mem m;

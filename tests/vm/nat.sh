@@ -125,23 +125,25 @@ traced() {
 	EOF
 }
 
-# icmp_blind NAME FROM: each of the 2 ICMP errors of NAME.pcap, traced
-# from FROM, is not traceable past nat (an ICMP error about a flow its
-# NAT rewrote), exit 1 (sections 5b and 12).
+# icmp_blind NAME FROM [WHY [WHAT]]: each of the 2 ICMP errors of
+# NAME.pcap, traced from FROM, is not traceable past nat, WHY (the reason's
+# start, default: "an ICMP error about a flow its NAT rewrote"), exit 1;
+# WHAT (default "unreachable") in each one's description (sections 5b, 12).
 icmp_blind() {
 	local name=$1 from=$2 rc=0
+	local why=${3:-an ICMP error about a flow its NAT rewrote} what=${4:-unreachable}
 	$bc -j trace "$tmp/topo.txt" from "$from" pcap "$tmp/$name.pcap" \
 		>"$tmp/$name.json" || rc=$?
 	tcpdump -nr "$tmp/$name.pcap" 2>/dev/null | cut -c1-120
-	"${py[@]}" - "$tmp/$name.json" "$from" <<-'EOF'
+	"${py[@]}" - "$tmp/$name.json" "$from" "$why" "$what" <<-'EOF'
 	import json, sys
 	res = json.load(open(sys.argv[1]))
 	res = res if isinstance(res, list) else [res]
 	for r in res:
 	    print(r["packet"], r["description"], r["status"], r.get("why"))
-	    assert "unreachable" in r["description"], r["description"]
+	    assert sys.argv[4] in r["description"], r["description"]
 	    assert r["status"] == "not traceable" and not r["traceable"], r["status"]
-	    assert r["why"].startswith("not traceable past nat (an ICMP error about a flow its NAT rewrote"), r["why"]
+	    assert r["why"].startswith("not traceable past nat (" + sys.argv[3]), r["why"]
 	    # Drawn as far as it goes: from, and nat where its hook saw this form.
 	    assert r["nodes"][0]["router"] == sys.argv[2], r["nodes"]
 	    assert {x["router"] for x in r["nodes"]} <= {sys.argv[2], "nat"}, r["nodes"]
@@ -438,12 +440,12 @@ for p in range(5000, 5100):
 }
 check "a table of 64 records and 100 new flows: nearly full, every record counted, the rest counted full, none lost silently" capacity
 
-# The debug kernel's tier stops here: sections 9 to 11 drive bloomctl's
+# The debug kernel's tier stops here: sections 9 to 12 drive bloomctl's
 # walk over records the kernel made as above (archives, fragments cut
-# before one or two NATs), which vm and vm-6.12 run; here they would only
+# before one or two NATs, ICMP errors), which vm and vm-6.12 run; here they would only
 # lengthen make check's longest tier.
 if [ "${KBLOOM_TIER:-}" = vm-debug ]; then
-	echo "# vm-debug: sections 9-11 (the walk over the same kernel paths) run in vm and vm-6.12"
+	echo "# vm-debug: sections 9-12 (the walk over the same kernel paths) run in vm and vm-6.12"
 	check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 	finish
 	exit
@@ -686,32 +688,47 @@ reversed2() { reverse_pcap twonat tworev && traced2 tworev ICMP 6 'SNAT 10\.6\.0
 check "the two-NAT capture in reverse order: each ping fragment still traced through both NATs to home" reversed2
 
 # 12. ICMP errors about a NAT'ed flow. nat rewrites the header they quote
-# and one outer address (conntrack relates them to the flow): from
-# outside, v's port unreachable for a's masqueraded datagram (its outer
-# destination and quoted source un-SNAT'ed); from inside, a's port
-# unreachable for v's datagram to a port forward with no server (its
-# outer source and quoted destination SNAT'ed). No record says what the
-# outer address was (an error from a router inside leaves with the NAT's
-# address too): each is not traceable past nat, said so, exit 1, never
-# "absent" upstream of it nor "traced" to a wrong ingress.
-nx v sysctl -qw net.ipv4.icmp_ratelimit=0 && nx a sysctl -qw net.ipv4.icmp_ratelimit=0
+# and the outer addresses (conntrack relates them to the flow), and the
+# flow's record undoes that: from outside, v's port unreachable for a's
+# masqueraded datagram (its outer destination and quoted source
+# un-SNAT'ed: exact); from inside, a's port unreachable for v's datagram
+# to a port forward with no server (its outer source and quoted
+# destination SNAT'ed: the source before nat is no record's, put back as
+# the flow's other end, a, its likeliest sender). An error from a router
+# inside about that flow left nat with the same source: put back as a,
+# which no digest holds, it is not traceable past nat, said so, exit 1,
+# never "absent" at nat nor traced to a wrong ingress.
+nx v sysctl -qw net.ipv4.icmp_ratelimit=0 && nx a sysctl -qw net.ipv4.icmp_ratelimit=0 &&
+	nx r2 sysctl -qw net.ipv4.icmp_ratelimit=0
 # One datagram per nc: after a port unreachable its socket is refused.
 capture a icmperr icmp && for i in 1 2; do
 	echo "x $i" | nx a nc -u -w 1 -p 4100 10.2.0.2 7999; done; stop icmperr
-check "v's port unreachables for a's masqueraded datagrams, captured at a: not traceable past nat (an ICMP error about a flow its NAT rewrote), exit 1" \
-	icmp_blind icmperr r2
+check "v's port unreachables for a's masqueraded datagrams, captured at a: each traced from r2 through nat (ICMP error about SNAT 100.64.0.1:P <- 10.9.0.5:4100) to r1" \
+	traced icmperr r2 r1 'ICMP error about SNAT 100\.64\.0\.1:\d+ <- 10\.9\.0\.5:4100 \(window \d+\)'
 capture v icmperr2 icmp && for i in 1 2; do
 	echo "y $i" | nx v nc -u -w 1 -p 999 100.64.0.1 8053; done; stop icmperr2
-check "a's port unreachables for v's datagrams to a port forward, captured at v: not traceable past nat, exit 1" \
-	icmp_blind icmperr2 r1
-query_blind() {
+check "a's port unreachables for v's datagrams to a port forward, captured at v: each traced from r1 through nat (ICMP error about DNAT 10.9.0.5:53 <- 100.64.0.1:8053, its sender guessed) to r2" \
+	traced icmperr2 r1 r2 'ICMP error about DNAT 10\.9\.0\.5:53 <- 100\.64\.0\.1:8053, its sender guessed \(window \d+\)'
+query_undone() {
 	local out rc=0
 	out=$($bc -n ${P}nat query xlate pcap "$tmp/icmperr.pcap") || rc=$?
 	echo "exit $rc: $out"
-	[ $rc = 1 ] && [ "$(grep -c 'not undone: an ICMP error about a flow this NAT rewrote' <<<"$out")" = 2 ] &&
-		[ "$(tail -1 <<<"$out")" = "2 packets: 0 transformed, 2 not" ]
+	[ $rc = 0 ] && [ "$(grep -cE ': ICMP error about SNAT 100\.64\.0\.1:[0-9]+ <- 10\.9\.0\.5:4100 \(window [0-9]+\), before: ICMP 10\.2\.0\.2 > 100\.64\.0\.1 ' <<<"$out")" = 2 ] &&
+		[ "$(tail -1 <<<"$out")" = "2 packets: 2 transformed, 0 not" ]
 }
-check "query xlate pcap: each of those errors 'not undone: an ICMP error about a flow this NAT rewrote', exit 1" query_blind
+check "query xlate pcap: each of v's errors as it reached nat ('ICMP error about SNAT ...', before: ICMP 10.2.0.2 > 100.64.0.1 ...)" query_undone
+# v's datagrams to the port forward with a TTL of 3: r2 (inside)
+# answers time exceeded from 10.8.0.2, which nat sets to 100.64.0.1.
+capture v icmpttl icmp && nx v "${py[@]}" -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, 3)
+s.bind(("10.2.0.2", 998))
+for i in range(2):
+    s.sendto(b"t %d" % i, ("100.64.0.1", 8053))
+    time.sleep(0.3)'; stop icmpttl
+check "r2's time exceededs for v's datagrams to a port forward (nat set their source, 10.8.0.2, to 100.64.0.1), captured at v: not traceable past nat (which set the error's source: no digest holds it as sent by a), exit 1" \
+	icmp_blind icmpttl r1 "an ICMP error about a flow its NAT rewrote, which set the error's source to the flow's end: no digest holds it as sent by the flow's other end" "time exceeded"
 
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
 finish
