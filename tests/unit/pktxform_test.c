@@ -3951,88 +3951,199 @@ static bool icmp_sums(const uint8_t *p, uint32_t len)
 	       ref_sum(0, p, hl) == 0xffff;
 }
 
+/*
+ * The flows the errors below are about, each as conntrack records it:
+ * the orig direction as it arrived at the NAT and as it left, then the
+ * reply direction's. An echo's identifier is its source port.
+ */
+/* INSIDE:40000 -> SERVER:53 masqueraded to PUBLIC:61000. */
+static const struct flow masq_udp[4] = {
+	{ INSIDE, SERVER, 40000, 53 }, { PUBLIC, SERVER, 61000, 53 },
+	{ SERVER, PUBLIC, 53, 61000 }, { SERVER, INSIDE, 53, 40000 },
+};
+
+/* CLIENT:50000 -> PUBLIC:8053 forwarded to INSIDE:53. */
+static const struct flow fwd_udp[4] = {
+	{ CLIENT, PUBLIC, 50000, 8053 }, { CLIENT, INSIDE, 50000, 53 },
+	{ INSIDE, CLIENT, 53, 50000 }, { PUBLIC, CLIENT, 8053, 50000 },
+};
+
+/* INSIDE:51514 -> SERVER:443 masqueraded to PUBLIC:1025. */
+static const struct flow masq_tcp[4] = {
+	{ INSIDE, SERVER, 51514, 443 }, { PUBLIC, SERVER, 1025, 443 },
+	{ SERVER, PUBLIC, 443, 1025 }, { SERVER, INSIDE, 443, 51514 },
+};
+
+/* INSIDE's ping, id 0x0b0b, masqueraded to PUBLIC with 0xe001. */
+static const struct flow masq_echo[4] = {
+	{ INSIDE, SERVER, 0x0b0b, 0 }, { PUBLIC, SERVER, 0xe001, 0 },
+	{ SERVER, PUBLIC, 0xe001, 0 }, { SERVER, INSIDE, 0x0b0b, 0 },
+};
+
+/* CLIENT's ping to PUBLIC, id 0x0c0c, forwarded to INSIDE. */
+static const struct flow fwd_echo[4] = {
+	{ CLIENT, PUBLIC, 0x0c0c, 0 }, { CLIENT, INSIDE, 0x0c0c, 0 },
+	{ INSIDE, CLIENT, 0x0c0c, 0 }, { PUBLIC, CLIENT, 0x0c0c, 0 },
+};
+
+/* The NAT box's own ping from PUBLIC, id 0x0b0b remapped to 0xe002. */
+static const struct flow remap_echo[4] = {
+	{ PUBLIC, SERVER, 0x0b0b, 0 }, { PUBLIC, SERVER, 0xe002, 0 },
+	{ SERVER, PUBLIC, 0xe002, 0 }, { SERVER, PUBLIC, 0x0b0b, 0 },
+};
+
+/* A quote of all of the packet, however long. */
+#define QUOTE_ALL	UINT32_MAX
+
+/*
+ * An ICMP error about a packet of the flow @f as the NAT sent it on,
+ * from @src_b to that packet's source, quoting it (BEFORE); and as the
+ * NAT sent the error on from @src_a to the source the packet had when
+ * it arrived, quoting it as it arrived (AFTER). Inverting AFTER with
+ * either record of the flow must give BEFORE.
+ */
+struct err_case_spec {
+	const char *what;	/* named in failures (NULL: nothing) */
+	const struct flow *f;	/* 4, as above */
+	int reply;		/* about the reply's packet, else orig's */
+	int orig_only;		/* inverted with the orig record only */
+	struct spec q;		/* the quoted packet, its flow aside */
+	uint8_t type;		/* the error's ICMP type */
+	uint8_t optwords;	/* its IP options, 4-byte words */
+	uint32_t src_b, src_a;	/* its outer source before, after */
+	uint32_t l4q[5];	/* bytes quoted past the quote's IP header, */
+				/* up to a 0; none: QUOTE_ALL only */
+	int of;			/* pkt_icmp_error_of(): 1 or 2 */
+	uint32_t keep;		/* the quote's offset of a 16-bit field the */
+				/* NAT left as it came (0: none) */
+	uint32_t differs;	/* ... of one it rewrote (0: none) */
+};
+
+/* The record conntrack makes of direction @reply of @c's flow. */
+static struct kbloom_xlate err_rec(const struct err_case_spec *c, int reply)
+{
+	return rec_of(c->q.proto, &c->f[2 * reply], &c->f[2 * reply + 1]);
+}
+
+/*
+ * Error @c quoting @l4q bytes past its quote's IP header (QUOTE_ALL:
+ * all of it) into @b as before and @a as after, both checksums summing
+ * right. Its length.
+ */
+static uint32_t err_pair(struct __test_metadata *_metadata,
+			 const struct err_case_spec *c, uint32_t l4q,
+			 uint8_t *b, uint8_t *a)
+{
+	const struct flow *left = &c->f[2 * c->reply + 1];
+	const struct flow *came = &c->f[2 * c->reply];
+	struct spec q = c->q;
+	struct spec e = { .icmp_type = c->type, .optwords = c->optwords };
+	uint32_t qhl = 20 + 4u * q.optwords, n, len;
+	uint8_t qb[1024], qa[1024];
+
+	q.f = *left;
+	n = build(qb, &q);
+	q.f = *came;
+	ASSERT_EQ(n, build(qa, &q));
+	if (c->keep)
+		memcpy(qa + c->keep, qb + c->keep, 2);
+	if (l4q < n - qhl)
+		n = qhl + l4q;
+	e.f = (struct flow){ c->src_b, left->src, 0, 0 };
+	len = error_around(b, e, qb, n);
+	e.f = (struct flow){ c->src_a, came->src, 0, 0 };
+	ASSERT_EQ(len, error_around(a, e, qa, n));
+	ASSERT_TRUE(icmp_sums(b, len));
+	ASSERT_TRUE(icmp_sums(a, len));
+	return len;
+}
+
+/*
+ * For each quote length of @c, the error after the NAT is one of each
+ * record's (@c->of) and inverts with it to the error before, byte for
+ * byte; the field @c->differs, when named, differs between the two.
+ */
+static void expect_inverts(struct __test_metadata *_metadata,
+			   const struct err_case_spec *c)
+{
+	struct kbloom_xlate recs[2] = { err_rec(c, 0), err_rec(c, 1) };
+	uint32_t hl = 20 + 4u * c->optwords, l4q, len;
+	size_t i, r, nrecs = c->orig_only ? 1 : 2;
+	uint8_t b[256], a[256];
+	char why[160];
+
+	for (i = 0; i == 0 || (i < ARRAY_SIZE(c->l4q) && c->l4q[i]); i++) {
+		l4q = c->l4q[i] ? c->l4q[i] : QUOTE_ALL;
+		len = err_pair(_metadata, c, l4q, b, a);
+		if (c->differs) {
+			ASSERT_NE(get16(a + hl + 8 + c->differs),
+				  get16(b + hl + 8 + c->differs));
+		}
+		for (r = 0; r < nrecs; r++) {
+			snprintf(why, sizeof(why),
+				 "%s%s%s record, quote %u bytes, options %u",
+				 c->what ? c->what : "", c->what ? ", " : "",
+				 r ? "reply" : "orig", len - hl - 8,
+				 c->q.optwords);
+			EXPECT_EQ(c->of, err_of(&recs[r], a, len))
+				TH_LOG("%s", why);
+			EXPECT_EQ(-1, err_case(&recs[r], a, b, len))
+				TH_LOG("%s", why);
+		}
+	}
+}
+
 TEST(icmp_error_through_a_masquerade_inverts_to_as_it_left_the_server)
 {
 	/* INSIDE:40000 -> SERVER:53 masqueraded to PUBLIC:61000. */
-	struct flow in = { INSIDE, SERVER, 40000, 53 };
-	struct flow out = { PUBLIC, SERVER, 61000, 53 };
-	struct flow rin = { SERVER, PUBLIC, 53, 61000 };
-	struct flow rout = { SERVER, INSIDE, 53, 40000 };
-	struct kbloom_xlate recs[2] = { rec_of(PROTO_UDP, &in, &out),
-					rec_of(PROTO_UDP, &rin, &rout) };
-	/* RFC 792's 8 bytes, some more, all of it (RFC 1812 4.3.2.3). */
-	static const uint32_t l4q[] = { 8, 20, 0 };
-	struct spec q = { .proto = PROTO_UDP, .payload = 30 };
-	uint8_t b[256], a[256];
-	uint32_t blen, alen;
-	size_t i, r;
+	struct err_case_spec c = {
+		.f = masq_udp, .q = { .proto = PROTO_UDP, .payload = 30 },
+		/* As it left SERVER; as the NAT sent it to INSIDE. */
+		.type = 3, .src_b = SERVER, .src_a = SERVER, .of = 1,
+		/*
+		 * RFC 792's 8 bytes, some more, all of it (RFC 1812
+		 * 4.3.2.3).
+		 */
+		.l4q = { 8, 20, QUOTE_ALL },
+	};
 	int o;
 
 	for (o = 0; o <= 1; o++) {	/* the quote with IP options */
-		q.optwords = o;
-		for (i = 0; i < ARRAY_SIZE(l4q); i++) {
-			/* As it left SERVER; as the NAT sent it to INSIDE. */
-			q.f = out;
-			blen = error_quoting(b, 3, SERVER, PUBLIC, &q, l4q[i]);
-			q.f = in;
-			alen = error_quoting(a, 3, SERVER, INSIDE, &q, l4q[i]);
-			ASSERT_EQ(blen, alen);
-			ASSERT_TRUE(icmp_sums(b, blen));
-			ASSERT_TRUE(icmp_sums(a, alen));
-			for (r = 0; r < 2; r++) {
-				EXPECT_EQ(1, err_of(&recs[r], a, alen))
-					TH_LOG("%s record, %u bytes quoted",
-					       r ? "reply" : "orig", l4q[i]);
-				EXPECT_EQ(-1, err_case(&recs[r], a, b, alen))
-					TH_LOG("%s record, %u bytes, opts %d",
-					       r ? "reply" : "orig", l4q[i], o);
-			}
-		}
+		c.q.optwords = o;
+		expect_inverts(_metadata, &c);
 	}
 }
 
 TEST(icmp_error_with_ip_options_outside_and_quoted_inverts_past_them)
 {
-	struct flow in = { INSIDE, SERVER, 40000, 53 };
-	struct flow out = { PUBLIC, SERVER, 61000, 53 };
-	struct kbloom_xlate rec = rec_of(PROTO_UDP, &in, &out);
-	struct spec q = { .proto = PROTO_UDP, .payload = 30, .optwords = 2 };
-	struct spec e = { .icmp_type = 3, .optwords = 1 };
-	uint8_t qb[256], qa[256], b[256], a[256];
-	uint32_t qlen, len;
+	struct err_case_spec c = {
+		.f = masq_udp, .orig_only = 1,
+		.q = { .proto = PROTO_UDP, .payload = 30, .optwords = 2 },
+		.type = 3, .optwords = 1, .src_b = SERVER, .src_a = SERVER,
+		.of = 1,
+	};
+	uint8_t b[256], a[256];
+	uint32_t len;
 
-	q.f = out;
-	qlen = build(qb, &q);
-	q.f = in;
-	ASSERT_EQ(qlen, build(qa, &q));
-	e.f = (struct flow){ SERVER, PUBLIC, 0, 0 };
-	len = error_around(b, e, qb, qlen);
-	e.f.dst = INSIDE;
-	ASSERT_EQ(len, error_around(a, e, qa, qlen));
+	len = err_pair(_metadata, &c, QUOTE_ALL, b, a);
 	ASSERT_EQ(0x46, a[0]);
 	ASSERT_EQ(0x47, a[24 + 8]);
 	ASSERT_TRUE(icmp_sums(a, len));
-	EXPECT_EQ(1, err_of(&rec, a, len));
-	EXPECT_EQ(-1, err_case(&rec, a, b, len));
+	expect_inverts(_metadata, &c);
 }
 
 TEST(icmp_error_quoting_udp_without_a_checksum_keeps_it_0)
 {
-	struct flow in = { INSIDE, SERVER, 40000, 53 };
-	struct flow out = { PUBLIC, SERVER, 61000, 53 };
-	struct kbloom_xlate rec = rec_of(PROTO_UDP, &in, &out);
-	struct spec q = { .proto = PROTO_UDP, .payload = 30,
-			  .udp_nocsum = 1 };
+	struct err_case_spec c = {
+		.f = masq_udp, .orig_only = 1,
+		.q = { .proto = PROTO_UDP, .payload = 30, .udp_nocsum = 1 },
+		.type = 3, .src_b = SERVER, .src_a = SERVER, .of = 1,
+	};
 	uint8_t b[256], a[256];
-	uint32_t len;
 
-	q.f = out;
-	len = error_quoting(b, 3, SERVER, PUBLIC, &q, 0);
-	q.f = in;
-	ASSERT_EQ(len, error_quoting(a, 3, SERVER, INSIDE, &q, 0));
+	err_pair(_metadata, &c, QUOTE_ALL, b, a);
 	ASSERT_EQ(0, get16(b + 28 + 26));
-	EXPECT_EQ(1, err_of(&rec, a, len));
-	EXPECT_EQ(-1, err_case(&rec, a, b, len));
+	expect_inverts(_metadata, &c);
 }
 
 TEST(icmp_error_through_a_port_forward_guesses_the_inside_server_as_source)
@@ -4043,31 +4154,11 @@ TEST(icmp_error_through_a_port_forward_guesses_the_inside_server_as_source)
 	 * translation(): the flow's own address there): who sent it is
 	 * lost (a router inside would look the same), INSIDE the guess.
 	 */
-	struct flow in = { CLIENT, PUBLIC, 50000, 8053 };
-	struct flow fwd = { CLIENT, INSIDE, 50000, 53 };
-	struct flow rin = { INSIDE, CLIENT, 53, 50000 };
-	struct flow rout = { PUBLIC, CLIENT, 8053, 50000 };
-	struct kbloom_xlate recs[2] = { rec_of(PROTO_UDP, &in, &fwd),
-					rec_of(PROTO_UDP, &rin, &rout) };
-	struct spec q = { .proto = PROTO_UDP, .payload = 30 };
-	static const uint32_t l4q[] = { 8, 0 };
-	uint8_t b[256], a[256];
-	uint32_t len;
-	size_t i, r;
-
-	for (i = 0; i < ARRAY_SIZE(l4q); i++) {
-		q.f = fwd;
-		len = error_quoting(b, 3, INSIDE, CLIENT, &q, l4q[i]);
-		q.f = in;
-		ASSERT_EQ(len, error_quoting(a, 3, PUBLIC, CLIENT, &q, l4q[i]));
-		for (r = 0; r < 2; r++) {
-			EXPECT_EQ(2, err_of(&recs[r], a, len))
-				TH_LOG("%s record", r ? "reply" : "orig");
-			EXPECT_EQ(-1, err_case(&recs[r], a, b, len))
-				TH_LOG("%s record, %u bytes quoted",
-				       r ? "reply" : "orig", l4q[i]);
-		}
-	}
+	expect_inverts(_metadata, &(struct err_case_spec){
+		.f = fwd_udp, .q = { .proto = PROTO_UDP, .payload = 30 },
+		.type = 3, .src_b = INSIDE, .src_a = PUBLIC, .of = 2,
+		.l4q = { 8, QUOTE_ALL },
+	});
 }
 
 TEST(icmp_error_from_inside_about_a_masqueraded_reply_guesses_the_host)
@@ -4076,59 +4167,28 @@ TEST(icmp_error_from_inside_about_a_masqueraded_reply_guesses_the_host)
 	 * ROUTER_IN's time exceeded about SERVER's reply to INSIDE, sent
 	 * on by the NAT from PUBLIC: the guess is INSIDE, the flow's end.
 	 */
-	struct flow in = { INSIDE, SERVER, 40000, 53 };
-	struct flow out = { PUBLIC, SERVER, 61000, 53 };
-	struct flow rin = { SERVER, PUBLIC, 53, 61000 };
-	struct flow rout = { SERVER, INSIDE, 53, 40000 };
-	struct kbloom_xlate recs[2] = { rec_of(PROTO_UDP, &in, &out),
-					rec_of(PROTO_UDP, &rin, &rout) };
-	struct spec q = { .proto = PROTO_UDP, .payload = 30, .ttl = 1 };
-	uint8_t b[256], a[256];
-	uint32_t len;
-	size_t r;
-
-	/* The guess, not what ROUTER_IN sent: its address is lost. */
-	q.f = rout;
-	len = error_quoting(b, 11, INSIDE, SERVER, &q, 0);
-	q.f = rin;
-	ASSERT_EQ(len, error_quoting(a, 11, PUBLIC, SERVER, &q, 0));
-	for (r = 0; r < 2; r++) {
-		EXPECT_EQ(2, err_of(&recs[r], a, len));
-		EXPECT_EQ(-1, err_case(&recs[r], a, b, len))
-			TH_LOG("%s record", r ? "reply" : "orig");
-	}
+	expect_inverts(_metadata, &(struct err_case_spec){
+		.f = masq_udp, .reply = 1,
+		.q = { .proto = PROTO_UDP, .payload = 30, .ttl = 1 },
+		/* The guess, not what ROUTER_IN sent: its address is lost. */
+		.type = 11, .src_b = INSIDE, .src_a = PUBLIC, .of = 2,
+	});
 }
 
 TEST(icmp_error_quoting_a_whole_tcp_header_gets_its_tcp_checksum_back)
 {
-	struct flow in = { INSIDE, SERVER, 51514, 443 };
-	struct flow out = { PUBLIC, SERVER, 1025, 443 };
-	struct flow rin = { SERVER, PUBLIC, 443, 1025 };
-	struct flow rout = { SERVER, INSIDE, 443, 51514 };
-	struct kbloom_xlate recs[2] = { rec_of(PROTO_TCP, &in, &out),
-					rec_of(PROTO_TCP, &rin, &rout) };
-	struct spec q = { .proto = PROTO_TCP, .payload = 100, .ttl = 1 };
-	/* The whole header (tcp_manip_pkt() rewrites the checksum), all. */
-	static const uint32_t l4q[] = { 20, 21, 32, 0 };
-	uint8_t b[256], a[256];
-	uint32_t len;
-	size_t i, r;
-
-	for (i = 0; i < ARRAY_SIZE(l4q); i++) {
-		q.f = out;
-		len = error_quoting(b, 11, ROUTER, PUBLIC, &q, l4q[i]);
-		q.f = in;
-		ASSERT_EQ(len,
-			  error_quoting(a, 11, ROUTER, INSIDE, &q, l4q[i]));
+	expect_inverts(_metadata, &(struct err_case_spec){
+		.f = masq_tcp,
+		.q = { .proto = PROTO_TCP, .payload = 100, .ttl = 1 },
+		.type = 11, .src_b = ROUTER, .src_a = ROUTER, .of = 1,
+		/*
+		 * The whole header (tcp_manip_pkt() rewrites the
+		 * checksum), all.
+		 */
+		.l4q = { 20, 21, 32, QUOTE_ALL },
 		/* The quoted TCP checksums differ: it has to be rewritten. */
-		ASSERT_NE(get16(a + 28 + 36), get16(b + 28 + 36));
-		for (r = 0; r < 2; r++) {
-			EXPECT_EQ(1, err_of(&recs[r], a, len));
-			EXPECT_EQ(-1, err_case(&recs[r], a, b, len))
-				TH_LOG("%s record, %u bytes of TCP",
-				       r ? "reply" : "orig", l4q[i]);
-		}
-	}
+		.differs = 20 + 16,
+	});
 }
 
 TEST(icmp_error_quoting_part_of_a_tcp_header_gets_its_ports_only)
@@ -4138,39 +4198,25 @@ TEST(icmp_error_quoting_part_of_a_tcp_header_gets_its_ports_only)
 	 * NAT rewrites the ports only, and leaves a quoted checksum (18 or
 	 * 19 bytes: it is in) as it was; the ICMP checksum is summed anew.
 	 */
-	struct flow in = { INSIDE, SERVER, 51514, 443 };
-	struct flow out = { PUBLIC, SERVER, 1025, 443 };
-	struct flow rin = { SERVER, PUBLIC, 443, 1025 };
-	struct flow rout = { SERVER, INSIDE, 443, 51514 };
-	struct kbloom_xlate recs[2] = { rec_of(PROTO_TCP, &in, &out),
-					rec_of(PROTO_TCP, &rin, &rout) };
-	struct spec q = { .proto = PROTO_TCP, .payload = 100, .ttl = 1 };
-	struct spec e = { .icmp_type = 11 };
-	static const uint32_t l4q[] = { 8, 16, 18, 19 };
-	uint8_t qb[256], qa[256], b[256], a[256], out2[256];
+	struct err_case_spec c = {
+		.f = masq_tcp,
+		.q = { .proto = PROTO_TCP, .payload = 100, .ttl = 1 },
+		.type = 11, .src_b = ROUTER, .src_a = ROUTER, .of = 1,
+		.l4q = { 8, 16, 18, 19 },
+		/*
+		 * As the NAT left the quote: ports, addresses, not the
+		 * checksum.
+		 */
+		.keep = 20 + 16,
+	};
+	struct kbloom_xlate rec = err_rec(&c, 0);
+	uint8_t b[256], a[256], out2[256];
 	uint32_t len;
-	size_t i, r;
 
-	q.f = out;
-	build(qb, &q);
-	q.f = in;
-	build(qa, &q);
-	/* As the NAT left the quote: ports, addresses, not the checksum. */
-	memcpy(qa + 36, qb + 36, 2);
-	for (i = 0; i < ARRAY_SIZE(l4q); i++) {
-		e.f = (struct flow){ ROUTER, PUBLIC, 0, 0 };
-		len = error_around(b, e, qb, 20 + l4q[i]);
-		e.f.dst = INSIDE;
-		ASSERT_EQ(len, error_around(a, e, qa, 20 + l4q[i]));
-		for (r = 0; r < 2; r++) {
-			EXPECT_EQ(1, err_of(&recs[r], a, len));
-			EXPECT_EQ(-1, err_case(&recs[r], a, b, len))
-				TH_LOG("%s record, %u bytes of TCP",
-				       r ? "reply" : "orig", l4q[i]);
-		}
-	}
+	expect_inverts(_metadata, &c);
 	/* With 18 bytes the checksum is there, and left as it came. */
-	ASSERT_EQ(0, err_invert(&recs[0], a, len, out2));
+	len = err_pair(_metadata, &c, 19, b, a);
+	ASSERT_EQ(0, err_invert(&rec, a, len, out2));
 	EXPECT_EQ(get16(a + 28 + 36), get16(out2 + 28 + 36));
 	EXPECT_TRUE(icmp_sums(out2, len));
 }
@@ -4182,17 +4228,16 @@ TEST(icmp_error_captured_in_part_inverts_to_the_first_bytes_before)
 	 * quoted); a capture of its first bytes, once it holds the quoted
 	 * checksums the NAT rewrote, inverts to the first bytes before.
 	 */
-	struct flow in = { INSIDE, SERVER, 51514, 443 };
-	struct flow out = { PUBLIC, SERVER, 1025, 443 };
-	struct kbloom_xlate rec = rec_of(PROTO_TCP, &in, &out);
-	struct spec q = { .proto = PROTO_TCP, .payload = 100, .ttl = 1 };
+	struct err_case_spec c = {
+		.f = masq_tcp,
+		.q = { .proto = PROTO_TCP, .payload = 100, .ttl = 1 },
+		.type = 11, .src_b = ROUTER, .src_a = ROUTER,
+	};
+	struct kbloom_xlate rec = err_rec(&c, 0);
 	uint8_t b[256], a[256];
 	uint32_t len, k;
 
-	q.f = out;
-	len = error_quoting(b, 11, ROUTER, PUBLIC, &q, 0);
-	q.f = in;
-	ASSERT_EQ(len, error_quoting(a, 11, ROUTER, INSIDE, &q, 0));
+	len = err_pair(_metadata, &c, QUOTE_ALL, b, a);
 	/*
 	 * Past the quoted ports, the TCP checksum (bytes 28 + 20 + 16, 17)
 	 * captured or not: the quote holds the whole TCP header, so the NAT
@@ -4205,14 +4250,12 @@ TEST(icmp_error_captured_in_part_inverts_to_the_first_bytes_before)
 			TH_LOG("%u bytes", k);
 	}
 
-	q = (struct spec){ .proto = PROTO_UDP, .payload = 30 };
-	in = (struct flow){ INSIDE, SERVER, 40000, 53 };
-	out = (struct flow){ PUBLIC, SERVER, 61000, 53 };
-	rec = rec_of(PROTO_UDP, &in, &out);
-	q.f = out;
-	len = error_quoting(b, 3, SERVER, PUBLIC, &q, 0);
-	q.f = in;
-	ASSERT_EQ(len, error_quoting(a, 3, SERVER, INSIDE, &q, 0));
+	c = (struct err_case_spec){
+		.f = masq_udp, .q = { .proto = PROTO_UDP, .payload = 30 },
+		.type = 3, .src_b = SERVER, .src_a = SERVER,
+	};
+	rec = err_rec(&c, 0);
+	len = err_pair(_metadata, &c, QUOTE_ALL, b, a);
 	/* Past the quoted UDP checksum (bytes 28 + 20 + 6, 7). */
 	for (k = 28 + 20 + 8; k <= len; k++) {
 		EXPECT_EQ(-1, err_case(&rec, a, b, k)) TH_LOG("%u bytes", k);
@@ -4226,99 +4269,53 @@ TEST(icmp_error_captured_in_part_inverts_to_the_first_bytes_before)
 TEST(icmp_error_about_a_masqueraded_echo_request_gets_its_identifier_back)
 {
 	/* INSIDE's ping, id 0x0b0b, masqueraded to PUBLIC with 0xe001. */
-	struct flow in = { INSIDE, SERVER, 0x0b0b, 0 };
-	struct flow out = { PUBLIC, SERVER, 0xe001, 0 };
-	struct flow rin = { SERVER, PUBLIC, 0xe001, 0 };
-	struct flow rout = { SERVER, INSIDE, 0x0b0b, 0 };
-	struct kbloom_xlate recs[2] = { rec_of(PROTO_ICMP, &in, &out),
-					rec_of(PROTO_ICMP, &rin, &rout) };
-	struct spec q = { .proto = PROTO_ICMP, .icmp_type = 8, .payload = 56,
-			  .ttl = 1 };
-	static const uint32_t l4q[] = { 8, 0 };
-	uint8_t b[256], a[256];
-	uint32_t len;
-	size_t i, r;
-
-	for (i = 0; i < ARRAY_SIZE(l4q); i++) {
+	expect_inverts(_metadata, &(struct err_case_spec){
+		.f = masq_echo,
+		.q = { .proto = PROTO_ICMP, .icmp_type = 8, .payload = 56,
+		       .ttl = 1 },
 		/* ROUTER's time exceeded, as it left; as it reached INSIDE. */
-		q.f = out;
-		len = error_quoting(b, 11, ROUTER, PUBLIC, &q, l4q[i]);
-		q.f = in;
-		ASSERT_EQ(len,
-			  error_quoting(a, 11, ROUTER, INSIDE, &q, l4q[i]));
+		.type = 11, .src_b = ROUTER, .src_a = ROUTER, .of = 1,
+		.l4q = { 8, QUOTE_ALL },
 		/* The quoted echo's checksum differs: it has to change. */
-		ASSERT_NE(get16(a + 28 + 22), get16(b + 28 + 22));
-		for (r = 0; r < 2; r++) {
-			EXPECT_EQ(1, err_of(&recs[r], a, len));
-			EXPECT_EQ(-1, err_case(&recs[r], a, b, len))
-				TH_LOG("%s record, %u bytes quoted",
-				       r ? "reply" : "orig", l4q[i]);
-		}
-	}
+		.differs = 20 + 2,
+	});
 }
 
 TEST(icmp_error_about_an_echo_guesses_only_where_the_nat_set_its_source)
 {
 	/* A masquerade, as above; a port forward of pings to INSIDE. */
-	struct flow m[4] = {
-		{ INSIDE, SERVER, 0x0b0b, 0 }, { PUBLIC, SERVER, 0xe001, 0 },
-		{ SERVER, PUBLIC, 0xe001, 0 }, { SERVER, INSIDE, 0x0b0b, 0 },
+	static const struct err_case_spec cases[] = {
+		/*
+		 * Masquerade: ROUTER_IN's time exceeded about SERVER's echo
+		 * reply to INSIDE, sent on from PUBLIC with the reply's
+		 * identifier in PUBLIC's form: 2, INSIDE the guess.
+		 */
+		{ .what = "masquerade", .f = masq_echo, .reply = 1,
+		  .q.icmp_type = 0, .src_b = INSIDE, .src_a = PUBLIC, .of = 2 },
+		/*
+		 * Port forward: ROUTER's time exceeded about INSIDE's echo
+		 * reply to CLIENT (as it left the NAT from PUBLIC), sent on
+		 * to INSIDE: the outer source is ROUTER's own, 1, exact.
+		 */
+		{ .what = "port forward", .f = fwd_echo, .reply = 1,
+		  .q.icmp_type = 0, .src_b = ROUTER, .src_a = ROUTER, .of = 1 },
+		/*
+		 * ... and ROUTER_IN's about CLIENT's request to INSIDE, sent
+		 * on from PUBLIC: 2, INSIDE the guess.
+		 */
+		{ .what = "port forward", .f = fwd_echo,
+		  .q.icmp_type = 8, .src_b = INSIDE, .src_a = PUBLIC, .of = 2 },
 	};
-	struct flow d[4] = {
-		{ CLIENT, PUBLIC, 0x0c0c, 0 }, { CLIENT, INSIDE, 0x0c0c, 0 },
-		{ INSIDE, CLIENT, 0x0c0c, 0 }, { PUBLIC, CLIENT, 0x0c0c, 0 },
-	};
-	struct kbloom_xlate mr[2] = { rec_of(PROTO_ICMP, &m[0], &m[1]),
-				      rec_of(PROTO_ICMP, &m[2], &m[3]) };
-	struct kbloom_xlate dr[2] = { rec_of(PROTO_ICMP, &d[0], &d[1]),
-				      rec_of(PROTO_ICMP, &d[2], &d[3]) };
-	struct spec q = { .proto = PROTO_ICMP, .payload = 56, .ttl = 1 };
-	uint8_t b[256], a[256];
-	uint32_t len;
-	size_t r;
+	struct err_case_spec c;
+	size_t i;
 
-	/*
-	 * Masquerade: ROUTER_IN's time exceeded about SERVER's echo reply
-	 * to INSIDE, sent on from PUBLIC with the reply's identifier in
-	 * PUBLIC's form: 2, INSIDE the guess.
-	 */
-	q.icmp_type = 0;
-	q.f = m[3];
-	len = error_quoting(b, 11, INSIDE, SERVER, &q, 0);
-	q.f = m[2];
-	ASSERT_EQ(len, error_quoting(a, 11, PUBLIC, SERVER, &q, 0));
-	for (r = 0; r < 2; r++) {
-		EXPECT_EQ(2, err_of(&mr[r], a, len));
-		EXPECT_EQ(-1, err_case(&mr[r], a, b, len))
-			TH_LOG("masquerade, %s record", r ? "reply" : "orig");
-	}
-	/*
-	 * Port forward: ROUTER's time exceeded about INSIDE's echo reply
-	 * to CLIENT (as it left the NAT from PUBLIC), sent on to INSIDE:
-	 * the outer source is ROUTER's own, 1, exact.
-	 */
-	q.f = d[3];
-	len = error_quoting(b, 11, ROUTER, PUBLIC, &q, 0);
-	q.f = d[2];
-	ASSERT_EQ(len, error_quoting(a, 11, ROUTER, INSIDE, &q, 0));
-	for (r = 0; r < 2; r++) {
-		EXPECT_EQ(1, err_of(&dr[r], a, len));
-		EXPECT_EQ(-1, err_case(&dr[r], a, b, len))
-			TH_LOG("port forward, %s record", r ? "reply" : "orig");
-	}
-	/*
-	 * ... and ROUTER_IN's about CLIENT's request to INSIDE, sent on
-	 * from PUBLIC: 2, INSIDE the guess.
-	 */
-	q.icmp_type = 8;
-	q.f = d[1];
-	len = error_quoting(b, 11, INSIDE, CLIENT, &q, 0);
-	q.f = d[0];
-	ASSERT_EQ(len, error_quoting(a, 11, PUBLIC, CLIENT, &q, 0));
-	for (r = 0; r < 2; r++) {
-		EXPECT_EQ(2, err_of(&dr[r], a, len));
-		EXPECT_EQ(-1, err_case(&dr[r], a, b, len))
-			TH_LOG("port forward, %s record", r ? "reply" : "orig");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = cases[i];
+		c.q.proto = PROTO_ICMP;
+		c.q.payload = 56;
+		c.q.ttl = 1;
+		c.type = 11;
+		expect_inverts(_metadata, &c);
 	}
 }
 
@@ -4330,27 +4327,12 @@ TEST(icmp_error_about_an_echo_whose_identifier_alone_was_remapped)
 	 * the request's source, so an error about the request has its
 	 * outer destination set (to PUBLIC, as it was), not its source.
 	 */
-	struct flow in = { PUBLIC, SERVER, 0x0b0b, 0 };
-	struct flow out = { PUBLIC, SERVER, 0xe002, 0 };
-	struct flow rin = { SERVER, PUBLIC, 0xe002, 0 };
-	struct flow rout = { SERVER, PUBLIC, 0x0b0b, 0 };
-	struct kbloom_xlate recs[2] = { rec_of(PROTO_ICMP, &in, &out),
-					rec_of(PROTO_ICMP, &rin, &rout) };
-	struct spec q = { .proto = PROTO_ICMP, .icmp_type = 8, .payload = 56,
-			  .ttl = 1 };
-	uint8_t b[256], a[256];
-	uint32_t len;
-	size_t r;
-
-	q.f = out;
-	len = error_quoting(b, 11, ROUTER, PUBLIC, &q, 0);
-	q.f = in;
-	ASSERT_EQ(len, error_quoting(a, 11, ROUTER, PUBLIC, &q, 0));
-	for (r = 0; r < 2; r++) {
-		EXPECT_EQ(1, err_of(&recs[r], a, len));
-		EXPECT_EQ(-1, err_case(&recs[r], a, b, len))
-			TH_LOG("%s record", r ? "reply" : "orig");
-	}
+	expect_inverts(_metadata, &(struct err_case_spec){
+		.f = remap_echo,
+		.q = { .proto = PROTO_ICMP, .icmp_type = 8, .payload = 56,
+		       .ttl = 1 },
+		.type = 11, .src_b = ROUTER, .src_a = ROUTER, .of = 1,
+	});
 }
 
 TEST(icmp_error_invert_takes_only_whole_errors_of_the_record)
