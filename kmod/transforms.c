@@ -133,21 +133,31 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
 #define KB_VXLAN_ENCAP		(8 + 8 + ETH_HLEN)
 #define KB_VXLAN_FLAG_VNI	0x08
 
+/* GENEVE (RFC 8926): version 0, no options, no O or C flag; Ethernet. */
+#define KB_GENEVE_FLAGS		0xc0
+
 /*
- * A VXLAN packet at @off (the UDP header) of the @cap bytes at @p (its
- * outer IPv4 header's flags and offset @rec's BEFORE_DPORT) carrying
- * IPv4 in Ethernet: its record's kind, FIRST and, with a UDP checksum,
- * BEFORE_DPORT; the VNI in @key.
+ * A VXLAN or GENEVE packet at @off (the UDP header) of the @cap bytes at
+ * @p (its outer IPv4 header's flags and offset @rec's BEFORE_DPORT)
+ * carrying IPv4 in Ethernet: its record's kind, FIRST and, with a UDP
+ * checksum, BEFORE_DPORT; the VNI in @key. Their encapsulations are as
+ * long, and told apart by their first byte (VXLAN's I flag; GENEVE's 0).
  */
-static int kb_xlate_of_vxlan(const u8 *p, u32 cap, u32 off,
-			     struct kbloom_xlate *rec, __be32 *key)
+static int kb_xlate_of_udp_tunnel(const u8 *p, u32 cap, u32 off,
+				  struct kbloom_xlate *rec, __be32 *key)
 {
 	const u8 *v = p + off;
 
-	if (off + KB_VXLAN_ENCAP > cap || !(v[8] & KB_VXLAN_FLAG_VNI) ||
+	if (off + KB_VXLAN_ENCAP > cap ||
 	    (v[KB_VXLAN_ENCAP - 2] << 8 | v[KB_VXLAN_ENCAP - 1]) != ETH_P_IP)
 		return -1;
-	rec->kind = KBLOOM_XLATE_VXLAN;
+	if (v[8] & KB_VXLAN_FLAG_VNI)
+		rec->kind = KBLOOM_XLATE_VXLAN;
+	else if (!v[8] && !(v[9] & KB_GENEVE_FLAGS) &&
+		 (v[10] << 8 | v[11]) == ETH_P_TEB)
+		rec->kind = KBLOOM_XLATE_GENEVE;
+	else
+		return -1;
 	memcpy(&rec->first, v, sizeof(rec->first));	/* the ports */
 	*key = cpu_to_be32(v[12] << 16 | v[13] << 8 | v[14]);
 	if (!v[6] && !v[7])
@@ -215,7 +225,7 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	th->addrs6 = 0;
 	if (cap && p[0] >> 4 == 6) {
 		hl = kb_xlate_outer6(p, cap, &proto, rec, th);
-		/* No VXLAN over IPv6 (its UDP checksum is mandatory there). */
+		/* No VXLAN, GENEVE over IPv6 (their UDP checksum is mandatory). */
 		if (!hl || proto == IPPROTO_UDP)
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		outer6 = KBLOOM_XLATE_OUTER6;
@@ -234,7 +244,7 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	    proto != IPPROTO_UDP && proto != IPPROTO_IPV6)
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	if (proto == IPPROTO_UDP) {
-		if (kb_xlate_of_vxlan(p, cap, hl, rec, &th->key))
+		if (kb_xlate_of_udp_tunnel(p, cap, hl, rec, &th->key))
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		glen = KB_VXLAN_ENCAP;
 	} else if (proto == IPPROTO_GRE) {

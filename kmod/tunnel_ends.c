@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tunnel ends of each netns (tunnel_ends.h), kept from the netdevice
- * notifier: each change of an ipip, sit, gre, vxlan, ip6tnl or ip6gre device (registered,
+ * notifier: each change of an ipip, sit, gre, vxlan, geneve, ip6tnl or
+ * ip6gre device (registered,
  * up, down, its parameters changed, gone, moved) rebuilds its
  * namespace's list of the ones up, published under RCU for the packet
  * path. A list, not a walk of every device per packet: a router may have
@@ -22,9 +23,11 @@
 struct kb_tun_end {
 	__be32 local, remote;	/* 0: any */
 	struct in6_addr local6, remote6;	/* ip6tnl, ip6gre: :: is any */
-	__be32 key;		/* GRE, with KBLOOM_XLATE_GRE_KEY in kind; VXLAN: VNI */
-	__be16 port;		/* VXLAN: its UDP port */
-	u8 kind;		/* KBLOOM_XLATE_IPIP, _GRE (| _GRE_KEY), _VXLAN; _OUTER6 */
+	/* GRE, with KBLOOM_XLATE_GRE_KEY in kind; VXLAN, GENEVE: VNI */
+	__be32 key;
+	__be16 port;		/* VXLAN, GENEVE: its UDP port */
+	/* KBLOOM_XLATE_IPIP, _GRE (| _GRE_KEY), _VXLAN, _GENEVE; _OUTER6 */
+	u8 kind;
 	u8 families;		/* inside: BIT(4) IPv4, BIT(6) IPv6 (sit) */
 	bool any;		/* external (collect_md): every packet */
 };
@@ -67,7 +70,60 @@ u8 kb_tunnel_kind(const struct net_device *dev)
 			return 0;
 		return KBLOOM_XLATE_VXLAN;
 	}
+	/* Over IPv6 too (its end says): those packets make no record. */
+	if (!strcmp(kind, "geneve"))
+		return KBLOOM_XLATE_GENEVE;
 	return 0;
+}
+
+/* The attributes of a geneve device's info kb_geneve_end_of() reads. */
+static const struct nla_policy kb_geneve_policy[IFLA_GENEVE_MAX + 1] = {
+	[IFLA_GENEVE_ID] = { .type = NLA_U32 },
+	[IFLA_GENEVE_REMOTE] = NLA_POLICY_EXACT_LEN(sizeof(__be32)),
+	[IFLA_GENEVE_PORT] = { .type = NLA_U16 },
+	[IFLA_GENEVE_COLLECT_METADATA] = { .type = NLA_FLAG },
+};
+
+/*
+ * A geneve device's end, from what it tells rtnetlink (struct geneve_dev
+ * is geneve.c's own): its VNI, port, remote (none: any; over IPv6, or
+ * collect_md with no remote: no record matches it but collect_md's) and
+ * collect_md. Under RTNL. Without memory, an end that takes nothing.
+ */
+static void kb_geneve_end_of(const struct net_device *dev,
+			     struct kb_tun_end *e)
+{
+	const struct rtnl_link_ops *ops = dev->rtnl_link_ops;
+	struct nlattr *tb[IFLA_GENEVE_MAX + 1];
+	struct sk_buff *skb;
+
+	e->kind = KBLOOM_XLATE_GENEVE;
+	e->families = 0;
+	if (!ops->fill_info || !ops->get_size)
+		return;
+	skb = alloc_skb(nla_total_size(ops->get_size(dev)), GFP_KERNEL);
+	if (!skb)
+		return;
+	if (ops->fill_info(skb, dev) ||
+	    nla_parse_deprecated(tb, IFLA_GENEVE_MAX,
+				 (struct nlattr *)skb->data, skb->len,
+				 kb_geneve_policy, NULL) ||
+	    !tb[IFLA_GENEVE_ID] || !tb[IFLA_GENEVE_PORT])
+		goto out;
+	e->key = cpu_to_be32(nla_get_u32(tb[IFLA_GENEVE_ID]));
+	e->port = nla_get_be16(tb[IFLA_GENEVE_PORT]);
+	e->any = !!tb[IFLA_GENEVE_COLLECT_METADATA];
+	if (tb[IFLA_GENEVE_REMOTE]) {
+		e->remote = nla_get_in_addr(tb[IFLA_GENEVE_REMOTE]);
+		/* A group: packets come from any of its members. */
+		if (ipv4_is_multicast(e->remote))
+			e->remote = 0;
+		e->families = BIT(4);
+	} else if (e->any) {
+		e->families = BIT(4);
+	}
+out:
+	kfree_skb(skb);
 }
 
 static void kb_vxlan_end_of(const struct net_device *dev,
@@ -113,6 +169,8 @@ static void kb_tun_end_of(const struct net_device *dev, u8 kind,
 
 	if (kind == KBLOOM_XLATE_VXLAN)
 		return kb_vxlan_end_of(dev, e);
+	if (kind == KBLOOM_XLATE_GENEVE)
+		return kb_geneve_end_of(dev, e);
 	if (kind & KBLOOM_XLATE_OUTER6)
 		return kb_tun6_end_of(dev, kind, e);
 	t = netdev_priv(dev);
@@ -209,7 +267,8 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 	struct kb_tun_net *tn = net_generic(net, kb_tun_net_id);
 	const struct kb_tun_ends *ends = rcu_dereference(tn->ends);
 	const u8 mask = KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
-			KBLOOM_XLATE_OUTER6;
+			KBLOOM_XLATE_GRE_KEY | KBLOOM_XLATE_OUTER6;
+	bool udp;
 	u8 kind = rec->kind & mask;
 	__be32 key = th->key;
 	u32 i;
@@ -220,9 +279,9 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 		if ((e->kind & mask) != kind ||
 		    !(e->families & BIT(rec->family)))
 			continue;
-		/* VXLAN: its port (FIRST's second half) and VNI. */
-		if (kind == KBLOOM_XLATE_VXLAN &&
-		    e->port != ((const __be16 *)&rec->first)[1])
+		/* VXLAN, GENEVE: its port (FIRST's second half) and VNI. */
+		udp = kind == KBLOOM_XLATE_VXLAN || kind == KBLOOM_XLATE_GENEVE;
+		if (udp && e->port != ((const __be16 *)&rec->first)[1])
 			continue;
 		if (e->any)
 			return true;
@@ -232,7 +291,7 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 		    ((e->kind ^ rec->kind) & KBLOOM_XLATE_GRE_KEY ||
 		     ((e->kind & KBLOOM_XLATE_GRE_KEY) && e->key != key)))
 			continue;
-		if (kind == KBLOOM_XLATE_VXLAN && e->key != key)
+		if (udp && e->key != key)
 			continue;
 		return true;
 	}

@@ -864,7 +864,10 @@ int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
 	return 0;
 }
 
-/* VXLAN's encapsulation after the outer IPv4 header: UDP, VXLAN, Ethernet. */
+/*
+ * VXLAN's encapsulation after the outer IPv4 header: UDP, VXLAN, Ethernet;
+ * GENEVE's without options is as long (its records are VXLAN's too).
+ */
 #define VXLAN_ENCAP	(8 + 8 + 14)
 
 static int is_vxlan(uint8_t kind)
@@ -992,7 +995,11 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		 */
 		memcpy(g, &rec->first, 4);
 		put16(g + 4, glen + h.tot);
-		g[8] = 0x08;
+		/* GENEVE (RFC 8926): version 0, no options, Ethernet. */
+		if ((rec->kind & KBLOOM_XLATE_GENEVE) == KBLOOM_XLATE_GENEVE)
+			put16(g + 10, 0x6558);
+		else
+			g[8] = 0x08;
 		put16(g + VXLAN_ENCAP - 2, 0x0800);
 	} else if (glen) {
 		/*

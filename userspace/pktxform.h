@@ -226,8 +226,8 @@ int pkt_defrag_head(const struct pkt_frag_ref *pkts, size_t n, size_t i,
 int pkt_is_fragment(const uint8_t *pkt, uint32_t len);
 
 /*
- * Tunnels (IPIP, GRE, VXLAN: RFC 2003, RFC 2784, RFC 7348; over IPv6,
- * RFC 2473): a tunnel record says that the inner packet with these
+ * Tunnels (IPIP, GRE, VXLAN, GENEVE: RFC 2003, RFC 2784, RFC 7348, RFC
+ * 8926; over IPv6, RFC 2473): a tunnel record says that the inner packet with these
  * addresses, protocol and IP ID arrived at the decapsulating router
  * inside an outer packet; the routers inside the tunnel recorded that
  * one. pkt_tunnel_want() gives an inner packet's lookup key: FAMILY 4,
@@ -247,15 +247,16 @@ int pkt_is_fragment(const uint8_t *pkt, uint32_t len);
  * 1 1 0). Then the GRE header (version 0, protocol 0x0800, the flags of
  * KIND's GRE_CSUM, GRE_KEY and GRE_SEQ, FIRST as the first optional word
  * and zero for the others, which no digest covers) or VXLAN's UDP header
- * (FIRST's ports, its length, checksum 0), VXLAN header (I flag, VNI 0)
- * and Ethernet header (zero addresses, type IPv4), which no digest
+ * (FIRST's ports, its length, checksum 0), VXLAN header (I flag, VNI 0;
+ * GENEVE's: version 0, no options, protocol 0x6558, VNI 0) and Ethernet
+ * header (zero addresses, type IPv4), which no digest
  * covers past the UDP header, then the inner packet as captured (an
  * IPv6 one with FIRST's hop limit and traffic class), up to @outmax
  * bytes; *@outlen the bytes written. 0, or -1 when @rec is no tunnel
  * record of this inner packet, @outer6 is given for a record over IPv4
  * or missing for one over IPv6, or @outmax does not hold the outer
  * headers. pkt_gre_len() is the GRE header's length for a record's KIND
- * (0 for IPIP and VXLAN).
+ * (0 for IPIP, VXLAN and GENEVE).
  */
 uint32_t pkt_gre_len(uint8_t kind);
 int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);

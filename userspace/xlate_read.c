@@ -459,6 +459,8 @@ static void gre_words(const struct kbloom_xlate *r, char *buf, size_t len)
 /* A tunnel record's kind, in words. */
 static const char *tunnel_word(uint32_t kind)
 {
+	if ((kind & KBLOOM_XLATE_GENEVE) == KBLOOM_XLATE_GENEVE)
+		return "GENEVE";
 	if ((kind & XLATE_TUNNEL) == KBLOOM_XLATE_VXLAN)
 		return "VXLAN";
 	return kind & KBLOOM_XLATE_GRE ? "GRE" : "IPIP";
@@ -657,9 +659,9 @@ void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 
 		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
 		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
-		n = snprintf(buf, len, "VXLAN %s:%u > %s:%u id %u", x,
-			     udp[0] << 8 | udp[1], y, udp[2] << 8 | udp[3],
-			     ntohs(r->before_sport));
+		n = snprintf(buf, len, "%s %s:%u > %s:%u id %u",
+			     tunnel_word(r->kind), x, udp[0] << 8 | udp[1], y,
+			     udp[2] << 8 | udp[3], ntohs(r->before_sport));
 		if ((r->kind & KBLOOM_XLATE_VXLAN_CSUM) && n < (int)len)
 			snprintf(buf + n, len - n, " csum 0x%04x",
 				 ntohs(r->before_dport));

@@ -101,21 +101,21 @@ enum kb_xlate_class kb_xlate_class(u8 kind)
 {
 	const u8 words = KBLOOM_XLATE_GRE_CSUM | KBLOOM_XLATE_GRE_KEY |
 			 KBLOOM_XLATE_GRE_SEQ;
-	u8 tun = kind & ~KBLOOM_XLATE_OUTER6;
+	u8 tun = kind & ~KBLOOM_XLATE_OUTER6, udp;
 
 	if (kind & KBLOOM_XLATE_OPAQUE)
 		return kind == KBLOOM_XLATE_OPAQUE ? KB_XREC_ARRIVAL :
 		       kind == KBLOOM_XLATE_ADDR6 ? KB_XREC_ADDRESS :
 		       KB_XREC_NONE;
 	/*
-	 * IPIP or GRE (with its words), either over IPv6; VXLAN over IPv4
-	 * (with a checksum, DF too: GRE's words' bits).
+	 * IPIP or GRE (with its words), either over IPv6; VXLAN or GENEVE
+	 * over IPv4 (with a checksum, DF too: GRE's words' bits).
 	 */
+	udp = kind & ~(KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF);
 	if (tun == KBLOOM_XLATE_IPIP || (tun & ~words) == KBLOOM_XLATE_GRE ||
-	    kind == KBLOOM_XLATE_VXLAN ||
-	    kind == (KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_VXLAN_CSUM) ||
-	    kind == (KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_VXLAN_CSUM |
-		     KBLOOM_XLATE_VXLAN_DF))
+	    ((udp == KBLOOM_XLATE_VXLAN || udp == KBLOOM_XLATE_GENEVE) &&
+	     (kind & (KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF)) !=
+	     KBLOOM_XLATE_VXLAN_DF))
 		return KB_XREC_TUNNEL;
 	return kind && !(kind & ~(KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT)) ?
 	       KB_XREC_NAT : KB_XREC_NONE;

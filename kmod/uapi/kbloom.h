@@ -952,7 +952,7 @@ enum kbloom_attach_attr {
  *	the extension headers (for ICMPv6 echo the identifier); each BEFORE
  *	address the NAT rewrote is an address record of the same window,
  *	made before it (one it kept has BEFORE's fold equal to AFTER's).
- * Tunnel (KIND IPIP, GRE or VXLAN), per packet, made at LOCAL_IN of the router
+ * Tunnel (KIND IPIP, GRE, VXLAN or GENEVE), per packet, made at LOCAL_IN of the router
  *	that decapsulates it: the inner packet (AFTER_SRC, AFTER_DST, its IP
  *	ID in AFTER_SPORT, AFTER_DPORT 0, PROTO its protocol) arrived inside
  *	an outer one from BEFORE_SRC to BEFORE_DST with IP ID BEFORE_SPORT
@@ -997,6 +997,11 @@ enum kbloom_attach_attr {
  *	capture of the inner packet holds) BEFORE_DPORT holds the checksum
  *	as carried instead of the outer flags, and KIND VXLAN_DF says the
  *	outer header had DF (its other flags and offset are 0).
+ *	GENEVE (KIND GENEVE: VXLAN's and GRE_KEY) as VXLAN, for a GENEVE
+ *	header without options (version 0, no O or C flag, protocol
+ *	Transparent Ethernet Bridging, 0x6558): its encapsulation is as long
+ *	as VXLAN's, and its header likewise not kept (the VNI matched the
+ *	device's).
  * Address (KIND ADDR6: OPAQUE and OUTER6), per address and window, made
  *	with the tunnel records over IPv6 whose outer packets had it and the
  *	IPv6 NAT records whose BEFORE it is (before them: a table too full
@@ -1048,7 +1053,9 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_OPAQUE	_BITUL(7)	/* an arrival no record undoes */
 /* IPIP and GRE together: decapsulated from VXLAN (RFC 7348). */
 #define KBLOOM_XLATE_VXLAN	(KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)
-/* GRE's words' bits in a VXLAN record: its UDP checksum, and DF (above). */
+/* And GRE_KEY: decapsulated from GENEVE (RFC 8926), without options. */
+#define KBLOOM_XLATE_GENEVE	(KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_GRE_KEY)
+/* GRE's words' bits in a VXLAN or GENEVE record: its UDP checksum, DF. */
 #define KBLOOM_XLATE_VXLAN_CSUM	KBLOOM_XLATE_GRE_CSUM
 #define KBLOOM_XLATE_VXLAN_DF	KBLOOM_XLATE_GRE_SEQ
 /* SNAT's bit in a tunnel record (IPIP or GRE set): its outer packet was IPv6. */

@@ -1888,6 +1888,346 @@ TEST(vxlan_with_a_udp_checksum_keeps_it_and_df)
 	}
 }
 
+/* ---- GENEVE (RFC 8926): its reference built here, its record by hand ---- */
+
+#define GENEVE_PORT	6081
+#define ETH_P_TEB	0x6558		/* Transparent Ethernet Bridging */
+#define GENEVE_ENCAP	(8 + 8 + 14)	/* UDP, GENEVE without options, Ethernet */
+
+/* A GENEVE packet as the sending kernel chose it (host order). */
+struct gnv {
+	uint16_t id, frag;	/* outer IP ID, flags and offset */
+	uint8_t tos, ttl;	/* outer TOS, TTL */
+	uint16_t sport;		/* the outer UDP source port: a flow hash */
+	uint32_t vni;		/* 24 bits */
+	int macs;		/* the inner Ethernet addresses: real, else 0 */
+	int csum;		/* a UDP checksum (summed from scratch), else 0 */
+};
+
+/* The inner frame's destination and source (locally administered). */
+static const uint8_t geneve_macs[12] = {
+	0x02, 0x1a, 0x2b, 0x3c, 0x4d, 0x5e,
+	0x0a, 0x6f, 0x70, 0x81, 0x92, 0xa3,
+};
+
+/*
+ * The wire packet @g around the whole inner packet @in (@inlen bytes):
+ * the outer IPv4 header (RFC 791, checksum from scratch); UDP (RFC 768)
+ * from @g's port to 6081, its checksum 0 or summed over the pseudo-header
+ * and the whole datagram (0 sent as 0xffff); the GENEVE header without
+ * options (RFC 8926 3.4: version 0, option length 0, O and C clear,
+ * protocol type 0x6558, the VNI, reserved 0); an Ethernet header of type
+ * IPv4; the inner packet. Its length.
+ */
+static uint32_t geneve_ref(uint8_t *o, const uint8_t *in, uint32_t inlen,
+			   const struct gnv *g)
+{
+	uint32_t udplen = 8 + 8 + 14 + inlen, s;
+	uint8_t *u = o + 20, *gh = u + 8, *eth = gh + 8;
+	uint8_t pseudo[12];
+
+	memset(o, 0, 20 + udplen);
+	o[0] = 0x45;
+	o[1] = g->tos;
+	set16(o + 2, 20 + udplen);
+	set16(o + 4, g->id);
+	set16(o + 6, g->frag);
+	o[8] = g->ttl;
+	o[9] = PROTO_UDP;
+	set32(o + 12, TUN_LOCAL);
+	set32(o + 16, TUN_REMOTE);
+	set16(o + 10, ~ref_sum(0, o, 20) & 0xffff);
+
+	set16(u, g->sport);
+	set16(u + 2, GENEVE_PORT);
+	set16(u + 4, udplen);
+	gh[0] = 0;				/* Ver 0, Opt Len 0 */
+	gh[1] = 0;				/* O, C, reserved */
+	set16(gh + 2, ETH_P_TEB);
+	set32(gh + 4, g->vni << 8);		/* VNI, reserved */
+	if (g->macs)
+		memcpy(eth, geneve_macs, 12);
+	set16(eth + 12, 0x0800);
+	memcpy(eth + 14, in, inlen);
+	if (g->csum) {
+		set32(pseudo, TUN_LOCAL);
+		set32(pseudo + 4, TUN_REMOTE);
+		pseudo[8] = 0;
+		pseudo[9] = PROTO_UDP;
+		set16(pseudo + 10, udplen);
+		s = ~ref_sum(ref_sum(0, pseudo, 12), u, udplen) & 0xffff;
+		set16(u + 6, s ? s : 0xffff);
+	}
+	return 20 + udplen;
+}
+
+/* The wire packet's UDP checksum verifies (RFC 768: sums to all ones). */
+static int geneve_csum_ok(const uint8_t *o)
+{
+	uint32_t udplen = get16(o + 24);
+	uint8_t pseudo[12];
+
+	memcpy(pseudo, o + 12, 8);
+	pseudo[8] = 0;
+	pseudo[9] = PROTO_UDP;
+	set16(pseudo + 10, udplen);
+	return ref_sum(ref_sum(0, pseudo, 12), o + 20, udplen) == 0xffff;
+}
+
+/*
+ * The record the decapsulating router makes of @g's packet @wire, each
+ * field set by hand from what the uapi says it holds: KIND GENEVE, the
+ * outer addresses, IP ID and flags/offset in BEFORE_*, the UDP ports as
+ * carried in FIRST; with a checksum KIND VXLAN_CSUM (and VXLAN_DF for DF)
+ * and the checksum as carried in BEFORE_DPORT. The inner packet's key
+ * (inner_pkt(): @proto, IN_SRC > IN_DST, IP ID 0x1a2b) in AFTER_*.
+ */
+static struct kbloom_xlate geneve_rec(const struct gnv *g, const uint8_t *wire,
+				      uint8_t proto)
+{
+	struct kbloom_xlate r = {
+		.state = KBLOOM_XLATE_VALID,
+		.kind = KBLOOM_XLATE_GENEVE,
+		.proto = proto,
+		.family = 4,
+		.before_src = htonl(TUN_LOCAL),
+		.before_dst = htonl(TUN_REMOTE),
+		.before_sport = htons(g->id),
+		.before_dport = htons(g->frag),
+		.after_src = htonl(IN_SRC),
+		.after_dst = htonl(IN_DST),
+		.after_sport = htons(0x1a2b),
+	};
+
+	set16((uint8_t *)&r.first, g->sport);
+	set16((uint8_t *)&r.first + 2, GENEVE_PORT);
+	if (g->csum) {
+		r.kind |= KBLOOM_XLATE_VXLAN_CSUM;
+		if (g->frag & 0x4000)
+			r.kind |= KBLOOM_XLATE_VXLAN_DF;
+		memcpy(&r.before_dport, wire + 26, 2);
+	}
+	return r;
+}
+
+/*
+ * The inner packet (@proto, @payload bytes) in @g's wire packet; of its
+ * first @cap bytes (all when 0), with the record made of the wire packet,
+ * pkt_tunnel_outer() must give the wire packet as rebuilt: the fields no
+ * record keeps as the uapi says they come back (VNI 0, Ethernet addresses
+ * 0; TOS 0 and TTL 64, hence the IP checksum), the UDP checksum as
+ * carried; and digest (SPIE) as the wire packet does. -1 when it does;
+ * the first differing byte; -2 when refused, -3 a wrong length, -4 the
+ * digests differ.
+ */
+static int geneve_case(uint8_t proto, uint32_t payload, uint32_t cap,
+		       const struct gnv *g)
+{
+	uint8_t in[2048], wire[2048], want[2048], out[2048];
+	struct kb_digest dw, dout;
+	struct kbloom_xlate rec;
+	struct gnv z = *g;
+	uint32_t len, wantlen, outlen = 0;
+
+	len = inner_pkt(in, proto, payload);
+	geneve_ref(wire, in, len, g);
+	z.vni = 0;
+	z.macs = 0;
+	z.tos = 0;
+	z.ttl = 64;
+	z.csum = 0;
+	geneve_ref(want, in, len, &z);
+	set16(want + 26, get16(wire + 26));	/* not in the IP checksum */
+	rec = geneve_rec(g, wire, proto);
+	if (cap)
+		len = cap;
+	wantlen = 20 + GENEVE_ENCAP + len;
+	if (outer(in, len, &rec, out, sizeof(out), &outlen))
+		return -2;
+	if (outlen != wantlen) {
+		kb_diag("outlen %u, want %u", outlen, wantlen);
+		return -3;
+	}
+	if (kb_digest(wire, wantlen, KBLOOM_DIGEST_SPIE, &dw) !=
+	    KBLOOM_SKIP_NONE ||
+	    kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout) !=
+	    KBLOOM_SKIP_NONE || dw.len != 28 || dout.len != 28 ||
+	    memcmp(dw.key, dout.key, 28)) {
+		kb_diag("the digests differ");
+		return -4;
+	}
+	return first_diff(out, want, wantlen);
+}
+
+/* As Linux's geneve sends: DF clear unless asked; a hashed source port. */
+static const struct gnv geneve = {
+	.id = 0x5a5a, .frag = 0, .tos = 0, .ttl = 64, .sport = 49877,
+};
+
+TEST(geneve_outer_is_the_wire_packet)
+{
+	struct gnv g = geneve;
+
+	/* The fields the record does not keep as the rebuild writes them. */
+	EXPECT_EQ(-1, geneve_case(PROTO_ICMP, 56, 0, &g));
+	EXPECT_EQ(-1, geneve_case(PROTO_UDP, 100, 0, &g));
+	EXPECT_EQ(-1, geneve_case(PROTO_UDP, 101, 0, &g));	/* odd */
+	g.frag = 0x4000;
+	g.id = 0;
+	g.sport = 6082;
+	EXPECT_EQ(-1, geneve_case(PROTO_UDP, 100, 0, &g));
+	g.id = 0xffff;
+	g.sport = 65535;
+	EXPECT_EQ(-1, geneve_case(PROTO_ICMP, 8, 0, &g));
+	/* Cut short: the outer headers and 8 bytes of the inner. */
+	EXPECT_EQ(-1, geneve_case(PROTO_UDP, 200, 28, &g));
+	EXPECT_EQ(-1, geneve_case(PROTO_UDP, 200, 20, &g));
+}
+
+TEST(geneve_outer_digests_as_the_wire_packet_whatever_its_vni_macs_and_ttl)
+{
+	static const uint8_t protos[] = { PROTO_ICMP, PROTO_UDP };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, wlen, outlen, k;
+	struct gnv g = geneve;
+	size_t i;
+
+	g.vni = 0xabcdef;
+	g.macs = 1;
+	g.tos = 0xb8;			/* EF */
+	g.ttl = 253;
+	for (i = 0; i < ARRAY_SIZE(protos); i++) {
+		g.frag = i ? 0x4000 : 0;
+		/* Equal to the wire packet as rebuilt, and digests as it. */
+		EXPECT_EQ(-1, geneve_case(protos[i], 40, 0, &g));
+		EXPECT_EQ(-1, geneve_case(protos[i], 40, 24, &g));
+
+		/* Not the same bytes: TOS, TTL, VNI and addresses differ. */
+		len = inner_pkt(in, protos[i], 40);
+		wlen = geneve_ref(wire, in, len, &g);
+		rec = geneve_rec(&g, wire, protos[i]);
+		ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+		ASSERT_EQ(wlen, outlen);
+		EXPECT_NE(0, memcmp(out, wire, wlen));
+		EXPECT_EQ(0, out[1]);
+		EXPECT_EQ(64, out[8]);
+		EXPECT_EQ(0, get32(out + 32));		/* VNI 0, reserved */
+		for (k = 36; k < 48; k++)
+			EXPECT_EQ(0, out[k]);
+		/* The rest as the wire has it. */
+		EXPECT_EQ(0, memcmp(out + 2, wire + 2, 6));
+		EXPECT_EQ(0, memcmp(out + 12, wire + 12, 20));
+		EXPECT_EQ(0, memcmp(out + 48, wire + 48, wlen - 48));
+	}
+}
+
+TEST(geneve_with_a_udp_checksum_keeps_it_and_df)
+{
+	static const uint8_t protos[] = { PROTO_ICMP, PROTO_UDP };
+	static const uint16_t sports[] = { 6082, 38911, 65535 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, outlen;
+	struct gnv g = geneve;
+	unsigned int df;
+	size_t i, j;
+
+	g.vni = 0x10203;
+	g.macs = 1;
+	g.tos = 0x28;
+	g.ttl = 30;
+	g.csum = 1;
+	for (df = 0; df < 2; df++) {
+		g.frag = df ? 0x4000 : 0;
+		for (i = 0; i < ARRAY_SIZE(protos); i++)
+			for (j = 0; j < ARRAY_SIZE(sports); j++) {
+				g.sport = sports[j];
+				len = inner_pkt(in, protos[i], 100 + j);
+				geneve_ref(wire, in, len, &g);
+				ASSERT_TRUE(geneve_csum_ok(wire));
+				ASSERT_NE(0, get16(wire + 26));
+				/* The record: the checksum, DF in KIND. */
+				rec = geneve_rec(&g, wire, protos[i]);
+				EXPECT_EQ(KBLOOM_XLATE_GENEVE |
+					  KBLOOM_XLATE_VXLAN_CSUM |
+					  (df ? KBLOOM_XLATE_VXLAN_DF : 0),
+					  rec.kind);
+				EXPECT_EQ(get16(wire + 26),
+					  ntohs(rec.before_dport));
+				/* Carried unchanged, DF as it was. */
+				ASSERT_EQ(0, outer(in, len, &rec, out,
+						   sizeof(out), &outlen));
+				EXPECT_EQ(get16(wire + 26), get16(out + 26));
+				EXPECT_EQ(df ? 0x4000 : 0, get16(out + 6));
+				/* Byte for byte and the digest. */
+				EXPECT_EQ(-1, geneve_case(protos[i], 100 + j,
+							  0, &g));
+				/* Cut short: the UDP header is in the digest. */
+				EXPECT_EQ(-1, geneve_case(protos[i], 200, 28,
+							  &g));
+			}
+	}
+
+	/*
+	 * A checksum summing to 0 is sent as 0xffff (RFC 768): the VNI
+	 * (no digest covers it) that makes it so, carried as 0xffff.
+	 */
+	g.sport = 50001;
+	for (g.vni = 0; g.vni < 0x10000; g.vni++) {
+		len = inner_pkt(in, PROTO_UDP, 64);
+		geneve_ref(wire, in, len, &g);
+		if (get16(wire + 26) == 0xffff)
+			break;
+	}
+	ASSERT_GT(0x10000, g.vni);
+	ASSERT_TRUE(geneve_csum_ok(wire));
+	rec = geneve_rec(&g, wire, PROTO_UDP);
+	ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+	EXPECT_EQ(0xffff, get16(out + 26));
+	EXPECT_EQ(-1, geneve_case(PROTO_UDP, 64, 0, &g));
+}
+
+/*
+ * Records alike but for KIND VXLAN or GENEVE: outer packets alike but for
+ * the 8-byte tunnel header after the UDP header (bytes 28-35): VXLAN's
+ * (RFC 7348: flags 0x08, the I flag; VNI) or GENEVE's (RFC 8926: version
+ * and option length 0, flags 0, protocol 0x6558; VNI).
+ */
+TEST(geneve_outer_writes_geneve_s_header_not_vxlan_s)
+{
+	static const uint8_t vxlan_hdr[8] = { 0x08, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t geneve_hdr[8] = { 0, 0, 0x65, 0x58, 0, 0, 0, 0 };
+	uint8_t in[256], wire[512], og[512], ov[512];
+	struct kbloom_xlate rec;
+	uint32_t len, glen, vlen, k;
+	struct gnv g = geneve;
+	unsigned int c;
+
+	for (c = 0; c < 3; c++) {
+		g.csum = c > 0;
+		g.frag = c == 2 ? 0x4000 : 0;
+		len = inner_pkt(in, PROTO_UDP, 32);
+		geneve_ref(wire, in, len, &g);
+		rec = geneve_rec(&g, wire, PROTO_UDP);
+		ASSERT_EQ(0, outer(in, len, &rec, og, sizeof(og), &glen));
+		rec.kind &= ~KBLOOM_XLATE_GRE_KEY;	/* VXLAN's */
+		ASSERT_EQ(KBLOOM_XLATE_VXLAN,
+			  rec.kind & (KBLOOM_XLATE_VXLAN |
+				      KBLOOM_XLATE_GRE_KEY));
+		ASSERT_EQ(0, outer(in, len, &rec, ov, sizeof(ov), &vlen));
+		ASSERT_EQ(20 + GENEVE_ENCAP + len, glen);
+		ASSERT_EQ(glen, vlen);
+		EXPECT_EQ(0, memcmp(og + 28, geneve_hdr, 8));
+		EXPECT_EQ(0, memcmp(ov + 28, vxlan_hdr, 8));
+		for (k = 0; k < glen; k++)
+			if (k < 28 || k >= 36)
+				EXPECT_EQ(ov[k], og[k]) {
+					TH_LOG("byte %u", k);
+				}
+	}
+}
+
 TEST(gre_record_keeps_the_first_optional_word)
 {
 	uint8_t in[256], out[512];
@@ -2639,6 +2979,49 @@ TEST(outer_refuses_vxlan_over_ipv6)
 	EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
 			     &outlen));
 	EXPECT_EQ(-1, outer6(in, len, &rec, NULL, out, sizeof(out), &outlen));
+}
+
+/*
+ * GENEVE records of kinds the module never makes: DF without a checksum
+ * (the flags are then in BEFORE_DPORT), or over IPv6 (none is recorded:
+ * the UDP checksum is mandatory there).
+ */
+TEST(outer_refuses_geneve_records_the_module_never_makes)
+{
+	static const uint8_t kinds[] = {
+		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_VXLAN_DF,
+		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_OUTER6,
+		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_VXLAN_CSUM |
+			KBLOOM_XLATE_OUTER6,
+		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_VXLAN_CSUM |
+			KBLOOM_XLATE_VXLAN_DF | KBLOOM_XLATE_OUTER6,
+		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_VXLAN_DF |
+			KBLOOM_XLATE_OUTER6,
+	};
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec;
+	struct gnv g = geneve;
+	uint32_t len, outlen;
+	size_t i;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	g.frag = 0x4000;
+	geneve_ref(wire, in, len, &g);
+	rec = geneve_rec(&g, wire, PROTO_UDP);
+	/* The record as made is rebuilt ... */
+	ASSERT_EQ(0, outer6(in, len, &rec, NULL, out, sizeof(out), &outlen));
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		/* ... the same fields with another KIND are not. */
+		rec.kind = kinds[i];
+		EXPECT_EQ(-1, outer6(in, len, &rec, NULL, out, sizeof(out),
+				     &outlen)) {
+			TH_LOG("kind 0x%02x", kinds[i]);
+		}
+		EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out,
+				     sizeof(out), &outlen)) {
+			TH_LOG("kind 0x%02x, outer addresses", kinds[i]);
+		}
+	}
 }
 
 /* ip6gre carries IPv4 only (uapi: "or IPv4 in GRE"). */

@@ -563,8 +563,9 @@ TEST(clear_empties_the_table)
  * NAT: SNAT and/or DNAT. Tunnel: IPIP; GRE with any of GRE_CSUM, GRE_KEY,
  * GRE_SEQ (the optional words it had); over IPv6 (OUTER6, SNAT's bit)
  * IPIP or GRE likewise; VXLAN (IPIP and GRE both), over IPv4 only and
- * without GRE's words. Address: ADDR6 (OPAQUE and OUTER6). Arrival:
- * OPAQUE.
+ * without GRE's words but its checksum (GRE_CSUM's bit) and DF beside it
+ * (GRE_SEQ's); GENEVE (VXLAN's and GRE_KEY) likewise. Address: ADDR6
+ * (OPAQUE and OUTER6). Arrival: OPAQUE.
  */
 static enum kb_xlate_class ref_class(unsigned int kind)
 {
@@ -579,14 +580,19 @@ static enum kb_xlate_class ref_class(unsigned int kind)
 	if (kind == KBLOOM_XLATE_SNAT || kind == KBLOOM_XLATE_DNAT ||
 	    kind == (KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT))
 		return KB_XREC_NAT;
-	/* VXLAN over IPv4: alone, with its checksum, and with DF beside it. */
+	/*
+	 * VXLAN, and GENEVE (0x1c), over IPv4: alone, with its checksum, and
+	 * with DF beside it.
+	 */
 	if (tun == KBLOOM_XLATE_IPIP ||
 	    (tun & ~words) == KBLOOM_XLATE_GRE ||
 	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE) ||
 	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
 		     KBLOOM_XLATE_VXLAN_CSUM) ||
 	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
-		     KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF))
+		     KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF) ||
+	    kind == 0x1c || kind == (0x1c | KBLOOM_XLATE_VXLAN_CSUM) ||
+	    kind == (0x1c | KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF))
 		return KB_XREC_TUNNEL;
 	return KB_XREC_NONE;
 }
@@ -611,6 +617,7 @@ TEST(kind_bits_are_the_uapi_s)
 	ASSERT_EQ(0x40, KBLOOM_XLATE_GRE_SEQ);
 	ASSERT_EQ(0x80, KBLOOM_XLATE_OPAQUE);
 	ASSERT_EQ(0x0c, KBLOOM_XLATE_VXLAN);
+	ASSERT_EQ(0x1c, KBLOOM_XLATE_GENEVE);
 	/* SNAT's bit in a tunnel record; OPAQUE and OUTER6: an address. */
 	ASSERT_EQ(0x01, KBLOOM_XLATE_OUTER6);
 	ASSERT_EQ(0x81, KBLOOM_XLATE_ADDR6);
@@ -623,8 +630,9 @@ TEST(kind_bits_are_the_uapi_s)
 
 /*
  * Every KIND the module makes is of its class, counted: 3 NAT kinds,
- * 2 * (1 + 8) + 1 tunnel kinds (IPIP, GRE with its 8 sets of optional
- * words, each over IPv4 and IPv6; VXLAN), one address, one arrival.
+ * 2 * (1 + 8) + 3 + 3 tunnel kinds (IPIP, GRE with its 8 sets of optional
+ * words, each over IPv4 and IPv6; VXLAN and GENEVE, each alone, with a
+ * checksum, with DF too), one address, one arrival.
  */
 TEST(class_of_every_kind_the_module_makes)
 {
@@ -645,7 +653,7 @@ TEST(class_of_every_kind_the_module_makes)
 	}
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(3, n[KB_XREC_NAT]);
-	EXPECT_EQ(21, n[KB_XREC_TUNNEL]);
+	EXPECT_EQ(24, n[KB_XREC_TUNNEL]);
 	EXPECT_EQ(1, n[KB_XREC_ADDRESS]);
 	EXPECT_EQ(1, n[KB_XREC_ARRIVAL]);
 	/* A few by name. */
@@ -660,10 +668,10 @@ TEST(class_of_every_kind_the_module_makes)
 }
 
 /*
- * Every other KIND (232 of the 256) is none: 0, OPAQUE with anything but
+ * Every other KIND (227 of the 256) is none: 0, OPAQUE with anything but
  * OUTER6, DNAT with a tunnel's bits, GRE's optional words without GRE
- * (alone, with NAT bits, with IPIP), and VXLAN with GRE's words or
- * OUTER6 (the module keeps no VXLAN over IPv6).
+ * (alone, with NAT bits, with IPIP), VXLAN and GENEVE with DF but no
+ * checksum, or with OUTER6 (the module keeps neither over IPv6).
  */
 TEST(class_of_every_other_kind_is_none)
 {
@@ -679,7 +687,7 @@ TEST(class_of_every_other_kind_is_none)
 			bad++;
 		}
 	}
-	EXPECT_EQ(230, n);
+	EXPECT_EQ(227, n);
 	EXPECT_EQ(0, bad);
 }
 

@@ -255,18 +255,21 @@ opaque() {
 	EOF
 	[ $? = 0 ] && echo "exit $rc" && [ $rc = 1 ]
 }
-# [ends="E D"] overlay TYPE ARGS...: t0 of TYPE between e and d (E and D,
-# by default 10.2.0.1 and 10.3.0.2; addresses 192.168.77.1/30 and .2),
-# h's and v's networks routed over it.
+# [ends="E D"] [nolocal=1] overlay TYPE ARGS...: t0 of TYPE between e
+# and d (E and D, by default 10.2.0.1 and 10.3.0.2; addresses
+# 192.168.77.1/30 and .2), h's and v's networks routed over it; nolocal:
+# TYPE has no local address (geneve: remote only).
 overlay() {
-	local side e=${ends:-} d=${ends:-}
+	local side e=${ends:-} d=${ends:-} local
 	e=${e% *} d=${d#* }
 	[ -n "${ends:-}" ] || e=10.2.0.1 d=10.3.0.2
 	for side in "e $e $d 192.168.77.1 192.168.77.2 10.4.0.0/24" \
 		"d $d $e 192.168.77.2 192.168.77.1 10.1.0.0/24"; do
 		set -- $side "$@"
+		local="local $2"
+		[ -z "${nolocal:-}" ] || local=
 		ip -n $P$1 link del t0 2>/dev/null
-		ip -n $P$1 link add t0 type "${@:7}" local $2 remote $3 &&
+		ip -n $P$1 link add t0 type "${@:7}" $local remote $3 &&
 			ip -n $P$1 addr add $4/30 dev t0 && ip -n $P$1 link set t0 up &&
 			ip -n $P$1 route replace $6 via $5 dev t0 || return 1
 		shift 6
@@ -284,6 +287,22 @@ s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 for i in range(3):
     s.sendto(b"datagram %d" % i, ("fd04::2", 7777))'
 	stop "$1"
+}
+# geneve_outsider: d's t0 told to take VNI 48 from 10.2.0.9 only: e's
+# packets (from 10.2.0.1) are not decapsulated there, and no tunnel
+# record is made of them (the end's remote, read from rtnetlink).
+geneve_outsider() {
+	local before after
+	ip -n ${P}d link del t0 && ip -n ${P}d link add t0 type geneve id 48 remote 10.2.0.9 udpcsum &&
+		ip -n ${P}d addr add 192.168.77.2/30 dev t0 && ip -n ${P}d link set t0 up || return 1
+	before=$($bc -j -n ${P}d show xlate | "${py[@]}" -c 'import json,sys; print(json.load(sys.stdin)["inserts"])')
+	# IPv4 in them (e's ARP for d's new t0 may go too)
+	capture d gout udp port 6081 and udp[28:2] = 0x0800 || return 1
+	nx h ping -q -c 2 -i 0.3 -W 1 10.4.0.2 >/dev/null && { echo "v answered through a tunnel d should not take"; return 1; }
+	stop gout
+	after=$($bc -j -n ${P}d show xlate | "${py[@]}" -c 'import json,sys; print(json.load(sys.stdin)["inserts"])')
+	echo "records before $before, after $after; at d: $(tcpdump -nr "$tmp/gout.pcap" 2>/dev/null | wc -l) GENEVE packets of IPv4"
+	[ "$before" = "$after" ] && [ "$(tcpdump -nr "$tmp/gout.pcap" 2>/dev/null | wc -l)" = 2 ]
 }
 # sit6: IPv6 for h and v, carried between e and d in IPv4 (sit).
 # hosts6: IPv6 for h (fd01::2) and v (fd04::2), e and d forwarding it.
@@ -503,6 +522,20 @@ else
 	send vxlandf
 	check "vxlan with UDP checksums and DF: each packet traces from d through m to e" \
 		traced vxlandf 'VXLAN 10\.2\.0\.1:\d+ > 10\.3\.0\.2:4789 id \d+ csum 0x[0-9a-f]{4} \(window \d+\)'
+	# GENEVE (RFC 8926; the geneve device has no local address, and
+	# sends no options): recorded as VXLAN is; its VNI and port matched
+	# against the device's, which geneve.c tells rtnetlink only.
+	nolocal=1 check "geneve: t0 between e and d (VNI 47, port 6081, no UDP checksum) carries h's packets to v" \
+		overlay geneve id 47
+	send geneve
+	check "geneve: each packet traces from d through m to e; d names 'GENEVE 10.2.0.1:S > 10.3.0.2:6081 id N'" \
+		traced geneve 'GENEVE 10\.2\.0\.1:\d+ > 10\.3\.0\.2:6081 id \d+ \(window \d+\)'
+	nolocal=1 check "geneve with UDP checksums: t0 between e and d" overlay geneve id 48 udpcsum
+	send genevecsum
+	check "geneve with UDP checksums: each packet traces from d through m to e; d names 'GENEVE ... csum 0xC'" \
+		traced genevecsum 'GENEVE 10\.2\.0\.1:\d+ > 10\.3\.0\.2:6081 id \d+ csum 0x[0-9a-f]{4} \(window \d+\)'
+	check "geneve from an address d's device does not name (remote 10.2.0.9): the 2 GENEVE packets reach d, which takes none and records none" \
+		geneve_outsider
 
 	check "sit: IPv6 between h and v, in IPv4 between e and d" sit6
 	send6 sit
