@@ -453,15 +453,15 @@ static noinline u32 kb_xlate_merged(struct kb_attach *att,
 static u32 kb_xlate_addrs6(struct kb_attach *att,
 			   const struct kb_xlate_extra *x, bool per_packet)
 {
+	const struct in6_addr *a[] = { &x->src6, &x->dst6, &x->asrc6,
+				       &x->adst6 };
 	struct kbloom_xlate addr;
-	u32 why = 0;
+	u32 why = 0, i;
 
-	if (x->addrs6 & BIT(0)) {
-		kb_xlate_addr6(x->src6.s6_addr, &addr);
-		why = kb_xlate_record(att, &addr, per_packet);
-	}
-	if (!why && (x->addrs6 & BIT(1))) {
-		kb_xlate_addr6(x->dst6.s6_addr, &addr);
+	for (i = 0; i < ARRAY_SIZE(a) && !why; i++) {
+		if (!(x->addrs6 & BIT(i)))
+			continue;
+		kb_xlate_addr6(a[i]->s6_addr, &addr);
 		why = kb_xlate_record(att, &addr, per_packet);
 	}
 	return why;

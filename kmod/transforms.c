@@ -59,10 +59,13 @@ static void kb_xlate_nat6(const struct nf_conntrack_tuple *in,
 	rec->after_dst = kb_xlate_fold6(out->src.u3.in6.s6_addr);
 	x->src6 = in->src.u3.in6;
 	x->dst6 = in->dst.u3.in6;
+	x->asrc6 = out->dst.u3.in6;
+	x->adst6 = out->src.u3.in6;
+	/* Those it rewrote, as they arrived and as they left. */
 	x->addrs6 = (!ipv6_addr_equal(&in->src.u3.in6, &out->dst.u3.in6) ?
-		   BIT(0) : 0) |
+		   BIT(0) | BIT(2) : 0) |
 		  (!ipv6_addr_equal(&in->dst.u3.in6, &out->src.u3.in6) ?
-		   BIT(1) : 0);
+		   BIT(1) | BIT(3) : 0);
 }
 
 u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,

@@ -17,11 +17,12 @@ struct kb_xlate_extra {
 	__be32 key;			/* GRE's key (when it has one), VXLAN's VNI */
 	/*
 	 * IPv6 addresses, folded in the record: a tunnel's outer ones
-	 * (OUTER6), a NAT's BEFORE ones; @addrs6 those that need address
-	 * records (BIT(0) the source, BIT(1) the destination: a tunnel's
-	 * both, a NAT's those it rewrote), 0 for a record over IPv4.
+	 * (OUTER6), a NAT's BEFORE ones and (@asrc6, @adst6) AFTER ones;
+	 * @addrs6 those that need address records (BIT(0) the source, BIT(1)
+	 * the destination, BIT(2) and BIT(3) AFTER's: a tunnel's two, a
+	 * NAT's those it rewrote, both forms), 0 for a record over IPv4.
 	 */
-	struct in6_addr src6, dst6;
+	struct in6_addr src6, dst6, asrc6, adst6;
 	u8 addrs6;
 };
 

@@ -513,7 +513,7 @@ static void nat_sides(const struct kbloom_xlate *rec, bool request,
 
 	*src = rec->before_src != rec->after_src;
 	*dst = rec->before_dst != rec->after_dst;
-	if (rec->proto != IPPROTO_ICMP) {
+	if (rec->proto != IPPROTO_ICMP && rec->proto != IPPROTO_ICMPV6) {
 		*src |= id;
 		*dst |= rec->before_dport != rec->after_dport;
 	} else if (request) {
@@ -533,21 +533,28 @@ static enum icmp_quote_of icmp_error_plan(const struct kbloom_xlate *rec,
 					  const uint8_t *pkt, uint32_t len,
 					  uint32_t *off, bool *src, bool *dst)
 {
+	uint32_t l4 = 0, end = 0;
+	uint8_t type = 0, proto;
 	enum icmp_quote_of of;
-	uint8_t type;
 	struct ip4 q;
 
 	*src = *dst = false;
 	if (icmp_error_quote(pkt, len, off))
 		return QUOTE_NONE;
 	of = icmp_quote_of(rec, pkt, len, *off);
-	if (of == QUOTE_NONE || rec->family != 4 ||
-	    ip4_parse(pkt + *off, len - *off, &q))
+	if (of == QUOTE_NONE)
 		return of;
-	type = q.end > q.hl ? pkt[*off + q.hl] : 0;
+	if (rec->family == 4 && !ip4_parse(pkt + *off, len - *off, &q))
+		type = q.end > q.hl ? pkt[*off + q.hl] : 0;
+	else if (rec->family == 6 &&
+		 !ip6_upper(pkt + *off, len - *off, &l4, &proto, &end))
+		type = end > l4 ? pkt[*off + l4] : 0;
+	else
+		return of;
 	/* The record's direction: the quote's (BEFORE), or the other one. */
-	nat_sides(rec, of == QUOTE_BEFORE ? type == ICMP_ECHO :
-		  type == ICMP_ECHOREPLY, src, dst);
+	nat_sides(rec, of == QUOTE_BEFORE ?
+		  type == ICMP_ECHO || type == ICMP6_ECHO_REQUEST :
+		  type == ICMP_ECHOREPLY || type == ICMP6_ECHO_REPLY, src, dst);
 	return of;
 }
 
@@ -561,7 +568,7 @@ int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
 	of = icmp_error_plan(rec, pkt, len, &off, &src, &dst);
 	if (of == QUOTE_NONE)
 		return 0;
-	/* The outer source set (pkt_icmp_error_invert()): 2. */
+	/* The outer source set (pkt_icmp_error_invert(), _invert6()): 2. */
 	return (of == QUOTE_BEFORE ? dst : src) ? 2 : 1;
 }
 
@@ -652,6 +659,117 @@ int pkt_icmp_error_invert(const struct kbloom_xlate *rec, const uint8_t *pkt,
 	csum_apply(out + 10, d);
 	memcpy(out + 12, &osrc, 4);
 	memcpy(out + 16, &odst, 4);
+	return 0;
+}
+
+int pkt_icmp_error_addrs6(const struct kbloom_xlate *rec, const uint8_t *pkt,
+			  uint32_t len, uint32_t folds[2],
+			  const uint8_t *own[2], bool sure[2])
+{
+	enum icmp_quote_of of;
+	const uint8_t *q;
+	uint32_t off;
+	bool src, dst;
+
+	if (rec->family != 6)
+		return -1;
+	of = icmp_error_plan(rec, pkt, len, &off, &src, &dst);
+	if (of == QUOTE_NONE)
+		return -1;
+	q = pkt + off;
+	/*
+	 * The other form's: AFTER's, the quote holding BEFORE's (the same
+	 * where kept); BEFORE's, the quote holding AFTER's backwards.
+	 */
+	folds[0] = of == QUOTE_BEFORE ? rec->after_src : rec->before_src;
+	folds[1] = of == QUOTE_BEFORE ? rec->after_dst : rec->before_dst;
+	own[0] = of == QUOTE_BEFORE ? q + 8 : q + 24;
+	own[1] = of == QUOTE_BEFORE ? q + 24 : q + 8;
+	sure[0] = !src;
+	sure[1] = !dst;
+	return of == QUOTE_BEFORE ? 0 : 1;
+}
+
+int pkt_icmp_error_invert6(const struct kbloom_xlate *rec, const uint8_t *pkt,
+			   uint32_t len, const uint8_t *before6,
+			   const uint8_t *after6, uint8_t *out)
+{
+	uint32_t off, l4, end, ql4, qend, qcap, qlen, d, ck, unseen = 0;
+	const uint8_t *tsrc, *tdst, *osrc, *odst;
+	struct kbloom_xlate t = { 0 };
+	enum icmp_quote_of of;
+	uint8_t proto, qproto;
+	bool src, dst;
+
+	if (rec->family != 6 || ip6_upper(pkt, len, &l4, &proto, &end))
+		return -1;
+	of = icmp_error_plan(rec, pkt, len, &off, &src, &dst);
+	if (of == QUOTE_NONE ||
+	    ip6_upper(pkt + off, len - off, &ql4, &qproto, &qend) ||
+	    kb_xlate_fold6(before6) != rec->before_src ||
+	    kb_xlate_fold6(before6 + 16) != rec->before_dst ||
+	    kb_xlate_fold6(after6) != rec->after_src ||
+	    kb_xlate_fold6(after6 + 16) != rec->after_dst)
+		return -1;
+	osrc = pkt + 8;
+	odst = pkt + 24;
+	/* As pkt_icmp_error_invert(), with the addresses given. */
+	if (of == QUOTE_BEFORE) {
+		tsrc = after6;
+		tdst = after6 + 16;
+		t.before_sport = rec->after_sport;
+		t.before_dport = rec->after_dport;
+		if (src)
+			odst = after6;
+		if (dst)
+			osrc = after6 + 16;
+	} else {
+		tsrc = before6 + 16;
+		tdst = before6;
+		t.before_sport = qproto == IPPROTO_ICMPV6 ? rec->before_sport :
+				 rec->before_dport;
+		t.before_dport = qproto == IPPROTO_ICMPV6 ? rec->before_dport :
+				 rec->before_sport;
+		if (dst)
+			odst = before6 + 16;
+		if (src)
+			osrc = before6;
+	}
+	memcpy(out, pkt, len);
+	qcap = qend - ql4;
+	qlen = 40 + get16(pkt + 4) > off + ql4 ?
+	       40 + get16(pkt + 4) - off - ql4 : 0;
+	if (qproto == IPPROTO_TCP && qlen < 20 && qcap > 16)
+		qcap = 16;
+	ck = l4_csum_at(qproto);
+	if (ck && qcap < ck + 2u && qlen >= ck + 2u &&
+	    (qproto != IPPROTO_TCP || qlen >= 20)) {
+		if (qproto != IPPROTO_TCP || qcap == ck + 1)
+			return -1;
+		unseen = 1;
+	}
+	/* The quote's addresses: in its transport's pseudo-header. */
+	d = delta(0, pkt + off + 8, tsrc, 16);
+	d = delta(d, pkt + off + 24, tdst, 16);
+	memcpy(out + off + 8, tsrc, 16);
+	memcpy(out + off + 24, tdst, 16);
+	if (unseen) {
+		unseen = delta(d, pkt + off + ql4, &t.before_sport, 2);
+		unseen = delta(unseen, pkt + off + ql4 + 2, &t.before_dport, 2);
+		unseen = ~unseen & 0xffff;
+	}
+	invert_l4(out + off + ql4, qcap, qproto, d, &t);
+	/*
+	 * ICMPv6's checksum (RFC 4443 2.3): what the quote changed, and the
+	 * outer addresses in its pseudo-header.
+	 */
+	qcap = len - off < ql4 + 18 ? len - off : ql4 + 18;
+	d = delta(0, pkt + off, out + off, qcap & ~1u);
+	d = delta(d, pkt + 8, osrc, 16);
+	d = delta(d, pkt + 24, odst, 16);
+	csum_apply(out + l4 + 2, kb_csum_fold(d + unseen));
+	memcpy(out + 8, osrc, 16);
+	memcpy(out + 24, odst, 16);
 	return 0;
 }
 

@@ -40,6 +40,7 @@
 #ifndef BLOOMCTL_PKTXFORM_H
 #define BLOOMCTL_PKTXFORM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -161,7 +162,7 @@ int pkt_arrival_want(const uint8_t *pkt, uint32_t len,
  * (the other direction's) in the form it had on the error's side of the
  * router, the record's BEFORE when @rec is of the quoted packet's
  * direction, its AFTER read backwards when of the error's. 0: not; 1:
- * of it; 2 (IPv4): of it, and the NAT set the error's outer source to the
+ * of it; 2: of it, and the NAT set the error's outer source to the
  * flow's end (pkt_icmp_error_invert() can only guess who sent it).
  */
 int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
@@ -174,10 +175,27 @@ int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
  * checksums; where the NAT set the outer source to the flow's own (2
  * from pkt_icmp_error_of(): the error may have come from any router past
  * it), the flow's other end, the error's likeliest sender: a guess.
- * 0, or -1 (not such an error; IPv6: not undone).
+ * 0, or -1 (not such an error; IPv6: pkt_icmp_error_invert6()).
  */
 int pkt_icmp_error_invert(const struct kbloom_xlate *rec, const uint8_t *pkt,
 			  uint32_t len, uint8_t *out);
+
+/*
+ * The same for an ICMPv6 error about the flow of IPv6 NAT record @rec,
+ * whose addresses are folded: pkt_icmp_error_addrs6() says which the
+ * inversion needs (the record's other form's source and destination,
+ * their @folds; each may be the quote's own address, @own, and surely
+ * is where @sure: the NAT did not rewrite that side), 0 for AFTER's, 1
+ * for BEFORE's, -1 (not such an error); pkt_icmp_error_invert6() then
+ * takes BEFORE's (@before6) and AFTER's (@after6), 32 bytes each
+ * (source, destination), whose folds must be the record's. 0 or -1.
+ */
+int pkt_icmp_error_addrs6(const struct kbloom_xlate *rec, const uint8_t *pkt,
+			  uint32_t len, uint32_t folds[2],
+			  const uint8_t *own[2], bool sure[2]);
+int pkt_icmp_error_invert6(const struct kbloom_xlate *rec, const uint8_t *pkt,
+			   uint32_t len, const uint8_t *before6,
+			   const uint8_t *after6, uint8_t *out);
 
 /* One IP packet of a capture: @len bytes captured from its IP header. */
 struct pkt_frag_ref {

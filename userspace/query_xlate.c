@@ -65,8 +65,9 @@ static void print_before(struct qx *q, const uint8_t *pkt, uint32_t len,
 		kb_print_obj_begin(o, NULL);
 		kb_print_u64(o, KB_PRINT_JSON, "window", NULL, h->window);
 		kb_print_text(o, "%s", first ? "" : "; ");
-		kb_print_str(o, KB_PRINT_ANY, "transform", "came out of %s",
-			     what);
+		kb_print_str(o, KB_PRINT_ANY, "transform",
+			     h->icmp_error ? "%s (its addresses not in the table)" :
+			     "came out of %s", what);
 		kb_print_u64(o, KB_PRINT_TEXT, NULL, " (window %llu), not undone",
 			     h->window);
 		kb_print_str(o, KB_PRINT_JSON, "before", NULL, NULL);
@@ -122,7 +123,8 @@ static void one(struct qx *q, uint64_t index, uint64_t ts, const uint8_t *pkt,
 	q->n++;
 	/* Transformed: a record gives the packet before; an arrival does not. */
 	for (k = 0; k < m && k < QX_HITS_MAX; k++)
-		if (!(hit[k].rec.kind & KBLOOM_XLATE_OPAQUE)) {
+		if (!(hit[k].rec.kind & KBLOOM_XLATE_OPAQUE) &&
+		    !(hit[k].icmp_error && hit[k].addr6_lost)) {
 			q->found++;
 			break;
 		}

@@ -314,6 +314,54 @@ struct pkt_ref {
 	uint32_t len;
 };
 
+/*
+ * Hits @out[0, @n) of ICMPv6 error @pkt, of IPv6 NAT records: the
+ * addresses of the record's other form from the address records (a hit
+ * per pair), beside the quote's own (pkt_icmp_error_addrs6()); addr6_lost
+ * when one has none. Returns the new count.
+ */
+static size_t icmp6_addrs_of(const struct kb_archive *a, const uint8_t *pkt,
+			     uint32_t len, struct kb_xlate_hit *out, size_t n,
+			     size_t max)
+{
+	uint8_t c[2][XLATE_ADDRS_PER_FOLD][16], mine[32];
+	size_t h, end = n < max ? n : max, nc[2], i, j, s;
+	struct kb_xlate_hit *x;
+	const uint8_t *own[2];
+	uint32_t folds[2];
+	bool sure[2];
+	int side;
+
+	for (h = 0; h < end; h++) {
+		side = pkt_icmp_error_addrs6(&out[h].rec, pkt, len, folds, own,
+					     sure);
+		if (side < 0)
+			continue;
+		memcpy(mine, own[0], 16);
+		memcpy(mine + 16, own[1], 16);
+		for (s = 0; s < 2; s++)
+			nc[s] = addr6_candidates(a, folds[s], own[s], sure[s],
+						 c[s]);
+		out[h].addr6_lost = !nc[0] || !nc[1];
+		for (i = 0; i < nc[0]; i++) {
+			for (j = 0; j < nc[1]; j++) {
+				x = i || j ? (n < max ? &out[n] : NULL) : &out[h];
+				if (i || j)
+					n++;
+				if (!x)
+					continue;
+				*x = out[h];
+				/* AFTER's found (side 0), or BEFORE's. */
+				memcpy(side ? x->after6 : x->addr6, mine, 32);
+				memcpy(side ? x->addr6 : x->after6, c[0][i], 16);
+				memcpy((side ? x->addr6 : x->after6) + 16,
+				       c[1][j], 16);
+			}
+		}
+	}
+	return n;
+}
+
 static int of_icmp_error(const struct kbloom_xlate *r, const void *arg)
 {
 	const struct pkt_ref *p = arg;
@@ -344,11 +392,12 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 	if (!pkt_tunnel_want(pkt, len, &want))
 		n = lookup_key(a, &want, KB_XREC_TUNNEL, lo, hi, out, n, max);
 	n = addr6_of(a, pkt, out, n, max);
-	/* An IPv4 ICMP error: the records of the flow it is about. */
-	if (!n && len && pkt[0] >> 4 == 4) {
+	/* An ICMP error: the records of the flow it is about. */
+	if (!n && len) {
 		struct pkt_ref p = { pkt, len };
 
 		n = nat_hits(a, lo, hi, of_icmp_error, &p, out, max);
+		n = icmp6_addrs_of(a, pkt, len, out, n, max);
 	}
 	if (!pkt_arrival_want(pkt, len, &want))
 		n = lookup_key(a, &want, KB_XREC_ARRIVAL, lo, hi, out, n,
@@ -392,7 +441,10 @@ int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 				       hit->addr6 : NULL, buf, max, outlen);
 		break;
 	case KB_XREC_NAT:
-		ret = hit->icmp_error ? pkt_icmp_error_invert(r, pkt, len, buf) :
+		ret = hit->icmp_error && r->family == 6 ?
+		      pkt_icmp_error_invert6(r, pkt, len, hit->addr6,
+					     hit->after6, buf) :
+		      hit->icmp_error ? pkt_icmp_error_invert(r, pkt, len, buf) :
 		      r->family != 6 ? pkt_xlate_invert(pkt, len, r, buf) :
 		      pkt_xlate_invert6(pkt, len, r, hit->addr6, buf);
 		*outlen = len;
@@ -622,7 +674,11 @@ void kb_xlate_hit_str(const struct kb_xlate_hit *hit, char *buf, size_t len)
 
 		if (n < 0 || (size_t)n >= len)
 			return;
-		kb_xlate_str(&hit->rec, buf + n, len - n);
+		if (hit->rec.family == 6)
+			nat6_str(&hit->rec, a, a ? hit->after6 : NULL, buf + n,
+				 len - n);
+		else
+			kb_xlate_str(&hit->rec, buf + n, len - n);
 		n = strlen(buf);
 		if (hit->guess)
 			snprintf(buf + n, len - n, ", its sender guessed");

@@ -31,8 +31,9 @@ struct kb_xlate_hit {
 	uint8_t after6[32];
 	bool addr6_lost;	/* no address record holds one of them */
 	/*
-	 * An IPv4 ICMP error's: the record of the flow it is about, which
-	 * the NAT rewrote it with (pkt_icmp_error_invert()); @guess: its
+	 * An ICMP or ICMPv6 error's: the record of the flow it is about,
+	 * which the NAT rewrote it with (pkt_icmp_error_invert(), _invert6()
+	 * with BEFORE's addresses in addr6, AFTER's in after6); @guess: its
 	 * outer source before is the flow's other end, a guess.
 	 */
 	bool icmp_error, guess;
@@ -56,9 +57,10 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
  * records of IPv4 and IPv6 ones (pkt_tunnel_want()), arrival records
  * too (pkt_arrival_want()). A tunnel record over IPv6 comes with its
  * outer addresses from the address records, once per pair when two
- * addresses share a fold (addr6_lost when none has it). An IPv4 ICMP
+ * addresses share a fold (addr6_lost when none has it). An ICMP or ICMPv6
  * error none of those is of gets the NAT records of the flow it is about
- * (icmp_error, pkt_icmp_error_of()).
+ * (icmp_error, pkt_icmp_error_of(); an IPv6 one with the addresses of
+ * the record's other form, pkt_icmp_error_addrs6()).
  */
 size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       uint32_t len, uint64_t lo, uint64_t hi,
@@ -78,9 +80,8 @@ bool kb_xlate_nat_of_addrs(const struct kb_archive *a, const uint8_t *pkt,
 /*
  * Whether @pkt is an ICMP error about a flow a NAT record of @a (windows
  * overlapping [@lo, @hi]) is of (pkt_icmp_error_of()). The router's NAT
- * rewrote its quoted header and outer addresses: an IPv4 one is undone
- * by that record (kb_xlate_lookup() gives it, icmp_error), an ICMPv6 one
- * is not.
+ * rewrote its quoted header and outer addresses, which that record
+ * undoes (kb_xlate_lookup() gives it, icmp_error).
  */
 bool kb_xlate_nat_of_icmp_error(const struct kb_archive *a,
 				const uint8_t *pkt, uint32_t len, uint64_t lo,

@@ -949,9 +949,11 @@ enum kbloom_attach_attr {
  *	ports). FIRST: CLOCK_REALTIME seconds (low 32 bits) when it was made.
  *	IPv6 (FAMILY 6; nftables' ip6 and inet NAT): the addresses folded
  *	(as a key's: the XOR of their four 32-bit words), the ports after
- *	the extension headers (for ICMPv6 echo the identifier); each BEFORE
- *	address the NAT rewrote is an address record of the same window,
- *	made before it (one it kept has BEFORE's fold equal to AFTER's).
+ *	the extension headers (for ICMPv6 echo the identifier); each
+ *	address the NAT rewrote, as it arrived (BEFORE) and as it left
+ *	(AFTER: an ICMPv6 error about the flow is rewritten back to it), is
+ *	an address record of the same window, made before it (one it kept
+ *	has BEFORE's fold equal to AFTER's).
  * Tunnel (KIND IPIP, GRE, VXLAN or GENEVE), per packet, made at LOCAL_IN of the router
  *	that decapsulates it: the inner packet (AFTER_SRC, AFTER_DST, its IP
  *	ID in AFTER_SPORT, AFTER_DPORT 0, PROTO its protocol) arrived inside
@@ -1004,7 +1006,8 @@ enum kbloom_attach_attr {
  *	device's).
  * Address (KIND ADDR6: OPAQUE and OUTER6), per address and window, made
  *	with the tunnel records over IPv6 whose outer packets had it and the
- *	IPv6 NAT records whose BEFORE it is (before them: a table too full
+ *	IPv6 NAT records whose BEFORE or AFTER it is, rewritten (before
+ *	them: a table too full
  *	for it takes neither): the 16 bytes of an
  *	IPv6 address in BEFORE_SRC, BEFORE_DST, BEFORE_SPORT and
  *	BEFORE_DPORT, FIRST, in that order. Keyed by FAMILY 6, PROTO 0,

@@ -4111,11 +4111,14 @@ TEST(icmpv6_errors_about_a_masqueraded_flow_are_known_by_either_record)
 		len = icmp6_error(p, 2, SERVER6, PUBLIC6, exts[e], &q).len;
 		EXPECT_EQ(0, pkt_icmp_error_of(&orig, p, len));
 		EXPECT_EQ(0, pkt_icmp_error_of(&reply, p, len));
-		/* Time exceeded from inside about a reply, as it left. */
+		/*
+		 * Time exceeded from inside about a reply, as it left: the
+		 * NAT set its source to PUBLIC6 (2, as for IPv4).
+		 */
 		q.f = rin;
 		len = icmp6_error(p, 3, PUBLIC6, SERVER6, exts[e], &q).len;
-		EXPECT_EQ(1, pkt_icmp_error_of(&orig, p, len));
-		EXPECT_EQ(1, pkt_icmp_error_of(&reply, p, len));
+		EXPECT_EQ(2, pkt_icmp_error_of(&orig, p, len));
+		EXPECT_EQ(2, pkt_icmp_error_of(&reply, p, len));
 		/* ... as it left the router inside: no record's. */
 		q.f = rout;
 		len = icmp6_error(p, 3, WEB6, SERVER6, exts[e], &q).len;
@@ -4816,6 +4819,611 @@ TEST(icmpv6_errors_are_not_inverted)
 	len = icmp6_error(p, 2, SERVER6, INSIDE6, "", &q).len;
 	ASSERT_EQ(1, err_of(&rec, p, len));
 	EXPECT_EQ(-1, err_invert(&rec, p, len, out2));
+}
+
+/* ---- ICMPv6 errors as they were before the NAT ---- */
+
+/*
+ * As for IPv4 above, an ICMPv6 error (RFC 4443 3) about a packet of a
+ * NAT'ed IPv6 flow is built from scratch twice: as its sender sent it
+ * (BEFORE) and as the NAT sent it on (AFTER: nf_nat_icmpv6_reply_
+ * translation(), Linux 6.1), its ICMPv6 checksum summed over RFC 8200
+ * 8.1's pseudo-header (the outer addresses) and the whole message, the
+ * quoted packet's over its own pseudo-header (RFC 4443 2.3). Inverting
+ * AFTER with either record of the flow and the full addresses the
+ * record folds must give BEFORE byte for byte.
+ */
+
+/* A client outside, a router outside. */
+static const uint8_t CLIENT6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x77,
+				     [15] = 0x77 };
+static const uint8_t ROUTER6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x05,
+				     [15] = 0x01 };
+
+/* As masq_udp etc.: orig as it came and left, reply as it came and left. */
+static const struct flow6 masq6_udp[4] = {
+	{ INSIDE6, SERVER6, 40000, 53 }, { PUBLIC6, SERVER6, 61000, 53 },
+	{ SERVER6, PUBLIC6, 53, 61000 }, { SERVER6, INSIDE6, 53, 40000 },
+};
+
+/* CLIENT6:50000 -> PUBLIC6:8053 forwarded to INSIDE6:53. */
+static const struct flow6 fwd6_udp[4] = {
+	{ CLIENT6, PUBLIC6, 50000, 8053 }, { CLIENT6, INSIDE6, 50000, 53 },
+	{ INSIDE6, CLIENT6, 53, 50000 }, { PUBLIC6, CLIENT6, 8053, 50000 },
+};
+
+/* INSIDE6:51514 -> SERVER6:443 masqueraded to PUBLIC6:1025. */
+static const struct flow6 masq6_tcp[4] = {
+	{ INSIDE6, SERVER6, 51514, 443 }, { PUBLIC6, SERVER6, 1025, 443 },
+	{ SERVER6, PUBLIC6, 443, 1025 }, { SERVER6, INSIDE6, 443, 51514 },
+};
+
+/* INSIDE6's ping, id 0x0b0b, masqueraded to PUBLIC6 with 0xe001. */
+static const struct flow6 masq6_echo[4] = {
+	{ INSIDE6, SERVER6, 0x0b0b, 0 }, { PUBLIC6, SERVER6, 0xe001, 0 },
+	{ SERVER6, PUBLIC6, 0xe001, 0 }, { SERVER6, INSIDE6, 0x0b0b, 0 },
+};
+
+/* An ICMPv6 error, as err_case_spec. Offsets: of the quoted upper layer. */
+struct err6_spec {
+	const char *what;	/* named in failures (NULL: nothing) */
+	const struct flow6 *f;	/* 4, as above */
+	int reply;		/* about the reply's packet, else orig's */
+	struct spec6 q;		/* the quoted packet, its flow aside */
+	uint8_t type, code;	/* the error's */
+	const char *ext;	/* its extension headers (build6()) */
+	const uint8_t *src_b, *src_a;	/* its outer source before, after */
+	uint32_t l4q[5];	/* upper-layer bytes quoted, up to a 0; */
+				/* none: QUOTE_ALL only */
+	int of;			/* pkt_icmp_error_of(): 1 or 2 */
+	uint32_t keep;		/* a 16-bit field the NAT left (0: none) */
+	uint32_t differs;	/* ... one it rewrote (0: none) */
+};
+
+/*
+ * ICMPv6 error @type, @code from @src to @dst past headers @ext quoting
+ * the @qlen bytes at @quote, into @p; its checksum from scratch.
+ */
+static struct built6 error6_around(uint8_t *p, uint8_t type, uint8_t code,
+				   const uint8_t *src, const uint8_t *dst,
+				   const char *ext, const uint8_t *quote,
+				   uint32_t qlen)
+{
+	struct spec6 e = { .proto = PROTO_ICMPV6, .icmp_type = type,
+			   .ext = ext, .f = { src, dst, 0, 0 },
+			   .payload = qlen, .body = quote,
+			   .carried = 8 + qlen };
+	struct built6 r = build6(p, &e);
+
+	p[r.l4 + 1] = code;
+	set16(p + r.l4 + 2, 0);
+	set16(p + r.l4 + 2, ~ref_sum6(p + 8, p + 24, PROTO_ICMPV6, p + r.l4,
+				      r.len - r.l4) & 0xffff);
+	return r;
+}
+
+/* Whether ICMPv6 message @e of @p sums right, pseudo-header and all. */
+static bool icmp6_sums(const uint8_t *p, struct built6 e)
+{
+	return ref_sum6(p + 8, p + 24, PROTO_ICMPV6, p + e.l4,
+			e.len - e.l4) == 0xffff;
+}
+
+/*
+ * Error @c quoting @l4q upper-layer bytes of its packet (QUOTE_ALL: all
+ * of it) into @b as before and @a as after; *@ql4: the offset of the
+ * quoted upper layer. The error's length and upper layer.
+ */
+static struct built6 err6_pair(struct __test_metadata *_metadata,
+			       const struct err6_spec *c, uint32_t l4q,
+			       uint8_t *b, uint8_t *a, uint32_t *ql4)
+{
+	const struct flow6 *left = &c->f[2 * c->reply + 1];
+	const struct flow6 *came = &c->f[2 * c->reply];
+	struct spec6 q = c->q;
+	uint8_t qb[1024], qa[1024];
+	struct built6 nb, na, eb, ea;
+	uint32_t n;
+
+	q.f = *left;
+	nb = build6(qb, &q);
+	q.f = *came;
+	na = build6(qa, &q);
+	ASSERT_EQ(nb.len, na.len);
+	ASSERT_EQ(nb.l4, na.l4);
+	if (c->keep)
+		memcpy(qa + na.l4 + c->keep, qb + nb.l4 + c->keep, 2);
+	n = l4q < nb.len - nb.l4 ? nb.l4 + l4q : nb.len;
+	eb = error6_around(b, c->type, c->code, c->src_b, left->src, c->ext,
+			   qb, n);
+	ea = error6_around(a, c->type, c->code, c->src_a, came->src, c->ext,
+			   qa, n);
+	ASSERT_EQ(eb.len, ea.len);
+	ASSERT_TRUE(icmp6_sums(b, eb));
+	ASSERT_TRUE(icmp6_sums(a, ea));
+	*ql4 = ea.l4 + 8 + na.l4;
+	return ea;
+}
+
+static void addrs32(uint8_t *o, const struct flow6 *f)
+{
+	memcpy(o, f->src, 16);
+	memcpy(o + 16, f->dst, 16);
+}
+
+/*
+ * pkt_icmp_error_invert6() of @len bytes of @pkt, BEFORE's and AFTER's
+ * addresses those of flows @rf[0] and @rf[1]: every buffer of exactly
+ * its size (ASan's bounds).
+ */
+static int err6_invert(const struct kbloom_xlate *rec, const uint8_t *pkt,
+		       uint32_t len, const struct flow6 *rf, uint8_t *out)
+{
+	uint8_t *in = malloc(len ? len : 1), *o = malloc(len ? len : 1);
+	uint8_t *b6 = malloc(32), *a6 = malloc(32);
+	int r;
+
+	memcpy(in, pkt, len);
+	memset(o, 0xa5, len);
+	addrs32(b6, &rf[0]);
+	addrs32(a6, &rf[1]);
+	r = pkt_icmp_error_invert6(rec, in, len, b6, a6, o);
+	memcpy(out, o, len);
+	free(in);
+	free(o);
+	free(b6);
+	free(a6);
+	return r;
+}
+
+/*
+ * pkt_icmp_error_addrs6() of a copy of @pkt (exactly @len bytes): its
+ * answer, @own as offsets in @pkt (UINT32_MAX: NULL or not in it).
+ */
+static int err6_addrs(const struct kbloom_xlate *rec, const uint8_t *pkt,
+		      uint32_t len, uint32_t folds[2], uint32_t own[2],
+		      bool sure[2])
+{
+	uint8_t *in = malloc(len ? len : 1);
+	const uint8_t *o[2] = { NULL, NULL };
+	int r, i;
+
+	memcpy(in, pkt, len);
+	folds[0] = folds[1] = 0xdeadbeef;
+	r = pkt_icmp_error_addrs6(rec, in, len, folds, o, sure);
+	for (i = 0; i < 2; i++)
+		own[i] = o[i] && o[i] >= in && o[i] + 16 <= in + len ?
+			 (uint32_t)(o[i] - in) : UINT32_MAX;
+	free(in);
+	return r;
+}
+
+/* As err_case(), for record @rec of flows @rf (BEFORE, AFTER). */
+static int err6_case(const struct kbloom_xlate *rec, const struct flow6 *rf,
+		     const uint8_t *after, const uint8_t *before, uint32_t len)
+{
+	uint8_t out[2048];
+	int k;
+
+	if (err6_invert(rec, after, len, rf, out))
+		return -2;
+	k = first_diff(out, before, len);
+	if (k >= 0)
+		hex_rows(out, before, after, len, (uint32_t)k);
+	return k;
+}
+
+/* The record of direction @r of flows @f (4), as conntrack makes it. */
+static struct kbloom_xlate err6_rec(const struct err6_spec *c, int r)
+{
+	return rec6(c->q.proto, &c->f[2 * r], &c->f[2 * r + 1]);
+}
+
+/*
+ * Whether side @dst of the record of direction @r of @c is as the NAT
+ * found it: address and port (an echo's identifier: its requests'
+ * source, the orig direction's here).
+ */
+static bool err6_kept(const struct err6_spec *c, int r, int dst)
+{
+	const struct flow6 *b = &c->f[2 * r], *a = &c->f[2 * r + 1];
+	bool id = b->sport == a->sport;
+
+	if (c->q.proto == PROTO_ICMPV6)
+		return !memcmp(dst ? b->dst : b->src, dst ? a->dst : a->src,
+			       16) && (r != dst || id);
+	return dst ? !memcmp(b->dst, a->dst, 16) && b->dport == a->dport :
+		     !memcmp(b->src, a->src, 16) && id;
+}
+
+/*
+ * For each quote length of @c, the error after the NAT is one of each
+ * record's (@c->of); pkt_icmp_error_addrs6() asks for the record's
+ * other form's addresses (AFTER's when the quote is the record's
+ * direction), and the inversion with both gives the error before, byte
+ * for byte.
+ */
+static void expect_inverts6(struct __test_metadata *_metadata,
+			    const struct err6_spec *c)
+{
+	uint32_t l4q, ql4, qoff, folds[2], own[2];
+	uint8_t b[1024], a[1024];
+	const struct flow6 *need;
+	struct kbloom_xlate rec;
+	struct built6 e;
+	bool sure[2];
+	char why[160];
+	size_t i;
+	int r, side;
+
+	for (i = 0; i == 0 || (i < ARRAY_SIZE(c->l4q) && c->l4q[i]); i++) {
+		l4q = c->l4q[i] ? c->l4q[i] : QUOTE_ALL;
+		e = err6_pair(_metadata, c, l4q, b, a, &ql4);
+		qoff = e.l4 + 8;
+		if (c->differs && ql4 + c->differs + 2 <= e.len) {
+			ASSERT_NE(get16(a + ql4 + c->differs),
+				  get16(b + ql4 + c->differs));
+		}
+		for (r = 0; r < 2; r++) {
+			snprintf(why, sizeof(why),
+				 "%s%s%s record, error type %u, %u bytes, "
+				 "quote %u", c->what ? c->what : "",
+				 c->what ? ", " : "", r ? "reply" : "orig",
+				 c->type, e.len, e.len - qoff);
+			rec = err6_rec(c, r);
+			/* The quote is the record's BEFORE, or AFTER back. */
+			side = r == c->reply ? 0 : 1;
+			need = &c->f[2 * r + !side];
+			EXPECT_EQ(c->of, err_of(&rec, a, e.len))
+				TH_LOG("%s", why);
+			EXPECT_EQ(side, err6_addrs(&rec, a, e.len, folds, own,
+						   sure)) TH_LOG("%s", why);
+			EXPECT_EQ(ref_fold6(need->src), folds[0])
+				TH_LOG("%s", why);
+			EXPECT_EQ(ref_fold6(need->dst), folds[1])
+				TH_LOG("%s", why);
+			EXPECT_EQ(qoff + (side ? 24 : 8), own[0])
+				TH_LOG("%s", why);
+			EXPECT_EQ(qoff + (side ? 8 : 24), own[1])
+				TH_LOG("%s", why);
+			EXPECT_EQ(err6_kept(c, r, 0), sure[0])
+				TH_LOG("%s", why);
+			EXPECT_EQ(err6_kept(c, r, 1), sure[1])
+				TH_LOG("%s", why);
+			/* Where sure, the quote's own is the one needed. */
+			if (sure[0] && own[0] != UINT32_MAX) {
+				EXPECT_EQ(0, memcmp(a + own[0], need->src, 16))
+					TH_LOG("%s", why);
+			}
+			if (sure[1] && own[1] != UINT32_MAX) {
+				EXPECT_EQ(0, memcmp(a + own[1], need->dst, 16))
+					TH_LOG("%s", why);
+			}
+			EXPECT_EQ(-1, err6_case(&rec, &c->f[2 * r], a, b,
+						e.len)) TH_LOG("%s", why);
+		}
+	}
+}
+
+TEST(icmpv6_error_through_a_masquerade_inverts_to_as_it_left_the_server)
+{
+	/*
+	 * INSIDE6:40000 -> SERVER6:53 masqueraded to PUBLIC6:61000: the
+	 * server's port unreachable (and the other errors) as it left
+	 * SERVER6 (to PUBLIC6, quoting PUBLIC6:61000 -> SERVER6:53), as the
+	 * NAT sent it on to INSIDE6 (quoting INSIDE6:40000 -> SERVER6:53).
+	 */
+	struct err6_spec c = {
+		.f = masq6_udp, .q = { .proto = PROTO_UDP, .payload = 30 },
+		.src_b = SERVER6, .src_a = SERVER6, .of = 1,
+		.l4q = { 8, 20, QUOTE_ALL },
+	};
+	static const char *const exts[] = { "", "h", "d" };
+	struct kbloom_xlate rec = err6_rec(&c, 0);
+	uint32_t folds[2], own[2], ql4;
+	uint8_t b[512], a[512];
+	struct built6 e;
+	bool sure[2];
+	size_t x, y;
+
+	for (c.type = 1; c.type <= 4; c.type++)
+		for (x = 0; x < ARRAY_SIZE(exts); x++)
+			for (y = 0; y < ARRAY_SIZE(exts); y++) {
+				c.code = c.type == 1 ? 4 : 0;	/* port */
+				c.ext = exts[x];	/* outside, quoted */
+				c.q.ext = exts[y];
+				expect_inverts6(_metadata, &c);
+			}
+	/* Spelled out: port unreachable, the orig record. */
+	c.type = 1;
+	c.code = 4;
+	c.ext = c.q.ext = "";
+	e = err6_pair(_metadata, &c, QUOTE_ALL, b, a, &ql4);
+	ASSERT_EQ(40 + 8 + 40 + 8 + 30, e.len);
+	ASSERT_EQ(0, memcmp(a + 24, INSIDE6, 16));
+	ASSERT_EQ(0, memcmp(b + 24, PUBLIC6, 16));
+	ASSERT_EQ(0, memcmp(a + 48 + 8, INSIDE6, 16));
+	ASSERT_EQ(0, memcmp(b + 48 + 8, PUBLIC6, 16));
+	ASSERT_EQ(40000, get16(a + 88));
+	ASSERT_EQ(61000, get16(b + 88));
+	EXPECT_EQ(1, err_of(&rec, a, e.len));
+	/* AFTER's addresses needed: PUBLIC6 not known, SERVER6 the quote's. */
+	EXPECT_EQ(0, err6_addrs(&rec, a, e.len, folds, own, sure));
+	EXPECT_EQ(ref_fold6(PUBLIC6), folds[0]);
+	EXPECT_EQ(ref_fold6(SERVER6), folds[1]);
+	EXPECT_EQ(48 + 8, own[0]);
+	EXPECT_EQ(48 + 24, own[1]);
+	EXPECT_FALSE(sure[0]);
+	EXPECT_TRUE(sure[1]);
+	EXPECT_EQ(-1, err6_case(&rec, &masq6_udp[0], a, b, e.len));
+	rec = err6_rec(&c, 1);
+	EXPECT_EQ(1, err_of(&rec, a, e.len));
+	EXPECT_EQ(-1, err6_case(&rec, &masq6_udp[2], a, b, e.len));
+}
+
+TEST(icmpv6_error_quoting_udp_without_a_checksum_keeps_it_0)
+{
+	struct err6_spec c = {
+		.f = masq6_udp,
+		.q = { .proto = PROTO_UDP, .payload = 30, .udp_nocsum = 1 },
+		.type = 1, .code = 4, .src_b = SERVER6, .src_a = SERVER6,
+		.of = 1,
+	};
+	uint8_t b[512], a[512];
+	uint32_t ql4;
+
+	err6_pair(_metadata, &c, QUOTE_ALL, b, a, &ql4);
+	ASSERT_EQ(0, get16(b + ql4 + 6));
+	ASSERT_EQ(0, get16(a + ql4 + 6));
+	expect_inverts6(_metadata, &c);
+}
+
+TEST(icmpv6_error_through_a_port_forward_guesses_the_inside_server_as_source)
+{
+	/*
+	 * CLIENT6:50000 -> PUBLIC6:8053 forwarded to INSIDE6:53, whose port
+	 * unreachable the NAT sent on from PUBLIC6: INSIDE6 the guess.
+	 */
+	expect_inverts6(_metadata, &(struct err6_spec){
+		.f = fwd6_udp, .q = { .proto = PROTO_UDP, .payload = 30 },
+		.type = 1, .code = 4, .src_b = INSIDE6, .src_a = PUBLIC6,
+		.of = 2, .l4q = { 8, QUOTE_ALL },
+	});
+}
+
+TEST(icmpv6_error_from_inside_about_a_masqueraded_reply_guesses_the_host)
+{
+	/*
+	 * A router inside's time exceeded about SERVER6's reply to INSIDE6,
+	 * sent on by the NAT from PUBLIC6: the guess is INSIDE6, the
+	 * router's own address lost.
+	 */
+	expect_inverts6(_metadata, &(struct err6_spec){
+		.f = masq6_udp, .reply = 1,
+		.q = { .proto = PROTO_UDP, .payload = 30, .hlim = 1 },
+		.type = 3, .src_b = INSIDE6, .src_a = PUBLIC6, .of = 2,
+	});
+}
+
+TEST(icmpv6_error_quoting_a_whole_tcp_header_gets_its_tcp_checksum_back)
+{
+	expect_inverts6(_metadata, &(struct err6_spec){
+		.f = masq6_tcp,
+		.q = { .proto = PROTO_TCP, .payload = 100, .hlim = 1 },
+		.type = 3, .src_b = ROUTER6, .src_a = ROUTER6, .of = 1,
+		.l4q = { 20, 21, 32, QUOTE_ALL },
+		/* The quoted TCP checksums differ: it has to be rewritten. */
+		.differs = 16,
+	});
+}
+
+TEST(icmpv6_error_quoting_part_of_a_tcp_header_gets_its_ports_only)
+{
+	/*
+	 * tcp_manip_pkt(): less than the 20-byte header quoted, the NAT
+	 * rewrites the ports only and leaves a quoted checksum as it was.
+	 */
+	struct err6_spec c = {
+		.f = masq6_tcp,
+		.q = { .proto = PROTO_TCP, .payload = 100, .hlim = 1 },
+		.type = 3, .src_b = ROUTER6, .src_a = ROUTER6, .of = 1,
+		.l4q = { 8, 16, 18, 19 },
+		.keep = 16,
+	};
+	struct kbloom_xlate rec = err6_rec(&c, 0);
+	uint8_t b[512], a[512], out[512];
+	uint32_t ql4, bsum;
+	struct built6 e;
+
+	expect_inverts6(_metadata, &c);
+	/* With 19 bytes the checksum is there, and left as it came. */
+	e = err6_pair(_metadata, &c, 19, b, a, &ql4);
+	ASSERT_EQ(0, err6_invert(&rec, a, e.len, &c.f[0], out));
+	EXPECT_EQ(get16(a + ql4 + 16), get16(out + ql4 + 16));
+	EXPECT_TRUE(icmp6_sums(out, e));
+	/* ... which, whole, it would not have been. */
+	c.keep = 0;
+	e = err6_pair(_metadata, &c, 19, b, a, &ql4);
+	bsum = get16(b + ql4 + 16);
+	EXPECT_NE(get16(a + ql4 + 16), bsum);
+}
+
+TEST(icmpv6_error_about_a_masqueraded_echo_request_gets_its_identifier_back)
+{
+	/* ROUTER6's time exceeded about INSIDE6's ping, id 0x0b0b. */
+	expect_inverts6(_metadata, &(struct err6_spec){
+		.f = masq6_echo,
+		.q = { .proto = PROTO_ICMPV6, .icmp_type = 128,
+		       .payload = 56, .hlim = 1 },
+		.type = 3, .src_b = ROUTER6, .src_a = ROUTER6, .of = 1,
+		.l4q = { 8, QUOTE_ALL },
+		/* The quoted echo's checksum differs: it has to change. */
+		.differs = 2,
+	});
+	/* ... and a router inside's about SERVER6's echo reply: a guess. */
+	expect_inverts6(_metadata, &(struct err6_spec){
+		.f = masq6_echo, .reply = 1,
+		.q = { .proto = PROTO_ICMPV6, .icmp_type = 129,
+		       .payload = 56, .hlim = 1 },
+		.type = 3, .src_b = INSIDE6, .src_a = PUBLIC6, .of = 2,
+		.l4q = { 8, QUOTE_ALL }, .differs = 2,
+	});
+}
+
+TEST(icmpv6_error_captured_in_part_inverts_to_the_first_bytes_before)
+{
+	/*
+	 * The NAT saw the whole error (its payload length says how much is
+	 * quoted); a capture of its first bytes inverts to the first bytes
+	 * before once it holds what the NAT rewrote.
+	 */
+	struct err6_spec c = {
+		.f = masq6_tcp,
+		.q = { .proto = PROTO_TCP, .payload = 100, .hlim = 1 },
+		.type = 3, .src_b = ROUTER6, .src_a = ROUTER6,
+	};
+	struct kbloom_xlate rec = err6_rec(&c, 0);
+	uint8_t b[512], a[512];
+	uint32_t ql4, k;
+	struct built6 e;
+
+	e = err6_pair(_metadata, &c, QUOTE_ALL, b, a, &ql4);
+	/*
+	 * Past the quoted ports: the TCP checksum (ql4 + 16, 17) captured
+	 * or not (the quote holds the whole header: the NAT changed it, in
+	 * ICMPv6's sum too), exact; half of it captured: refused.
+	 */
+	for (k = ql4 + 4; k <= e.len; k++) {
+		EXPECT_EQ(k == ql4 + 17 ? -2 : -1,
+			  err6_case(&rec, &c.f[0], a, b, k)) TH_LOG("%u", k);
+	}
+	/* The reply record too. */
+	rec = err6_rec(&c, 1);
+	for (k = ql4 + 4; k <= e.len; k++) {
+		EXPECT_EQ(k == ql4 + 17 ? -2 : -1,
+			  err6_case(&rec, &c.f[2], a, b, k)) TH_LOG("%u", k);
+	}
+
+	c = (struct err6_spec){
+		.f = masq6_udp, .q = { .proto = PROTO_UDP, .payload = 30 },
+		.type = 1, .code = 4, .src_b = SERVER6, .src_a = SERVER6,
+	};
+	rec = err6_rec(&c, 0);
+	e = err6_pair(_metadata, &c, QUOTE_ALL, b, a, &ql4);
+	/* Past the quoted UDP checksum (ql4 + 6, 7): exact. */
+	for (k = ql4 + 8; k <= e.len; k++) {
+		EXPECT_EQ(-1, err6_case(&rec, &c.f[0], a, b, k))
+			TH_LOG("%u", k);
+	}
+	/* Short of it: 0 (left alone) or not is not known: refused. */
+	for (k = ql4 + 4; k < ql4 + 8; k++) {
+		EXPECT_EQ(-2, err6_case(&rec, &c.f[0], a, b, k))
+			TH_LOG("%u", k);
+	}
+}
+
+TEST(icmpv6_error_invert_takes_only_whole_errors_of_the_record)
+{
+	struct err6_spec c = {
+		.f = masq6_udp, .q = { .proto = PROTO_UDP, .payload = 30 },
+		.type = 1, .code = 4, .src_b = SERVER6, .src_a = SERVER6,
+	};
+	struct kbloom_xlate rec = err6_rec(&c, 0), r;
+	uint8_t b[512], a[512], out[512], qa[512];
+	uint32_t ql4, k, folds[2], own[2];
+	struct flow6 rf[2];
+	struct spec6 q;
+	struct built6 e, eb, qn;
+	bool sure[2];
+	int t, i;
+
+	e = err6_pair(_metadata, &c, QUOTE_ALL, b, a, &ql4);
+	ASSERT_EQ(-1, err6_case(&rec, &c.f[0], a, b, e.len));
+	/* Every type: the errors (1-4) invert exactly, the rest refused. */
+	for (t = 0; t < 256; t++) {
+		c.type = (uint8_t)t;
+		eb = err6_pair(_metadata, &c, QUOTE_ALL, b, a, &ql4);
+		if (t >= 1 && t <= 4) {
+			EXPECT_EQ(-1, err6_case(&rec, &c.f[0], a, b, eb.len))
+				TH_LOG("type %d", t);
+		} else {
+			EXPECT_EQ(-1, err6_invert(&rec, a, eb.len, &c.f[0],
+						  out)) TH_LOG("type %d", t);
+			EXPECT_EQ(-1, err6_addrs(&rec, a, eb.len, folds, own,
+						 sure)) TH_LOG("type %d", t);
+		}
+	}
+	c.type = 1;
+	e = err6_pair(_metadata, &c, QUOTE_ALL, b, a, &ql4);
+	/* A record of family 4 with the same fields. */
+	r = rec;
+	r.family = 4;
+	EXPECT_EQ(-1, err6_invert(&r, a, e.len, &c.f[0], out));
+	EXPECT_EQ(-1, err6_addrs(&r, a, e.len, folds, own, sure));
+	/* Addresses whose folds are not the record's, each of the four. */
+	for (i = 0; i < 4; i++) {
+		rf[0] = c.f[0];
+		rf[1] = c.f[1];
+		if (i & 1)
+			rf[i / 2].dst = WEB6;
+		else
+			rf[i / 2].src = WEB6;
+		EXPECT_EQ(-1, err6_invert(&rec, a, e.len, rf, out))
+			TH_LOG("address %d", i);
+	}
+	/* Another flow: a port, an address, the protocol. */
+	for (i = 0; i < 3; i++) {
+		struct flow6 in = c.f[0];
+
+		q = c.q;
+		if (i == 0)
+			in.sport = 40001;
+		else if (i == 1)
+			in.dst = WEB6;
+		else
+			q.proto = PROTO_TCP;
+		q.f = in;
+		qn = build6(qa, &q);
+		eb = error6_around(a, 1, 4, SERVER6, INSIDE6, "", qa, qn.len);
+		EXPECT_EQ(0, err_of(&rec, a, eb.len)) TH_LOG("flow %d", i);
+		EXPECT_EQ(-1, err6_addrs(&rec, a, eb.len, folds, own, sure))
+			TH_LOG("flow %d", i);
+		EXPECT_EQ(-1, err6_invert(&rec, a, eb.len, &c.f[0], out))
+			TH_LOG("flow %d", i);
+	}
+	/* Captured short of the quoted UDP checksum: every length. */
+	e = err6_pair(_metadata, &c, QUOTE_ALL, b, a, &ql4);
+	for (k = 0; k < ql4 + 8; k++) {
+		EXPECT_EQ(-1, err6_invert(&rec, a, k, &c.f[0], out))
+			TH_LOG("%u bytes", k);
+	}
+	EXPECT_EQ(0, err6_invert(&rec, a, ql4 + 8, &c.f[0], out));
+	/* Quoting less than an IPv6 header and the ports. */
+	q = c.q;
+	q.f = c.f[0];
+	qn = build6(qa, &q);
+	for (k = 0; k < 44; k++) {
+		eb = error6_around(a, 1, 4, SERVER6, INSIDE6, "", qa, k);
+		EXPECT_EQ(-1, err6_invert(&rec, a, eb.len, &c.f[0], out))
+			TH_LOG("%u quoted", k);
+	}
+	/* Not ICMPv6; quoting IPv4; a later fragment of an error. */
+	e = error6_around(a, 1, 4, SERVER6, INSIDE6, "", qa, qn.len);
+	ASSERT_EQ(0, err6_invert(&rec, a, e.len, &c.f[0], out));
+	a[6] = PROTO_UDP;
+	EXPECT_EQ(-1, err6_invert(&rec, a, e.len, &c.f[0], out));
+	a[6] = PROTO_ICMPV6;
+	a[48] = 0x45;
+	EXPECT_EQ(-1, err6_invert(&rec, a, e.len, &c.f[0], out));
+	a[48] = 0x60;
+	ASSERT_EQ(0, err6_invert(&rec, a, e.len, &c.f[0], out));
+	e = error6_around(a, 1, 4, SERVER6, INSIDE6, "f", qa, qn.len);
+	ASSERT_EQ(0, err6_invert(&rec, a, e.len, &c.f[0], out));
+	set16(a + 40 + 2, 8 << 3);
+	EXPECT_EQ(-1, err6_invert(&rec, a, e.len, &c.f[0], out));
+	/* The IPv4 inversion takes none of it, nor this one IPv4. */
+	e = error6_around(a, 1, 4, SERVER6, INSIDE6, "", qa, qn.len);
+	EXPECT_EQ(-1, err_invert(&rec, a, e.len, out));
 }
 
 TEST_HARNESS_MAIN

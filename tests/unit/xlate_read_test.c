@@ -886,4 +886,100 @@ TEST(ipv6_later_fragments_and_icmpv6_errors_are_of_the_nat_record)
 	arch_free(&x);
 }
 
+/*
+ * ICMPv6 error @type, @code from @src to @dst quoting the whole packet
+ * of flow @q (pkt6(): 64 bytes) into @p, its checksum from scratch; its
+ * length, 112.
+ */
+static uint32_t error6(uint8_t *p, uint8_t type, uint8_t code,
+		       const uint8_t *src, const uint8_t *dst, uint8_t proto,
+		       const struct flow6 *q)
+{
+	memset(p, 0, 112);
+	p[0] = 0x60;
+	p[5] = 8 + 64;
+	p[6] = 58;
+	p[7] = 64;
+	memcpy(p + 8, src, 16);
+	memcpy(p + 24, dst, 16);
+	p[40] = type;
+	p[41] = code;
+	pkt6(p + 48, proto, q);
+	csum6(p, 2);
+	return 112;
+}
+
+/*
+ * The server's port unreachable about a masqueraded packet, as it
+ * reached fd09::5: one hit of the flow's record (either direction's),
+ * an ICMP error's, its BEFORE and AFTER addresses (the rewritten ones
+ * from their address records, as kb_xlate_addrs6() writes both), and
+ * the error as it left the server, built from scratch; without the
+ * address record of the address the NAT rewrote it to, addr6_lost.
+ */
+TEST(an_icmpv6_error_hit_gets_both_forms_addresses_from_the_table)
+{
+	struct flow6 in = { IN6, SRV6, 40000, 53 };
+	struct flow6 out = { NAT6, SRV6, 61000, 53 };
+	struct flow6 rin = { SRV6, NAT6, 53, 61000 };
+	struct flow6 rout = { SRV6, IN6, 53, 40000 };
+	const struct kbloom_xlate recs[2] = { nat6_rec(17, &in, &out),
+					      nat6_rec(17, &rin, &rout) };
+	/* BEFORE's and AFTER's addresses, of each record. */
+	const uint8_t *want[2][4] = { { IN6, SRV6, NAT6, SRV6 },
+				      { SRV6, NAT6, SRV6, IN6 } };
+	uint8_t a[112], b[112], *o = NULL;
+	struct kb_xlate_hit hit[4];
+	struct kbloom_xlate v;
+	uint32_t len, olen = 0;
+	struct arch x;
+	int r, lost;
+
+	len = error6(a, 1, 4, SRV6, IN6, 17, &in);
+	ASSERT_EQ(112, error6(b, 1, 4, SRV6, NAT6, 17, &out));
+	for (r = 0; r < 2; r++)
+		for (lost = 0; lost < 2; lost++) {
+			ASSERT_EQ(0, arch_init(&x));
+			/* The address the NAT rewrote, and what to. */
+			put_addr(&x, 7, IN6);
+			if (!lost)
+				put_addr(&x, 8, NAT6);
+			ASSERT_EQ(KB_XLATE_NEW,
+				  kb_xlate_put(win(&x, 8), &recs[r]));
+			memset(hit, 0xa5, sizeof(hit));
+			ASSERT_EQ(1, kb_xlate_lookup(&x.a, a, len, 0,
+						     UINT64_MAX, hit, 4))
+				TH_LOG("record %d, lost %d", r, lost);
+			v = recs[r];
+			v.state = KBLOOM_XLATE_VALID;
+			EXPECT_EQ(0, memcmp(&hit[0].rec, &v, sizeof(v)));
+			EXPECT_TRUE(hit[0].icmp_error);
+			EXPECT_FALSE(hit[0].guess);
+			EXPECT_EQ(8, hit[0].window);
+			EXPECT_EQ(lost, hit[0].addr6_lost)
+				TH_LOG("record %d, lost %d", r, lost);
+			o = NULL;
+			olen = 0;
+			if (lost) {
+				/* Nothing to undo it by. */
+				EXPECT_EQ(-EINVAL, kb_xlate_before(&hit[0], a,
+								   len, &o,
+								   &olen));
+				EXPECT_EQ(NULL, o);
+				arch_free(&x);
+				continue;
+			}
+			EXPECT_EQ(0, memcmp(hit[0].addr6, want[r][0], 16));
+			EXPECT_EQ(0, memcmp(hit[0].addr6 + 16, want[r][1], 16));
+			EXPECT_EQ(0, memcmp(hit[0].after6, want[r][2], 16));
+			EXPECT_EQ(0, memcmp(hit[0].after6 + 16, want[r][3], 16));
+			ASSERT_EQ(0, kb_xlate_before(&hit[0], a, len, &o,
+						     &olen));
+			EXPECT_EQ(len, olen);
+			EXPECT_EQ(0, memcmp(o, b, len)) TH_LOG("record %d", r);
+			free(o);
+			arch_free(&x);
+		}
+}
+
 TEST_HARNESS_MAIN

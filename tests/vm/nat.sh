@@ -296,13 +296,21 @@ check "IPv6 port forward, UDP: each datagram w sent to [fd64::1]:8053, traced fr
 # kernel paths above: not in the debug kernel's tier, make check's
 # longest.
 if [ "${KBLOOM_TIER:-}" != vm-debug ]; then
-	# ICMPv6 errors about a NAT'ed flow, as section 12's ICMP ones: w's
-	# port unreachables for a's masqueraded datagrams.
-	nx w sysctl -qw net.ipv6.icmp.ratelimit=0
+	# ICMPv6 errors about a NAT'ed flow, undone as section 12's ICMP
+	# ones (the addresses nat rewrote, as they left too, have address
+	# records): w's port unreachables for a's masqueraded datagrams
+	# (exact), a's for w's datagrams to the port forward (its sender,
+	# which nat set to fd64::1, put back as a: a guess nat's digest
+	# confirms).
+	nx w sysctl -qw net.ipv6.icmp.ratelimit=0 && nx a sysctl -qw net.ipv6.icmp.ratelimit=0
 	capture a icmperr6 icmp6 and ip6[40] == 1 && for i in 1 2; do
 		echo "z $i" | nx a nc -6 -u -w 1 -p 4200 fd02::2 7999; done; stop icmperr6
-	check "w's ICMPv6 port unreachables for a's masqueraded datagrams, captured at a: not traceable past nat (an ICMP error about a flow its NAT rewrote), exit 1" \
-		icmp_blind icmperr6 r2
+	check "w's ICMPv6 port unreachables for a's masqueraded datagrams, captured at a: each traced from r2 through nat (ICMP error about SNAT [fd64::1]:P <- [fd09::5]:4200) to r1" \
+		traced icmperr6 r2 r1 'ICMP error about SNAT \[fd64::1\]:\d+ <- \[fd09::5\]:4200 \(window \d+\)'
+	capture w icmperr6b icmp6 and ip6[40] == 1 && for i in 1 2; do
+		echo "y $i" | nx w nc -6 -u -w 1 -p 998 fd64::1 8053; done; stop icmperr6b
+	check "a's ICMPv6 port unreachables for w's datagrams to the port forward, captured at w: each traced from r1 through nat (ICMP error about DNAT [fd09::5]:53 <- [fd64::1]:8053, its sender guessed) to r2" \
+		traced icmperr6b r1 r2 'ICMP error about DNAT \[fd09::5\]:53 <- \[fd64::1\]:8053, its sender guessed \(window \d+\)'
 	# IPv6 fragments (a sends 2000-byte pings on 1500-byte links: a
 	# fragments them). nat tracks connections: it reassembles each datagram
 	# before its forward hook (which digests it whole) and cuts it again on
