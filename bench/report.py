@@ -81,6 +81,22 @@ e
 """)
 
 
+def against_none(w, rows, what, tail):
+    """Each configuration's packets/s against `none` (a table), then the
+    line `WHAT: transforms attached / not attached = R (median of N
+    roundsTAIL).`"""
+    w("| configuration | packets/s | vs none | vs none, best |")
+    w("|---|---:|---:|---:|")
+    for cfg in rows:
+        best = max(rows[cfg].values()) / max(rows["none"].values())
+        w(f"| {cfg} | {fmt_rate(list(rows[cfg].values()))} | "
+          f"{fmt_ratio(ratios(rows, cfg, 'none'))} | {best:.2f}× |")
+    r = ratios(rows, "transforms", "none")
+    w("")
+    w(f"{what}: transforms attached / not attached = {spread(r)[0]:.2f} "
+      f"(median of {len(r)} rounds{tail}).\n")
+
+
 def nat_section(w, nat, command):
     """bench/natpath.sh's rows: packets/s through a NAT router, each
     configuration against `none` (NAT, nothing attached) round by round."""
@@ -98,16 +114,7 @@ def nat_section(w, nat, command):
     w("by round against `none`; \"best\": the ratio of the configurations'")
     w("best rates (other load on the host only slows a run down). QEMU TCG:")
     w("only the ratios mean anything.\n")
-    w("| configuration | packets/s | vs none | vs none, best |")
-    w("|---|---:|---:|---:|")
-    for cfg in nat:
-        best = max(nat[cfg].values()) / max(nat["none"].values())
-        w(f"| {cfg} | {fmt_rate(list(nat[cfg].values()))} | "
-          f"{fmt_ratio(ratios(nat, cfg, 'none'))} | {best:.2f}× |")
-    ratio = spread(ratios(nat, "transforms", "none"))[0]
-    w("")
-    w(f"NAT router: transforms attached / not attached = {ratio:.2f} "
-      f"(median of {len(ratios(nat, 'transforms', 'none'))} rounds, `{command}`).\n")
+    against_none(w, nat, "NAT router", f", `{command}`")
 
 
 def vxlan_section(w, vx, command):
@@ -121,16 +128,7 @@ def vxlan_section(w, vx, command):
     w("pktgen's sequence number) and forwards the inner one, no NAT;")
     w("`transforms` records each packet's outer headers at input (a tunnel")
     w("record per packet) and the device's arrival per flow.\n")
-    w("| configuration | packets/s | vs none | vs none, best |")
-    w("|---|---:|---:|---:|")
-    for cfg in vx:
-        best = max(vx[cfg].values()) / max(vx["none"].values())
-        w(f"| {cfg} | {fmt_rate(list(vx[cfg].values()))} | "
-          f"{fmt_ratio(ratios(vx, cfg, 'none'))} | {best:.2f}× |")
-    ratio = spread(ratios(vx, "transforms", "none"))[0]
-    w("")
-    w(f"VXLAN endpoint: transforms attached / not attached = {ratio:.2f} "
-      f"(median of {len(ratios(vx, 'transforms', 'none'))} rounds).\n")
+    against_none(w, vx, "VXLAN endpoint", "")
 
 
 def main():

@@ -101,7 +101,7 @@ static void kb_geneve_end_of(const struct net_device *dev,
 	e->families = 0;
 	if (!ops->fill_info || !ops->get_size)
 		return;
-	skb = alloc_skb(nla_total_size(ops->get_size(dev)), GFP_KERNEL);
+	skb = alloc_skb(ops->get_size(dev), GFP_KERNEL);
 	if (!skb)
 		return;
 	if (ops->fill_info(skb, dev) ||
@@ -266,10 +266,14 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 {
 	struct kb_tun_net *tn = net_generic(net, kb_tun_net_id);
 	const struct kb_tun_ends *ends = rcu_dereference(tn->ends);
+	/* GRE's key bit too: keyed GRE, and GENEVE apart from VXLAN. */
 	const u8 mask = KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
 			KBLOOM_XLATE_GRE_KEY | KBLOOM_XLATE_OUTER6;
-	bool udp;
 	u8 kind = rec->kind & mask;
+	/* VXLAN, GENEVE: matched by their port (FIRST's second half). */
+	bool udp = kind == KBLOOM_XLATE_VXLAN || kind == KBLOOM_XLATE_GENEVE;
+	/* GRE's key, VXLAN's and GENEVE's VNI. */
+	bool keyed = udp || (kind & KBLOOM_XLATE_GRE_KEY);
 	__be32 key = th->key;
 	u32 i;
 
@@ -279,21 +283,12 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 		if ((e->kind & mask) != kind ||
 		    !(e->families & BIT(rec->family)))
 			continue;
-		/* VXLAN, GENEVE: its port (FIRST's second half) and VNI. */
-		udp = kind == KBLOOM_XLATE_VXLAN || kind == KBLOOM_XLATE_GENEVE;
 		if (udp && e->port != ((const __be16 *)&rec->first)[1])
 			continue;
 		if (e->any)
 			return true;
-		if (!kb_tun_end_addrs(e, rec, th))
-			continue;
-		if ((kind & KBLOOM_XLATE_VXLAN) == KBLOOM_XLATE_GRE &&
-		    ((e->kind ^ rec->kind) & KBLOOM_XLATE_GRE_KEY ||
-		     ((e->kind & KBLOOM_XLATE_GRE_KEY) && e->key != key)))
-			continue;
-		if (udp && e->key != key)
-			continue;
-		return true;
+		if (kb_tun_end_addrs(e, rec, th) && (!keyed || e->key == key))
+			return true;
 	}
 	return false;
 }

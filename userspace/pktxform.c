@@ -525,9 +525,8 @@ static void nat_sides(const struct kbloom_xlate *rec, bool request,
 
 /*
  * ICMP error @pkt about the flow of IPv4 or IPv6 record @rec: how its
- * quote (at *@off, of the protocol's header *@qhl bytes in) is of it,
- * and (IPv4) the sides of @rec's direction the NAT rewrote. QUOTE_NONE:
- * not such an error.
+ * quote (at *@off) is of it, and the sides of @rec's direction the NAT
+ * rewrote. QUOTE_NONE: not such an error.
  */
 static enum icmp_quote_of icmp_error_plan(const struct kbloom_xlate *rec,
 					  const uint8_t *pkt, uint32_t len,
@@ -572,62 +571,82 @@ int pkt_icmp_error_of(const struct kbloom_xlate *rec, const uint8_t *pkt,
 	return (of == QUOTE_BEFORE ? dst : src) ? 2 : 1;
 }
 
-int pkt_icmp_error_invert(const struct kbloom_xlate *rec, const uint8_t *pkt,
-			  uint32_t len, uint8_t *out)
+/*
+ * ICMP error @pkt (@len bytes) about the flow of @rec, as it was before
+ * the NAT rewrote it (conntrack's ICMP error NAT,
+ * nf_nat_icmp_reply_translation() and its ICMPv6 twin), into @out: the
+ * quote as the flow's packet of its direction on the other side; of the
+ * outer header, the address facing the side of the flow the NAT rewrote
+ * set to the flow's end there (exact), the one facing the other
+ * rewritten side set to the flow's own (only a guess undoes that: the
+ * error may have come from a router on the way); the checksums as the
+ * NAT rewrote them. The record's BEFORE and AFTER addresses are @before
+ * and @after (source, destination: @alen bytes each, 4 or 16). 0 or -1.
+ */
+static int icmp_error_invert(const struct kbloom_xlate *rec,
+			     const uint8_t *pkt, uint32_t len,
+			     const uint8_t *before, const uint8_t *after,
+			     uint32_t alen, uint8_t *out)
 {
-	uint32_t off, qcap, qlen, d, osrc, odst, ck, unseen = 0;
+	uint32_t off, l4, mend, ql4, qend, qcap, qlen, d, ck, unseen = 0;
+	/* The addresses' offset in the IP header: IPv4's, IPv6's. */
+	uint32_t at = alen == 4 ? 12 : 8;
+	const uint8_t *tsrc, *tdst, *osrc = pkt + at, *odst = pkt + at + alen;
 	struct kbloom_xlate t = { 0 };
 	enum icmp_quote_of of;
+	uint8_t proto, qproto;
 	struct ip4 h, qh;
 	bool src, dst;
 	int icmp;
 
-	if (rec->family != 4 || ip4_parse(pkt, len, &h))
-		return -1;
 	of = icmp_error_plan(rec, pkt, len, &off, &src, &dst);
-	if (of == QUOTE_NONE || ip4_parse(pkt + off, len - off, &qh))
+	if (of == QUOTE_NONE)
 		return -1;
-	memcpy(&osrc, pkt + 12, 4);
-	memcpy(&odst, pkt + 16, 4);
-	/*
-	 * conntrack's ICMP error NAT (nf_nat_icmp_reply_translation()): the
-	 * quote as the flow's packet of its direction on the other side;
-	 * of the outer header, the address facing the side of the flow the
-	 * NAT rewrote set to the flow's end there (exact), the one facing
-	 * the other rewritten side set to the flow's own (only a guess undoes
-	 * that: the error may have come from a router on the way).
-	 */
-	icmp = rec->proto == IPPROTO_ICMP;
+	if (alen == 4) {
+		if (ip4_parse(pkt, len, &h) ||
+		    ip4_parse(pkt + off, len - off, &qh))
+			return -1;
+		l4 = h.hl;
+		mend = h.tot;
+		ql4 = qh.hl;
+		qend = qh.end;
+		qproto = qh.proto;
+	} else {
+		if (ip6_upper(pkt, len, &l4, &proto, &mend) ||
+		    ip6_upper(pkt + off, len - off, &ql4, &qproto, &qend))
+			return -1;
+		mend = 40 + get16(pkt + 4);
+	}
+	icmp = rec->proto == IPPROTO_ICMP || rec->proto == IPPROTO_ICMPV6;
 	if (of == QUOTE_BEFORE) {
-		t.before_src = rec->after_src;
-		t.before_dst = rec->after_dst;
+		tsrc = after;
+		tdst = after + alen;
 		t.before_sport = rec->after_sport;
 		t.before_dport = rec->after_dport;
 		if (src)
-			odst = rec->after_src;
+			odst = after;
 		if (dst)
-			osrc = rec->after_dst;
+			osrc = after + alen;
 	} else {
-		t.before_src = rec->before_dst;
-		t.before_dst = rec->before_src;
+		tsrc = before + alen;
+		tdst = before;
 		t.before_sport = icmp ? rec->before_sport : rec->before_dport;
 		t.before_dport = icmp ? rec->before_dport : rec->before_sport;
 		if (dst)
-			odst = rec->before_dst;
+			odst = before + alen;
 		if (src)
-			osrc = rec->before_src;
+			osrc = before;
 	}
 	memcpy(out, pkt, len);
 	/*
-	 * The quote: its header's checksum and its transport's, as the NAT
-	 * rewrote them (a TCP checksum only when the quote holds the whole
-	 * header, tcp_manip_pkt()).
+	 * The quote's transport: its checksum as the NAT rewrote it, only
+	 * when the quote holds the whole header for TCP (tcp_manip_pkt()).
 	 */
-	qcap = qh.end - qh.hl;
-	qlen = h.tot > off + qh.hl ? h.tot - off - qh.hl : 0;
-	if (qh.proto == IPPROTO_TCP && qlen < 20 && qcap > 16)
+	qcap = qend - ql4;
+	qlen = mend > off + ql4 ? mend - off - ql4 : 0;
+	if (qproto == IPPROTO_TCP && qlen < 20 && qcap > 16)
 		qcap = 16;
-	ck = l4_csum_at(qh.proto);
+	ck = l4_csum_at(qproto);
 	/*
 	 * A transport checksum the quote holds past the capture changed
 	 * too, in ICMP's sum: a TCP one by minus its delta; a UDP one
@@ -635,31 +654,57 @@ int pkt_icmp_error_invert(const struct kbloom_xlate *rec, const uint8_t *pkt,
 	 * exactly when: refused).
 	 */
 	if (ck && qcap < ck + 2u && qlen >= ck + 2u &&
-	    (qh.proto != IPPROTO_TCP || qlen >= 20)) {
+	    (qproto != IPPROTO_TCP || qlen >= 20)) {
 		/* Half of it captured: its new byte depends on the other. */
-		if (qh.proto != IPPROTO_TCP || qcap == ck + 1)
+		if (qproto != IPPROTO_TCP || qcap == ck + 1)
 			return -1;
 		unseen = 1;
 	}
-	d = invert_addrs4(pkt + off, out + off, &t);
+	/* The quote's addresses: in its pseudo-header (IPv4: its header's). */
+	d = delta(0, pkt + off + at, tsrc, alen);
+	d = delta(d, pkt + off + at + alen, tdst, alen);
+	if (alen == 4)
+		csum_apply(out + off + 10, d);
+	memcpy(out + off + at, tsrc, alen);
+	memcpy(out + off + at + alen, tdst, alen);
 	if (unseen) {
-		unseen = delta(d, pkt + off + qh.hl, &t.before_sport, 2);
-		unseen = delta(unseen, pkt + off + qh.hl + 2,
-			       &t.before_dport, 2);
+		unseen = delta(d, pkt + off + ql4, &t.before_sport, 2);
+		unseen = delta(unseen, pkt + off + ql4 + 2, &t.before_dport, 2);
 		unseen = ~unseen & 0xffff;
 	}
-	invert_l4(out + off + qh.hl, qcap, qh.proto, d, &t);
-	/* ICMP's checksum (no pseudo-header) over what the quote changed. */
-	qcap = len - off < qh.hl + 18 ? len - off : qh.hl + 18;
+	invert_l4(out + off + ql4, qcap, qproto, d, &t);
+	/*
+	 * ICMP's checksum over what the quote changed; the outer addresses
+	 * in IPv4's header checksum, in ICMPv6's pseudo-header (RFC 4443
+	 * 2.3).
+	 */
+	qcap = len - off < ql4 + 18 ? len - off : ql4 + 18;
 	d = delta(0, pkt + off, out + off, qcap & ~1u);
-	csum_apply(out + h.hl + 2, kb_csum_fold(d + unseen));
-	/* The outer addresses: in the IP header's checksum only. */
-	d = delta(0, pkt + 12, &osrc, 4);
-	d = delta(d, pkt + 16, &odst, 4);
-	csum_apply(out + 10, d);
-	memcpy(out + 12, &osrc, 4);
-	memcpy(out + 16, &odst, 4);
+	unseen = kb_csum_fold(d + unseen);
+	d = delta(0, pkt + at, osrc, alen);
+	d = delta(d, pkt + at + alen, odst, alen);
+	if (alen == 4)
+		csum_apply(out + 10, d);
+	else
+		unseen = kb_csum_fold(unseen + d);
+	csum_apply(out + l4 + 2, unseen);
+	memcpy(out + at, osrc, alen);
+	memcpy(out + at + alen, odst, alen);
 	return 0;
+}
+
+int pkt_icmp_error_invert(const struct kbloom_xlate *rec, const uint8_t *pkt,
+			  uint32_t len, uint8_t *out)
+{
+	uint8_t before[8], after[8];
+
+	if (rec->family != 4)
+		return -1;
+	memcpy(before, &rec->before_src, 4);
+	memcpy(before + 4, &rec->before_dst, 4);
+	memcpy(after, &rec->after_src, 4);
+	memcpy(after + 4, &rec->after_dst, 4);
+	return icmp_error_invert(rec, pkt, len, before, after, 4, out);
 }
 
 int pkt_icmp_error_addrs6(const struct kbloom_xlate *rec, const uint8_t *pkt,
@@ -694,83 +739,13 @@ int pkt_icmp_error_invert6(const struct kbloom_xlate *rec, const uint8_t *pkt,
 			   uint32_t len, const uint8_t *before6,
 			   const uint8_t *after6, uint8_t *out)
 {
-	uint32_t off, l4, end, ql4, qend, qcap, qlen, d, ck, unseen = 0;
-	const uint8_t *tsrc, *tdst, *osrc, *odst;
-	struct kbloom_xlate t = { 0 };
-	enum icmp_quote_of of;
-	uint8_t proto, qproto;
-	bool src, dst;
-
-	if (rec->family != 6 || ip6_upper(pkt, len, &l4, &proto, &end))
-		return -1;
-	of = icmp_error_plan(rec, pkt, len, &off, &src, &dst);
-	if (of == QUOTE_NONE ||
-	    ip6_upper(pkt + off, len - off, &ql4, &qproto, &qend) ||
+	if (rec->family != 6 ||
 	    kb_xlate_fold6(before6) != rec->before_src ||
 	    kb_xlate_fold6(before6 + 16) != rec->before_dst ||
 	    kb_xlate_fold6(after6) != rec->after_src ||
 	    kb_xlate_fold6(after6 + 16) != rec->after_dst)
 		return -1;
-	osrc = pkt + 8;
-	odst = pkt + 24;
-	/* As pkt_icmp_error_invert(), with the addresses given. */
-	if (of == QUOTE_BEFORE) {
-		tsrc = after6;
-		tdst = after6 + 16;
-		t.before_sport = rec->after_sport;
-		t.before_dport = rec->after_dport;
-		if (src)
-			odst = after6;
-		if (dst)
-			osrc = after6 + 16;
-	} else {
-		tsrc = before6 + 16;
-		tdst = before6;
-		t.before_sport = qproto == IPPROTO_ICMPV6 ? rec->before_sport :
-				 rec->before_dport;
-		t.before_dport = qproto == IPPROTO_ICMPV6 ? rec->before_dport :
-				 rec->before_sport;
-		if (dst)
-			odst = before6 + 16;
-		if (src)
-			osrc = before6;
-	}
-	memcpy(out, pkt, len);
-	qcap = qend - ql4;
-	qlen = 40 + get16(pkt + 4) > off + ql4 ?
-	       40 + get16(pkt + 4) - off - ql4 : 0;
-	if (qproto == IPPROTO_TCP && qlen < 20 && qcap > 16)
-		qcap = 16;
-	ck = l4_csum_at(qproto);
-	if (ck && qcap < ck + 2u && qlen >= ck + 2u &&
-	    (qproto != IPPROTO_TCP || qlen >= 20)) {
-		if (qproto != IPPROTO_TCP || qcap == ck + 1)
-			return -1;
-		unseen = 1;
-	}
-	/* The quote's addresses: in its transport's pseudo-header. */
-	d = delta(0, pkt + off + 8, tsrc, 16);
-	d = delta(d, pkt + off + 24, tdst, 16);
-	memcpy(out + off + 8, tsrc, 16);
-	memcpy(out + off + 24, tdst, 16);
-	if (unseen) {
-		unseen = delta(d, pkt + off + ql4, &t.before_sport, 2);
-		unseen = delta(unseen, pkt + off + ql4 + 2, &t.before_dport, 2);
-		unseen = ~unseen & 0xffff;
-	}
-	invert_l4(out + off + ql4, qcap, qproto, d, &t);
-	/*
-	 * ICMPv6's checksum (RFC 4443 2.3): what the quote changed, and the
-	 * outer addresses in its pseudo-header.
-	 */
-	qcap = len - off < ql4 + 18 ? len - off : ql4 + 18;
-	d = delta(0, pkt + off, out + off, qcap & ~1u);
-	d = delta(d, pkt + 8, osrc, 16);
-	d = delta(d, pkt + 24, odst, 16);
-	csum_apply(out + l4 + 2, kb_csum_fold(d + unseen));
-	memcpy(out + 8, osrc, 16);
-	memcpy(out + 24, odst, 16);
-	return 0;
+	return icmp_error_invert(rec, pkt, len, before6, after6, 16, out);
 }
 
 int pkt_xlate_invert_later(const uint8_t *head, uint32_t hlen,

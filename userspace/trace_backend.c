@@ -420,11 +420,12 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 					arr[k] = hit[h].rec;
 				continue;
 			}
-			/* Over IPv6, its outer addresses lost: said so. */
-			if (hit[h].addr6_lost) {
-				r = hit[h].icmp_error ?
-				    mark_blind(a, n, k, TB_BLIND_ICMP_ERROR) :
-				    mark_opaque(a, n, k, &hit[h].rec);
+			/*
+			 * Over IPv6, its outer addresses lost: said so (an
+			 * ICMP error's, below: it does not invert).
+			 */
+			if (hit[h].addr6_lost && !hit[h].icmp_error) {
+				r = mark_opaque(a, n, k, &hit[h].rec);
 				continue;
 			}
 			r = kb_xlate_before(&hit[h], items[k].pkt,

@@ -198,6 +198,33 @@ static size_t addr6_candidates(const struct kb_archive *a, uint32_t fold,
 }
 
 /*
+ * Hit @out[@h] once per pair of @src (@ns) and @dst (@nd) addresses,
+ * the first pair in it, the others from @out[@n] on (up to @max), into
+ * their addr6 or (@after) after6: the new count.
+ */
+static size_t hit_per_pair(struct kb_xlate_hit *out, size_t h, size_t n,
+			   size_t max, uint8_t (*src)[16], size_t ns,
+			   uint8_t (*dst)[16], size_t nd, bool after)
+{
+	struct kb_xlate_hit *x;
+	size_t i, j;
+
+	for (i = 0; i < ns; i++) {
+		for (j = 0; j < nd; j++) {
+			x = i || j ? (n < max ? &out[n] : NULL) : &out[h];
+			if (i || j)
+				n++;
+			if (!x)
+				continue;
+			*x = out[h];
+			memcpy(after ? x->after6 : x->addr6, src[i], 16);
+			memcpy((after ? x->after6 : x->addr6) + 16, dst[j], 16);
+		}
+	}
+	return n;
+}
+
+/*
  * Hits @out[0, @n) of IPv6 packet @pkt whose records fold addresses
  * (a tunnel's over IPv6, an IPv6 NAT's), given the addresses from the
  * address records: a hit per pair (two addresses may share a fold), or
@@ -207,9 +234,8 @@ static size_t addr6_of(const struct kb_archive *a, const uint8_t *pkt,
 		       struct kb_xlate_hit *out, size_t n, size_t max)
 {
 	uint8_t src[XLATE_ADDRS_PER_FOLD][16], dst[XLATE_ADDRS_PER_FOLD][16];
-	size_t h, end = n < max ? n : max, ns, nd, i, j;
+	size_t h, end = n < max ? n : max, ns, nd;
 	const uint8_t *own;
-	struct kb_xlate_hit *x;
 	bool nat;
 
 	for (h = 0; h < end; h++) {
@@ -231,18 +257,7 @@ static size_t addr6_of(const struct kb_archive *a, const uint8_t *pkt,
 				      !(out[h].rec.kind & KBLOOM_XLATE_DNAT),
 				      dst);
 		out[h].addr6_lost = !ns || !nd;
-		for (i = 0; i < ns; i++) {
-			for (j = 0; j < nd; j++) {
-				x = i || j ? (n < max ? &out[n] : NULL) : &out[h];
-				if (i || j)
-					n++;
-				if (!x)
-					continue;
-				*x = out[h];
-				memcpy(x->addr6, src[i], 16);
-				memcpy(x->addr6 + 16, dst[j], 16);
-			}
-		}
+		n = hit_per_pair(out, h, n, max, src, ns, dst, nd, false);
 	}
 	return n;
 }
@@ -324,9 +339,8 @@ static size_t icmp6_addrs_of(const struct kb_archive *a, const uint8_t *pkt,
 			     uint32_t len, struct kb_xlate_hit *out, size_t n,
 			     size_t max)
 {
-	uint8_t c[2][XLATE_ADDRS_PER_FOLD][16], mine[32];
-	size_t h, end = n < max ? n : max, nc[2], i, j, s;
-	struct kb_xlate_hit *x;
+	uint8_t c[2][XLATE_ADDRS_PER_FOLD][16];
+	size_t h, end = n < max ? n : max, nc[2], s;
 	const uint8_t *own[2];
 	uint32_t folds[2];
 	bool sure[2];
@@ -337,27 +351,14 @@ static size_t icmp6_addrs_of(const struct kb_archive *a, const uint8_t *pkt,
 					     sure);
 		if (side < 0)
 			continue;
-		memcpy(mine, own[0], 16);
-		memcpy(mine + 16, own[1], 16);
+		/* The quote's form; AFTER's found (side 0), or BEFORE's. */
+		memcpy(side ? out[h].after6 : out[h].addr6, own[0], 16);
+		memcpy((side ? out[h].after6 : out[h].addr6) + 16, own[1], 16);
 		for (s = 0; s < 2; s++)
 			nc[s] = addr6_candidates(a, folds[s], own[s], sure[s],
 						 c[s]);
 		out[h].addr6_lost = !nc[0] || !nc[1];
-		for (i = 0; i < nc[0]; i++) {
-			for (j = 0; j < nc[1]; j++) {
-				x = i || j ? (n < max ? &out[n] : NULL) : &out[h];
-				if (i || j)
-					n++;
-				if (!x)
-					continue;
-				*x = out[h];
-				/* AFTER's found (side 0), or BEFORE's. */
-				memcpy(side ? x->after6 : x->addr6, mine, 32);
-				memcpy(side ? x->addr6 : x->after6, c[0][i], 16);
-				memcpy((side ? x->addr6 : x->after6) + 16,
-				       c[1][j], 16);
-			}
-		}
+		n = hit_per_pair(out, h, n, max, c[0], nc[0], c[1], nc[1], !side);
 	}
 	return n;
 }
