@@ -96,12 +96,8 @@ static bool kb_arrival_of_xfrm(const struct sk_buff *skb,
 #endif
 }
 
-/*
- * Ports, or an echo's identifier (@icmp: the family's ICMP), at @off of
- * the @cap bytes at @p: as a NAT record keys them.
- */
-static void kb_arrival_ports(const u8 *p, u32 cap, u32 off, u8 proto,
-			     u8 icmp, struct kbloom_xlate *rec)
+void kb_xlate_key_ports(const u8 *p, u32 cap, u32 off, u8 proto, u8 icmp,
+			struct kbloom_xlate *rec)
 {
 	switch (proto) {
 	case IPPROTO_TCP:
@@ -138,8 +134,8 @@ static bool kb_arrival_key(const u8 *p, u32 cap, struct kbloom_xlate *rec)
 		rec->after_src = h4->saddr;
 		rec->after_dst = h4->daddr;
 		if (!(ntohs(h4->frag_off) & IP_OFFSET))
-			kb_arrival_ports(p, cap, h4->ihl * 4, h4->protocol,
-					 IPPROTO_ICMP, rec);
+			kb_xlate_key_ports(p, cap, h4->ihl * 4, h4->protocol,
+					   IPPROTO_ICMP, rec);
 		return true;
 	}
 	if (cap < sizeof(*h6) || h6->version != 6)
@@ -148,8 +144,8 @@ static bool kb_arrival_key(const u8 *p, u32 cap, struct kbloom_xlate *rec)
 	rec->proto = h6->nexthdr;
 	rec->after_src = kb_xlate_fold6(h6->saddr.s6_addr);
 	rec->after_dst = kb_xlate_fold6(h6->daddr.s6_addr);
-	kb_arrival_ports(p, cap, sizeof(*h6), h6->nexthdr, IPPROTO_ICMPV6,
-			 rec);
+	kb_xlate_key_ports(p, cap, sizeof(*h6), h6->nexthdr, IPPROTO_ICMPV6,
+			   rec);
 	return true;
 }
 

@@ -31,4 +31,12 @@ u32 kb_xlate_of_merged(const struct kb_tunnel_gso *t,
 		       const struct kbloom_xlate *tunnel,
 		       struct kbloom_xlate *rec);
 
+/*
+ * Ports, or an echo's identifier (@icmp: the family's ICMP), at @off of
+ * the @cap bytes at @p, into @rec's AFTER_SPORT and AFTER_DPORT: as a NAT
+ * record keys them (left as they are when @p is too short).
+ */
+void kb_xlate_key_ports(const u8 *p, u32 cap, u32 off, u8 proto, u8 icmp,
+			struct kbloom_xlate *rec);
+
 #endif /* KBLOOM_ARRIVAL_H */

@@ -34,6 +34,7 @@
 #include "engine/xlate.h"
 #include "kcompat.h"
 #include "registry.h"
+#include "stateless.h"
 #include "transforms.h"
 #include "tunnel_ends.h"
 #include "tunnel_gso.h"
@@ -61,8 +62,10 @@ struct kb_attach {
 	struct net_device *dev;
 	struct kb_attach_pcpu __percpu *stats;
 	struct kb_dq *dq;		/* NULL for multi digests */
+	/* A transforms table's: the last packet each CPU saw arrive. */
+	struct kb_arrived __percpu *arrived;
 	unsigned int nops;
-	struct nf_hook_ops ops[4];	/* IPv4, IPv6; transforms: 4 */
+	struct nf_hook_ops ops[6];	/* IPv4, IPv6; transforms: 6 */
 };
 
 static const unsigned int kb_nf_hook[] = {
@@ -468,27 +471,51 @@ static u32 kb_xlate_addrs6(struct kb_attach *att,
 }
 
 /*
+ * Whether @skb, leaving, is the packet this CPU last saw arrive (in @a,
+ * as it was). The note is taken either way.
+ */
+static bool kb_xlate_arrived(struct kb_attach *att, const struct sk_buff *skb,
+			     struct kb_arrived *a)
+{
+	bool ours = kb_arrived_take(skb, get_cpu_ptr(att->arrived), a);
+
+	put_cpu_ptr(att->arrived);
+	return ours;
+}
+
+/*
  * A transforms table's hooks: at POSTROUTING one record per NAT'ed flow
  * direction and window (a packet of a flow already recorded writes
- * nothing), and one per flow direction that came out of IPsec or a
+ * nothing), conntrack's NAT or a stateless rewrite since PREROUTING,
+ * and one per flow direction that came out of IPsec or a
  * tunnel device no record undoes; at LOCAL_IN one per IPIP, GRE or VXLAN
  * packet to decapsulate (over IPv6, with its outer addresses' records).
  */
 static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
 {
-	bool post = state->hook == NF_INET_POST_ROUTING;
+	bool post = state->hook == NF_INET_POST_ROUTING, arrived = false;
 	const struct net_device *dev = post ? state->out : state->in;
 	struct kb_attach *att = priv;
 	struct kb_xlate_extra th;
 	struct kbloom_xlate rec;
+	struct kb_arrived a;
 	u32 why, arr;
 
+	if (state->hook == NF_INET_PRE_ROUTING) {
+		kb_arrived_note(skb, get_cpu_ptr(att->arrived));
+		put_cpu_ptr(att->arrived);
+		return NF_ACCEPT;
+	}
+	if (post)
+		arrived = kb_xlate_arrived(att, skb, &a);
 	if (att->ifindex && (!dev || dev->ifindex != att->ifindex))
 		return NF_ACCEPT;
 	this_cpu_inc(att->stats->seen);
 	why = post ? kb_xlate_of_skb(skb, &rec, &th) :
 		     kb_xlate_of_tunnel(skb, &rec, &th);
+	if (why == KBLOOM_SKIP_UNTRANSFORMED && arrived)
+		why = kb_xlate_of_stateless(skb, &a, &rec, &th);
 	/* Only what a tunnel device here will decapsulate: no outsider's. */
 	if (!why && !post && !kb_tunnel_takes(state->net, &rec, &th))
 		why = KBLOOM_SKIP_UNTRANSFORMED;
@@ -524,17 +551,28 @@ static int kb_attach_ops(struct kb_attach *att)
 	static const u8 pfs[] = { NFPROTO_IPV4, NFPROTO_IPV6 };
 	/*
 	 * Transforms: NAT and arrivals after NAT happened, tunnels before
-	 * decapsulation; IPv6 has arrival and tunnel records.
+	 * decapsulation; the packet as it arrived, after defragmentation
+	 * (whole, as conntrack sees it), before raw, conntrack, mangle (NPT)
+	 * and NAT.
 	 */
 	static const struct {
 		u8 pf;
 		u8 family;
 		unsigned int hooknum;
+		int priority;
 	} xlate_hooks[] = {
-		{ NFPROTO_IPV4, KBLOOM_FAMILY_IPV4, NF_INET_POST_ROUTING },
-		{ NFPROTO_IPV4, KBLOOM_FAMILY_IPV4, NF_INET_LOCAL_IN },
-		{ NFPROTO_IPV6, KBLOOM_FAMILY_IPV6, NF_INET_POST_ROUTING },
-		{ NFPROTO_IPV6, KBLOOM_FAMILY_IPV6, NF_INET_LOCAL_IN },
+		{ NFPROTO_IPV4, KBLOOM_FAMILY_IPV4, NF_INET_POST_ROUTING,
+		  NF_IP_PRI_LAST },
+		{ NFPROTO_IPV4, KBLOOM_FAMILY_IPV4, NF_INET_LOCAL_IN,
+		  NF_IP_PRI_LAST },
+		{ NFPROTO_IPV4, KBLOOM_FAMILY_IPV4, NF_INET_PRE_ROUTING,
+		  NF_IP_PRI_CONNTRACK_DEFRAG + 1 },
+		{ NFPROTO_IPV6, KBLOOM_FAMILY_IPV6, NF_INET_POST_ROUTING,
+		  NF_IP6_PRI_LAST },
+		{ NFPROTO_IPV6, KBLOOM_FAMILY_IPV6, NF_INET_LOCAL_IN,
+		  NF_IP6_PRI_LAST },
+		{ NFPROTO_IPV6, KBLOOM_FAMILY_IPV6, NF_INET_PRE_ROUTING,
+		  NF_IP6_PRI_CONNTRACK_DEFRAG + 1 },
 	};
 	bool xlate = !kb_filter_keyed(kb_ring_shape(&att->obj->ring));
 	unsigned int i, n = xlate ? ARRAY_SIZE(xlate_hooks) : ARRAY_SIZE(pfs);
@@ -581,7 +619,7 @@ static int kb_attach_ops(struct kb_attach *att)
 			ops->pf = xlate_hooks[i].pf;
 			ops->hooknum = xlate_hooks[i].hooknum;
 			/* After NAT; at LOCAL_IN, before the tunnel's handler. */
-			ops->priority = NF_IP_PRI_LAST;
+			ops->priority = xlate_hooks[i].priority;
 		} else {
 			ops->hook = kb_hook;
 			ops->pf = pfs[i];
@@ -618,6 +656,7 @@ static void kb_attach_free(struct kb_attach *att)
 		kb_attach_set_dq(att->obj, NULL);
 		kb_dq_free(att->dq);
 	}
+	free_percpu(att->arrived);
 	free_percpu(att->stats);
 	kfree(att);
 }
@@ -708,6 +747,14 @@ int kb_attach(struct net *net, struct kb_obj *obj,
 		return -ENOMEM;
 	}
 	att->obj = obj;
+	if (!kb_filter_keyed(f)) {
+		att->arrived = alloc_percpu_gfp(struct kb_arrived,
+						GFP_KERNEL_ACCOUNT);
+		if (!att->arrived) {
+			kb_attach_free(att);
+			return -ENOMEM;
+		}
+	}
 	if (kb_filter_keyed(f) && !multi) {
 		att->dq = kb_dq_new(&obj->ring);
 		if (!att->dq) {

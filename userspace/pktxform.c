@@ -103,6 +103,17 @@ static int has_ports(uint8_t proto)
 	       proto == IPPROTO_DCCP;
 }
 
+/* Whether @l4 (@n bytes of @proto) is an ICMP or ICMPv6 echo or reply. */
+static bool is_echo(const uint8_t *l4, uint32_t n, uint8_t proto)
+{
+	if (n < 6)
+		return false;
+	if (proto == IPPROTO_ICMP)
+		return l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHOREPLY;
+	return proto == IPPROTO_ICMPV6 &&
+	       (l4[0] == ICMP6_ECHO_REQUEST || l4[0] == ICMP6_ECHO_REPLY);
+}
+
 /*
  * Ports, or an echo's identifier (conntrack keys echo request and reply
  * by it; @icmp: the family's ICMP), of @proto at @l4 (@n bytes) into
@@ -255,6 +266,15 @@ static void invert_l4(uint8_t *l4, uint32_t n, uint8_t proto, uint32_t daddr,
 		memcpy(l4, &rec->before_sport, 2);
 		memcpy(l4 + 2, &rec->before_dport, 2);
 	}
+	/*
+	 * A stateless rewrite whose sum is unchanged (NPTv6's
+	 * checksum-neutral mapping, RFC 6296) left every L4 checksum as
+	 * it was: none to undo (an echo's identifier it does not touch).
+	 */
+	if ((rec->kind & KBLOOM_XLATE_STATELESS) &&
+	    (dport == 0 || dport == 0xffff) &&
+	    !(is_echo(l4, n, proto) && memcmp(l4 + 4, &rec->before_sport, 2)))
+		return;
 	switch (proto) {
 	case IPPROTO_UDP:
 		/* RFC 768: 0 is "no checksum"; a computed 0 goes as 0xffff. */
@@ -278,7 +298,7 @@ static void invert_l4(uint8_t *l4, uint32_t n, uint8_t proto, uint32_t daddr,
 		break;
 	case IPPROTO_ICMP:
 		/* RFC 792: no pseudo-header, only the identifier changes. */
-		if (l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHOREPLY) {
+		if (is_echo(l4, n, proto)) {
 			csum_apply(l4 + 2,
 				   delta(0, l4 + 4, &rec->before_sport, 2));
 			memcpy(l4 + 4, &rec->before_sport, 2);
@@ -288,8 +308,7 @@ static void invert_l4(uint8_t *l4, uint32_t n, uint8_t proto, uint32_t daddr,
 		/* RFC 4443 2.3: its pseudo-header has the addresses. */
 		if (n < 4)
 			break;
-		if (n >= 6 && (l4[0] == ICMP6_ECHO_REQUEST ||
-			       l4[0] == ICMP6_ECHO_REPLY)) {
+		if (is_echo(l4, n, proto)) {
 			dport = delta(dport, l4 + 4, &rec->before_sport, 2);
 			memcpy(l4 + 4, &rec->before_sport, 2);
 		}

@@ -645,6 +645,8 @@ static void nat6_str(const struct kbloom_xlate *r, const uint8_t *before6,
 	if (!before6)
 		n = (size_t)snprintf(buf, len,
 				     "(its addresses are not in the table) ");
+	if ((r->kind & KBLOOM_XLATE_STATELESS) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "stateless ");
 	if ((r->kind & KBLOOM_XLATE_SNAT) && n < len) {
 		endpoint6(x, sizeof(x), r->proto, after6, r->after_sport, ports);
 		endpoint6(y, sizeof(y), r->proto, before6, r->before_sport,
@@ -746,12 +748,14 @@ static void nat_str(const struct kbloom_xlate *r, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = 0;
-	if (r->kind & KBLOOM_XLATE_SNAT) {
+	if (r->kind & KBLOOM_XLATE_STATELESS)
+		n = (size_t)snprintf(buf, len, "stateless ");
+	if ((r->kind & KBLOOM_XLATE_SNAT) && n < len) {
 		endpoint(x, sizeof(x), r->proto, r->after_src, r->after_sport,
 			 ports);
 		endpoint(y, sizeof(y), r->proto, r->before_src,
 			 r->before_sport, ports);
-		n = snprintf(buf, len, "SNAT %s <- %s", x, y);
+		n += (size_t)snprintf(buf + n, len - n, "SNAT %s <- %s", x, y);
 	}
 	if ((r->kind & KBLOOM_XLATE_DNAT) && n < len) {
 		/* ICMP's identifier went with the source. */
@@ -761,7 +765,7 @@ static void nat_str(const struct kbloom_xlate *r, char *buf, size_t len)
 			 p);
 		endpoint(y, sizeof(y), r->proto, r->before_dst,
 			 r->before_dport, p);
-		snprintf(buf + n, len - n, "%sDNAT %s <- %s", n ? "; " : "", x,
-			 y);
+		snprintf(buf + n, len - n, "%sDNAT %s <- %s",
+			 r->kind & KBLOOM_XLATE_SNAT ? "; " : "", x, y);
 	}
 }

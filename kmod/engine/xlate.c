@@ -117,6 +117,8 @@ enum kb_xlate_class kb_xlate_class(u8 kind)
 	     (kind & (KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF)) !=
 	     KBLOOM_XLATE_VXLAN_DF))
 		return KB_XREC_TUNNEL;
+	/* NAT: SNAT and/or DNAT, conntrack's or (STATELESS) not. */
+	kind &= ~KBLOOM_XLATE_STATELESS;
 	return kind && !(kind & ~(KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT)) ?
 	       KB_XREC_NAT : KB_XREC_NONE;
 }

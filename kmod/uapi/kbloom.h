@@ -954,6 +954,13 @@ enum kbloom_attach_attr {
  *	(AFTER: an ICMPv6 error about the flow is rewritten back to it), is
  *	an address record of the same window, made before it (one it kept
  *	has BEFORE's fold equal to AFTER's).
+ *	KIND STATELESS with SNAT and/or DNAT: the same for a rewrite no
+ *	conntrack entry holds (NPTv6, RFC 6296: ip6tables' SNPT and DNPT;
+ *	nftables' stateless "ip6 saddr set"), seen by comparing the packet
+ *	at POSTROUTING with what it was at PREROUTING (after defragmentation,
+ *	before raw, conntrack and mangle): a rewrite whose addresses' sum
+ *	is unchanged (RFC 6296's checksum-neutral mapping) left the L4
+ *	checksum as it was; any other updated it as NAT does.
  * Tunnel (KIND IPIP, GRE, VXLAN or GENEVE), per packet, made at LOCAL_IN of the router
  *	that decapsulates it: the inner packet (AFTER_SRC, AFTER_DST, its IP
  *	ID in AFTER_SPORT, AFTER_DPORT 0, PROTO its protocol) arrived inside
@@ -1054,6 +1061,8 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_GRE_CSUM	_BITUL(5)	/* ... a checksum */
 #define KBLOOM_XLATE_GRE_SEQ	_BITUL(6)	/* ... a sequence number */
 #define KBLOOM_XLATE_OPAQUE	_BITUL(7)	/* an arrival no record undoes */
+/* GRE_KEY's bit in a NAT record: a stateless rewrite (NPTv6), no conntrack. */
+#define KBLOOM_XLATE_STATELESS	KBLOOM_XLATE_GRE_KEY
 /* IPIP and GRE together: decapsulated from VXLAN (RFC 7348). */
 #define KBLOOM_XLATE_VXLAN	(KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)
 /* And GRE_KEY: decapsulated from GENEVE (RFC 8926), without options. */

@@ -3324,6 +3324,8 @@ static struct built6 build6(uint8_t *b, const struct spec6 *s)
 			set16(u + 6, 0x0007);	/* sequence */
 		} else if (s->icmp_type == 2) {
 			set32(u + 4, 1280);	/* packet too big: the MTU */
+		} else if (s->icmp_type == 139) {
+			set16(u + 4, 2);	/* RFC 4620 query: Qtype 2 */
 		}
 		sum = ref_sum6(s->f.src, s->f.dst, s->proto, u, ulen);
 		set16(u + 2, ~sum & 0xffff);
@@ -5424,6 +5426,462 @@ TEST(icmpv6_error_invert_takes_only_whole_errors_of_the_record)
 	/* The IPv4 inversion takes none of it, nor this one IPv4. */
 	e = error6_around(a, 1, 4, SERVER6, INSIDE6, "", qa, qn.len);
 	EXPECT_EQ(-1, err_invert(&rec, a, e.len, out));
+}
+
+/* ---- stateless rewrites: NPTv6 (RFC 6296), nftables' "saddr set" ---- */
+
+/*
+ * A rewrite no conntrack entry holds: KIND STATELESS with SNAT and/or
+ * DNAT, made as the kernel makes it of the packet's key as it arrived
+ * (BEFORE) and as it left (AFTER), IPv6 addresses folded. NPTv6 (RFC
+ * 6296; ip6tables' SNPT and DNPT, net/ipv6/netfilter/ip6t_NPT.c) rewrites
+ * a /48 prefix and the 16-bit word after it so that the address sums as
+ * before, and touches nothing else: the packet as it left is made here
+ * from the one as it arrived by that mapping alone, no checksum written.
+ * nftables' stateless "ip saddr set" and "ip6 saddr set" update the
+ * checksums as NAT does: both packets are summed from scratch.
+ */
+
+/* fd01:0:0::/48 inside, 2001:db8:1::/48 outside (RFC 6296 3.6's). */
+static const uint8_t NPT_IN[6] = { 0xfd, 0x01 };
+static const uint8_t NPT_OUT[6] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x01 };
+/* fd01:0:0:1::5 inside; fd01:0:0:30b8::5, whose word comes out 0xffff. */
+static const uint8_t NPT_HOST[16] = { 0xfd, 0x01, [7] = 0x01, [15] = 0x05 };
+static const uint8_t NPT_HOST_FFFF[16] = { 0xfd, 0x01, [6] = 0x30, 0xb8,
+					   [15] = 0x05 };
+/* A peer outside, 2001:db8:ffff::9. */
+static const uint8_t NPT_PEER[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff,
+				      [15] = 0x09 };
+
+/* @a + @b (16 bits each) in ones' complement: the carry added back. */
+static uint32_t oc_add(uint32_t a, uint32_t b)
+{
+	a += b;
+	return (a & 0xffff) + (a >> 16);
+}
+
+/*
+ * RFC 6296 3's mapping of address @a from /48 prefix @from to @to, into
+ * @o: the prefix replaced, and the 16-bit word after it (word 3, the
+ * subnet) added the ones'-complement difference of the prefixes' sums,
+ * @from's less @to's, so that the address sums as before; a word that
+ * comes out 0xffff is written 0x0000 (as ip6t_NPT writes it).
+ */
+static void npt48(uint8_t *o, const uint8_t *a, const uint8_t *from,
+		  const uint8_t *to)
+{
+	uint32_t adj = oc_add(ref_sum(0, from, 6), ~ref_sum(0, to, 6) & 0xffff);
+	uint32_t w = oc_add(get16(a + 6), adj);
+
+	memcpy(o, a, 16);
+	memcpy(o, to, 6);
+	set16(o + 6, w == 0xffff ? 0 : w);
+}
+
+/* The mapping above is RFC 6296's: its example (3.6), its 0xffff rule. */
+TEST(npt48_is_rfc6296_s_mapping_both_ways)
+{
+	static const uint8_t in[6] = { 0xfd, 0x01, 0x02, 0x03, 0x04, 0x05 };
+	static const uint8_t host[16] = { 0xfd, 0x01, 0x02, 0x03, 0x04, 0x05,
+					  0x00, 0x01, [14] = 0x12, 0x34 };
+	static const uint8_t ext[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x01,
+					 0xd5, 0x50, [14] = 0x12, 0x34 };
+	static const uint8_t ext0[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x01,
+					  [15] = 0x05 };
+	uint8_t o[16];
+
+	/* FD01:0203:0405:0001::1234 <-> 2001:0DB8:0001:D550::1234 */
+	npt48(o, host, in, NPT_OUT);
+	EXPECT_EQ(0, memcmp(o, ext, 16));
+	npt48(o, ext, NPT_OUT, in);
+	EXPECT_EQ(0, memcmp(o, host, 16));
+	/* fd01:0:0:30b8::5: 0x30b8 + 0xcf47 is 0xffff, written 0. */
+	npt48(o, NPT_HOST_FFFF, NPT_IN, NPT_OUT);
+	EXPECT_EQ(0, memcmp(o, ext0, 16));
+	EXPECT_EQ(ref_sum(0, NPT_HOST_FFFF, 16) % 0xffff,
+		  ref_sum(0, o, 16) % 0xffff);
+	npt48(o, ext0, NPT_OUT, NPT_IN);
+	EXPECT_EQ(0, memcmp(o, NPT_HOST_FFFF, 16));
+}
+
+/* A packet through NPTv6: what it is, and which address was translated. */
+struct npt_case {
+	const char *name;
+	uint8_t proto;		/* UDP, TCP or ICMPv6 */
+	uint8_t icmp_type;	/* ICMPv6: 128 echo request, 1 unreachable */
+	int dnpt;		/* DNPT: the destination; else SNPT: source */
+	const uint8_t *host;	/* the address inside */
+	uint16_t fill;		/* payload bytes 0-1 when non-zero */
+	int negzero;		/* a checksum summed 0x0000 sent as 0xffff */
+};
+
+/*
+ * NPTv6 case @c as it arrived into @b and as it left into @a, and the
+ * record the kernel makes of it into @rec; its length. SNPT: from the
+ * host inside to the peer; DNPT: from the peer to the host's outside
+ * address. An error quotes a packet of the other way, as its sender had
+ * it (RFC 4443 3.1): NPT translates the outer header only. As it left:
+ * @b with the one address mapped, nothing else.
+ */
+static uint32_t npt_pair(const struct npt_case *c, uint8_t *b, uint8_t *a,
+			 struct kbloom_xlate *rec)
+{
+	struct spec6 s = { .proto = c->proto, .icmp_type = c->icmp_type,
+			   .payload = 45, .fill = c->fill };
+	struct spec6 q = { .proto = PROTO_UDP, .payload = 24 };
+	uint32_t at = c->dnpt ? 24 : 8, ck;
+	uint8_t ext[16], qp[256];
+	struct built6 r;
+
+	npt48(ext, c->host, NPT_IN, NPT_OUT);
+	s.f.src = c->dnpt ? NPT_PEER : c->host;
+	s.f.dst = c->dnpt ? ext : NPT_PEER;
+	if (c->proto != PROTO_ICMPV6) {
+		s.f.sport = c->dnpt ? 50000 : 4000;
+		s.f.dport = c->dnpt ? 443 : 53;
+	} else if (c->icmp_type == 128) {
+		s.f.sport = 0x0b0b;		/* the identifier */
+	}
+	if (c->icmp_type == 1) {
+		q.f.src = s.f.dst;
+		q.f.dst = s.f.src;
+		q.f.sport = 53;
+		q.f.dport = 4000;
+		r = build6(qp, &q);
+		r = error6_around(b, 1, 4, s.f.src, s.f.dst, "", qp, r.len);
+	} else {
+		r = build6(b, &s);
+	}
+	ck = r.l4 + csum_at6(c->proto);
+	if (c->negzero && get16(b + ck) == 0)
+		set16(b + ck, 0xffff);
+	memcpy(a, b, r.len);
+	npt48(a + at, b + at, c->dnpt ? NPT_OUT : NPT_IN,
+	      c->dnpt ? NPT_IN : NPT_OUT);
+	*rec = (struct kbloom_xlate){
+		.state = KBLOOM_XLATE_VALID,
+		.kind = (c->dnpt ? KBLOOM_XLATE_DNAT : KBLOOM_XLATE_SNAT) |
+			KBLOOM_XLATE_STATELESS,
+		.proto = c->proto,
+		.family = 6,
+		.before_src = ref_fold6(b + 8),
+		.before_dst = ref_fold6(b + 24),
+		.after_src = ref_fold6(a + 8),
+		.after_dst = ref_fold6(a + 24),
+		.before_sport = htons(s.f.sport),
+		.before_dport = htons(s.f.dport),
+		.after_sport = htons(s.f.sport),
+		.after_dport = htons(s.f.dport),
+		.first = 1795000000,
+	};
+	return r.len;
+}
+
+/* Whether IPv6 packet @p's upper layer (no extension headers) sums right. */
+static bool sums6(const uint8_t *p, uint32_t len)
+{
+	return ref_sum6(p + 8, p + 24, p[6], p + 40, len - 40) == 0xffff;
+}
+
+/* The fill of case @c that makes its checksum as it arrived @want; 0: none. */
+static uint16_t npt_fill(struct npt_case c, uint32_t want)
+{
+	uint8_t b[512], a[512];
+	struct kbloom_xlate rec;
+	uint32_t w;
+
+	for (w = 1; w <= 0xffff; w++) {
+		c.fill = (uint16_t)w;
+		npt_pair(&c, b, a, &rec);
+		if (get16(b + 40 + csum_at6(c.proto)) == want)
+			return (uint16_t)w;
+	}
+	return 0;
+}
+
+static const struct npt_case npts[] = {
+	{ .name = "SNPT UDP", .proto = PROTO_UDP, .host = NPT_HOST },
+	{ .name = "SNPT TCP", .proto = PROTO_TCP, .host = NPT_HOST },
+	{ .name = "SNPT ICMPv6 echo request", .proto = PROTO_ICMPV6,
+	  .icmp_type = 128, .host = NPT_HOST },
+	{ .name = "SNPT ICMPv6 port unreachable", .proto = PROTO_ICMPV6,
+	  .icmp_type = 1, .host = NPT_HOST },
+	{ .name = "DNPT UDP", .proto = PROTO_UDP, .dnpt = 1,
+	  .host = NPT_HOST },
+	{ .name = "DNPT TCP", .proto = PROTO_TCP, .dnpt = 1,
+	  .host = NPT_HOST },
+	{ .name = "DNPT ICMPv6 echo request", .proto = PROTO_ICMPV6,
+	  .icmp_type = 128, .dnpt = 1, .host = NPT_HOST },
+	{ .name = "DNPT ICMPv6 port unreachable", .proto = PROTO_ICMPV6,
+	  .icmp_type = 1, .dnpt = 1, .host = NPT_HOST },
+	{ .name = "SNPT UDP, subnet word 0xffff written 0",
+	  .proto = PROTO_UDP, .host = NPT_HOST_FFFF },
+	{ .name = "DNPT TCP, subnet word 0 outside", .proto = PROTO_TCP,
+	  .dnpt = 1, .host = NPT_HOST_FFFF },
+};
+
+/*
+ * RFC 6296's mapping is checksum-neutral: the packet leaves with every
+ * checksum as it came and sums right; the inverse with the record and
+ * BEFORE's addresses is the packet as it arrived, byte for byte: its
+ * checksum, an echo's identifier and an error's quote as they were.
+ */
+TEST(nptv6_snpt_and_dnpt_invert_to_the_packet_as_it_arrived)
+{
+	uint8_t b[512], a[512], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, at;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(npts); i++) {
+		len = npt_pair(&npts[i], b, a, &rec);
+		at = npts[i].dnpt ? 24 : 8;
+		ASSERT_TRUE(sums6(b, len)) TH_LOG("%s", npts[i].name);
+		/* The one address translated, every other byte as it came. */
+		ASSERT_NE(0, memcmp(a + at, b + at, 16));
+		ASSERT_EQ(0, memcmp(a, b, at));
+		ASSERT_EQ(0, memcmp(a + at + 16, b + at + 16, len - at - 16));
+		EXPECT_TRUE(sums6(a, len)) TH_LOG("%s", npts[i].name);
+		memset(out, 0x5a, sizeof(out));
+		EXPECT_EQ(0, invert6(a, len, &rec, b + 8, b + 24, out));
+		EXPECT_EQ(-1, first_diff(out, b, len)) {
+			TH_LOG("%s", npts[i].name);
+		}
+	}
+}
+
+/*
+ * NPT leaves the checksum: a capture of any length that holds the key
+ * inverts to the first bytes of the packet as it arrived, half a
+ * checksum included; a shorter one is refused.
+ */
+TEST(nptv6_inverts_a_capture_of_any_length)
+{
+	uint8_t b[512], a[512], out[512];
+	struct kbloom_xlate rec;
+	uint32_t len, cap, need;
+	size_t i;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(npts); i++) {
+		len = npt_pair(&npts[i], b, a, &rec);
+		need = 40 + (npts[i].proto != PROTO_ICMPV6 ? 4 :
+			     npts[i].icmp_type == 128 ? 6 : 1);
+		for (cap = 0; cap <= len; cap++) {
+			memset(out, 0x5a, sizeof(out));
+			r = invert6(a, cap, &rec, b + 8, b + 24, out);
+			EXPECT_EQ(cap < need ? -1 : 0, r) {
+				TH_LOG("%s, %u bytes", npts[i].name, cap);
+			}
+			if (cap >= need)
+				EXPECT_EQ(-1, first_diff(out, b, cap)) {
+					TH_LOG("%s, %u bytes", npts[i].name,
+					       cap);
+				}
+		}
+	}
+}
+
+/*
+ * A UDP checksum summed 0 goes as 0xffff (RFC 768); NPT leaves it so:
+ * inverted, 0xffff as it arrived, not 0.
+ */
+TEST(nptv6_udp_checksum_sent_as_ffff_inverts_to_ffff)
+{
+	uint8_t b[512], a[512], out[512];
+	struct npt_case c[2] = { npts[0], npts[4] };
+	struct kbloom_xlate rec;
+	uint32_t len;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		c[i].fill = npt_fill(c[i], 0xffff);
+		ASSERT_NE(0, c[i].fill);
+		len = npt_pair(&c[i], b, a, &rec);
+		ASSERT_EQ(0xffff, get16(b + 46));
+		ASSERT_EQ(0xffff, get16(a + 46));
+		ASSERT_TRUE(sums6(a, len));
+		memset(out, 0x5a, sizeof(out));
+		ASSERT_EQ(0, invert6(a, len, &rec, b + 8, b + 24, out));
+		EXPECT_EQ(0xffff, get16(out + 46)) TH_LOG("%s", c[i].name);
+		EXPECT_EQ(-1, first_diff(out, b, len));
+	}
+}
+
+/*
+ * A TCP or ICMPv6 checksum summed 0x0000 but carried as 0xffff, ones'
+ * complement's other zero (it verifies the same, RFC 1071; RFC 1141's
+ * incremental update can leave it, RFC 1624): NPT leaves it, and so must
+ * the inverse. Updating it by the neutral difference instead would give
+ * 0x0000 (UDP's 0xffff, above, would come back 0xffff either way: a sum
+ * of 0 goes as 0xffff).
+ */
+TEST(nptv6_leaves_a_checksum_carried_as_minus_zero)
+{
+	uint8_t b[512], a[512], out[512];
+	struct npt_case c[4] = { npts[1], npts[2], npts[5], npts[6] };
+	struct kbloom_xlate rec;
+	uint32_t len, ck;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		c[i].fill = npt_fill(c[i], 0);
+		ASSERT_NE(0, c[i].fill);
+		c[i].negzero = 1;
+		len = npt_pair(&c[i], b, a, &rec);
+		ck = 40 + csum_at6(c[i].proto);
+		ASSERT_EQ(0xffff, get16(b + ck));
+		ASSERT_TRUE(sums6(b, len));
+		ASSERT_EQ(0xffff, get16(a + ck));
+		memset(out, 0x5a, sizeof(out));
+		ASSERT_EQ(0, invert6(a, len, &rec, b + 8, b + 24, out));
+		EXPECT_EQ(0xffff, get16(out + ck)) TH_LOG("%s", c[i].name);
+		EXPECT_EQ(-1, first_diff(out, b, len));
+	}
+}
+
+/*
+ * Likewise a non-echo ICMPv6 message with bytes 4-5 not zero: an RFC
+ * 4620 Node Information Query (type 139) of Qtype 2, whose checksum
+ * summed 0x0000 is carried as 0xffff. Its key has no identifier (sport
+ * 0, as the kernel's), and bytes 4-5 are no identifier either: NPT left
+ * the checksum, and so must the inverse, not take the Qtype for an
+ * identifier that changed and update the checksum to 0x0000.
+ */
+TEST(nptv6_leaves_a_non_echo_icmpv6_checksum_carried_as_minus_zero)
+{
+	static const struct npt_case nis[] = {
+		{ .name = "SNPT ICMPv6 node information query",
+		  .proto = PROTO_ICMPV6, .icmp_type = 139, .host = NPT_HOST },
+		{ .name = "DNPT ICMPv6 node information query",
+		  .proto = PROTO_ICMPV6, .icmp_type = 139, .dnpt = 1,
+		  .host = NPT_HOST },
+	};
+	uint8_t b[512], a[512], out[512];
+	struct kbloom_xlate rec;
+	struct npt_case c;
+	uint32_t len;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(nis); i++) {
+		c = nis[i];
+		c.fill = npt_fill(c, 0);
+		ASSERT_NE(0, c.fill);
+		c.negzero = 1;
+		len = npt_pair(&c, b, a, &rec);
+		ASSERT_EQ(139, b[40]);
+		ASSERT_EQ(2, get16(b + 44));
+		ASSERT_EQ(0xffff, get16(b + 42));
+		ASSERT_TRUE(sums6(b, len));
+		ASSERT_EQ(0xffff, get16(a + 42));
+		ASSERT_TRUE(sums6(a, len));
+		ASSERT_EQ(0, rec.before_sport);
+		ASSERT_EQ(0, rec.after_sport);
+		memset(out, 0x5a, sizeof(out));
+		ASSERT_EQ(0, invert6(a, len, &rec, b + 8, b + 24, out));
+		EXPECT_EQ(0xffff, get16(out + 42)) TH_LOG("%s", c.name);
+		EXPECT_EQ(-1, first_diff(out, b, len)) TH_LOG("%s", c.name);
+	}
+}
+
+#define SET4	IP4(198, 51, 100, 7)	/* "ip saddr set"'s */
+
+/*
+ * nftables' stateless "ip saddr set 198.51.100.7": not neutral; the IP
+ * header checksum and the transport's (UDP's and TCP's pseudo-header;
+ * ICMP has none) updated as NAT updates them. Both packets summed from
+ * scratch; the inverse is the packet as it arrived.
+ */
+TEST(stateless_ipv4_saddr_set_inverts_its_checksums)
+{
+	static const uint8_t protos[] = { PROTO_UDP, PROTO_TCP, PROTO_ICMP };
+	const struct flow fb[2] = { { INSIDE, SERVER, 4000, 53 },
+				    { INSIDE, SERVER, 0x0b0b, 0 } };
+	const struct flow fa[2] = { { SET4, SERVER, 4000, 53 },
+				    { SET4, SERVER, 0x0b0b, 0 } };
+	uint8_t b[256], a[256], out[256];
+	struct kbloom_xlate rec;
+	struct spec s = { .payload = 37, .icmp_type = 8 };
+	uint32_t len, ck;
+	size_t p, e;
+
+	for (p = 0; p < ARRAY_SIZE(protos); p++) {
+		e = protos[p] == PROTO_ICMP;
+		s.proto = protos[p];
+		s.f = fb[e];
+		len = build(b, &s);
+		s.f = fa[e];
+		ASSERT_EQ(len, build(a, &s));
+		rec = rec_of(s.proto, &fb[e], &fa[e]);
+		ASSERT_EQ(KBLOOM_XLATE_SNAT, rec.kind);
+		rec.kind |= KBLOOM_XLATE_STATELESS;
+		/* Not neutral: the sums changed. */
+		ck = 20 + (s.proto == PROTO_TCP ? 16 : s.proto == PROTO_UDP ?
+			   6 : 2);
+		ASSERT_NE(get16(b + 10), get16(a + 10));
+		if (s.proto != PROTO_ICMP)
+			ASSERT_NE(get16(b + ck), get16(a + ck));
+		memset(out, 0x5a, sizeof(out));
+		EXPECT_EQ(0, invert(a, len, &rec, out));
+		EXPECT_EQ(-1, first_diff(out, b, len)) {
+			TH_LOG("protocol %u", s.proto);
+		}
+	}
+}
+
+/*
+ * nftables' stateless "ip6 saddr set 2001:db8:1::5" (and "ip6 daddr set"
+ * back): not neutral, the transport checksum updated for the
+ * pseudo-header. Both packets summed from scratch; the inverse is the
+ * packet as it arrived.
+ */
+TEST(stateless_ip6_saddr_set_inverts_the_transport_checksum)
+{
+	static const uint8_t protos[] = { PROTO_UDP, PROTO_TCP, PROTO_ICMPV6 };
+	static const uint8_t set6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x01,
+					  [15] = 0x05 };
+	const struct nat6 sets[] = {
+		{ "ip6 saddr set", { NPT_HOST, NPT_PEER, 4000, 53 },
+				   { set6, NPT_PEER, 4000, 53 } },
+		{ "ip6 daddr set", { NPT_PEER, set6, 53, 4000 },
+				   { NPT_PEER, NPT_HOST, 53, 4000 } },
+	};
+	uint8_t b[256], a[256], out[256];
+	struct spec6 s = { .payload = 37, .icmp_type = 128 };
+	struct kbloom_xlate rec;
+	struct flow6 fb, fa;
+	struct built6 bb, ab;
+	size_t p, n;
+
+	for (n = 0; n < ARRAY_SIZE(sets); n++)
+		for (p = 0; p < ARRAY_SIZE(protos); p++) {
+			s.proto = protos[p];
+			fb = sets[n].b;
+			fa = sets[n].a;
+			if (s.proto == PROTO_ICMPV6) {
+				/* The identifier in sport, as keys have it. */
+				fb.sport = fa.sport = 0x0b0b;
+				fb.dport = fa.dport = 0;
+			}
+			s.f = fb;
+			bb = build6(b, &s);
+			s.f = fa;
+			ab = build6(a, &s);
+			ASSERT_EQ(bb.len, ab.len);
+			rec = rec6(s.proto, &fb, &fa);
+			ASSERT_EQ(n ? KBLOOM_XLATE_DNAT : KBLOOM_XLATE_SNAT,
+				  rec.kind);
+			rec.kind |= KBLOOM_XLATE_STATELESS;
+			ASSERT_NE(get16(b + 40 + csum_at6(s.proto)),
+				  get16(a + 40 + csum_at6(s.proto)));
+			memset(out, 0x5a, sizeof(out));
+			EXPECT_EQ(0, invert6(a, ab.len, &rec, fb.src, fb.dst,
+					     out));
+			EXPECT_EQ(-1, first_diff(out, b, bb.len)) {
+				TH_LOG("%s, protocol %u", sets[n].name,
+				       s.proto);
+			}
+		}
 }
 
 TEST_HARNESS_MAIN

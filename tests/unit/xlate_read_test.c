@@ -690,6 +690,61 @@ TEST(ipv6_icmp_echo_hits_name_the_identifier)
 }
 
 /*
+ * A stateless rewrite (KIND STATELESS: NPTv6, nftables' "saddr set"):
+ * the words of its NAT, "stateless " before them. NPTv6 (RFC 6296)
+ * fd01:0:0:1::5 to 2001:db8:1:cf48::5, its address record as for NAT;
+ * over IPv4 "ip saddr set" and "ip daddr set", the latter alone with no
+ * separator before its DNAT.
+ */
+TEST(stateless_nat_hit_words_begin_stateless)
+{
+	static const uint8_t host[16] = { 0xfd, 0x01, [7] = 0x01,
+					  [15] = 0x05 };
+	static const uint8_t ext[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x01,
+					 0xcf, 0x48, [15] = 0x05 };
+	struct flow6 in = { host, SRV6, 4000, 53 };
+	struct flow6 out = { ext, SRV6, 4000, 53 };
+	struct kbloom_xlate r = nat6_rec(17, &in, &out), r4 = { 0 };
+	struct kb_xlate_hit hit[4];
+	struct arch x;
+	uint8_t p[64];
+	uint32_t len;
+	char s[256];
+
+	ASSERT_EQ(KBLOOM_XLATE_SNAT, r.kind);
+	r.kind |= KBLOOM_XLATE_STATELESS;
+	ASSERT_EQ(0, arch_init(&x));
+	put_addr(&x, 8, host);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	len = pkt6(p, 17, &out);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(nat6_hit_is(&hit[0], &r, host, SRV6, p));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("stateless SNAT [2001:db8:1:cf48::5]:4000 <- [fd01:0:0:1::5]:4000",
+		     s);
+	/* Neutral: the packet summed from scratch is NPT's, and undone. */
+	EXPECT_TRUE(before6_is(_metadata, &hit[0], p, len, 17, &in));
+	arch_free(&x);
+
+	r4.family = 4;
+	r4.proto = 17;
+	r4.kind = KBLOOM_XLATE_SNAT | KBLOOM_XLATE_STATELESS;
+	r4.before_src = htonl(0xc0a8010a);	/* 192.168.1.10 */
+	r4.after_src = htonl(0xc6336407);	/* 198.51.100.7 */
+	r4.before_dst = r4.after_dst = htonl(0xcb007105);
+	r4.before_sport = r4.after_sport = htons(4000);
+	r4.before_dport = r4.after_dport = htons(53);
+	kb_xlate_str(&r4, s, sizeof(s));
+	EXPECT_STREQ("stateless SNAT 198.51.100.7:4000 <- 192.168.1.10:4000",
+		     s);
+	r4.kind = KBLOOM_XLATE_DNAT | KBLOOM_XLATE_STATELESS;
+	r4.after_src = r4.before_src;
+	r4.after_dst = htonl(0x0a000050);	/* 10.0.0.80 */
+	kb_xlate_str(&r4, s, sizeof(s));
+	EXPECT_STREQ("stateless DNAT 10.0.0.80:53 <- 203.0.113.5:53", s);
+}
+
+/*
  * Two address records of the rewritten source's fold: a hit for each,
  * each undone to its own packet, the kept destination the packet's own
  * (an address record of the very address does not repeat it); likewise

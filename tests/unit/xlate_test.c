@@ -560,8 +560,10 @@ TEST(clear_empties_the_table)
  * The kinds of record uapi/kbloom.h ("A transform record") names, each
  * with its class; every other KIND is none the module makes. Written
  * from its text, bit by bit:
- * NAT: SNAT and/or DNAT. Tunnel: IPIP; GRE with any of GRE_CSUM, GRE_KEY,
- * GRE_SEQ (the optional words it had); over IPv6 (OUTER6, SNAT's bit)
+ * NAT: SNAT and/or DNAT, conntrack's, or with STATELESS (GRE_KEY's bit: a
+ * rewrite no conntrack entry holds, NPTv6 or nftables' "ip6 saddr set").
+ * Tunnel: IPIP; GRE with any of GRE_CSUM, GRE_KEY, GRE_SEQ (the optional
+ * words it had); over IPv6 (OUTER6, SNAT's bit)
  * IPIP or GRE likewise; VXLAN (IPIP and GRE both), over IPv4 only and
  * without GRE's words but its checksum (GRE_CSUM's bit) and DF beside it
  * (GRE_SEQ's); GENEVE (VXLAN's and GRE_KEY) likewise. Address: ADDR6
@@ -578,7 +580,11 @@ static enum kb_xlate_class ref_class(unsigned int kind)
 	if (kind == (KBLOOM_XLATE_OPAQUE | KBLOOM_XLATE_OUTER6))
 		return KB_XREC_ADDRESS;
 	if (kind == KBLOOM_XLATE_SNAT || kind == KBLOOM_XLATE_DNAT ||
-	    kind == (KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT))
+	    kind == (KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT) ||
+	    kind == (KBLOOM_XLATE_SNAT | KBLOOM_XLATE_STATELESS) ||
+	    kind == (KBLOOM_XLATE_DNAT | KBLOOM_XLATE_STATELESS) ||
+	    kind == (KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT |
+		     KBLOOM_XLATE_STATELESS))
 		return KB_XREC_NAT;
 	/*
 	 * VXLAN, and GENEVE (0x1c), over IPv4: alone, with its checksum, and
@@ -621,6 +627,8 @@ TEST(kind_bits_are_the_uapi_s)
 	/* SNAT's bit in a tunnel record; OPAQUE and OUTER6: an address. */
 	ASSERT_EQ(0x01, KBLOOM_XLATE_OUTER6);
 	ASSERT_EQ(0x81, KBLOOM_XLATE_ADDR6);
+	/* GRE_KEY's bit in a NAT record: a stateless rewrite. */
+	ASSERT_EQ(0x10, KBLOOM_XLATE_STATELESS);
 	/* BEFORE_SPORT:BEFORE_DPORT over IPv6: label 0-19, limit 20-27, 31. */
 	ASSERT_EQ(0x000fffff, KBLOOM_XLATE_FLOWLABEL);
 	ASSERT_EQ(0x0ff00000, KBLOOM_XLATE_ENCAPLIM);
@@ -629,7 +637,8 @@ TEST(kind_bits_are_the_uapi_s)
 }
 
 /*
- * Every KIND the module makes is of its class, counted: 3 NAT kinds,
+ * Every KIND the module makes is of its class, counted: 6 NAT kinds (SNAT,
+ * DNAT, both: each conntrack's or STATELESS, 0x11, 0x12, 0x13),
  * 2 * (1 + 8) + 3 + 3 tunnel kinds (IPIP, GRE with its 8 sets of optional
  * words, each over IPv4 and IPv6; VXLAN and GENEVE, each alone, with a
  * checksum, with DF too), one address, one arrival.
@@ -652,7 +661,7 @@ TEST(class_of_every_kind_the_module_makes)
 		}
 	}
 	EXPECT_EQ(0, bad);
-	EXPECT_EQ(3, n[KB_XREC_NAT]);
+	EXPECT_EQ(6, n[KB_XREC_NAT]);
 	EXPECT_EQ(24, n[KB_XREC_TUNNEL]);
 	EXPECT_EQ(1, n[KB_XREC_ADDRESS]);
 	EXPECT_EQ(1, n[KB_XREC_ARRIVAL]);
@@ -663,15 +672,21 @@ TEST(class_of_every_kind_the_module_makes)
 						 KBLOOM_XLATE_GRE_KEY |
 						 KBLOOM_XLATE_OUTER6));
 	EXPECT_EQ(KB_XREC_NAT, kb_xlate_class(KBLOOM_XLATE_SNAT));
+	/* SNAT with STATELESS is NAT; STATELESS alone rewrote nothing. */
+	EXPECT_EQ(KB_XREC_NAT, kb_xlate_class(KBLOOM_XLATE_SNAT |
+					      KBLOOM_XLATE_STATELESS));
+	EXPECT_EQ(KB_XREC_NONE, kb_xlate_class(KBLOOM_XLATE_STATELESS));
 	EXPECT_EQ(KB_XREC_ADDRESS, kb_xlate_class(KBLOOM_XLATE_ADDR6));
 	EXPECT_EQ(KB_XREC_ARRIVAL, kb_xlate_class(KBLOOM_XLATE_OPAQUE));
 }
 
 /*
- * Every other KIND (227 of the 256) is none: 0, OPAQUE with anything but
+ * Every other KIND (224 of the 256) is none: 0, OPAQUE with anything but
  * OUTER6, DNAT with a tunnel's bits, GRE's optional words without GRE
- * (alone, with NAT bits, with IPIP), VXLAN and GENEVE with DF but no
- * checksum, or with OUTER6 (the module keeps neither over IPv6).
+ * (alone, with NAT bits but GRE_KEY's alone, with IPIP), VXLAN and GENEVE
+ * with DF but no checksum, or with OUTER6 (the module keeps neither over
+ * IPv6). 227 before STATELESS: GRE_KEY's bit with SNAT, DNAT or both
+ * (0x11, 0x12, 0x13) is a stateless NAT record now, the three fewer.
  */
 TEST(class_of_every_other_kind_is_none)
 {
@@ -687,7 +702,7 @@ TEST(class_of_every_other_kind_is_none)
 			bad++;
 		}
 	}
-	EXPECT_EQ(227, n);
+	EXPECT_EQ(224, n);
 	EXPECT_EQ(0, bad);
 }
 

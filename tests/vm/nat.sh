@@ -89,23 +89,24 @@ build() {
 	EOF
 }
 
-# [topo=FILE] traced NAME FROM INGRESS NAT-REGEX [PROTO]: traces every IP packet of
-# $tmp/NAME.pcap (of protocol PROTO, a python regex on the description,
-# default: all) from FROM; each must be traced with exactly INGRESS as its
-# ingress and nat's node naming the transform NAT-REGEX (a python regex,
-# the whole text), and there must be at least one.
-traced() {
+# [topo=FILE] traced_through NAME FROM INGRESS PROTO ROUTER=REGEX...: traces
+# every IP packet of $tmp/NAME.pcap of protocol PROTO (a python regex on
+# the description) from FROM; each must be traced with exactly INGRESS as
+# its ingress and each ROUTER's node naming the transform REGEX (a python
+# regex, the whole text), every other node none; at least one packet.
+traced_through() {
 	local rc=0
 	$bc -j trace "${topo:-$tmp/topo.txt}" from "$2" pcap "$tmp/$1.pcap" \
 		>"$tmp/$1.json" 2>"$tmp/$1.trace.err" || rc=$?
 	cat "$tmp/$1.trace.err"
 	[ $rc -le 1 ] || return 1
-	"${py[@]}" - "$tmp/$1.json" "$3" "$4" "${5:-.}" <<-'EOF'
+	"${py[@]}" - "$tmp/$1.json" "$3" "$4" "${@:5}" <<-'EOF'
 	import json, re, sys
 	text = open(sys.argv[1]).read()
 	res = json.loads(text)
 	res = res if isinstance(res, list) else [res]
-	ingress, want, proto = sys.argv[2], sys.argv[3], sys.argv[4]
+	ingress, proto = sys.argv[2], sys.argv[3]
+	want = dict(a.split("=", 1) for a in sys.argv[4:])
 	n = 0
 	for r in res:
 	    if not re.search(proto, r["description"]):
@@ -113,16 +114,23 @@ traced() {
 	    n += 1
 	    assert r["status"] == "traced", (r["packet"], r["description"], r["status"])
 	    assert r["ingress"] == [ingress], (r["packet"], r["description"], r["ingress"])
-	    nat = [x for x in r["nodes"] if x["router"] == "nat"]
-	    assert len(nat) == 1, (r["packet"], "nat not on the path")
-	    assert nat[0]["transforms"] is not None and re.fullmatch(want, nat[0]["transforms"]), \
-	        (r["packet"], r["description"], nat[0]["transforms"], want)
+	    for router, regex in want.items():
+	        at = [x for x in r["nodes"] if x["router"] == router]
+	        assert len(at) == 1, (r["packet"], router + " not on the path")
+	        assert at[0]["transforms"] is not None and re.fullmatch(regex, at[0]["transforms"]), \
+	            (r["packet"], r["description"], router, at[0]["transforms"], regex)
 	    for x in r["nodes"]:
-	        if x["router"] != "nat":
+	        if x["router"] not in want:
 	            assert x["transforms"] is None, (r["packet"], x)
-	print("%d packets traced to %s through nat" % (n, ingress))
+	print("%d packets traced to %s through %s" % (n, ingress, ", ".join(want)))
 	assert n > 0
 	EOF
+}
+
+# [topo=FILE] traced NAME FROM INGRESS NAT-REGEX [PROTO]: traced_through
+# with nat's transform NAT-REGEX, the others none (PROTO default: all).
+traced() {
+	traced_through "$1" "$2" "$3" "${5:-.}" "nat=$4"
 }
 
 # icmp_blind NAME FROM [WHY [WHAT]]: each of the 2 ICMP errors of
@@ -447,6 +455,57 @@ for p in range(5000, 5100):
 		[ $((fill + full)) -ge 100 ] && [ "$full" -ge 36 ]
 }
 check "a table of 64 records and 100 new flows: nearly full, every record counted, the rest counted full, none lost silently" capacity
+
+# 13. NPTv6 (RFC 6296): r1 translates w's prefix statelessly, no
+# conntrack entry, with ip6tables' SNPT and DNPT (mangle, no NAT table):
+#   a fd09::5 - r2 - nat (masquerade to fd64::1) - r1 - w fd02::2
+#   r1: fd02::/64 <-> 2001:db8:2::/64 on eth0 (toward nat); its
+#   transforms table sees each packet as it arrived and as it left.
+# r1's forward digest holds a packet of w's as it was before SNPT: only
+# the record lets the trace ask r1 about that form.
+npt() {
+	# (r1 had no IPv6 route past nat: nat masqueraded all it sent on)
+	ip -n ${P}r1 -6 route add default via fd64::1 || return 1
+	nx r1 ip6tables -t mangle -A POSTROUTING -o eth0 -s fd02::/64 \
+		-j SNPT --src-pfx fd02::/64 --dst-pfx 2001:db8:2::/64 &&
+		nx r1 ip6tables -t mangle -A PREROUTING -i eth0 -d 2001:db8:2::/64 \
+			-j DNPT --src-pfx 2001:db8:2::/64 --dst-pfx fd02::/64 || return 1
+	$bc -n ${P}r1 create xlate transforms capacity 1000 windows 60 interval 2s &&
+		$bc -n ${P}r1 attach xlate hook postrouting || return 1
+	sed 's/^router r1 netns \([^ ]*\) filter spie$/& transforms xlate/' \
+		"$tmp/topo.txt" >"$tmp/topo-npt.txt"
+	grep -q '^router r1 .* transforms xlate$' "$tmp/topo-npt.txt" &&
+		nx w ping -6 -q -c 1 -W 5 fd09::5 >/dev/null
+}
+check "NPTv6 at r1 (SNPT fd02::/64 -> 2001:db8:2::/64 out of eth0, DNPT back), a transforms table at its postrouting; w reaches a" npt
+traced_npt() { topo=$tmp/topo-npt.txt traced_through "$@"; }
+npt6='2001:db8:2:0:[0-9a-f]{1,4}::2'
+capture a npt_echo ip6 src net 2001:db8:2::/64 and icmp6 &&
+	nx w ping -6 -q -c 3 -i 0.3 fd09::5 >/dev/null; stop npt_echo
+check "NPTv6, ICMPv6 echo: each of w's requests, captured at a, traced from r2 to r1 (stateless SNAT $npt6 id N <- fd02::2 id N)" \
+	traced_npt npt_echo r2 r1 'echo request' \
+	"r1=stateless SNAT $npt6 id (\d+) <- fd02::2 id \1 \(window \d+\)"
+capture a npt_udp ip6 src net 2001:db8:2::/64 and udp && for i in 1 2 3; do echo "n $i"; done |
+	nx w nc -6 -u -w 1 -p 4300 fd09::5 7777; stop npt_udp
+check "NPTv6, UDP (its checksum as the sender wrote it: the mapping is checksum-neutral): each datagram traced from r2 to r1" \
+	traced_npt npt_udp r2 r1 UDP \
+	"r1=stateless SNAT \[$npt6\]:4300 <- \[fd02::2\]:4300 \(window \d+\)"
+# w's translated address, as a saw it.
+w_pub=$(tcpdump -nr "$tmp/npt_echo.pcap" 2>/dev/null | sed -n '1s/.* \(2001:db8:2:[0-9a-f:]*\) > .*/\1/p')
+echo "# w's address past r1: ${w_pub:-none}"
+capture w npt_back ip6 dst fd02::2 and icmp6 &&
+	nx a ping -6 -q -c 3 -i 0.3 "${w_pub:-2001:db8:2::2}" >/dev/null; stop npt_back
+check "NPTv6 and a NAT in a row: a's requests to w's translated address, captured at w, traced from r1 (stateless DNAT fd02::2 <- $npt6) through nat (SNAT fd64::1 id N <- fd09::5 id N) to r2" \
+	traced_npt npt_back r1 r2 'echo request' \
+	"r1=stateless DNAT fd02::2 <- $npt6 \(window \d+\)" \
+	'nat=SNAT fd64::1 id (\d+) <- fd09::5 id \1 \(window \d+\)'
+npt_records() {
+	local recorded full
+	read -r recorded full <<<"$(show r1 xlate attach.digested attach.skipped_by_reason.full)"
+	echo "packets recorded: $recorded, packets full: $full"
+	[ "$recorded" -gt 0 ] && [ "$full" = 0 ]
+}
+check "r1's table: records made, no packet lost to a full table" npt_records
 
 # The debug kernel's tier stops here: sections 9 to 12 drive bloomctl's
 # walk over records the kernel made as above (archives, fragments cut
