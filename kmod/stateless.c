@@ -9,6 +9,7 @@
 #include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/jiffies.h>
 #include <linux/timekeeping.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -74,6 +75,8 @@ static bool kb_arrived_of(const struct sk_buff *skb, struct kb_arrived *a)
 void kb_arrived_note(const struct sk_buff *skb, struct kb_arrived *a)
 {
 	a->skb = kb_arrived_of(skb, a) ? skb : NULL;
+	a->iif = skb->skb_iif;
+	a->at = jiffies;
 }
 
 bool kb_arrived_take(const struct sk_buff *skb, struct kb_arrived *a,
@@ -81,8 +84,12 @@ bool kb_arrived_take(const struct sk_buff *skb, struct kb_arrived *a,
 {
 	if (a->skb != skb)
 		return false;
-	*out = *a;
 	a->skb = NULL;
+	/* Forwarded, in the same call: a tick may pass, not two. */
+	if (!skb->skb_iif || skb->skb_iif != a->iif ||
+	    time_after(jiffies, a->at + 1))
+		return false;
+	*out = *a;
 	return true;
 }
 

@@ -16,9 +16,16 @@
 #include "transforms.h"
 #include "uapi/kbloom.h"
 
-/* A packet as it arrived: its key, and an IPv6 packet's addresses. */
+/*
+ * A packet as it arrived: its key, and an IPv6 packet's addresses. Its
+ * skb may be freed before it leaves (delivered here, dropped), and its
+ * memory taken by a packet this host sends: the device it came in by
+ * (a packet sent here has none) and the time tell them apart.
+ */
 struct kb_arrived {
 	const struct sk_buff *skb;	/* NULL: none noted, or taken */
+	int iif;			/* its skb_iif */
+	unsigned long at;		/* jiffies when noted */
 	struct kbloom_xlate key;	/* FAMILY, PROTO, AFTER_* */
 	struct in6_addr src6, dst6;
 };

@@ -227,18 +227,44 @@ static int mark_blind(struct tb_answer *a, size_t n, size_t k,
 	return 0;
 }
 
-/* Item @k came out of what arrival record @rec names. 0 or -1. */
+/*
+ * Item @k came out of what arrival record @rec names: one of them, when
+ * records of several devices hold it ("A or B": identical packets came
+ * out of both in the window). 0 or -1.
+ */
 static int mark_opaque(struct tb_answer *a, size_t n, size_t k,
 		       const struct kbloom_xlate *rec)
 {
+	char what[TB_WHAT_MAX], *at;
+	size_t len;
+
 	if (mark_blind(a, n, k, TB_BLIND_OPAQUE))
 		return -1;
 	if (!a->blind_what)
 		a->blind_what = calloc(n, sizeof(*a->blind_what));
 	if (!a->blind_what)
 		return -1;
-	kb_xlate_str(rec, a->blind_what[k], sizeof(a->blind_what[k]));
+	kb_xlate_str(rec, what, sizeof(what));
+	at = a->blind_what[k];
+	len = strlen(at);
+	snprintf(at + len, TB_WHAT_MAX - len, "%s%s", len ? " or " : "", what);
 	return 0;
+}
+
+/* The arrival records an item may have: identical packets, devices. */
+#define ARRIVALS_PER_ITEM	4
+
+/* @rec into @arr (ARRIVALS_PER_ITEM, STATE 0: free), once. */
+static void add_arrival(struct kbloom_xlate *arr,
+			const struct kbloom_xlate *rec)
+{
+	size_t i;
+
+	for (i = 0; i < ARRIVALS_PER_ITEM && arr[i].state; i++)
+		if (!memcmp(&arr[i], rec, sizeof(*rec)))
+			return;
+	if (i < ARRIVALS_PER_ITEM)
+		arr[i] = *rec;
 }
 
 /*
@@ -394,10 +420,11 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 
 	/*
 	 * Items a tunnel record was found for after a NAT record's form, and
-	 * an arrival record no record of the item's own undid (STATE 0: none).
+	 * the arrival records no record of the item's own undid (STATE 0:
+	 * none), ARRIVALS_PER_ITEM an item.
 	 */
 	tunneled = calloc(n ? n : 1, 1);
-	arr = calloc(n ? n : 1, sizeof(*arr));
+	arr = calloc(n ? n * ARRIVALS_PER_ITEM : 1, sizeof(*arr));
 	if (!tunneled || !arr) {
 		free(tunneled);
 		free(arr);
@@ -417,7 +444,8 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 							     m < XLATE_HITS_MAX ?
 							     m : XLATE_HITS_MAX,
 							     &hit[h].rec, false))
-					arr[k] = hit[h].rec;
+					add_arrival(&arr[k * ARRIVALS_PER_ITEM],
+						    &hit[h].rec);
 				continue;
 			}
 			/*
@@ -442,10 +470,11 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 		r = follow_heads(x, items, n, a, &cap);
 	if (!r)
 		r = chain_xforms(x, items, a, &cap, tunneled);
-	for (k = 0; k < n && !r; k++)
+	for (k = 0; k < n * ARRIVALS_PER_ITEM && !r; k++)
 		if (arr[k].state &&
-		    !kb_xlate_arrival_undone(NULL, 0, &arr[k], tunneled[k]))
-			r = mark_opaque(a, n, k, &arr[k]);
+		    !kb_xlate_arrival_undone(NULL, 0, &arr[k],
+					     tunneled[k / ARRIVALS_PER_ITEM]))
+			r = mark_opaque(a, n, k / ARRIVALS_PER_ITEM, &arr[k]);
 	free(tunneled);
 	free(arr);
 	return r ? -1 : 0;

@@ -163,6 +163,12 @@ enum kb_xlate_put kb_xlate_put(struct kb_filter *f,
 	u64 lines = f->s.m / KBLOOM_XLATE_LINE;
 	u64 line = kb_xlate_home(&f->hkey, rec, lines);
 	u32 head = kb_xlate_head(rec);
+	/*
+	 * One record is all of it but FIRST, which for NAT says when it was
+	 * made: a tunnel's word, an arrival's device or SA tell apart.
+	 */
+	u32 same = kb_xlate_class(rec->kind) == KB_XREC_NAT ?
+		   KB_XLATE_BODY_LEN : KB_XLATE_BYTES - KB_XLATE_BODY;
 	u32 p, i;
 
 	for (p = 0; p < KBLOOM_XLATE_PROBES && p < lines; p++) {
@@ -190,8 +196,7 @@ enum kb_xlate_put kb_xlate_put(struct kb_filter *f,
 			}
 			if (found == head &&
 			    !memcmp((u8 *)c + KB_XLATE_BODY,
-				    (const u8 *)rec + KB_XLATE_BODY,
-				    KB_XLATE_BODY_LEN))
+				    (const u8 *)rec + KB_XLATE_BODY, same))
 				return KB_XLATE_KNOWN;
 		}
 		if (++line == lines)

@@ -1020,7 +1020,7 @@ enum kbloom_attach_attr {
  *	BEFORE_DPORT, FIRST, in that order. Keyed by FAMILY 6, PROTO 0,
  *	AFTER_SRC its fold, the other AFTER_* fields 0. Two addresses of one
  *	fold have two records: a reader tries both.
- * Arrival (KIND OPAQUE), per flow direction and window, made at
+ * Arrival (KIND OPAQUE), per flow direction, device or SA and window, made at
  *	POSTROUTING: a packet forwarded here had arrived decapsulated by
  *	something no record undoes (enum kbloom_arrival in BEFORE_DPORT):
  *	IPsec (its input state's SPI in FIRST, and for an IPv4 state its

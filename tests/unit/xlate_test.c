@@ -220,6 +220,44 @@ TEST(put_new_then_known)
 	KB_ASSERT_NO_LEAKS();
 }
 
+/*
+ * FIRST is part of every other kind's record: a tunnel's first optional
+ * word (or VXLAN's ports), an arrival's device or SA, an address
+ * record's last bytes. The same packets out of two tun devices in one
+ * window are two arrival records, and the trace names both.
+ */
+TEST(first_tells_apart_records_of_every_kind_but_nat)
+{
+	static const u8 kinds[] = {
+		KBLOOM_XLATE_OPAQUE, KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_CSUM,
+		KBLOOM_XLATE_VXLAN, KBLOOM_XLATE_IPIP, KBLOOM_XLATE_ADDR6,
+		KBLOOM_XLATE_SNAT, KBLOOM_XLATE_DNAT | KBLOOM_XLATE_STATELESS,
+	};
+	struct kb_filter f;
+	u32 i;
+
+	ASSERT_EQ(0, xinit(&f, 4096));
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		struct flow fl = flow_nr(40 + i);
+		struct kbloom_xlate r;
+		bool nat;
+
+		fl.kind = kinds[i];
+		r = rec_of(&fl);
+		nat = kb_xlate_class(r.kind) == KB_XREC_NAT;
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &r));
+		r.first ^= 7;		/* another ifindex, word, time */
+		EXPECT_EQ(nat ? KB_XLATE_KNOWN : KB_XLATE_NEW,
+			  kb_xlate_put(&f, &r)) {
+			TH_LOG("kind 0x%02x", kinds[i]);
+		}
+		EXPECT_EQ(KB_XLATE_KNOWN, kb_xlate_put(&f, &r));
+	}
+	/* Two records each but the two NAT kinds'. */
+	ASSERT_EQ(2 * ARRAY_SIZE(kinds) - 2, fill_of(&f));
+	kb_filter_free(&f);
+}
+
 TEST(a_record_differing_in_any_field_is_new)
 {
 	static const char *const field[] = {

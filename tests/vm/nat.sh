@@ -506,6 +506,24 @@ npt_records() {
 	[ "$recorded" -gt 0 ] && [ "$full" = 0 ]
 }
 check "r1's table: records made, no packet lost to a full table" npt_records
+# nftables' stateless rewrite (payload set, no conntrack at r1): r1 sends
+# what comes for 10.2.0.99 to v (10.2.0.2), the IPv4 header and UDP
+# checksums updated (not neutral); its forward digest holds the packet
+# rewritten, nat's masquerade the form before.
+nx r1 nft -f - <<-'EOF'
+table ip stateless {
+	chain pre {
+		type filter hook prerouting priority mangle;
+		ip daddr 10.2.0.99 ip daddr set 10.2.0.2
+	}
+}
+EOF
+capture v st_udp udp and dst port 7777 && for i in 1 2; do echo "s $i"; done |
+	nx a nc -u -w 1 -p 4400 10.2.0.99 7777; stop st_udp
+check "nftables' stateless 'ip daddr set' at r1: a's datagrams to 10.2.0.99, captured at v, traced from r1 (stateless DNAT 10.2.0.2:7777 <- 10.2.0.99:7777) through nat (SNAT 100.64.0.1:4400 <- 10.9.0.5:4400) to r2" \
+	traced_npt st_udp r1 r2 UDP \
+	'r1=stateless DNAT 10\.2\.0\.2:7777 <- 10\.2\.0\.99:7777 \(window \d+\)' \
+	'nat=SNAT 100\.64\.0\.1:4400 <- 10\.9\.0\.5:4400 \(window \d+\)'
 
 # The debug kernel's tier stops here: sections 9 to 12 drive bloomctl's
 # walk over records the kernel made as above (archives, fragments cut

@@ -464,36 +464,44 @@ aftr() {
 	EOF
 	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through the AFTR"; return 1; }
 }
-# tun_writes: a program on d (a userspace VPN's end) writes 6 UDP packets
-# from h's address to v into a tun device; v captures them.
+# tun_writes NAME SPORT COUNT DEV...: a program on d (a userspace VPN's
+# end) writes COUNT UDP packets from h's address (port SPORT) to v into
+# each tun device DEV, each packet into all of them; v captures them.
 tun_writes() {
+	local name=$1 sport=$2 count=$3
+	shift 3
 	nx d sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
 	# The guest's /dev may lack the node (misc 10:200); the module loads on use.
 	modprobe tun 2>/dev/null
 	[ -e /dev/net/tun ] || { mkdir -p /dev/net && mknod /dev/net/tun c 10 200; } || return 1
-	capture v tun ip src 10.1.0.2 || return 1
-	nx d "${py[@]}" - <<-'EOF'
-	import fcntl, os, socket, struct, subprocess, time
-	fd = os.open("/dev/net/tun", os.O_RDWR)
-	# TUNSETIFF: tun0, IFF_TUN | IFF_NO_PI
-	fcntl.ioctl(fd, 0x400454ca, struct.pack("16sH", b"tun0", 0x0001 | 0x1000))
-	subprocess.run(["ip", "link", "set", "tun0", "up"], check=True)
+	capture v "$name" ip src 10.1.0.2 || return 1
+	nx d "${py[@]}" - "$sport" "$count" "$@" <<-'EOF'
+	import fcntl, os, socket, struct, subprocess, sys, time
+	sport, count, devs = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+	fds = []
+	for dev in devs:
+	    fd = os.open("/dev/net/tun", os.O_RDWR)
+	    # TUNSETIFF: IFF_TUN | IFF_NO_PI
+	    fcntl.ioctl(fd, 0x400454ca, struct.pack("16sH", dev.encode(), 0x0001 | 0x1000))
+	    subprocess.run(["ip", "link", "set", dev, "up"], check=True)
+	    fds.append(fd)
 	def csum(b):
 	    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
 	    while s >> 16:
 	        s = (s & 0xffff) + (s >> 16)
 	    return ~s & 0xffff
-	for i in range(6):
+	for i in range(count):
 	    payload = b"vpn %d" % i
-	    udp = struct.pack("!HHHH", 5000, 7777, 8 + len(payload), 0) + payload
+	    udp = struct.pack("!HHHH", sport, 7777, 8 + len(payload), 0) + payload
 	    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0x2000 + i, 0,
 	                     64, 17, 0, socket.inet_aton("10.1.0.2"),
 	                     socket.inet_aton("10.4.0.2"))
 	    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-	    os.write(fd, ip + udp)
+	    for fd in fds:
+	        os.write(fd, ip + udp)
 	time.sleep(1)
 	EOF
-	stop tun
+	stop "$name"
 }
 if [ "${KBLOOM_TIER:-}" = vm-debug ]; then
 	echo "# vm-debug: vxlan, sit, IPsec and WireGuard (not in the debug kernel) run in vm and vm-6.12"
@@ -613,9 +621,14 @@ elif [ "${KBLOOM_TIER:-}" != vm-debug ]; then
 	check "WireGuard: each packet v got is not traceable past d (it came out of a wireguard device there), exit 1" \
 		opaque wg 'a wireguard device \(ifindex \d+\)'
 	check "archives (bloomctl archive ... once): the WireGuard packets stop at d as they do live" archived_wg
-	tun_writes
+	tun_writes tun 5000 6 tun0
 	check "a program's packets (a userspace VPN's, written to a tun device on d) are not traceable past d (it came out of a tun or tap device there), exit 1" \
 		opaque tun 'a tun or tap device \(a program wrote the packet\) \(ifindex \d+\)'
+	# The same packets out of two devices in one window: an arrival
+	# record each (their devices differ), and the trace names both.
+	tun_writes tun2 5001 3 tun0 tun1
+	check "each packet written into two tun devices on d: not traceable past d, which names both (it came out of a tun or tap device (ifindex A) or a tun or tap device (ifindex B) there), exit 1" \
+		opaque tun2 'a tun or tap device \(a program wrote the packet\) \(ifindex (\d+)\) or a tun or tap device \(a program wrote the packet\) \(ifindex (?!\1\))\d+\)'
 fi
 
 check "the kernel log holds no warning" sh -c "dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING|BUG|Oops' && exit 1 || exit 0"
