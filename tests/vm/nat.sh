@@ -456,20 +456,16 @@ for p in range(5000, 5100):
 }
 check "a table of 64 records and 100 new flows: nearly full, every record counted, the rest counted full, none lost silently" capacity
 
-# 13. NPTv6 (RFC 6296): r1 translates w's prefix statelessly, no
-# conntrack entry, with ip6tables' SNPT and DNPT (mangle, no NAT table):
-#   a fd09::5 - r2 - nat (masquerade to fd64::1) - r1 - w fd02::2
-#   r1: fd02::/64 <-> 2001:db8:2::/64 on eth0 (toward nat); its
-#   transforms table sees each packet as it arrived and as it left.
-# r1's forward digest holds a packet of w's as it was before SNPT: only
-# the record lets the trace ask r1 about that form.
-npt() {
+# 13. Stateless rewrites at r1, no conntrack entry there: nftables'
+# payload rewrites, and NPTv6 (RFC 6296) with ip6tables' SNPT and DNPT:
+#   a fd09::5 - r2 - nat (masquerade) - r1 - w fd02::2, v 10.2.0.2
+# r1's transforms table sees each packet as it arrived and as it left.
+# Its forward digest holds a packet rewritten at postrouting as it was
+# before, one rewritten at prerouting as it is after: only the record
+# lets the trace ask it, and the routers before it, about the other form.
+stateless_setup() {
 	# (r1 had no IPv6 route past nat: nat masqueraded all it sent on)
 	ip -n ${P}r1 -6 route add default via fd64::1 || return 1
-	nx r1 ip6tables -t mangle -A POSTROUTING -o eth0 -s fd02::/64 \
-		-j SNPT --src-pfx fd02::/64 --dst-pfx 2001:db8:2::/64 &&
-		nx r1 ip6tables -t mangle -A PREROUTING -i eth0 -d 2001:db8:2::/64 \
-			-j DNPT --src-pfx 2001:db8:2::/64 --dst-pfx fd02::/64 || return 1
 	$bc -n ${P}r1 create xlate transforms capacity 1000 windows 60 interval 2s &&
 		$bc -n ${P}r1 attach xlate hook postrouting || return 1
 	sed 's/^router r1 netns \([^ ]*\) filter spie$/& transforms xlate/' \
@@ -477,39 +473,10 @@ npt() {
 	grep -q '^router r1 .* transforms xlate$' "$tmp/topo-npt.txt" &&
 		nx w ping -6 -q -c 1 -W 5 fd09::5 >/dev/null
 }
-check "NPTv6 at r1 (SNPT fd02::/64 -> 2001:db8:2::/64 out of eth0, DNPT back), a transforms table at its postrouting; w reaches a" npt
+check "r1: a route past nat for w, a transforms table at its postrouting; w reaches a" stateless_setup
 traced_npt() { topo=$tmp/topo-npt.txt traced_through "$@"; }
-npt6='2001:db8:2:0:[0-9a-f]{1,4}::2'
-capture a npt_echo ip6 src net 2001:db8:2::/64 and icmp6 &&
-	nx w ping -6 -q -c 3 -i 0.3 fd09::5 >/dev/null; stop npt_echo
-check "NPTv6, ICMPv6 echo: each of w's requests, captured at a, traced from r2 to r1 (stateless SNAT $npt6 id N <- fd02::2 id N)" \
-	traced_npt npt_echo r2 r1 'echo request' \
-	"r1=stateless SNAT $npt6 id (\d+) <- fd02::2 id \1 \(window \d+\)"
-capture a npt_udp ip6 src net 2001:db8:2::/64 and udp && for i in 1 2 3; do echo "n $i"; done |
-	nx w nc -6 -u -w 1 -p 4300 fd09::5 7777; stop npt_udp
-check "NPTv6, UDP (its checksum as the sender wrote it: the mapping is checksum-neutral): each datagram traced from r2 to r1" \
-	traced_npt npt_udp r2 r1 UDP \
-	"r1=stateless SNAT \[$npt6\]:4300 <- \[fd02::2\]:4300 \(window \d+\)"
-# w's translated address, as a saw it.
-w_pub=$(tcpdump -nr "$tmp/npt_echo.pcap" 2>/dev/null | sed -n '1s/.* \(2001:db8:2:[0-9a-f:]*\) > .*/\1/p')
-echo "# w's address past r1: ${w_pub:-none}"
-capture w npt_back ip6 dst fd02::2 and icmp6 &&
-	nx a ping -6 -q -c 3 -i 0.3 "${w_pub:-2001:db8:2::2}" >/dev/null; stop npt_back
-check "NPTv6 and a NAT in a row: a's requests to w's translated address, captured at w, traced from r1 (stateless DNAT fd02::2 <- $npt6) through nat (SNAT fd64::1 id N <- fd09::5 id N) to r2" \
-	traced_npt npt_back r1 r2 'echo request' \
-	"r1=stateless DNAT fd02::2 <- $npt6 \(window \d+\)" \
-	'nat=SNAT fd64::1 id (\d+) <- fd09::5 id \1 \(window \d+\)'
-npt_records() {
-	local recorded full
-	read -r recorded full <<<"$(show r1 xlate attach.digested attach.skipped_by_reason.full)"
-	echo "packets recorded: $recorded, packets full: $full"
-	[ "$recorded" -gt 0 ] && [ "$full" = 0 ]
-}
-check "r1's table: records made, no packet lost to a full table" npt_records
-# nftables' stateless rewrite (payload set, no conntrack at r1): r1 sends
-# what comes for 10.2.0.99 to v (10.2.0.2), the IPv4 header and UDP
-# checksums updated (not neutral); its forward digest holds the packet
-# rewritten, nat's masquerade the form before.
+# nftables' 'ip daddr set' (r1 sends what comes for 10.2.0.99 to v),
+# the IPv4 header and UDP checksums updated: not neutral.
 nx r1 nft -f - <<-'EOF'
 table ip stateless {
 	chain pre {
@@ -524,6 +491,62 @@ check "nftables' stateless 'ip daddr set' at r1: a's datagrams to 10.2.0.99, cap
 	traced_npt st_udp r1 r2 UDP \
 	'r1=stateless DNAT 10\.2\.0\.2:7777 <- 10\.2\.0\.99:7777 \(window \d+\)' \
 	'nat=SNAT 100\.64\.0\.1:4400 <- 10\.9\.0\.5:4400 \(window \d+\)'
+# nftables' 'ip6 saddr set' on w's datagrams out of eth0 (postrouting):
+# the UDP checksum updated over the pseudo-header.
+nx r1 nft -f - <<-'EOF'
+table ip6 stateless {
+	chain post {
+		type filter hook postrouting priority mangle;
+		oifname "eth0" ip6 saddr fd02::2 ip6 saddr set 2001:db8:9::2
+	}
+}
+EOF
+capture a st_udp6 ip6 src 2001:db8:9::2 and udp && for i in 1 2; do echo "t $i"; done |
+	nx w nc -6 -u -w 1 -p 4500 fd09::5 7777; stop st_udp6
+nx r1 nft delete table ip6 stateless
+check "nftables' stateless 'ip6 saddr set' at r1: w's datagrams, captured at a, traced from r2 to r1 (stateless SNAT [2001:db8:9::2]:4500 <- [fd02::2]:4500)" \
+	traced_npt st_udp6 r2 r1 UDP \
+	'r1=stateless SNAT \[2001:db8:9::2\]:4500 <- \[fd02::2\]:4500 \(window \d+\)'
+if [ "${KBLOOM_TIER:-}" = vm-debug ]; then
+	echo "# vm-debug: NPTv6 (ip6tables' SNPT and DNPT, not in the debug kernel) runs in vm and vm-6.12"
+else
+	# NPTv6: fd02::/64 <-> 2001:db8:2::/64 on r1's eth0 (toward nat).
+	npt() {
+		nx r1 ip6tables -t mangle -A POSTROUTING -o eth0 -s fd02::/64 \
+			-j SNPT --src-pfx fd02::/64 --dst-pfx 2001:db8:2::/64 &&
+			nx r1 ip6tables -t mangle -A PREROUTING -i eth0 -d 2001:db8:2::/64 \
+				-j DNPT --src-pfx 2001:db8:2::/64 --dst-pfx fd02::/64 &&
+			nx w ping -6 -q -c 1 -W 5 fd09::5 >/dev/null
+	}
+	check "NPTv6 at r1 (SNPT fd02::/64 -> 2001:db8:2::/64 out of eth0, DNPT back); w reaches a" npt
+	npt6='2001:db8:2:0:[0-9a-f]{1,4}::2'
+	capture a npt_echo ip6 src net 2001:db8:2::/64 and icmp6 &&
+		nx w ping -6 -q -c 3 -i 0.3 fd09::5 >/dev/null; stop npt_echo
+	check "NPTv6, ICMPv6 echo: each of w's requests, captured at a, traced from r2 to r1 (stateless SNAT $npt6 id N <- fd02::2 id N)" \
+		traced_npt npt_echo r2 r1 'echo request' \
+		"r1=stateless SNAT $npt6 id (\d+) <- fd02::2 id \1 \(window \d+\)"
+	capture a npt_udp ip6 src net 2001:db8:2::/64 and udp && for i in 1 2 3; do echo "n $i"; done |
+		nx w nc -6 -u -w 1 -p 4300 fd09::5 7777; stop npt_udp
+	check "NPTv6, UDP (its checksum as the sender wrote it: the mapping is checksum-neutral): each datagram traced from r2 to r1" \
+		traced_npt npt_udp r2 r1 UDP \
+		"r1=stateless SNAT \[$npt6\]:4300 <- \[fd02::2\]:4300 \(window \d+\)"
+	# w's translated address, as a saw it.
+	w_pub=$(tcpdump -nr "$tmp/npt_echo.pcap" 2>/dev/null | sed -n '1s/.* \(2001:db8:2:[0-9a-f:]*\) > .*/\1/p')
+	echo "# w's address past r1: ${w_pub:-none}"
+	capture w npt_back ip6 dst fd02::2 and icmp6 &&
+		nx a ping -6 -q -c 3 -i 0.3 "${w_pub:-2001:db8:2::2}" >/dev/null; stop npt_back
+	check "NPTv6 and a NAT in a row: a's requests to w's translated address, captured at w, traced from r1 (stateless DNAT fd02::2 <- $npt6) through nat (SNAT fd64::1 id N <- fd09::5 id N) to r2" \
+		traced_npt npt_back r1 r2 'echo request' \
+		"r1=stateless DNAT fd02::2 <- $npt6 \(window \d+\)" \
+		'nat=SNAT fd64::1 id (\d+) <- fd09::5 id \1 \(window \d+\)'
+fi
+stateless_records() {
+	local recorded full
+	read -r recorded full <<<"$(show r1 xlate attach.digested attach.skipped_by_reason.full)"
+	echo "packets recorded: $recorded, packets full: $full"
+	[ "$recorded" -gt 0 ] && [ "$full" = 0 ]
+}
+check "r1's table: records made, no packet lost to a full table" stateless_records
 
 # The debug kernel's tier stops here: sections 9 to 12 drive bloomctl's
 # walk over records the kernel made as above (archives, fragments cut
