@@ -16,8 +16,12 @@
 #include "transforms.h"
 #include "uapi/kbloom.h"
 
+/* What a note keeps: IPv6's addresses, and 4 bytes of the L4 header. */
+#define KB_ARRIVED_RAW	(32 + 4)
+
 /*
- * A packet as it arrived: its key, and an IPv6 packet's addresses. Its
+ * A packet as it arrived: its addresses and the first 4 bytes past its
+ * network headers (ports), as they were, to compare as it leaves. Its
  * skb may be freed before it leaves (delivered here, dropped), and its
  * memory taken by a packet this host sends: the device it came in by
  * (a packet sent here has none) and the time tell them apart.
@@ -26,8 +30,9 @@ struct kb_arrived {
 	const struct sk_buff *skb;	/* NULL: none noted, or taken */
 	int iif;			/* its skb_iif */
 	unsigned long at;		/* jiffies when noted */
-	struct kbloom_xlate key;	/* FAMILY, PROTO, AFTER_* */
-	struct in6_addr src6, dst6;
+	u8 family;			/* 4 or 6 */
+	u8 len;				/* bytes of @raw: 8 + 4 or 32 + 4 */
+	u8 raw[KB_ARRIVED_RAW];
 };
 
 /* Notes @skb at PREROUTING in @a (this CPU's), or nothing (not IP). */
