@@ -96,20 +96,24 @@ static bool kb_arrival_of_xfrm(const struct sk_buff *skb,
 #endif
 }
 
+bool kb_xlate_has_ports(u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
+	       proto == IPPROTO_DCCP;
+}
+
 void kb_xlate_key_ports(const u8 *p, u32 cap, u32 off, u8 proto, u8 icmp,
 			struct kbloom_xlate *rec)
 {
-	switch (proto) {
-	case IPPROTO_TCP:
-	case IPPROTO_UDP:
-	case IPPROTO_UDPLITE:
-	case IPPROTO_SCTP:
-	case IPPROTO_DCCP:
+	if (kb_xlate_has_ports(proto)) {
 		if (off + 4 <= cap) {
 			memcpy(&rec->after_sport, p + off, 2);
 			memcpy(&rec->after_dport, p + off + 2, 2);
 		}
 		return;
+	}
+	switch (proto) {
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
 		if (proto != icmp || off + 6 > cap)

@@ -31,6 +31,9 @@ u32 kb_xlate_of_merged(const struct kb_tunnel_gso *t,
 		       const struct kbloom_xlate *tunnel,
 		       struct kbloom_xlate *rec);
 
+/* Whether the first 4 bytes of @proto's header are its ports. */
+bool kb_xlate_has_ports(u8 proto);
+
 /*
  * Ports, or an echo's identifier (@icmp: the family's ICMP), at @off of
  * the @cap bytes at @p, into @rec's AFTER_SPORT and AFTER_DPORT: as a NAT

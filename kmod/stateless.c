@@ -5,8 +5,6 @@
  * packet's ports past its extension headers; no key for a later
  * fragment), so a record is found by the packet a trace holds.
  */
-#include <linux/icmp.h>
-#include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/jiffies.h>
@@ -21,14 +19,6 @@
 
 /* The first bytes of an L4 header a key reads: ports, an echo's ID. */
 #define KB_KEY_L4	8
-
-/* Whether the first 4 bytes of @proto's header are its ports. */
-static bool kb_has_ports(u8 proto)
-{
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
-	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
-	       proto == IPPROTO_DCCP;
-}
 
 /* The offset of @skb's L4 header (past IPv6's extension headers); -1. */
 static int kb_l4_of(const struct sk_buff *skb, int off, u8 *proto)
@@ -199,7 +189,7 @@ u32 kb_xlate_of_stateless(const struct sk_buff *skb,
 	rec->before_sport = rec->after_sport;
 	rec->before_dport = rec->after_dport;
 	/* Ports rewritten: as they came (an echo's ID is not rewritten). */
-	if (memcmp(was, now.raw + now.len - 4, 4) && kb_has_ports(rec->proto)) {
+	if (memcmp(was, now.raw + now.len - 4, 4) && kb_xlate_has_ports(rec->proto)) {
 		memcpy(&rec->before_sport, was, 2);
 		memcpy(&rec->before_dport, was + 2, 2);
 	}

@@ -10,7 +10,6 @@
 #ifndef KBLOOM_STATELESS_H
 #define KBLOOM_STATELESS_H
 
-#include <linux/in6.h>
 #include <linux/skbuff.h>
 
 #include "transforms.h"
