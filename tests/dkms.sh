@@ -169,11 +169,31 @@ log=$scratch/remove.log
 	[[ ! -e $scratch/src/kbloom-$version ]] &&
 	! find "$scratch/modules" -name 'kbloom.ko*' | grep -q .
 result $? "make dkms-remove uninstalls from every kernel and removes the sources" "$log"
-# The Debian packages (debian/), built from a copy of the checkout.
+# The Debian packages (debian/), built from a copy of the checkout's
+# sources: the files git tracks or would (not those .gitignore names),
+# never build products, which other tiers write while this one runs
+# (bench/build/ablate: tar failed on a file removed as it read it).
+sources() {
+	if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$top" ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do
+				[[ -e $top/$f || -L $top/$f ]] && printf '%s\0' "$f"
+			done
+	else
+		(cd "$top" && find . \( -name .git -o -name build \) -prune -o \
+			\( -type f -o -type l \) ! -name '*.o' ! -name '*.ko' \
+			! -name '.*.cmd' -print0)
+	fi
+}
 debs() {
 	local pkg=$scratch/pkg f
 	mkdir -p "$pkg/kbloom" &&
-	tar -C "$top" --exclude=./.git --exclude=./build -cf - . | tar -C "$pkg/kbloom" -xf - &&
+	sources | tar -C "$top" --null -T - -cf - | tar -C "$pkg/kbloom" -xf - &&
+	if [[ -n $(cd "$pkg/kbloom" && find . -name build -o -name '*.o' -o -name '*.ko' | head -3) ]]; then
+		echo "build products copied into the package's sources:"
+		(cd "$pkg/kbloom" && find . -name build -o -name '*.o' -o -name '*.ko' | head -3)
+		return 1
+	fi &&
 	(cd "$pkg/kbloom" && dpkg-buildpackage -us -uc -b) &&
 	dpkg-deb -c "$pkg"/bloomctl_*.deb >"$pkg/bloomctl.list" &&
 	for f in usr/sbin/bloomctl usr/sbin/kbloom-service etc/kbloom/kbloom.conf \
