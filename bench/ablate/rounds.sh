@@ -25,7 +25,7 @@ die() { echo "rounds.sh: $*" >&2; exit 1; }
 rounds=$1 pkts=$2
 shift 2
 for v in "$@"; do
-	[ -f "bench/build/ablate/$v/kbloom.ko" ] || die "bench/build/ablate/$v/kbloom.ko is not built (make -C bench/ablate modules)"
+	[ -f "bench/build/ablate/$v/kbloom.ko" ] || die "bench/build/ablate/$v/kbloom.ko is not built (make -C bench/ablate)"
 done
 grep -q '^kbloom ' /proc/modules && die "kbloom is loaded: each variant loads its own"
 
