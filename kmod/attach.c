@@ -488,8 +488,9 @@ static bool kb_xlate_arrived(struct kb_attach *att, const struct sk_buff *skb,
  * direction and window (a packet of a flow already recorded writes
  * nothing), conntrack's NAT or a stateless rewrite since PREROUTING,
  * and one per flow direction that came out of IPsec or a
- * tunnel device no record undoes; at LOCAL_IN one per IPIP, GRE or VXLAN
- * packet to decapsulate (over IPv6, with its outer addresses' records).
+ * tunnel device no record undoes; at LOCAL_IN one per IPIP, GRE, VXLAN or
+ * GENEVE packet to decapsulate (over IPv6, with its outer addresses'
+ * records, and VXLAN's and GENEVE's UDP checksum in a more record).
  */
 static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
@@ -521,6 +522,13 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 		why = KBLOOM_SKIP_UNTRANSFORMED;
 	if (!why && th.addrs6)
 		why = kb_xlate_addrs6(att, &th, !post);
+	/* Before its tunnel record too: a reader that finds one finds both. */
+	if (!why && !post && th.more) {
+		struct kbloom_xlate more;
+
+		kb_xlate_more(&rec, th.more_sport, 0, &more);
+		why = kb_xlate_record(att, &more, true);
+	}
 	if (!why)
 		why = kb_xlate_record(att, &rec, !post);
 	/* The other packets GRO merged into it (the first's record is made). */

@@ -141,19 +141,27 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
 
 /*
  * A VXLAN or GENEVE packet at @off (the UDP header) of the @cap bytes at
- * @p (its outer IPv4 header's flags and offset @rec's BEFORE_DPORT)
- * carrying IPv4 in Ethernet: its record's kind, FIRST and, with a UDP
- * checksum, BEFORE_DPORT; the VNI in @key. Their encapsulations are as
- * long, and told apart by their first byte (VXLAN's I flag; GENEVE's 0).
+ * @p carrying IPv4 or (@inner6) IPv6 in Ethernet: its record's kind,
+ * FIRST and, with a UDP
+ * checksum, where that goes: over IPv4 (the outer header's flags and
+ * offset in @rec's BEFORE_DPORT) BEFORE_DPORT, over IPv6 (@outer6) a
+ * more record (@th); the VNI in @th. Their encapsulations are as long,
+ * and told apart by their first byte (VXLAN's I flag; GENEVE's 0).
  */
 static int kb_xlate_of_udp_tunnel(const u8 *p, u32 cap, u32 off,
-				  struct kbloom_xlate *rec, __be32 *key)
+				  bool outer6, struct kbloom_xlate *rec,
+				  struct kb_xlate_extra *th, bool *inner6)
 {
+	__be32 *key = &th->key;
 	const u8 *v = p + off;
+	u16 type;
 
-	if (off + KB_VXLAN_ENCAP > cap ||
-	    (v[KB_VXLAN_ENCAP - 2] << 8 | v[KB_VXLAN_ENCAP - 1]) != ETH_P_IP)
+	if (off + KB_VXLAN_ENCAP > cap)
 		return -1;
+	type = v[KB_VXLAN_ENCAP - 2] << 8 | v[KB_VXLAN_ENCAP - 1];
+	if (type != ETH_P_IP && type != ETH_P_IPV6)
+		return -1;
+	*inner6 = type == ETH_P_IPV6;
 	if (v[8] & KB_VXLAN_FLAG_VNI)
 		rec->kind = KBLOOM_XLATE_VXLAN;
 	else if (!v[8] && !(v[9] & KB_GENEVE_FLAGS) &&
@@ -165,12 +173,17 @@ static int kb_xlate_of_udp_tunnel(const u8 *p, u32 cap, u32 off,
 	*key = cpu_to_be32(v[12] << 16 | v[13] << 8 | v[14]);
 	if (!v[6] && !v[7])
 		return 0;
+	rec->kind |= KBLOOM_XLATE_VXLAN_CSUM;
+	if (outer6) {
+		th->more = true;
+		memcpy(&th->more_sport, v + 6, sizeof(th->more_sport));
+		return 0;
+	}
 	/* The checksum takes the flags' place: DF, all they can be. */
 	if (rec->before_dport & ~htons(IP_DF))
 		return -1;
 	if (rec->before_dport)
 		rec->kind |= KBLOOM_XLATE_VXLAN_DF;
-	rec->kind |= KBLOOM_XLATE_VXLAN_CSUM;
 	memcpy(&rec->before_dport, v + 6, sizeof(rec->before_dport));
 	return 0;
 }
@@ -220,16 +233,18 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	const struct iphdr *o = (const void *)p, *in;
 	u32 hl = sizeof(*o), glen = 0;
 	const __be16 *gre;
+	bool inner6 = false;
 	u8 proto, outer6 = 0;
 	u16 flags;
 
 	memset(rec, 0, sizeof(*rec));
 	th->key = 0;
 	th->addrs6 = 0;
+	th->more = false;
 	if (cap && p[0] >> 4 == 6) {
 		hl = kb_xlate_outer6(p, cap, &proto, rec, th);
-		/* No VXLAN, GENEVE over IPv6 (their UDP checksum is mandatory). */
-		if (!hl || proto == IPPROTO_UDP)
+		/* VXLAN, GENEVE over IPv6: no encapsulation limit. */
+		if (!hl || (proto == IPPROTO_UDP && hl != sizeof(struct ipv6hdr)))
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		outer6 = KBLOOM_XLATE_OUTER6;
 	} else {
@@ -247,7 +262,8 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	    proto != IPPROTO_UDP && proto != IPPROTO_IPV6)
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	if (proto == IPPROTO_UDP) {
-		if (kb_xlate_of_udp_tunnel(p, cap, hl, rec, &th->key))
+		if (kb_xlate_of_udp_tunnel(p, cap, hl, outer6, rec, th,
+					   &inner6))
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		glen = KB_VXLAN_ENCAP;
 	} else if (proto == IPPROTO_GRE) {
@@ -256,8 +272,10 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 		gre = (const __be16 *)(p + hl);
 		flags = ntohs(gre[0]);
 		if (flags & (KB_GRE_ROUTING | KB_GRE_VERSION) ||
-		    gre[1] != htons(ETH_P_IP))
+		    (gre[1] != htons(ETH_P_IP) && gre[1] != htons(ETH_P_IPV6)))
 			return KBLOOM_SKIP_UNTRANSFORMED;
+		if (gre[1] == htons(ETH_P_IPV6))
+			inner6 = true;
 		rec->kind = KBLOOM_XLATE_GRE;
 		glen = 4;
 		if (flags & KB_GRE_CSUM) {
@@ -284,17 +302,25 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 		rec->kind = KBLOOM_XLATE_IPIP;
 	}
 	rec->kind |= outer6;
-	if (proto == IPPROTO_IPV6) {
-		/* 6in4 (sit), 6in6: IPv6 has no ID; the key tags the packet. */
+	if (proto == IPPROTO_IPV6 || inner6) {
+		/*
+		 * 6in4 (sit), 6in6, IPv6 in GRE, VXLAN or GENEVE: IPv6 has
+		 * no ID; the key tags the packet.
+		 */
+		hl += glen;
 		if (kb_xlate_key6(p + hl, cap - hl, rec))
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		/*
 		 * Its hop limit and traffic class inside the tunnel, which a
-		 * digest of the outer packet covers: the routers after this
-		 * one change them.
+		 * digest of the outer packet covers (unless GRE's word, or
+		 * VXLAN's ports, are in FIRST): the routers after this one
+		 * change them.
 		 */
-		((u8 *)&rec->first)[0] = p[hl + 7];
-		((u8 *)&rec->first)[1] = (p[hl] & 0x0f) << 4 | p[hl + 1] >> 4;
+		if (glen <= 4) {
+			((u8 *)&rec->first)[0] = p[hl + 7];
+			((u8 *)&rec->first)[1] = (p[hl] & 0x0f) << 4 |
+						 p[hl + 1] >> 4;
+		}
 	} else {
 		if (cap < hl + glen + sizeof(*in))
 			return KBLOOM_SKIP_UNTRANSFORMED;
@@ -311,11 +337,12 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 }
 
 /*
- * Outer IPv4 and VXLAN's encapsulation, or outer IPv6 and its
- * encapsulation limit and GRE with its three optional words; then the
- * inner IPv6 header and the 8 bytes after it (the longest inner key).
+ * The longest outer headers, IPv6's and VXLAN's encapsulation (longer
+ * than IPv6's with its encapsulation limit and GRE's three optional
+ * words); then the inner IPv6 header and the 8 bytes after it (the
+ * longest inner key).
  */
-#define KB_XLATE_HEAD	(48 + 16 + 48)
+#define KB_XLATE_HEAD	(40 + KB_VXLAN_ENCAP + 48)
 
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 		       struct kb_xlate_extra *th)

@@ -24,6 +24,12 @@ struct kb_xlate_extra {
 	 */
 	struct in6_addr src6, dst6, asrc6, adst6;
 	u8 addrs6;
+	/*
+	 * A tunnel record's more record (kb_xlate_more()): VXLAN's and
+	 * GENEVE's UDP checksum over IPv6. Set at LOCAL_IN only.
+	 */
+	bool more;
+	__be16 more_sport;
 };
 
 /*
@@ -36,8 +42,8 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
 		    struct kb_xlate_extra *x);
 
 /*
- * The same at LOCAL_IN for an IPIP, GRE or VXLAN packet, over IPv4 or
- * (IPIP and GRE) IPv6 (network header: the outer one) that this router
+ * The same at LOCAL_IN for an IPIP, GRE, VXLAN or GENEVE packet, over
+ * IPv4 or IPv6 (network header: the outer one) that this router
  * may decapsulate: its tunnel record, and in @th what the tunnel's ends
  * are matched by (kb_tunnel_takes()), or KBLOOM_SKIP_UNTRANSFORMED for
  * any other packet.

@@ -28,7 +28,8 @@ struct kb_tun_end {
 	__be16 port;		/* VXLAN, GENEVE: its UDP port */
 	/* KBLOOM_XLATE_IPIP, _GRE (| _GRE_KEY), _VXLAN, _GENEVE; _OUTER6 */
 	u8 kind;
-	u8 families;		/* inside: BIT(4) IPv4, BIT(6) IPv6 (sit) */
+	u8 families;		/* inside: BIT(4) IPv4, BIT(6) IPv6 */
+	u8 outers;		/* VXLAN, GENEVE: outside, BIT(4), BIT(6) */
 	bool any;		/* external (collect_md): every packet */
 };
 
@@ -55,7 +56,7 @@ u8 kb_tunnel_kind(const struct net_device *dev)
 		return KBLOOM_XLATE_IPIP;
 	if (!strcmp(kind, "gre"))
 		return KBLOOM_XLATE_GRE;
-	/* Over IPv6: IPv4 or IPv6 in ip6tnl, IPv4 in ip6gre. */
+	/* Over IPv6: IPv4 or IPv6 in ip6tnl and in ip6gre. */
 	if (!strcmp(kind, "ip6tnl"))
 		return KBLOOM_XLATE_IPIP | KBLOOM_XLATE_OUTER6;
 	if (!strcmp(kind, "ip6gre"))
@@ -63,14 +64,12 @@ u8 kb_tunnel_kind(const struct net_device *dev)
 	if (!strcmp(kind, "vxlan")) {
 		const struct vxlan_dev *vx = netdev_priv(dev);
 
-		/* Over IPv6, or GPE (no Ethernet inside): arrivals. */
-		if (vx->cfg.remote_ip.sa.sa_family == AF_INET6 ||
-		    vx->cfg.saddr.sa.sa_family == AF_INET6 ||
-		    vx->cfg.flags & VXLAN_F_GPE)
+		/* GPE (no Ethernet inside): arrivals. */
+		if (vx->cfg.flags & VXLAN_F_GPE)
 			return 0;
 		return KBLOOM_XLATE_VXLAN;
 	}
-	/* Over IPv6 too (its end says): those packets make no record. */
+	/* Over IPv4 or IPv6: its end says which. */
 	if (!strcmp(kind, "geneve"))
 		return KBLOOM_XLATE_GENEVE;
 	return 0;
@@ -80,15 +79,16 @@ u8 kb_tunnel_kind(const struct net_device *dev)
 static const struct nla_policy kb_geneve_policy[IFLA_GENEVE_MAX + 1] = {
 	[IFLA_GENEVE_ID] = { .type = NLA_U32 },
 	[IFLA_GENEVE_REMOTE] = NLA_POLICY_EXACT_LEN(sizeof(__be32)),
+	[IFLA_GENEVE_REMOTE6] = NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
 	[IFLA_GENEVE_PORT] = { .type = NLA_U16 },
 	[IFLA_GENEVE_COLLECT_METADATA] = { .type = NLA_FLAG },
 };
 
 /*
  * A geneve device's end, from what it tells rtnetlink (struct geneve_dev
- * is geneve.c's own): its VNI, port, remote (none: any; over IPv6, or
- * collect_md with no remote: no record matches it but collect_md's) and
- * collect_md. Under RTNL. Without memory, an end that takes nothing.
+ * is geneve.c's own): its VNI, port, remote (IPv4 or IPv6; a group:
+ * any) and collect_md (both, as geneve opens both sockets). Under RTNL.
+ * Without memory, an end that takes nothing.
  */
 static void kb_geneve_end_of(const struct net_device *dev,
 			     struct kb_tun_end *e)
@@ -99,6 +99,7 @@ static void kb_geneve_end_of(const struct net_device *dev,
 
 	e->kind = KBLOOM_XLATE_GENEVE;
 	e->families = 0;
+	e->outers = 0;
 	if (!ops->fill_info || !ops->get_size)
 		return;
 	skb = alloc_skb(ops->get_size(dev), GFP_KERNEL);
@@ -113,14 +114,20 @@ static void kb_geneve_end_of(const struct net_device *dev,
 	e->key = cpu_to_be32(nla_get_u32(tb[IFLA_GENEVE_ID]));
 	e->port = nla_get_be16(tb[IFLA_GENEVE_PORT]);
 	e->any = !!tb[IFLA_GENEVE_COLLECT_METADATA];
+	e->families = BIT(4) | BIT(6);
 	if (tb[IFLA_GENEVE_REMOTE]) {
 		e->remote = nla_get_in_addr(tb[IFLA_GENEVE_REMOTE]);
 		/* A group: packets come from any of its members. */
 		if (ipv4_is_multicast(e->remote))
 			e->remote = 0;
-		e->families = BIT(4);
+		e->outers = BIT(4);
+	} else if (tb[IFLA_GENEVE_REMOTE6]) {
+		e->remote6 = nla_get_in6_addr(tb[IFLA_GENEVE_REMOTE6]);
+		if (ipv6_addr_is_multicast(&e->remote6))
+			e->remote6 = in6addr_any;
+		e->outers = BIT(6);
 	} else if (e->any) {
-		e->families = BIT(4);
+		e->outers = BIT(4) | BIT(6);
 	}
 out:
 	kfree_skb(skb);
@@ -132,15 +139,25 @@ static void kb_vxlan_end_of(const struct net_device *dev,
 	const struct vxlan_dev *vx = netdev_priv(dev);
 
 	e->kind = KBLOOM_XLATE_VXLAN;
-	e->families = BIT(4);
-	e->local = vx->cfg.saddr.sin.sin_addr.s_addr;
-	e->remote = vx->cfg.remote_ip.sin.sin_addr.s_addr;
-	/* A group: packets come from any of its members. */
-	if (ipv4_is_multicast(e->remote))
-		e->remote = 0;
+	e->families = BIT(4) | BIT(6);
 	e->key = vx->cfg.vni;
 	e->port = vx->cfg.dst_port;
 	e->any = vx->cfg.flags & VXLAN_F_COLLECT_METADATA;
+	/* collect_md opens both sockets, as vxlan_open() does. */
+	e->outers = e->any ? BIT(4) | BIT(6) :
+		    vx->cfg.flags & VXLAN_F_IPV6 ? BIT(6) : BIT(4);
+	if (e->outers == BIT(6)) {
+		e->local6 = vx->cfg.saddr.sin6.sin6_addr;
+		e->remote6 = vx->cfg.remote_ip.sin6.sin6_addr;
+		/* A group: packets come from any of its members. */
+		if (ipv6_addr_is_multicast(&e->remote6))
+			e->remote6 = in6addr_any;
+		return;
+	}
+	e->local = vx->cfg.saddr.sin.sin_addr.s_addr;
+	e->remote = vx->cfg.remote_ip.sin.sin_addr.s_addr;
+	if (ipv4_is_multicast(e->remote))
+		e->remote = 0;
 }
 
 static void kb_tun6_end_of(const struct net_device *dev, u8 kind,
@@ -149,8 +166,8 @@ static void kb_tun6_end_of(const struct net_device *dev, u8 kind,
 	const struct ip6_tnl *t = netdev_priv(dev);
 
 	e->kind = kind;
-	/* ip6tnl's mode: ipip6 (IPv4), ip6ip6 (IPv6), any (0); ip6gre: IPv4. */
-	e->families = kind & KBLOOM_XLATE_GRE ? BIT(4) :
+	/* ip6tnl's mode: ipip6 (IPv4), ip6ip6 (IPv6), any (0); ip6gre: both. */
+	e->families = kind & KBLOOM_XLATE_GRE ? BIT(4) | BIT(6) :
 		      t->parms.proto == IPPROTO_IPIP ? BIT(4) :
 		      t->parms.proto == IPPROTO_IPV6 ? BIT(6) : BIT(4) | BIT(6);
 	e->local6 = t->parms.laddr;
@@ -174,7 +191,8 @@ static void kb_tun_end_of(const struct net_device *dev, u8 kind,
 	if (kind & KBLOOM_XLATE_OUTER6)
 		return kb_tun6_end_of(dev, kind, e);
 	t = netdev_priv(dev);
-	e->families = BIT(4);
+	/* gre: IPv4 and IPv6 (its protocol); ipip: IPv4 */
+	e->families = kind == KBLOOM_XLATE_GRE ? BIT(4) | BIT(6) : BIT(4);
 	/* sit's mode: ip6ip (IPv6), ipip, any (0) */
 	if (!strcmp(dev->rtnl_link_ops->kind, "sit"))
 		e->families = t->parms.iph.protocol == IPPROTO_IPV6 ? BIT(6) :
@@ -252,7 +270,7 @@ static bool kb_tun_end_addrs(const struct kb_tun_end *e,
 			     const struct kbloom_xlate *rec,
 			     const struct kb_xlate_extra *th)
 {
-	if (e->kind & KBLOOM_XLATE_OUTER6)
+	if (rec->kind & KBLOOM_XLATE_OUTER6)
 		return (ipv6_addr_any(&e->local6) ||
 			ipv6_addr_equal(&e->local6, &th->dst6)) &&
 		       (ipv6_addr_any(&e->remote6) ||
@@ -269,9 +287,13 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 	/* GRE's key bit too: keyed GRE, and GENEVE apart from VXLAN. */
 	const u8 mask = KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
 			KBLOOM_XLATE_GRE_KEY | KBLOOM_XLATE_OUTER6;
-	u8 kind = rec->kind & mask;
-	/* VXLAN, GENEVE: matched by their port (FIRST's second half). */
-	bool udp = kind == KBLOOM_XLATE_VXLAN || kind == KBLOOM_XLATE_GENEVE;
+	u8 kind = rec->kind & mask, tun = kind & ~KBLOOM_XLATE_OUTER6;
+	u8 outer = kind & KBLOOM_XLATE_OUTER6 ? BIT(6) : BIT(4);
+	/*
+	 * VXLAN, GENEVE: matched by their port (FIRST's second half), over
+	 * the families their device has sockets of.
+	 */
+	bool udp = tun == KBLOOM_XLATE_VXLAN || tun == KBLOOM_XLATE_GENEVE;
 	/* GRE's key, VXLAN's and GENEVE's VNI. */
 	bool keyed = udp || (kind & KBLOOM_XLATE_GRE_KEY);
 	__be32 key = th->key;
@@ -280,10 +302,11 @@ bool kb_tunnel_takes(const struct net *net, const struct kbloom_xlate *rec,
 	for (i = 0; ends && i < ends->n; i++) {
 		const struct kb_tun_end *e = &ends->e[i];
 
-		if ((e->kind & mask) != kind ||
+		if ((e->kind & mask) != (udp ? tun : kind) ||
 		    !(e->families & BIT(rec->family)))
 			continue;
-		if (udp && e->port != ((const __be16 *)&rec->first)[1])
+		if (udp && (e->port != ((const __be16 *)&rec->first)[1] ||
+			    !(e->outers & outer)))
 			continue;
 		if (e->any)
 			return true;

@@ -1043,9 +1043,16 @@ static uint32_t outer6_head(const struct kbloom_xlate *rec,
 	return hl;
 }
 
+bool pkt_tunnel_has_more(uint8_t kind)
+{
+	return is_vxlan(kind) && (kind & KBLOOM_XLATE_OUTER6) &&
+	       (kind & KBLOOM_XLATE_VXLAN_CSUM);
+}
+
 int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, const uint8_t *outer6,
-		     uint8_t *out, uint32_t outmax, uint32_t *outlen)
+		     const struct kbloom_xlate *more, uint8_t *out,
+		     uint32_t outmax, uint32_t *outlen)
 {
 	uint8_t head[48 + 16 + VXLAN_ENCAP] = { 0 };
 	struct kbloom_xlate want;
@@ -1059,12 +1066,18 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	    want.proto != rec->proto || want.after_src != rec->after_src ||
 	    want.after_dst != rec->after_dst ||
 	    want.after_sport != rec->after_sport ||
-	    want.after_dport != rec->after_dport)
+	    want.after_dport != rec->after_dport ||
+	    !pkt_tunnel_has_more(rec->kind) != !more ||
+	    (more && (kb_xlate_class(more->kind) != KB_XREC_MORE ||
+		      more->before_src != rec->before_src ||
+		      more->before_dst != rec->before_dst ||
+		      more->first != rec->first)))
 		return -1;
 	if (rec->family == 6) {
-		/* 6in4 (RFC 4213), 6in6 (RFC 2473): IPIP's, protocol 41. */
-		if ((rec->kind & ~KBLOOM_XLATE_OUTER6) != KBLOOM_XLATE_IPIP)
-			return -1;
+		/*
+		 * 6in4 (RFC 4213), 6in6 (RFC 2473): IPIP's, protocol 41; or
+		 * in GRE, protocol 0x86DD, or in VXLAN's or GENEVE's Ethernet.
+		 */
 		h.tot = 40 + get16(pkt + 4);
 	} else if (ip4_parse(pkt, len, &h)) {
 		return -1;
@@ -1073,11 +1086,13 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	next = is_vxlan(rec->kind) ? 17 : rec->kind & KBLOOM_XLATE_GRE ? 47 :
 	       rec->family == 6 ? 41 : 4;
 	if (outer6) {
-		if (is_vxlan(rec->kind))
-			return -1;	/* none is recorded */
 		hl = outer6_head(rec, outer6, next, glen + h.tot, head);
-		if (!hl)
+		/* VXLAN, GENEVE: no encapsulation limit (the kernel's). */
+		if (!hl || (is_vxlan(rec->kind) && hl != 40))
 			return -1;
+		/* Their UDP checksum, in the more record. */
+		if (more)
+			memcpy(head + 40 + 6, &more->before_sport, 2);
 	} else {
 		tot = 20 + glen + h.tot;
 		if (tot > 65535)
@@ -1112,7 +1127,7 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 			put16(g + 10, 0x6558);
 		else
 			g[8] = 0x08;
-		put16(g + VXLAN_ENCAP - 2, 0x0800);
+		put16(g + VXLAN_ENCAP - 2, rec->family == 6 ? 0x86dd : 0x0800);
 	} else if (glen) {
 		/*
 		 * GRE (RFC 2784, RFC 2890): version 0, protocol IPv4, the
@@ -1122,7 +1137,7 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		put16(g, (rec->kind & KBLOOM_XLATE_GRE_CSUM ? 0x8000 : 0) |
 			 (rec->kind & KBLOOM_XLATE_GRE_KEY ? 0x2000 : 0) |
 			 (rec->kind & KBLOOM_XLATE_GRE_SEQ ? 0x1000 : 0));
-		put16(g + 2, 0x0800);
+		put16(g + 2, rec->family == 6 ? 0x86dd : 0x0800);
 		if (glen > 4)
 			memcpy(g + 4, &rec->first, 4);
 	}
@@ -1133,8 +1148,12 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	if (len > outmax - n)
 		len = outmax - n;
 	memcpy(out + n, pkt, len);
-	if (rec->family == 6 && len >= 8) {
-		/* Hop limit and traffic class inside the tunnel (FIRST). */
+	if (rec->family == 6 && glen <= 4 && len >= 8) {
+		/*
+		 * Hop limit and traffic class inside the tunnel (FIRST, unless
+		 * it holds GRE's word or VXLAN's ports: then no digest covers
+		 * them).
+		 */
 		const uint8_t *f = (const uint8_t *)&rec->first;
 
 		out[n] = 0x60 | f[1] >> 4;

@@ -250,7 +250,7 @@ int pkt_is_fragment(const uint8_t *pkt, uint32_t len);
  * inside an outer packet; the routers inside the tunnel recorded that
  * one. pkt_tunnel_want() gives an inner packet's lookup key: FAMILY 4,
  * PROTO, AFTER_SRC, AFTER_DST and its IP ID in AFTER_SPORT; for an IPv6
- * packet (6in4, RFC 4213, and 6in6: KIND IPIP) the engine's
+ * packet (6in4, RFC 4213, and 6in6: KIND IPIP; in GRE, VXLAN, GENEVE) the engine's
  * kb_xlate_key6() (0, or -1 for no IP header).
  * pkt_tunnel_outer() writes the outer packet. Over IPv4 (@outer6 NULL):
  * a 20-byte IPv4 header (the record's addresses, IP ID, flags and
@@ -262,24 +262,33 @@ int pkt_is_fragment(const uint8_t *pkt, uint32_t len);
  * label, payload length, hop limit 64) and, when the record has one,
  * the 8-byte destination options header of an encapsulation limit
  * (RFC 2473 4.1.1: next header, 0, type 4, length 1, the limit, PadN
- * 1 1 0). Then the GRE header (version 0, protocol 0x0800, the flags of
+ * 1 1 0). Then the GRE header (version 0, protocol 0x0800, 0x86DD for
+ * an IPv6 inner packet, the flags of
  * KIND's GRE_CSUM, GRE_KEY and GRE_SEQ, FIRST as the first optional word
  * and zero for the others, which no digest covers) or VXLAN's UDP header
- * (FIRST's ports, its length, checksum 0), VXLAN header (I flag, VNI 0;
+ * (FIRST's ports, its length, its checksum: over IPv4 the record's, over
+ * IPv6 BEFORE_SPORT of @more, the more record paired with @rec, or 0
+ * without KIND VXLAN_CSUM), VXLAN header (I flag, VNI 0;
  * GENEVE's: version 0, no options, protocol 0x6558, VNI 0) and Ethernet
- * header (zero addresses, type IPv4), which no digest
+ * header (zero addresses, type IPv4 or IPv6), which no digest
  * covers past the UDP header, then the inner packet as captured (an
- * IPv6 one with FIRST's hop limit and traffic class), up to @outmax
+ * IPv6 one with FIRST's hop limit and traffic class, unless FIRST is
+ * GRE's word or VXLAN's ports), up to @outmax
  * bytes; *@outlen the bytes written. 0, or -1 when @rec is no tunnel
  * record of this inner packet, @outer6 is given for a record over IPv4
- * or missing for one over IPv6, or @outmax does not hold the outer
- * headers. pkt_gre_len() is the GRE header's length for a record's KIND
- * (0 for IPIP, VXLAN and GENEVE).
+ * or missing for one over IPv6, @more is given for a record without a
+ * more record (pkt_tunnel_has_more(): VXLAN and GENEVE over IPv6 with a
+ * checksum) or missing for one with, or is not one of @rec (KIND MORE,
+ * the same BEFORE_SRC, BEFORE_DST and FIRST), or @outmax does not hold
+ * the outer headers. pkt_gre_len() is the GRE header's length for a
+ * record's KIND (0 for IPIP, VXLAN and GENEVE).
  */
+bool pkt_tunnel_has_more(uint8_t kind);
 uint32_t pkt_gre_len(uint8_t kind);
 int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);
 int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, const uint8_t *outer6,
-		     uint8_t *out, uint32_t outmax, uint32_t *outlen);
+		     const struct kbloom_xlate *more, uint8_t *out,
+		     uint32_t outmax, uint32_t *outlen);
 
 #endif

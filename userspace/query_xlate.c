@@ -57,10 +57,10 @@ static void print_before(struct qx *q, const uint8_t *pkt, uint32_t len,
 	int r;
 
 	kb_xlate_hit_str(h, what, sizeof(what));
-	if ((h->rec.kind & KBLOOM_XLATE_OPAQUE) || h->addr6_lost) {
+	if ((h->rec.kind & KBLOOM_XLATE_OPAQUE) || kb_xlate_hit_lost(h)) {
 		/*
 		 * Nothing to rebuild: what came before was another packet, or
-		 * its outer addresses are not in the table.
+		 * its outer addresses or checksum are not in the table.
 		 */
 		kb_print_obj_begin(o, NULL);
 		kb_print_u64(o, KB_PRINT_JSON, "window", NULL, h->window);

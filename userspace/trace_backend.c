@@ -228,14 +228,15 @@ static int mark_blind(struct tb_answer *a, size_t n, size_t k,
 }
 
 /*
- * Item @k came out of what arrival record @rec names: one of them, when
- * records of several devices hold it ("A or B": identical packets came
- * out of both in the window). 0 or -1.
+ * Item @k came out of @what (an arrival record's words, or a tunnel
+ * record's whose rest is lost): one of them, when records of several
+ * devices hold it ("A or B": identical packets came out of both in the
+ * window). 0 or -1.
  */
 static int mark_opaque(struct tb_answer *a, size_t n, size_t k,
-		       const struct kbloom_xlate *rec)
+		       const char *what)
 {
-	char what[TB_WHAT_MAX], *at;
+	char *at;
 	size_t len;
 
 	if (mark_blind(a, n, k, TB_BLIND_OPAQUE))
@@ -244,7 +245,6 @@ static int mark_opaque(struct tb_answer *a, size_t n, size_t k,
 		a->blind_what = calloc(n, sizeof(*a->blind_what));
 	if (!a->blind_what)
 		return -1;
-	kb_xlate_str(rec, what, sizeof(what));
 	at = a->blind_what[k];
 	len = strlen(at);
 	snprintf(at + len, TB_WHAT_MAX - len, "%s%s", len ? " or " : "", what);
@@ -386,7 +386,7 @@ static int chain_xforms(const struct kb_archive *x,
 				class = kb_xlate_class(hit[h].rec.kind);
 				if ((class != KB_XREC_NAT &&
 				     class != KB_XREC_TUNNEL) ||
-				    hit[h].addr6_lost)
+				    kb_xlate_hit_lost(&hit[h]))
 					continue;
 				r = kb_xlate_before(&hit[h], pkt, len, &buf,
 						    &blen);
@@ -413,6 +413,7 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 {
 	struct kb_xlate_hit hit[XLATE_HITS_MAX];
 	uint32_t cap = 0, blen;
+	char what[TB_WHAT_MAX];
 	struct kbloom_xlate *arr;
 	uint8_t *buf, *tunneled;
 	size_t k, h, m;
@@ -449,11 +450,13 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 				continue;
 			}
 			/*
-			 * Over IPv6, its outer addresses lost: said so (an
-			 * ICMP error's, below: it does not invert).
+			 * Over IPv6, its outer addresses or its more record
+			 * lost: said so (an ICMP error's, below: it does not
+			 * invert).
 			 */
-			if (hit[h].addr6_lost && !hit[h].icmp_error) {
-				r = mark_opaque(a, n, k, &hit[h].rec);
+			if (kb_xlate_hit_lost(&hit[h]) && !hit[h].icmp_error) {
+				kb_xlate_hit_str(&hit[h], what, sizeof(what));
+				r = mark_opaque(a, n, k, what);
 				continue;
 			}
 			r = kb_xlate_before(&hit[h], items[k].pkt,
@@ -473,8 +476,10 @@ static int find_xforms(const struct kb_archive *x, const struct tb_item *items,
 	for (k = 0; k < n * ARRIVALS_PER_ITEM && !r; k++)
 		if (arr[k].state &&
 		    !kb_xlate_arrival_undone(NULL, 0, &arr[k],
-					     tunneled[k / ARRIVALS_PER_ITEM]))
-			r = mark_opaque(a, n, k / ARRIVALS_PER_ITEM, &arr[k]);
+					     tunneled[k / ARRIVALS_PER_ITEM])) {
+			kb_xlate_str(&arr[k], what, sizeof(what));
+			r = mark_opaque(a, n, k / ARRIVALS_PER_ITEM, what);
+		}
 	free(tunneled);
 	free(arr);
 	return r ? -1 : 0;

@@ -262,6 +262,80 @@ static size_t addr6_of(const struct kb_archive *a, const uint8_t *pkt,
 	return n;
 }
 
+/* The distinct more records of one tunnel record looked at, at most. */
+#define XLATE_MORE_PER_HIT	4
+
+/*
+ * The more records of tunnel record @rec among @a's, in any window (made
+ * before it, perhaps in the window before its): those with its key,
+ * BEFORE_SRC, BEFORE_DST and FIRST, distinct, up to XLATE_MORE_PER_HIT.
+ */
+static size_t more_records(const struct kb_archive *a,
+			   const struct kbloom_xlate *rec,
+			   struct kbloom_xlate *out)
+{
+	struct kbloom_xlate found[XLATE_PER_WINDOW];
+	size_t j, n = 0, i;
+	uint32_t k, m;
+
+	for (j = 0; j < a->n; j++) {
+		const struct kb_archive_window *w = &a->w[j];
+
+		m = kb_xlate_find((const struct kbloom_xlate *)w->f.mem,
+				  w->f.s.m, &w->f.hkey, rec, found,
+				  XLATE_PER_WINDOW);
+		for (k = 0; k < m && k < XLATE_PER_WINDOW; k++) {
+			const struct kbloom_xlate *f = &found[k];
+
+			if (kb_xlate_class(f->kind) != KB_XREC_MORE ||
+			    f->before_src != rec->before_src ||
+			    f->before_dst != rec->before_dst ||
+			    f->first != rec->first)
+				continue;
+			for (i = 0; i < n && (out[i].before_sport != f->before_sport ||
+					      out[i].before_dport != f->before_dport); i++)
+				;
+			if (i == n && n < XLATE_MORE_PER_HIT)
+				out[n++] = *f;
+		}
+	}
+	return n;
+}
+
+/*
+ * Hits @out[0, @n) of tunnel records with a more record: the hit once
+ * per more record found (the others from @out[@n] on, up to @max), or
+ * more_lost. Returns the new count.
+ */
+static size_t more_of(const struct kb_archive *a, struct kb_xlate_hit *out,
+		      size_t n, size_t max)
+{
+	struct kbloom_xlate more[XLATE_MORE_PER_HIT];
+	size_t h, end = n < max ? n : max, m, i;
+
+	for (h = 0; h < end; h++) {
+		if (kb_xlate_class(out[h].rec.kind) != KB_XREC_TUNNEL ||
+		    !pkt_tunnel_has_more(out[h].rec.kind))
+			continue;
+		m = more_records(a, &out[h].rec, more);
+		out[h].more_lost = !m;
+		for (i = 1; i < m; i++, n++) {
+			if (n >= max)
+				continue;
+			out[n] = out[h];
+			out[n].more = more[i];
+		}
+		if (m)
+			out[h].more = more[0];
+	}
+	return n;
+}
+
+bool kb_xlate_hit_lost(const struct kb_xlate_hit *hit)
+{
+	return hit->addr6_lost || hit->more_lost;
+}
+
 /*
  * The NAT records of @a in the windows overlapping [@lo, @hi] @match
  * takes (a value > 0): how many, and the first @max of them in @out as an
@@ -393,6 +467,7 @@ size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 	if (!pkt_tunnel_want(pkt, len, &want))
 		n = lookup_key(a, &want, KB_XREC_TUNNEL, lo, hi, out, n, max);
 	n = addr6_of(a, pkt, out, n, max);
+	n = more_of(a, out, n, max);
 	/* An ICMP error: the records of the flow it is about. */
 	if (!n && len) {
 		struct pkt_ref p = { pkt, len };
@@ -426,20 +501,29 @@ bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
 int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 		    uint32_t len, uint8_t **out, uint32_t *outlen)
 {
-	/* An outer IPv6 header, its encapsulation limit, GRE's 16 bytes. */
-	uint32_t max = len + 64;
+	/*
+	 * The longest outer headers: IPv6 with VXLAN's or GENEVE's (UDP 8,
+	 * their own 8, Ethernet 14), more than an encapsulation limit and
+	 * GRE's 16 bytes.
+	 */
+	uint32_t max = len + 40 + 8 + 8 + 14;
 	const struct kbloom_xlate *r = &hit->rec;
 	uint8_t *buf = malloc(max);
 	int ret;
 
 	if (!buf)
 		return -ENOMEM;
-	/* Addresses folded, and not in the table: nothing to rebuild by. */
-	switch (hit->addr6_lost ? KB_XREC_NONE : kb_xlate_class(r->kind)) {
+	/*
+	 * Addresses folded, or a checksum kept apart, and not in the table:
+	 * nothing to rebuild by.
+	 */
+	switch (kb_xlate_hit_lost(hit) ? KB_XREC_NONE : kb_xlate_class(r->kind)) {
 	case KB_XREC_TUNNEL:
 		ret = pkt_tunnel_outer(pkt, len, r,
 				       r->kind & KBLOOM_XLATE_OUTER6 ?
-				       hit->addr6 : NULL, buf, max, outlen);
+				       hit->addr6 : NULL,
+				       pkt_tunnel_has_more(r->kind) ?
+				       &hit->more : NULL, buf, max, outlen);
 		break;
 	case KB_XREC_NAT:
 		ret = hit->icmp_error && r->family == 6 ?
@@ -579,36 +663,58 @@ static void arrival_str(const struct kbloom_xlate *r, char *buf, size_t len)
 
 /*
  * A tunnel record over IPv6: "4in6 fd02::1 > fd03::2 flowlabel 0x5b1c3
- * encaplimit 4", "6in6 ...", "GRE6 ...[ key 7]"; @outer6 NULL: its
- * addresses are not in the table.
+ * encaplimit 4", "6in6 ...", "GRE6 ...[ key 7]", "VXLAN6
+ * [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x00000[ csum 0x1f2e]"
+ * ("GENEVE6 ..."); @outer6 NULL: its addresses are not in the table;
+ * @more (a VXLAN's or GENEVE's with a checksum) NULL: its checksum.
  */
 static void tunnel6_str(const struct kbloom_xlate *r, const uint8_t *outer6,
-			char *buf, size_t len)
+			const struct kbloom_xlate *more, char *buf, size_t len)
 {
 	uint32_t word = (uint32_t)ntohs(r->before_sport) << 16 |
 			ntohs(r->before_dport);
 	char x[INET6_ADDRSTRLEN], y[INET6_ADDRSTRLEN];
+	const uint8_t *udp = (const uint8_t *)&r->first;
+	bool vxlan = (r->kind & XLATE_TUNNEL) == KBLOOM_XLATE_VXLAN;
 	size_t n;
 
-	n = (size_t)snprintf(buf, len, "%s",
-			     r->kind & KBLOOM_XLATE_GRE ? "GRE6" :
-			     r->family == 6 ? "6in6" : "4in6");
-	if (outer6 && n < len) {
+	n = (size_t)snprintf(buf, len, "%s%s",
+			     vxlan ? tunnel_word(r->kind) :
+			     r->kind & KBLOOM_XLATE_GRE ? "GRE" :
+			     r->family == 6 ? "6in6" : "4in6",
+			     vxlan || r->kind & KBLOOM_XLATE_GRE ? "6" : "");
+	if (outer6 && vxlan && n < len) {
+		inet_ntop(AF_INET6, outer6, x, sizeof(x));
+		inet_ntop(AF_INET6, outer6 + 16, y, sizeof(y));
+		n += (size_t)snprintf(buf + n, len - n, " [%s]:%u > [%s]:%u",
+				      x, udp[0] << 8 | udp[1], y,
+				      udp[2] << 8 | udp[3]);
+	} else if (outer6 && n < len) {
 		inet_ntop(AF_INET6, outer6, x, sizeof(x));
 		inet_ntop(AF_INET6, outer6 + 16, y, sizeof(y));
 		n += (size_t)snprintf(buf + n, len - n, " %s > %s", x, y);
 	} else if (n < len) {
 		n += (size_t)snprintf(buf + n, len - n,
 				      " (its outer addresses are not in the table)");
+		if (vxlan && n < len)
+			n += (size_t)snprintf(buf + n, len - n, " ports %u > %u",
+					      udp[0] << 8 | udp[1],
+					      udp[2] << 8 | udp[3]);
 	}
 	if (n < len)
 		n += (size_t)snprintf(buf + n, len - n, " flowlabel 0x%05x",
 				      word & KBLOOM_XLATE_FLOWLABEL);
+	if (pkt_tunnel_has_more(r->kind) && more && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " csum 0x%04x",
+				      ntohs(more->before_sport));
+	else if (pkt_tunnel_has_more(r->kind) && n < len)
+		n += (size_t)snprintf(buf + n, len - n,
+				      " (its UDP checksum is not in the table)");
 	if ((word & KBLOOM_XLATE_HAS_ENCAPLIM) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " encaplimit %u",
 				      (word & KBLOOM_XLATE_ENCAPLIM) >>
 				      KBLOOM_XLATE_ENCAPLIM_SHIFT);
-	if ((r->kind & KBLOOM_XLATE_GRE) && n < len)
+	if ((r->kind & KBLOOM_XLATE_GRE) && !vxlan && n < len)
 		gre_words(r, buf + n, len - n);
 }
 
@@ -687,7 +793,8 @@ void kb_xlate_hit_str(const struct kb_xlate_hit *hit, char *buf, size_t len)
 			snprintf(buf + n, len - n, ", its sender guessed");
 	} else if (class == KB_XREC_TUNNEL &&
 		   (hit->rec.kind & KBLOOM_XLATE_OUTER6)) {
-		tunnel6_str(&hit->rec, a, buf, len);
+		tunnel6_str(&hit->rec, a, hit->more_lost ? NULL : &hit->more,
+			    buf, len);
 	} else if (class == KB_XREC_NAT && hit->rec.family == 6) {
 		nat6_str(&hit->rec, a, hit->after6, buf, len);
 	} else {
@@ -702,7 +809,7 @@ void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 
 	if (kb_xlate_class(r->kind) == KB_XREC_TUNNEL &&
 	    (r->kind & KBLOOM_XLATE_OUTER6)) {
-		tunnel6_str(r, NULL, buf, len);
+		tunnel6_str(r, NULL, NULL, buf, len);
 		return;
 	}
 	if (kb_xlate_class(r->kind) == KB_XREC_NAT && r->family == 6) {
@@ -730,7 +837,8 @@ void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
 		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
 		n = snprintf(buf, len, "%s %s > %s id %u",
-			     r->family == 6 ? "6in4" : tunnel_word(r->kind), x, y,
+			     r->family == 6 && !(r->kind & KBLOOM_XLATE_GRE) ?
+			     "6in4" : tunnel_word(r->kind), x, y,
 			     ntohs(r->before_sport));
 		if (r->kind & KBLOOM_XLATE_GRE)
 			gre_words(r, buf + n, n < (int)len ? len - n : 0);

@@ -31,6 +31,13 @@ struct kb_xlate_hit {
 	uint8_t after6[32];
 	bool addr6_lost;	/* no address record holds one of them */
 	/*
+	 * A tunnel record's more record (pkt_tunnel_has_more(): VXLAN's and
+	 * GENEVE's UDP checksum over IPv6), paired by its BEFORE_SRC,
+	 * BEFORE_DST and FIRST; @more_lost: none is in the table.
+	 */
+	struct kbloom_xlate more;
+	bool more_lost;
+	/*
 	 * An ICMP or ICMPv6 error's: the record of the flow it is about,
 	 * which the NAT rewrote it with (pkt_icmp_error_invert(), _invert6()
 	 * with BEFORE's addresses in addr6, AFTER's in after6); @guess: its
@@ -57,7 +64,8 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
  * records of IPv4 and IPv6 ones (pkt_tunnel_want()), arrival records
  * too (pkt_arrival_want()). A tunnel record over IPv6 comes with its
  * outer addresses from the address records, once per pair when two
- * addresses share a fold (addr6_lost when none has it). An ICMP or ICMPv6
+ * addresses share a fold (addr6_lost when none has it), and one with a
+ * more record once per distinct one (more_lost when none). An ICMP or ICMPv6
  * error none of those is of gets the NAT records of the flow it is about
  * (icmp_error, pkt_icmp_error_of(); an IPv6 one with the addresses of
  * the record's other form, pkt_icmp_error_addrs6()).
@@ -65,6 +73,12 @@ int kb_xlate_load(struct kb_nl *nl, const char *name,
 size_t kb_xlate_lookup(const struct kb_archive *a, const uint8_t *pkt,
 		       uint32_t len, uint64_t lo, uint64_t hi,
 		       struct kb_xlate_hit *out, size_t max);
+
+/*
+ * Whether what @hit's record needs beside it is lost: the outer packet
+ * (the packet before) cannot be rebuilt, and is said so by name.
+ */
+bool kb_xlate_hit_lost(const struct kb_xlate_hit *hit);
 
 /*
  * Whether a NAT record of @a in the windows overlapping [@lo, @hi] has
@@ -105,7 +119,8 @@ bool kb_xlate_arrival_undone(const struct kb_xlate_hit *hit, size_t m,
  * *@out (malloc, *@outlen bytes; an ICMP error's hit: the error before
  * the NAT, pkt_icmp_error_invert()), -EINVAL when it is not a record of
  * @pkt, an arrival record (KBLOOM_XLATE_OPAQUE: nothing to rebuild it
- * by) or a tunnel record over IPv6 whose addresses are lost, -ENOMEM.
+ * by) or a tunnel record over IPv6 whose addresses or more record are
+ * lost (kb_xlate_hit_lost()), -ENOMEM.
  */
 int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 		    uint32_t len, uint8_t **out, uint32_t *outlen);

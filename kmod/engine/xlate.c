@@ -101,21 +101,24 @@ enum kb_xlate_class kb_xlate_class(u8 kind)
 {
 	const u8 words = KBLOOM_XLATE_GRE_CSUM | KBLOOM_XLATE_GRE_KEY |
 			 KBLOOM_XLATE_GRE_SEQ;
-	u8 tun = kind & ~KBLOOM_XLATE_OUTER6, udp;
+	const u8 csum_df = KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF;
+	u8 tun = kind & ~KBLOOM_XLATE_OUTER6, udp = tun & ~csum_df;
 
 	if (kind & KBLOOM_XLATE_OPAQUE)
 		return kind == KBLOOM_XLATE_OPAQUE ? KB_XREC_ARRIVAL :
 		       kind == KBLOOM_XLATE_ADDR6 ? KB_XREC_ADDRESS :
+		       kind == KBLOOM_XLATE_MORE ? KB_XREC_MORE :
 		       KB_XREC_NONE;
 	/*
-	 * IPIP or GRE (with its words), either over IPv6; VXLAN or GENEVE
-	 * over IPv4 (with a checksum, DF too: GRE's words' bits).
+	 * IPIP or GRE (with its words), VXLAN or GENEVE (with a checksum;
+	 * over IPv4 DF too: GRE's words' bits), any of them over IPv6.
 	 */
-	udp = kind & ~(KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF);
 	if (tun == KBLOOM_XLATE_IPIP || (tun & ~words) == KBLOOM_XLATE_GRE ||
 	    ((udp == KBLOOM_XLATE_VXLAN || udp == KBLOOM_XLATE_GENEVE) &&
-	     (kind & (KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF)) !=
-	     KBLOOM_XLATE_VXLAN_DF))
+	     (kind & (csum_df | KBLOOM_XLATE_OUTER6)) !=
+	     KBLOOM_XLATE_VXLAN_DF &&
+	     (kind & (KBLOOM_XLATE_VXLAN_DF | KBLOOM_XLATE_OUTER6)) !=
+	     (KBLOOM_XLATE_VXLAN_DF | KBLOOM_XLATE_OUTER6)))
 		return KB_XREC_TUNNEL;
 	/* NAT: SNAT and/or DNAT, conntrack's or (STATELESS) not. */
 	kind &= ~KBLOOM_XLATE_STATELESS;
@@ -134,6 +137,16 @@ void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec)
 	memcpy(&rec->before_sport, addr + 8, 2);
 	memcpy(&rec->before_dport, addr + 10, 2);
 	memcpy(&rec->first, addr + 12, 4);
+}
+
+void kb_xlate_more(const struct kbloom_xlate *rec, __be16 sport,
+		   __be16 dport, struct kbloom_xlate *more)
+{
+	*more = *rec;
+	more->state = 0;
+	more->kind = KBLOOM_XLATE_MORE;
+	more->before_sport = sport;
+	more->before_dport = dport;
 }
 
 void kb_xlate_addr6_get(const struct kbloom_xlate *rec, u8 *addr)

@@ -30,12 +30,20 @@ enum kb_xlate_class {
 	KB_XREC_TUNNEL,
 	KB_XREC_ADDRESS,
 	KB_XREC_ARRIVAL,
+	KB_XREC_MORE,		/* the rest of a tunnel record's outer packet */
 };
 
 enum kb_xlate_class kb_xlate_class(u8 kind);
 
 /* The address record of the IPv6 address at @addr (16 bytes). */
 void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec);
+
+/*
+ * The more record of tunnel record @rec (its key, BEFORE_SRC, BEFORE_DST
+ * and FIRST) holding @sport and @dport in BEFORE_SPORT and BEFORE_DPORT.
+ */
+void kb_xlate_more(const struct kbloom_xlate *rec, __be16 sport,
+		   __be16 dport, struct kbloom_xlate *more);
 
 /* The address (16 bytes at @addr) address record @rec holds. */
 void kb_xlate_addr6_get(const struct kbloom_xlate *rec, u8 *addr);

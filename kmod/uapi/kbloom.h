@@ -592,7 +592,7 @@ enum kbloom_type {
 	 * NAT, a packet whose conntrack entry has NAT gives one record per
 	 * flow direction and window, as does a packet that came out of IPsec
 	 * or a tunnel device no record undoes (an arrival record); the
-	 * same attachment hooks LOCAL_IN, where each IPIP, GRE or VXLAN
+	 * same attachment hooks LOCAL_IN, where each IPIP, GRE, VXLAN or GENEVE
 	 * packet a tunnel device of the netns (up) takes gives one (struct
 	 * kbloom_xlate): its addresses, kind and key (VXLAN: port and VNI),
 	 * as the kernel's tunnel lookup matches them; packets no
@@ -966,9 +966,9 @@ enum kbloom_attach_attr {
  *	ID in AFTER_SPORT, AFTER_DPORT 0, PROTO its protocol) arrived inside
  *	an outer one from BEFORE_SRC to BEFORE_DST with IP ID BEFORE_SPORT
  *	and flags and fragment offset BEFORE_DPORT (the outer header has no
- *	options; GRE: version 0, protocol 0x0800, no routing; KIND GRE_CSUM,
- *	GRE_KEY, GRE_SEQ for the optional words it had, RFC 2784 and RFC
- *	2890). FIRST holds the first optional word as the packet carried it
+ *	options; GRE: version 0, protocol 0x0800 (or 0x86DD, below), no
+ *	routing; KIND GRE_CSUM, GRE_KEY, GRE_SEQ for the optional words it
+ *	had, RFC 2784 and RFC 2890). FIRST holds the first optional word as the packet carried it
  *	(checksum and reserved, else the key, else the sequence number):
  *	with the 4 bytes before it, the 8 payload bytes a digest covers;
  *	the words after it are not kept (rebuilt as zero). The outer IP ID,
@@ -983,9 +983,11 @@ enum kbloom_attach_attr {
  *	payload), as they lie in the packet; FIRST holds its hop limit
  *	(byte 0) and traffic class (byte 1) inside the tunnel, which a
  *	digest of the outer packet covers and the routers after this one
- *	change.
+ *	change. IPv6 in GRE (KIND GRE, FAMILY 6; protocol 0x86DD) alike,
+ *	but FIRST holds GRE's first optional word when it has one (then
+ *	the digest covers no byte of the inner packet).
  *	Over IPv6 (KIND OUTER6 with IPIP or GRE; ip6tnl, RFC 2473, and
- *	ip6gre): IPv4 or IPv6 (as above) in IPIP, or IPv4 in GRE, in an outer
+ *	ip6gre): IPv4 or IPv6 (as above) in IPIP or GRE, in an outer
  *	IPv6 packet whose next header is the tunnel's or a destination
  *	options header holding only a tunnel encapsulation limit (RFC 2473
  *	4.1.1, as ip6tnl and ip6gre write it: the limit, then PadN).
@@ -997,8 +999,9 @@ enum kbloom_attach_attr {
  *	FIRST as over IPv4. A digest of the outer packet covers the
  *	destination options header, when there, and not the inner packet.
  *	VXLAN (KIND VXLAN: IPIP and GRE both) likewise, for an IPv4 outer
- *	packet carrying an Ethernet frame of IPv4: FIRST holds its UDP
- *	source and destination ports as carried (the outer source port is a
+ *	packet carrying an Ethernet frame of IPv4 or IPv6 (keyed as
+ *	6in4's; a digest of the outer packet covers no byte of it): FIRST
+ *	holds its UDP source and destination ports as carried (the outer source port is a
  *	hash of the inner flow under the sender's seed: no one else can
  *	compute it); the VXLAN header and the inner Ethernet addresses are
  *	not kept (no digest covers them). With a UDP checksum (KIND
@@ -1011,6 +1014,19 @@ enum kbloom_attach_attr {
  *	Transparent Ethernet Bridging, 0x6558): its encapsulation is as long
  *	as VXLAN's, and its header likewise not kept (the VNI matched the
  *	device's).
+ *	VXLAN and GENEVE over IPv6 (KIND OUTER6 with VXLAN's or GENEVE's
+ *	bits): the outer packet an IPv6 one with no extension header;
+ *	BEFORE_SRC, BEFORE_DST, BEFORE_SPORT and BEFORE_DPORT as over IPv6
+ *	above (the flow label; never an encapsulation limit), FIRST the UDP
+ *	ports. KIND VXLAN_CSUM: it had a UDP checksum (mandatory over IPv6,
+ *	RFC 8200 8.1, unless the sender was told to send zero, RFC 6935),
+ *	held in a more record made with it; VXLAN_DF is never set.
+ * More (KIND MORE: OPAQUE and DNAT), per packet, made with, and before, a
+ *	tunnel record whose outer packet had more per-packet bytes than the
+ *	record holds: keyed as that record, with its BEFORE_SRC, BEFORE_DST
+ *	and FIRST (a reader pairs them by those); BEFORE_SPORT and
+ *	BEFORE_DPORT the bytes it holds (VXLAN and GENEVE over IPv6: the
+ *	UDP checksum as carried, and 0).
  * Address (KIND ADDR6: OPAQUE and OUTER6), per address and window, made
  *	with the tunnel records over IPv6 whose outer packets had it and the
  *	IPv6 NAT records whose BEFORE or AFTER it is, rewritten (before
@@ -1074,6 +1090,8 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_OUTER6	KBLOOM_XLATE_SNAT
 /* OPAQUE and OUTER6 together: an address record. */
 #define KBLOOM_XLATE_ADDR6	(KBLOOM_XLATE_OPAQUE | KBLOOM_XLATE_OUTER6)
+/* OPAQUE and DNAT together: the rest of a tunnel record's outer packet. */
+#define KBLOOM_XLATE_MORE	(KBLOOM_XLATE_OPAQUE | KBLOOM_XLATE_DNAT)
 /* BEFORE_SPORT and BEFORE_DPORT of a tunnel record over IPv6, as one word. */
 #define KBLOOM_XLATE_FLOWLABEL	0x000fffff	/* the outer flow label */
 #define KBLOOM_XLATE_ENCAPLIM	0x0ff00000	/* the encapsulation limit ... */

@@ -21,6 +21,7 @@
 #include "kselftest_harness.h"
 #include "kb_test.h"
 #include "../../kmod/engine/digest.h"
+#include "../../kmod/engine/xlate.h"
 #include "../../userspace/pktxform.h"
 
 #define IP4(a, b, c, d)	((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
@@ -1445,13 +1446,20 @@ static uint32_t gre_len(const struct tun *t)
 /*
  * The outer packet the encapsulating kernel puts on the wire around the
  * first @cap bytes of @inner (RFC 2003 IPIP, RFC 2784 GRE, RFC 2890 key):
- * a 20-byte header, total length from the inner header's total length,
- * checksum summed from scratch; the GRE header; the inner bytes. Its
- * captured length.
+ * a 20-byte header, total length from the inner header's length,
+ * checksum summed from scratch; the GRE header (protocol 0x0800, or
+ * 0x86DD for an IPv6 @inner: RFC 7676); the inner bytes. Its captured
+ * length.
  */
 static uint32_t encap_len(const struct tun *t)
 {
 	return tun_vxlan(t) ? 8 + 8 + 14 : gre_len(t);
+}
+
+/* The inner packet's length: IPv4's total length, or IPv6's 40 + payload. */
+static uint32_t inner_tot(const uint8_t *inner)
+{
+	return inner[0] >> 4 == 6 ? 40 + get16(inner + 4) : get16(inner + 2);
 }
 
 static uint32_t ref_outer(uint8_t *o, const uint8_t *inner, uint32_t cap,
@@ -1462,7 +1470,7 @@ static uint32_t ref_outer(uint8_t *o, const uint8_t *inner, uint32_t cap,
 	memset(o, 0, 20 + g);
 	o[0] = 0x45;
 	o[1] = t->tos;
-	set16(o + 2, 20 + g + get16(inner + 2));
+	set16(o + 2, 20 + g + inner_tot(inner));
 	set16(o + 4, t->id);
 	set16(o + 6, t->frag);
 	o[8] = t->ttl;
@@ -1484,11 +1492,11 @@ static uint32_t ref_outer(uint8_t *o, const uint8_t *inner, uint32_t cap,
 	} else if (g) {
 		uint32_t w = 24;
 
-		/* C, K, S, version 0; IPv4 */
+		/* C, K, S, version 0; IPv4 or IPv6 */
 		set16(o + 20, (t->kind & KBLOOM_XLATE_GRE_CSUM ? 0x8000 : 0) |
 			      (t->kind & KBLOOM_XLATE_GRE_KEY ? 0x2000 : 0) |
 			      (t->kind & KBLOOM_XLATE_GRE_SEQ ? 0x1000 : 0));
-		set16(o + 22, 0x0800);
+		set16(o + 22, inner[0] >> 4 == 6 ? 0x86dd : 0x0800);
 		if (t->kind & KBLOOM_XLATE_GRE_CSUM)
 			w += 4;		/* summed below, reserved1 0 */
 		if (t->kind & KBLOOM_XLATE_GRE_KEY) {
@@ -1502,7 +1510,7 @@ static uint32_t ref_outer(uint8_t *o, const uint8_t *inner, uint32_t cap,
 	/* RFC 2784: the sum of the GRE header and the payload it carries. */
 	if (t->kind & KBLOOM_XLATE_GRE_CSUM)
 		set16(o + 24, ~ref_sum(ref_sum(0, o + 20, g), inner,
-				       get16(inner + 2)) & 0xffff);
+				       inner_tot(inner)) & 0xffff);
 	return 20 + g + cap;
 }
 
@@ -1584,7 +1592,7 @@ static int outer(const uint8_t *pkt, uint32_t len,
 	int r;
 
 	memcpy(in, pkt, len);
-	r = pkt_tunnel_outer(in, len, rec, NULL, o, outmax, outlen);
+	r = pkt_tunnel_outer(in, len, rec, NULL, NULL, o, outmax, outlen);
 	if (r == 0)
 		memcpy(out, o, *outlen);
 	free(in);
@@ -1743,10 +1751,14 @@ static uint32_t inner6(uint8_t *b, uint32_t payload, uint16_t seq)
 /*
  * 6in4 (sit, RFC 4213): the key of the inner IPv6 packet as the uapi
  * defines it, computed here from its words; the outer packet rebuilt as
- * the wire has it (an IPIP header, protocol 41).
+ * the wire has it (an IPIP header, protocol 41). The same packet's
+ * record in GRE (a gre device carries IPv6 too): GRE's outer packet,
+ * protocol 47 and GRE's protocol 0x86DD.
  */
 TEST(sit_want_keys_the_ipv6_packet_and_its_outer_is_the_wire_packet)
 {
+	const struct tun g = { .kind = KBLOOM_XLATE_GRE, .id = 0x4242,
+			       .frag = 0x4000, .ttl = 64 };
 	uint8_t in[256], ref[512], out[512];
 	struct kbloom_xlate w, rec;
 	uint32_t len, outlen, i, fs = 0, fd = 0, tag;
@@ -1815,9 +1827,20 @@ TEST(sit_want_keys_the_ipv6_packet_and_its_outer_is_the_wire_packet)
 	/* Not this packet's record (another echo), or no tunnel's: refused. */
 	len = inner6(in, 20, 11);
 	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+	rec.kind = KBLOOM_XLATE_SNAT;
 	len = inner6(in, 20, 10);
-	rec.kind = KBLOOM_XLATE_GRE;
 	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+	/* In GRE without optional words: its 4 bytes, FIRST put back too. */
+	rec.kind = KBLOOM_XLATE_GRE;
+	in[7] = 64;
+	ref_outer(ref, in, len, &g);
+	in[1] &= 0x0f;
+	in[7] = 62;
+	ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+	ASSERT_EQ(24 + len, outlen);
+	EXPECT_EQ(PROTO_GRE, out[9]);
+	EXPECT_EQ(0x000086dd, get32(out + 20));
+	EXPECT_EQ(-1, first_diff(out, ref, outlen));
 }
 
 TEST(ipip_outer_is_the_wire_packet)
@@ -2447,12 +2470,6 @@ struct tun6 {
 	uint8_t tclass, hlim;	/* the outer traffic class, hop limit */
 };
 
-/* The inner packet's length: IPv4's total length, or IPv6's 40 + payload. */
-static uint32_t inner_tot(const uint8_t *inner)
-{
-	return inner[0] >> 4 == 6 ? 40 + get16(inner + 4) : get16(inner + 2);
-}
-
 /* The outer IPv6 header, with the destination options header when any. */
 static uint32_t head6_len(const struct tun6 *t)
 {
@@ -2495,11 +2512,11 @@ static uint32_t ref_outer6(uint8_t *o, const uint8_t *inner, uint32_t cap,
 		o[47] = 0;
 	}
 	if (g) {
-		/* C, K, S, version 0; IPv4 */
+		/* C, K, S, version 0; IPv4 or IPv6 */
 		set16(o + h, (t->t.kind & KBLOOM_XLATE_GRE_CSUM ? 0x8000 : 0) |
 			     (t->t.kind & KBLOOM_XLATE_GRE_KEY ? 0x2000 : 0) |
 			     (t->t.kind & KBLOOM_XLATE_GRE_SEQ ? 0x1000 : 0));
-		set16(o + h + 2, 0x0800);
+		set16(o + h + 2, inner[0] >> 4 == 6 ? 0x86dd : 0x0800);
 		w = h + 4;
 		if (t->t.kind & KBLOOM_XLATE_GRE_CSUM)
 			w += 4;			/* summed below */
@@ -2548,11 +2565,11 @@ static void ref_key6(const uint8_t *p, struct kbloom_xlate *r)
 /*
  * The record the decapsulating router makes of @inner (as inside the
  * tunnel) in the wire packet of @t (uapi kbloom.h, "Over IPv6"):
- * the inner key as over IPv4 (6in6: as 6in4's, FIRST its hop limit and
- * traffic class inside the tunnel); BEFORE_SRC and BEFORE_DST the outer
- * addresses' folds; BEFORE_SPORT:BEFORE_DPORT the flow label, and bit 31
- * with the limit in bits 20-27 when there is one; GRE: FIRST its first
- * optional word as the wire has it.
+ * the inner key as over IPv4 (6in6 and IPv6 in GRE: as 6in4's, FIRST
+ * its hop limit and traffic class inside the tunnel); BEFORE_SRC and
+ * BEFORE_DST the outer addresses' folds; BEFORE_SPORT:BEFORE_DPORT the
+ * flow label, and bit 31 with the limit in bits 20-27 when there is one;
+ * GRE: FIRST its first optional word as the wire has it.
  */
 static struct kbloom_xlate tun6_rec(const uint8_t *inner, const struct tun6 *t)
 {
@@ -2606,7 +2623,7 @@ static int outer6(const uint8_t *pkt, uint32_t len,
 	memcpy(in, pkt, len);
 	if (a)
 		memcpy(a, addrs, 32);
-	r = pkt_tunnel_outer(in, len, rec, a, o, outmax, outlen);
+	r = pkt_tunnel_outer(in, len, rec, a, NULL, o, outmax, outlen);
 	if (r == 0)
 		memcpy(out, o, *outlen);
 	free(in);
@@ -2634,13 +2651,29 @@ static void past_the_tunnel(uint8_t *in)
 }
 
 /*
+ * The first @n bytes of an IPv6 inner packet @w (the wire's) with the
+ * hop limit and traffic class of @cap, as captured past the tunnel.
+ */
+static void as_captured(uint8_t *w, const uint8_t *cap, uint32_t n)
+{
+	if (n > 0)
+		w[0] = cap[0];
+	if (n > 1)
+		w[1] = cap[1];
+	if (n > 7)
+		w[7] = cap[7];
+}
+
+/*
  * Builds the inner packet (inner_of(), @cap bytes captured, all when 0),
  * the wire packet of @t around it with traffic class 0 and hop limit 64
  * (the function's choice: no digest covers them) and the record of it,
  * and compares pkt_tunnel_outer() of the inner packet as captured past
- * the tunnel, with @outmax bytes (all when 0), against the wire packet.
- * The first differing byte, -1 when equal, -2 when refused, -3 when the
- * length differs, -4 when the digests differ.
+ * the tunnel, with @outmax bytes (all when 0), against the wire packet
+ * (an IPv6 one in GRE with an optional word: its hop limit and traffic
+ * class as captured, FIRST being the word). The first differing byte,
+ * -1 when equal, -2 when refused, -3 when the length differs, -4 when
+ * the digests differ.
  */
 static int tun6_case(uint8_t proto, uint32_t payload, uint32_t cap,
 		     struct tun6 t, uint32_t outmax)
@@ -2678,6 +2711,10 @@ static int tun6_case(uint8_t proto, uint32_t payload, uint32_t cap,
 	/* The GRE words after the first are not kept: zero, as rebuilt. */
 	for (i = h + 8; i < h + gre_len(&t.t) && i < reflen; i++)
 		ref[i] = 0;
+	/* Nor, with a word, the inner hop limit and traffic class. */
+	if (!proto && gre_len(&t.t) > 4 && reflen > h + gre_len(&t.t))
+		as_captured(ref + h + gre_len(&t.t), in,
+			    reflen - h - gre_len(&t.t));
 	return first_diff(out, ref, reflen);
 }
 
@@ -2963,69 +3000,14 @@ TEST(outer_refuses_addresses_for_a_record_over_ipv4)
 	}
 }
 
-/* ip6tnl and ip6gre only: no VXLAN over IPv6 is recorded. */
-TEST(outer_refuses_vxlan_over_ipv6)
-{
-	struct tun6 t = { .t = ipip, .label = 7, .lim = -1 };
-	uint8_t in[256], out[512];
-	struct kbloom_xlate rec;
-	uint32_t len, outlen;
-
-	len = inner_pkt(in, PROTO_UDP, 16);
-	rec = tun6_rec(in, &t);
-	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
-			    &outlen));
-	rec.kind = KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_OUTER6;
-	EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
-			     &outlen));
-	EXPECT_EQ(-1, outer6(in, len, &rec, NULL, out, sizeof(out), &outlen));
-}
-
 /*
- * GENEVE records of kinds the module never makes: DF without a checksum
- * (the flags are then in BEFORE_DPORT), or over IPv6 (none is recorded:
- * the UDP checksum is mandatory there).
+ * ip6gre carries IPv6 too (GRE protocol 0x86DD, uapi "IPv4 or IPv6 ...
+ * in IPIP or GRE"): a 6in6 record's fields with KIND GRE give GRE's
+ * outer packet, protocol 47 after the limit, the inner hop limit and
+ * traffic class from FIRST; with an optional word (a key) FIRST is that
+ * word, and the inner packet is as captured.
  */
-TEST(outer_refuses_geneve_records_the_module_never_makes)
-{
-	static const uint8_t kinds[] = {
-		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_VXLAN_DF,
-		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_OUTER6,
-		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_VXLAN_CSUM |
-			KBLOOM_XLATE_OUTER6,
-		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_VXLAN_CSUM |
-			KBLOOM_XLATE_VXLAN_DF | KBLOOM_XLATE_OUTER6,
-		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_VXLAN_DF |
-			KBLOOM_XLATE_OUTER6,
-	};
-	uint8_t in[256], wire[512], out[512];
-	struct kbloom_xlate rec;
-	struct gnv g = geneve;
-	uint32_t len, outlen;
-	size_t i;
-
-	len = inner_pkt(in, PROTO_UDP, 16);
-	g.frag = 0x4000;
-	geneve_ref(wire, in, len, &g);
-	rec = geneve_rec(&g, wire, PROTO_UDP);
-	/* The record as made is rebuilt ... */
-	ASSERT_EQ(0, outer6(in, len, &rec, NULL, out, sizeof(out), &outlen));
-	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
-		/* ... the same fields with another KIND are not. */
-		rec.kind = kinds[i];
-		EXPECT_EQ(-1, outer6(in, len, &rec, NULL, out, sizeof(out),
-				     &outlen)) {
-			TH_LOG("kind 0x%02x", kinds[i]);
-		}
-		EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out,
-				     sizeof(out), &outlen)) {
-			TH_LOG("kind 0x%02x, outer addresses", kinds[i]);
-		}
-	}
-}
-
-/* ip6gre carries IPv4 only (uapi: "or IPv4 in GRE"). */
-TEST(outer_refuses_ipv6_in_gre_over_ipv6)
+TEST(outer_of_ipv6_in_gre_over_ipv6_is_gre_of_protocol_86dd)
 {
 	struct tun6 t = { .t = ipip, .label = 7, .lim = 4 };
 	uint8_t in[256], out[512];
@@ -3034,14 +3016,31 @@ TEST(outer_refuses_ipv6_in_gre_over_ipv6)
 
 	len = inner6(in, 16, 9);
 	rec = tun6_rec(in, &t);
+	past_the_tunnel(in);
 	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
 			    &outlen));
+	EXPECT_EQ(PROTO_IPV6, out[40]);
 	rec.kind = KBLOOM_XLATE_GRE | KBLOOM_XLATE_OUTER6;
-	EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
-			     &outlen));
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	ASSERT_EQ(52 + len, outlen);
+	EXPECT_EQ(12 + len, get16(out + 4));
+	EXPECT_EQ(NH_DSTOPTS, out[6]);
+	EXPECT_EQ(PROTO_GRE, out[40]);
+	EXPECT_EQ(4, out[44]);
+	EXPECT_EQ(0x000086dd, get32(out + 48));
+	/* Traffic class 0x2e and hop limit 63 inside the tunnel, put back. */
+	EXPECT_EQ(0x62e5abcd, get32(out + 52));
+	EXPECT_EQ(63, out[59]);
+	EXPECT_EQ(-1, first_diff(out + 52 + 8, in + 8, len - 8));
 	rec.kind |= KBLOOM_XLATE_GRE_KEY;
-	EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
-			     &outlen));
+	ASSERT_EQ(0, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	ASSERT_EQ(56 + len, outlen);
+	EXPECT_EQ(16 + len, get16(out + 4));
+	EXPECT_EQ(0x200086dd, get32(out + 48));
+	EXPECT_EQ(0, memcmp(out + 52, &rec.first, 4));
+	EXPECT_EQ(-1, first_diff(out + 56, in, len));
 }
 
 /*
@@ -3099,6 +3098,1640 @@ TEST(outer6_refuses_a_payload_length_over_65535)
 		rec = tun6_rec(in, &t);
 		EXPECT_EQ(-1, outer6(in, 64, &rec, tun6_addrs, out,
 				     sizeof(out), &outlen));
+	}
+}
+
+/* ---- IPv6 in GRE (protocol 0x86DD): gre over IPv4, ip6gre over IPv6 ---- */
+
+/*
+ * The record the decapsulating router makes of the IPv6 packet @inner (as
+ * inside the tunnel) arriving in GRE @t over IPv4 (uapi "IPv6 in GRE",
+ * kmod/transforms.c): KIND GRE and its words' bits, BEFORE_* as for IPv4
+ * in GRE (the outer addresses, IP ID, flags and offset); the inner key as
+ * 6in4's; FIRST GRE's first optional word as carried when it has one,
+ * else the inner hop limit (byte 0) and traffic class (byte 1).
+ */
+static struct kbloom_xlate gre6_rec(const uint8_t *inner, const struct tun *t)
+{
+	struct kbloom_xlate r = tun_rec(inner, t);
+
+	ref_key6(inner, &r);
+	if (gre_len(t) <= 4) {
+		r.first = 0;
+		((uint8_t *)&r.first)[0] = inner[7];
+		((uint8_t *)&r.first)[1] = (uint8_t)(get16(inner) >> 4);
+	}
+	return r;
+}
+
+/*
+ * IPv6 in GRE over IPv4: builds inner6() (@payload bytes, sequence @seq;
+ * @cap captured, all when 0), the wire packet of @t around it with TOS 0
+ * and TTL 64 (the function's choice: no digest covers them) and the
+ * record of it, and compares pkt_tunnel_outer() of the inner packet as
+ * captured past the tunnel, with @outmax bytes (all when 0), against the
+ * wire packet: GRE's words after the first zero, and with a word the
+ * inner hop limit and traffic class as captured (no digest covers
+ * either). The first differing byte, -1 when equal, -2 when refused, -3
+ * when the length differs, -4 when the digests differ.
+ */
+static int gre6_case(uint32_t payload, uint16_t seq, uint32_t cap,
+		     struct tun t, uint32_t outmax)
+{
+	uint8_t in[2048], ref[2048], out[2048];
+	uint32_t len, reflen, outlen = 0, g = gre_len(&t), i;
+	struct kb_digest dref, dout;
+	struct kbloom_xlate rec;
+	int dr;
+
+	len = inner6(in, payload, seq);
+	if (cap)
+		len = cap;
+	t.tos = 0;
+	t.ttl = 64;
+	reflen = ref_outer(ref, in, len, &t);
+	if (outmax && outmax < reflen)
+		reflen = outmax;
+	rec = gre6_rec(in, &t);
+	past_the_tunnel(in);
+	if (outer(in, len, &rec, out, outmax ? outmax : sizeof(out), &outlen))
+		return -2;
+	if (outlen != reflen) {
+		kb_diag("outlen %u, want %u", outlen, reflen);
+		return -3;
+	}
+	dr = kb_digest(ref, reflen, KBLOOM_DIGEST_SPIE, &dref);
+	if (dr != kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout) ||
+	    (!dr && (dref.len != dout.len ||
+		     memcmp(dref.key, dout.key, dref.len)))) {
+		kb_diag("the digests differ");
+		return -4;
+	}
+	for (i = 28; i < 20 + g && i < reflen; i++)
+		ref[i] = 0;
+	if (g > 4 && reflen > 20 + g)
+		as_captured(ref + 20 + g, in, reflen - 20 - g);
+	return first_diff(out, ref, reflen);
+}
+
+/* GRE without a word, with each of RFC 2890's words, with all three. */
+static const struct tun *const gres[] = { &gre, &gre_key, &gre_csum,
+					  &gre_seq, &gre_all };
+
+/*
+ * A gre device carrying IPv6 (RFC 7676: GRE protocol 0x86DD): the outer
+ * packet is the wire's (its GRE checksum summed over GRE's header and the
+ * inner packet, RFC 2784), with echoes of several lengths (an odd one
+ * for the checksum) and sequence numbers (keys).
+ */
+TEST(ipv6_in_gre_over_ipv4_outer_is_the_wire_packet_with_and_without_words)
+{
+	static const uint32_t payloads[] = { 0, 24, 101 };
+	size_t i, j;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(gres); i++)
+		for (j = 0; j < ARRAY_SIZE(payloads); j++) {
+			r = gre6_case(payloads[j], (uint16_t)(7 * j + i), 0,
+				      *gres[i], 0);
+			EXPECT_EQ(-1, r) {
+				TH_LOG("kind 0x%02x, payload %u",
+				       gres[i]->kind, payloads[j]);
+			}
+		}
+}
+
+/*
+ * A capture cut short past the 8 bytes the key needs, an @outmax cut
+ * past the inner header or at GRE's end: the outer packet's total length
+ * the whole packet's, its bytes the wire's as far as they go.
+ */
+TEST(ipv6_in_gre_over_ipv4_outer_of_a_cut_capture_has_the_whole_length)
+{
+	uint8_t in[512], out[512];
+	struct kbloom_xlate rec;
+	uint32_t outlen;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gres); i++) {
+		EXPECT_EQ(-1, gre6_case(200, 3, 48, *gres[i], 0));
+		EXPECT_EQ(-1, gre6_case(200, 3, 0, *gres[i],
+					20 + gre_len(gres[i]) + 8));
+		EXPECT_EQ(-1, gre6_case(200, 3, 0, *gres[i],
+					20 + gre_len(gres[i])));
+	}
+	inner6(in, 200, 3);
+	rec = gre6_rec(in, &gre_all);
+	past_the_tunnel(in);
+	ASSERT_EQ(0, outer(in, 48, &rec, out, sizeof(out), &outlen));
+	EXPECT_EQ(36 + 48, outlen);
+	EXPECT_EQ(36 + 248, get16(out + 2));
+}
+
+/*
+ * ip6gre carrying IPv6: the wire packet with every flow label and limit
+ * (none, 0, 4, 255) of the IPv6 section, with and without GRE's words,
+ * and of a capture cut short.
+ */
+TEST(ip6gre_ipv6_outer_is_the_wire_packet_with_and_without_words)
+{
+	struct tun6 t = { .t = gre_all, .label = 0x5b1c3, .lim = 4 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gres); i++)
+		EXPECT_TRUE(tun6_all(_metadata, gres[i], protos6, 1));
+	EXPECT_EQ(-1, tun6_case(0, 200, 48, t, 0));
+	t.t = gre;
+	t.lim = -1;
+	EXPECT_EQ(-1, tun6_case(0, 200, 48, t, 0));
+	EXPECT_EQ(-1, tun6_case(0, 200, 0, t, 40 + 4 + 8));
+}
+
+/*
+ * Why FIRST holds the inner hop limit and traffic class only when GRE
+ * has no optional word. Over IPv4, and over IPv6 without a limit, the
+ * outer digest's 8 bytes past the header are GRE's 4 and the inner
+ * packet's first 4: its traffic class, 0x2e inside the tunnel, 0 as
+ * captured past it. Without a word the rebuilt packet carries 0x2e (and
+ * hop limit 63) and digests as the wire; the captured bytes there would
+ * not. With a word (a key, a checksum) the digest covers GRE's header
+ * and that word, no inner byte: FIRST is the word, the inner packet as
+ * captured, the digest the wire's all the same.
+ */
+TEST(ipv6_in_gre_gets_its_inner_tclass_back_only_without_a_gre_word)
+{
+	const struct tun *ts[] = { &gre, &gre_key, &gre_csum };
+	uint8_t in[256], cap[256], wire[512], out[512];
+	struct kb_digest dw, dout, dcap;
+	uint32_t len, wlen, outlen, g, h;
+	struct kbloom_xlate rec;
+	struct tun6 t6;
+	struct tun t;
+	size_t c, v;
+
+	/* Over IPv4 (v 0: the digest 20 + 8 bytes), over IPv6 (40 + 8). */
+	for (c = 0; c < 2 * ARRAY_SIZE(ts); c++) {
+		v = c / ARRAY_SIZE(ts);
+		t = *ts[c % ARRAY_SIZE(ts)];
+		t.ttl = 64;
+		g = gre_len(&t);
+		h = v ? 40 : 20;
+		memset(&t6, 0, sizeof(t6));
+		t6.t = t;
+		t6.label = 0x5b1c3;
+		t6.lim = -1;
+		t6.hlim = 64;
+		len = inner6(in, 24, 5);
+		ASSERT_EQ(0x2e, get16(in) >> 4 & 0xff);
+		ASSERT_EQ(63, in[7]);
+		wlen = v ? ref_outer6(wire, in, len, &t6) :
+			   ref_outer(wire, in, len, &t);
+		rec = v ? tun6_rec(in, &t6) : gre6_rec(in, &t);
+		memcpy(cap, in, len);
+		past_the_tunnel(cap);
+		ASSERT_EQ(0, pkt_tunnel_outer(cap, len, &rec,
+					      v ? tun6_addrs : NULL, NULL,
+					      out, sizeof(out), &outlen));
+		ASSERT_EQ(wlen, outlen);
+		/* RFC 2784's checksum: GRE's header and the payload. */
+		if (t.kind & KBLOOM_XLATE_GRE_CSUM)
+			EXPECT_EQ(0xffff, ref_sum(0, wire + h, wlen - h));
+		ASSERT_EQ(KBLOOM_SKIP_NONE,
+			  kb_digest(wire, wlen, KBLOOM_DIGEST_SPIE, &dw));
+		ASSERT_EQ(KBLOOM_SKIP_NONE,
+			  kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout));
+		ASSERT_EQ(h + 8, dw.len);
+		EXPECT_EQ(-1, first_diff(dout.key, dw.key, h + 8)) {
+			TH_LOG("over IPv%s, kind 0x%02x", v ? "6" : "4",
+			       t.kind);
+		}
+		if (g == 4) {
+			/* 0x2e and 63 back: the inner header the wire's. */
+			EXPECT_EQ(0x62e5abcd, get32(out + h + 4));
+			EXPECT_EQ(63, out[h + 4 + 7]);
+			EXPECT_EQ(-1, first_diff(out + h + 4, in, len));
+			/* The captured traffic class there: another digest. */
+			memcpy(out + h + 4, cap, len);
+			ASSERT_EQ(KBLOOM_SKIP_NONE,
+				  kb_digest(out, outlen, KBLOOM_DIGEST_SPIE,
+					    &dcap));
+			EXPECT_NE(-1, first_diff(dcap.key, dw.key, h + 8));
+		} else {
+			/* The word as carried; the inner packet as captured. */
+			EXPECT_EQ(-1, first_diff(out + h, wire + h, 8));
+			EXPECT_EQ(-1, first_diff(out + h + g, cap, len));
+			EXPECT_NE(-1, first_diff(out + h + g, wire + h + g,
+						 len));
+		}
+	}
+}
+
+/*
+ * A GRE record of an IPv6 packet is refused for another packet (another
+ * echo: another key), for an IPv4 packet, with outer addresses over IPv4
+ * or without them over IPv6, and with an @outmax short of its headers.
+ */
+TEST(outer_refuses_ipv6_in_gre_of_another_packet_or_without_its_addresses)
+{
+	struct tun6 t6 = { .t = gre_key, .label = 0x5b1c3, .lim = 4 };
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec, r6;
+	uint32_t len, outlen;
+
+	len = inner6(in, 24, 9);
+	rec = gre6_rec(in, &gre_key);
+	r6 = tun6_rec(in, &t6);
+	ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+	ASSERT_EQ(0, outer6(in, len, &r6, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	EXPECT_EQ(-1, outer6(in, len, &rec, tun6_addrs, out, sizeof(out),
+			     &outlen));
+	EXPECT_EQ(-1, outer6(in, len, &r6, NULL, out, sizeof(out), &outlen));
+	EXPECT_EQ(-1, outer(in, len, &rec, out, 20 + 8 - 1, &outlen));
+	ASSERT_EQ(0, outer(in, len, &rec, out, 20 + 8, &outlen));
+	EXPECT_EQ(-1, outer6(in, len, &r6, tun6_addrs, out, 48 + 8 - 1,
+			     &outlen));
+	len = inner6(in, 24, 10);
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+	EXPECT_EQ(-1, outer6(in, len, &r6, tun6_addrs, out, sizeof(out),
+			     &outlen));
+	len = inner_pkt(in, PROTO_ICMP, 56);
+	EXPECT_EQ(-1, outer(in, len, &rec, out, sizeof(out), &outlen));
+	EXPECT_EQ(-1, outer6(in, len, &r6, tun6_addrs, out, sizeof(out),
+			     &outlen));
+}
+
+/*
+ * The total and payload lengths are 16 bits: GRE's and the inner IPv6
+ * packet's whole length (40 and its payload length) make at most 65535
+ * over IPv4, and with the limit's 8 bytes over IPv6.
+ */
+TEST(outer_of_ipv6_in_gre_refuses_a_length_over_65535)
+{
+	struct tun6 t6 = { .t = gre_key, .lim = 0 };
+	uint8_t in[256], out[512];
+	struct kbloom_xlate rec;
+	uint32_t outlen, room;
+
+	/* A key (a checksum would sum more than the 64 bytes here). */
+	room = 65535 - 20 - 8 - 40;
+	inner6(in, 16, 9);
+	set16(in + 4, room);
+	rec = gre6_rec(in, &gre_key);
+	ASSERT_EQ(0, outer(in, 64, &rec, out, sizeof(out), &outlen));
+	EXPECT_EQ(65535, get16(out + 2));
+	EXPECT_EQ(28 + 64, outlen);
+	set16(in + 4, room + 1);
+	rec = gre6_rec(in, &gre_key);
+	EXPECT_EQ(-1, outer(in, 64, &rec, out, sizeof(out), &outlen));
+
+	room = 65535 - 8 - 8 - 40;
+	set16(in + 4, room);
+	rec = tun6_rec(in, &t6);
+	ASSERT_EQ(0, outer6(in, 64, &rec, tun6_addrs, out, sizeof(out),
+			    &outlen));
+	EXPECT_EQ(65535, get16(out + 4));
+	set16(in + 4, room + 1);
+	rec = tun6_rec(in, &t6);
+	EXPECT_EQ(-1, outer6(in, 64, &rec, tun6_addrs, out, sizeof(out),
+			     &outlen));
+}
+
+/* ---- VXLAN and GENEVE over IPv6: the UDP checksum in a more record ---- */
+
+/*
+ * A VXLAN or GENEVE packet over IPv6 as the sending kernel chose it: @t6
+ * (.t.kind KBLOOM_XLATE_VXLAN or _GENEVE, the UDP ports .t.sport and
+ * .t.dport, the VNI .t.vni; the flow label, traffic class and hop limit;
+ * never an encapsulation limit, .lim -1), the inner frame's Ethernet
+ * addresses (real, else 0) and a UDP checksum (summed from scratch, else
+ * 0: RFC 6935's zero-checksum mode, udp6zerocsumtx).
+ */
+struct udp6 {
+	struct tun6 t6;
+	int macs;
+	int csum;
+};
+
+static int udp6_geneve(const struct udp6 *u)
+{
+	return (u->t6.t.kind & KBLOOM_XLATE_GENEVE) == KBLOOM_XLATE_GENEVE;
+}
+
+/*
+ * The wire packet of @u around the whole inner packet @in (@inlen bytes):
+ * the IPv6 header (RFC 8200 3: version 6, traffic class, flow label,
+ * payload length, next header 17, hop limit, tun6_addrs' source and
+ * destination); UDP (RFC 768) from @u's source port to its destination
+ * port, its length, its checksum 0 or summed over the IPv6 pseudo-header
+ * (RFC 8200 8.1: source, destination, the upper-layer length as 32 bits,
+ * three zero bytes, next header 17) and the whole datagram, 0 sent as
+ * 0xffff; VXLAN's header (RFC 7348 5: flags 0x08, the I flag; reserved;
+ * the VNI; reserved) or GENEVE's without options (RFC 8926 3.4: version
+ * and option length 0, O and C clear, protocol 0x6558, the VNI,
+ * reserved); an Ethernet header of type IPv4 (0x0800), or IPv6 (0x86DD)
+ * for an IPv6 @in; the inner packet. Its length.
+ */
+static uint32_t udp6_ref(uint8_t *o, const uint8_t *in, uint32_t inlen,
+			 const struct udp6 *u)
+{
+	const struct tun6 *t = &u->t6;
+	uint32_t udplen = GENEVE_ENCAP + inlen, s;
+	uint8_t *uh = o + 40, *th = uh + 8, *eth = th + 8;
+	uint8_t pseudo[40];
+
+	memset(o, 0, 40 + udplen);
+	set32(o, 6u << 28 | (uint32_t)t->tclass << 20 | t->label);
+	set16(o + 4, udplen);
+	o[6] = PROTO_UDP;
+	o[7] = t->hlim;
+	memcpy(o + 8, tun6_addrs, 32);
+	set16(uh, t->t.sport);
+	set16(uh + 2, t->t.dport);
+	set16(uh + 4, udplen);
+	if (udp6_geneve(u))
+		set16(th + 2, ETH_P_TEB);
+	else
+		th[0] = 0x08;
+	set32(th + 4, t->t.vni << 8);
+	if (u->macs)
+		memcpy(eth, geneve_macs, 12);
+	set16(eth + 12, in[0] >> 4 == 6 ? 0x86dd : 0x0800);
+	memcpy(eth + 14, in, inlen);
+	if (u->csum) {
+		memcpy(pseudo, tun6_addrs, 32);
+		set32(pseudo + 32, udplen);
+		set32(pseudo + 36, PROTO_UDP);
+		s = ~ref_sum(ref_sum(0, pseudo, 40), uh, udplen) & 0xffff;
+		set16(uh + 6, s ? s : 0xffff);
+	}
+	return 40 + udplen;
+}
+
+/* The UDP checksum of IPv6 packet @o verifies (it sums to all ones). */
+static int udp6_csum_ok(const uint8_t *o)
+{
+	uint32_t udplen = get16(o + 44);
+	uint8_t pseudo[40];
+
+	memcpy(pseudo, o + 8, 32);
+	set32(pseudo + 32, udplen);
+	set32(pseudo + 36, PROTO_UDP);
+	return ref_sum(ref_sum(0, pseudo, 40), o + 40, udplen) == 0xffff;
+}
+
+/*
+ * The records the decapsulating router makes of the wire packet @wire of
+ * @u around @in, as kb_xlate_of_udp_tunnel() (kmod/transforms.c) reads
+ * it: the tunnel record as over IPv6 (tun6_rec(): the inner packet's key,
+ * the outer addresses' folds, the flow label) with KIND VXLAN or GENEVE
+ * and OUTER6, FIRST the UDP ports as carried; when the UDP checksum is
+ * not 0, KIND VXLAN_CSUM too and in *@more the more record the engine's
+ * kb_xlate_more() makes of it with the checksum as carried, and 0.
+ * Whether there is a more record.
+ */
+static bool udp6_rec(const uint8_t *in, const uint8_t *wire,
+		     const struct udp6 *u, struct kbloom_xlate *rec,
+		     struct kbloom_xlate *more)
+{
+	uint16_t sum;
+
+	*rec = tun6_rec(in, &u->t6);
+	memcpy(&rec->first, wire + 40, 4);
+	memcpy(&sum, wire + 46, 2);
+	memset(more, 0, sizeof(*more));
+	if (!sum)
+		return false;
+	rec->kind |= KBLOOM_XLATE_VXLAN_CSUM;
+	kb_xlate_more(rec, sum, 0, more);
+	return true;
+}
+
+/*
+ * pkt_tunnel_outer() on exact-size copies of @pkt (@len), of @addrs (32
+ * bytes) and of @more when given, and of @out.
+ */
+static int outer6m(const uint8_t *pkt, uint32_t len,
+		   const struct kbloom_xlate *rec, const uint8_t *addrs,
+		   const struct kbloom_xlate *more, uint8_t *out,
+		   uint32_t outmax, uint32_t *outlen)
+{
+	uint8_t *in = malloc(len ? len : 1), *o = malloc(outmax ? outmax : 1);
+	uint8_t *a = addrs ? malloc(32) : NULL;
+	struct kbloom_xlate *m = more ? malloc(sizeof(*m)) : NULL;
+	int r;
+
+	memcpy(in, pkt, len);
+	if (a)
+		memcpy(a, addrs, 32);
+	if (m)
+		*m = *more;
+	r = pkt_tunnel_outer(in, len, rec, a, m, o, outmax, outlen);
+	if (r == 0)
+		memcpy(out, o, *outlen);
+	free(in);
+	free(o);
+	free(a);
+	free(m);
+	return r;
+}
+
+/*
+ * The inner packet (@proto, @payload bytes) in @u's wire packet; of its
+ * first @cap bytes (all when 0), with the records made of the wire
+ * packet, pkt_tunnel_outer() into @outmax bytes (all when 0) must give
+ * the wire packet as rebuilt: what no record keeps as the uapi says it
+ * comes back (traffic class 0 and hop limit 64, which a digest zeroes;
+ * past the UDP header, which is all a digest covers, the VNI and the
+ * Ethernet addresses 0), the UDP checksum as carried (summed over the
+ * real ones); and digest (SPIE: the IPv6 header and the UDP header) as
+ * the wire packet does. -1 when it does; the first differing byte; -2
+ * when refused, -3 a wrong length, -4 the digests differ.
+ */
+static int udp6_case(uint8_t proto, uint32_t payload, uint32_t cap,
+		     const struct udp6 *u, uint32_t outmax)
+{
+	uint8_t in[2048], wire[2048], want[2048], out[2048];
+	uint32_t len, wantlen, outlen = 0;
+	struct kbloom_xlate rec, more;
+	struct kb_digest dw, dout;
+	struct udp6 z = *u;
+	bool has;
+
+	len = inner_pkt(in, proto, payload);
+	udp6_ref(wire, in, len, u);
+	z.t6.t.vni = 0;
+	z.macs = 0;
+	z.t6.tclass = 0;
+	z.t6.hlim = 64;
+	z.csum = 0;
+	udp6_ref(want, in, len, &z);
+	set16(want + 46, get16(wire + 46));
+	has = udp6_rec(in, wire, u, &rec, &more);
+	if (cap)
+		len = cap;
+	wantlen = 40 + GENEVE_ENCAP + len;
+	if (outmax && outmax < wantlen)
+		wantlen = outmax;
+	if (outer6m(in, len, &rec, tun6_addrs, has ? &more : NULL, out,
+		    outmax ? outmax : sizeof(out), &outlen))
+		return -2;
+	if (outlen != wantlen) {
+		kb_diag("outlen %u, want %u", outlen, wantlen);
+		return -3;
+	}
+	if (kb_digest(wire, wantlen, KBLOOM_DIGEST_SPIE, &dw) !=
+	    KBLOOM_SKIP_NONE ||
+	    kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout) !=
+	    KBLOOM_SKIP_NONE || dw.len != 48 || dout.len != 48 ||
+	    memcmp(dw.key, dout.key, 48)) {
+		kb_diag("the digests differ");
+		return -4;
+	}
+	return first_diff(out, want, wantlen);
+}
+
+/*
+ * As Linux's vxlan and geneve over IPv6 send: a hashed source port to
+ * the IANA port, a flow label (set, or inherited), a UDP checksum (the
+ * default over IPv6, udp6zerocsumtx off); a VNI, the inner frame's
+ * addresses, a traffic class and hop limit the rebuild cannot know.
+ */
+static const struct udp6 vxlan6 = {
+	.t6 = { .t = { .kind = KBLOOM_XLATE_VXLAN, .sport = 51234,
+		       .dport = 4789, .vni = 0xabcdef },
+		.label = 0x5b1c3, .lim = -1, .tclass = 0xb8, .hlim = 253 },
+	.macs = 1, .csum = 1,
+};
+static const struct udp6 geneve6 = {
+	.t6 = { .t = { .kind = KBLOOM_XLATE_GENEVE, .sport = 49877,
+		       .dport = GENEVE_PORT, .vni = 0x10203 },
+		.label = 0x5b1c3, .lim = -1, .tclass = 0x28, .hlim = 30 },
+	.macs = 1, .csum = 1,
+};
+
+/*
+ * @u with every flow label of labels6[], inner ICMP and UDP packets of
+ * 8, 56 and 101 (odd) payload bytes; whether all are the wire's.
+ */
+static bool udp6_all(struct __test_metadata *_metadata, struct udp6 u)
+{
+	static const uint32_t payloads[] = { 8, 56, 101 };
+	bool all = true;
+	size_t l, p, i;
+	int r;
+
+	for (l = 0; l < ARRAY_SIZE(labels6); l++)
+		for (p = 0; p < ARRAY_SIZE(protos4); p++)
+			for (i = 0; i < ARRAY_SIZE(payloads); i++) {
+				u.t6.label = labels6[l];
+				r = udp6_case(protos4[p], payloads[i], 0, &u, 0);
+				EXPECT_EQ(-1, r) {
+					TH_LOG("kind 0x%02x, csum %d, inner %u, payload %u, label 0x%05x",
+					       u.t6.t.kind, u.csum, protos4[p],
+					       payloads[i], u.t6.label);
+				}
+				all = all && r == -1;
+			}
+	return all;
+}
+
+TEST(vxlan_over_ipv6_outer_is_the_wire_packet_with_its_udp_checksum)
+{
+	struct udp6 u = vxlan6;
+
+	EXPECT_TRUE(udp6_all(_metadata, u));
+	u.t6.t.sport = 65535;
+	u.t6.t.dport = 8472;		/* Linux's old default port */
+	u.t6.t.vni = 1;
+	EXPECT_TRUE(udp6_all(_metadata, u));
+}
+
+TEST(geneve_over_ipv6_outer_is_the_wire_packet_with_its_udp_checksum)
+{
+	struct udp6 u = geneve6;
+
+	EXPECT_TRUE(udp6_all(_metadata, u));
+	u.t6.t.sport = 1;
+	u.t6.t.vni = 0xffffff;
+	u.macs = 0;
+	EXPECT_TRUE(udp6_all(_metadata, u));
+}
+
+/*
+ * RFC 6935: a tunnel told to send no checksum over IPv6 (udp6zerocsumtx)
+ * sends 0: KIND without VXLAN_CSUM, no more record, and the rebuilt
+ * packet carries 0 as the wire packet did.
+ */
+TEST(vxlan_and_geneve_over_ipv6_without_a_checksum_have_no_more_record)
+{
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more;
+	uint32_t len, wlen, outlen;
+	struct udp6 u;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(us); i++) {
+		u = *us[i];
+		u.csum = 0;
+		len = inner_pkt(in, PROTO_UDP, 40);
+		wlen = udp6_ref(wire, in, len, &u);
+		ASSERT_EQ(0, get16(wire + 46));
+		EXPECT_FALSE(udp6_rec(in, wire, &u, &rec, &more));
+		EXPECT_EQ(u.t6.t.kind | KBLOOM_XLATE_OUTER6, rec.kind);
+		EXPECT_FALSE(pkt_tunnel_has_more(rec.kind));
+		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, NULL, out,
+				     sizeof(out), &outlen));
+		ASSERT_EQ(wlen, outlen);
+		EXPECT_EQ(0, get16(out + 46));
+		EXPECT_TRUE(udp6_all(_metadata, u));
+	}
+}
+
+/*
+ * The fields one by one, flow label 0xfffff (all 20 bits): the IPv6
+ * header as RFC 8200 places it, UDP's with the checksum as carried (the
+ * rebuilt packet's bytes do not sum to it: it covers the VNI and the
+ * addresses, not kept), VXLAN's or GENEVE's header with VNI 0, Ethernet
+ * with zero addresses, the inner packet. Not the wire packet's bytes,
+ * but its digest.
+ */
+TEST(vxlan6_and_geneve6_outer_fields_are_where_the_rfcs_put_them)
+{
+	static const uint8_t hdr[2][8] = {
+		{ 0x08, 0, 0, 0, 0, 0, 0, 0 },		/* VXLAN */
+		{ 0, 0, 0x65, 0x58, 0, 0, 0, 0 },	/* GENEVE */
+	};
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more;
+	struct kb_digest dw, dout;
+	uint32_t len, wlen, outlen, k;
+	struct udp6 u;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(us); i++) {
+		u = *us[i];
+		u.t6.label = 0xfffff;
+		len = inner_pkt(in, PROTO_UDP, 33);
+		wlen = udp6_ref(wire, in, len, &u);
+		ASSERT_TRUE(udp6_csum_ok(wire));
+		ASSERT_TRUE(udp6_rec(in, wire, &u, &rec, &more));
+		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, &more, out,
+				     sizeof(out), &outlen));
+		ASSERT_EQ(40 + 8 + 8 + 14 + len, outlen);
+		ASSERT_EQ(wlen, outlen);
+		EXPECT_EQ(0x600fffff, get32(out));
+		EXPECT_EQ(30 + len, get16(out + 4));
+		EXPECT_EQ(PROTO_UDP, out[6]);
+		EXPECT_EQ(64, out[7]);
+		EXPECT_EQ(0, memcmp(out + 8, tun6_addrs, 32));
+		EXPECT_EQ(u.t6.t.sport, get16(out + 40));
+		EXPECT_EQ(u.t6.t.dport, get16(out + 42));
+		EXPECT_EQ(30 + len, get16(out + 44));
+		EXPECT_EQ(get16(wire + 46), get16(out + 46));
+		EXPECT_FALSE(udp6_csum_ok(out));
+		EXPECT_EQ(-1, first_diff(out + 48, hdr[i], 8));
+		for (k = 56; k < 68; k++)
+			EXPECT_EQ(0, out[k]);
+		EXPECT_EQ(0x0800, get16(out + 68));
+		EXPECT_EQ(-1, first_diff(out + 70, in, len));
+
+		EXPECT_NE(0, memcmp(out, wire, wlen));
+		ASSERT_EQ(KBLOOM_SKIP_NONE,
+			  kb_digest(wire, wlen, KBLOOM_DIGEST_SPIE, &dw));
+		ASSERT_EQ(KBLOOM_SKIP_NONE,
+			  kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout));
+		ASSERT_EQ(48, dw.len);
+		ASSERT_EQ(48, dout.len);
+		EXPECT_EQ(-1, first_diff(dout.key, dw.key, 48));
+	}
+}
+
+/*
+ * A capture cut short: the payload and UDP lengths and the checksum are
+ * the whole packet's; cut at @outmax: the outer headers alone (70 bytes),
+ * 8 bytes more; one byte short of the headers is refused.
+ */
+TEST(vxlan6_outer_of_a_cut_capture_has_the_whole_lengths_and_checksum)
+{
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[512], wire[1024], out[1024];
+	struct kbloom_xlate rec, more;
+	uint32_t outlen;
+	struct udp6 u;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(us); i++) {
+		u = *us[i];
+		EXPECT_EQ(-1, udp6_case(PROTO_UDP, 200, 28, &u, 0));
+		EXPECT_EQ(-1, udp6_case(PROTO_ICMP, 200, 20, &u, 0));
+		EXPECT_EQ(-1, udp6_case(PROTO_UDP, 101, 0, &u, 70));
+		EXPECT_EQ(-1, udp6_case(PROTO_ICMP, 101, 0, &u, 78));
+		u.csum = 0;
+		EXPECT_EQ(-1, udp6_case(PROTO_UDP, 200, 28, &u, 0));
+		EXPECT_EQ(-1, udp6_case(PROTO_UDP, 101, 0, &u, 70));
+
+		u = *us[i];
+		inner_pkt(in, PROTO_UDP, 200);
+		udp6_ref(wire, in, 228, &u);
+		ASSERT_TRUE(udp6_rec(in, wire, &u, &rec, &more));
+		ASSERT_EQ(0, outer6m(in, 28, &rec, tun6_addrs, &more, out,
+				     sizeof(out), &outlen));
+		EXPECT_EQ(70 + 28, outlen);
+		EXPECT_EQ(30 + 228, get16(out + 4));
+		EXPECT_EQ(30 + 228, get16(out + 44));
+		EXPECT_EQ(get16(wire + 46), get16(out + 46));
+		EXPECT_EQ(-1, outer6m(in, 228, &rec, tun6_addrs, &more, out,
+				      69, &outlen));
+		ASSERT_EQ(0, outer6m(in, 228, &rec, tun6_addrs, &more, out,
+				     70, &outlen));
+		EXPECT_EQ(70, outlen);
+	}
+}
+
+/*
+ * A checksum summing to 0 is sent as 0xffff (RFC 768): the VNI (no
+ * digest covers it) that makes it so, its more record holding 0xffff,
+ * rebuilt as 0xffff; neither 0 (no checksum) nor lost.
+ */
+TEST(vxlan6_udp_checksum_carried_as_ffff_is_rebuilt_as_ffff)
+{
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more;
+	struct udp6 u = vxlan6;
+	uint32_t len, outlen;
+
+	len = inner_pkt(in, PROTO_UDP, 64);
+	for (u.t6.t.vni = 0; u.t6.t.vni < 0x10000; u.t6.t.vni++) {
+		udp6_ref(wire, in, len, &u);
+		if (get16(wire + 46) == 0xffff)
+			break;
+	}
+	ASSERT_GT(0x10000, u.t6.t.vni);
+	ASSERT_TRUE(udp6_csum_ok(wire));
+	ASSERT_TRUE(udp6_rec(in, wire, &u, &rec, &more));
+	EXPECT_EQ(0xffff, ntohs(more.before_sport));
+	ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, &more, out,
+			     sizeof(out), &outlen));
+	EXPECT_EQ(0xffff, get16(out + 46));
+	EXPECT_EQ(-1, udp6_case(PROTO_UDP, 64, 0, &u, 0));
+}
+
+/* With a checksum the record alone is not the outer packet: refused. */
+TEST(outer_refuses_vxlan6_with_a_checksum_without_its_more_record)
+{
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more;
+	uint32_t len, outlen;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(us); i++) {
+		len = inner_pkt(in, PROTO_ICMP, 24);
+		udp6_ref(wire, in, len, us[i]);
+		ASSERT_TRUE(udp6_rec(in, wire, us[i], &rec, &more));
+		EXPECT_TRUE(pkt_tunnel_has_more(rec.kind));
+		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, &more, out,
+				     sizeof(out), &outlen));
+		EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, NULL, out,
+				      sizeof(out), &outlen));
+	}
+}
+
+/*
+ * Only VXLAN and GENEVE over IPv6 with a checksum have a more record:
+ * one given for another tunnel record (VXLAN over IPv6 without a
+ * checksum, VXLAN over IPv4 with one, IPIP and GRE over IPv6 and IPv4)
+ * is refused, even when made of that record.
+ */
+TEST(outer_refuses_a_more_record_for_a_tunnel_record_without_one)
+{
+	const struct tun *ts[] = { &ipip, &gre, &gre_key };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more, m;
+	struct tun6 t6 = { .label = 0x5b1c3, .lim = -1 };
+	struct udp6 u = vxlan6;
+	struct tun t = vxlan;
+	uint32_t len, outlen;
+	size_t i;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	u.csum = 0;
+	udp6_ref(wire, in, len, &u);
+	ASSERT_FALSE(udp6_rec(in, wire, &u, &rec, &more));
+	kb_xlate_more(&rec, htons(0x1f2e), 0, &m);
+	ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, NULL, out,
+			     sizeof(out), &outlen));
+	EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, &m, out,
+			      sizeof(out), &outlen));
+
+	t.ucsum = 0x7a3e;		/* over IPv4: in the record itself */
+	rec = tun_rec(in, &t);
+	ASSERT_TRUE(rec.kind & KBLOOM_XLATE_VXLAN_CSUM);
+	kb_xlate_more(&rec, htons(0x7a3e), 0, &m);
+	ASSERT_EQ(0, outer6m(in, len, &rec, NULL, NULL, out, sizeof(out),
+			     &outlen));
+	EXPECT_EQ(-1, outer6m(in, len, &rec, NULL, &m, out, sizeof(out),
+			      &outlen));
+
+	for (i = 0; i < ARRAY_SIZE(ts); i++) {
+		t6.t = *ts[i];
+		rec = tun6_rec(in, &t6);
+		kb_xlate_more(&rec, htons(0x1f2e), 0, &m);
+		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, NULL, out,
+				     sizeof(out), &outlen));
+		EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, &m, out,
+				      sizeof(out), &outlen));
+		rec = tun_rec(in, ts[i]);
+		kb_xlate_more(&rec, htons(0x1f2e), 0, &m);
+		EXPECT_EQ(-1, outer6m(in, len, &rec, NULL, &m, out,
+				      sizeof(out), &outlen));
+	}
+}
+
+/*
+ * A more record is its tunnel record's by KIND MORE and the same
+ * BEFORE_SRC, BEFORE_DST and FIRST (uapi: "a reader pairs them by
+ * those"): any other is refused. Any checksum it holds is the one
+ * written: it is not summed from the rebuilt bytes.
+ */
+TEST(outer_refuses_a_more_record_not_of_its_tunnel_record)
+{
+	static const uint8_t kinds[] = {
+		0, KBLOOM_XLATE_OPAQUE, KBLOOM_XLATE_ADDR6,
+		KBLOOM_XLATE_MORE | KBLOOM_XLATE_OUTER6, KBLOOM_XLATE_DNAT,
+		KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_VXLAN_CSUM |
+			KBLOOM_XLATE_OUTER6,
+	};
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more, m;
+	struct udp6 u = vxlan6;
+	uint32_t len, outlen;
+	size_t i;
+
+	len = inner_pkt(in, PROTO_UDP, 40);
+	udp6_ref(wire, in, len, &u);
+	ASSERT_TRUE(udp6_rec(in, wire, &u, &rec, &more));
+	ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, &more, out,
+			     sizeof(out), &outlen));
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		m = more;
+		m.kind = kinds[i];
+		EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, &m, out,
+				      sizeof(out), &outlen)) {
+			TH_LOG("kind 0x%02x", kinds[i]);
+		}
+	}
+	m = more;
+	m.before_src ^= htonl(1);
+	EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, &m, out,
+			      sizeof(out), &outlen));
+	m = more;
+	m.before_dst ^= htonl(0x100);
+	EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, &m, out,
+			      sizeof(out), &outlen));
+	m = more;
+	((uint8_t *)&m.first)[1] ^= 1;		/* another source port */
+	EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, &m, out,
+			      sizeof(out), &outlen));
+	m = more;
+	((uint8_t *)&m.first)[2] ^= 0x80;	/* another destination port */
+	EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, &m, out,
+			      sizeof(out), &outlen));
+	/* Another checksum of this tunnel record: written as it holds it. */
+	kb_xlate_more(&rec, htons(0x1234), 0, &m);
+	ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, &m, out, sizeof(out),
+			     &outlen));
+	EXPECT_EQ(0x1234, get16(out + 46));
+}
+
+TEST(outer_refuses_vxlan6_and_geneve6_without_their_outer_addresses)
+{
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more;
+	uint32_t len, outlen;
+	struct udp6 u;
+	size_t i, c;
+
+	for (i = 0; i < ARRAY_SIZE(us); i++)
+		for (c = 0; c < 2; c++) {
+			u = *us[i];
+			u.csum = (int)c;
+			len = inner_pkt(in, PROTO_UDP, 16);
+			udp6_ref(wire, in, len, &u);
+			udp6_rec(in, wire, &u, &rec, &more);
+			ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs,
+					     c ? &more : NULL, out,
+					     sizeof(out), &outlen));
+			EXPECT_EQ(-1, outer6m(in, len, &rec, NULL,
+					      c ? &more : NULL, out,
+					      sizeof(out), &outlen));
+			EXPECT_EQ(-1, outer6m(in, len, &rec, NULL,
+					      c ? NULL : &more, out,
+					      sizeof(out), &outlen));
+		}
+}
+
+/*
+ * VXLAN and GENEVE over IPv6 are recorded with no extension header
+ * (uapi: "never an encapsulation limit"): a record whose word has one
+ * (bit 31) is none the module makes.
+ */
+TEST(outer_refuses_vxlan_and_geneve_over_ipv6_with_an_encapsulation_limit)
+{
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more, r;
+	uint32_t len, outlen;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(us); i++) {
+		len = inner_pkt(in, PROTO_UDP, 16);
+		udp6_ref(wire, in, len, us[i]);
+		ASSERT_TRUE(udp6_rec(in, wire, us[i], &rec, &more));
+		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, &more, out,
+				     sizeof(out), &outlen));
+		r = rec;			/* limit 4 */
+		r.before_sport |= htons(0x8000 | 4 << 4);
+		EXPECT_EQ(-1, outer6m(in, len, &r, tun6_addrs, &more, out,
+				      sizeof(out), &outlen));
+		r.before_sport = htons(0x8000 | (ntohs(rec.before_sport) & 0xf));
+		EXPECT_EQ(-1, outer6m(in, len, &r, tun6_addrs, &more, out,
+				      sizeof(out), &outlen));
+	}
+}
+
+/*
+ * VXLAN and GENEVE records of kinds the module never makes: DF without a
+ * checksum (over IPv4 the flags are then in BEFORE_DPORT), DF over IPv6
+ * (BEFORE_DPORT holds the flow label; no header flag is kept), with or
+ * without a checksum. Over IPv6 GENEVE alone and with a checksum (and
+ * its more record) are rebuilt, as VXLAN's are.
+ */
+TEST(outer_refuses_vxlan_and_geneve_records_the_module_never_makes)
+{
+	static const uint8_t kinds[] = {
+		KBLOOM_XLATE_VXLAN_DF,
+		KBLOOM_XLATE_VXLAN_DF | KBLOOM_XLATE_OUTER6,
+		KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF |
+			KBLOOM_XLATE_OUTER6,
+	};
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more, r;
+	uint32_t len, outlen;
+	size_t i, j, c;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	for (i = 0; i < ARRAY_SIZE(us); i++) {
+		udp6_ref(wire, in, len, us[i]);
+		ASSERT_TRUE(udp6_rec(in, wire, us[i], &rec, &more));
+		/* The records as made are rebuilt, with and without CSUM ... */
+		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, &more, out,
+				     sizeof(out), &outlen));
+		r = rec;
+		r.kind &= ~KBLOOM_XLATE_VXLAN_CSUM;
+		ASSERT_EQ(0, outer6m(in, len, &r, tun6_addrs, NULL, out,
+				     sizeof(out), &outlen));
+		EXPECT_EQ(0, get16(out + 46));
+		/* ... the same fields with another KIND are not. */
+		for (j = 0; j < ARRAY_SIZE(kinds); j++)
+			for (c = 0; c < 4; c++) {
+				r.kind = us[i]->t6.t.kind | kinds[j];
+				EXPECT_EQ(-1, outer6m(in, len, &r,
+						      c & 1 ? tun6_addrs : NULL,
+						      c & 2 ? &more : NULL, out,
+						      sizeof(out), &outlen)) {
+					TH_LOG("kind 0x%02x, addresses %zu, more %zu",
+					       r.kind, c & 1, c >> 1);
+				}
+			}
+	}
+}
+
+/*
+ * The payload length is 16 bits, and so is UDP's: VXLAN's 30 bytes and
+ * the inner packet's whole length make at most 65535.
+ */
+TEST(vxlan6_outer_refuses_a_payload_length_over_65535)
+{
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more;
+	uint32_t len, outlen;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(us); i++) {
+		len = inner_pkt(in, PROTO_UDP, 16);
+		udp6_ref(wire, in, len, us[i]);
+		ASSERT_TRUE(udp6_rec(in, wire, us[i], &rec, &more));
+		/* An inner packet captured in part: 65535 in all ... */
+		set16(in + 2, 65535 - 30);
+		ASSERT_EQ(0, outer6m(in, 28, &rec, tun6_addrs, &more, out,
+				     sizeof(out), &outlen));
+		EXPECT_EQ(65535, get16(out + 4));
+		EXPECT_EQ(65535, get16(out + 44));
+		EXPECT_EQ(70 + 28, outlen);
+		/* ... and one more byte. */
+		set16(in + 2, 65535 - 30 + 1);
+		EXPECT_EQ(-1, outer6m(in, 28, &rec, tun6_addrs, &more, out,
+				      sizeof(out), &outlen));
+		set16(in + 2, 65535);
+		EXPECT_EQ(-1, outer6m(in, 28, &rec, tun6_addrs, &more, out,
+				      sizeof(out), &outlen));
+	}
+}
+
+/* ---- IPv6 in VXLAN and GENEVE (Ethernet type 0x86DD) ---- */
+
+/*
+ * The IPv6 packet inside the tunnel: inner6()'s ICMPv6 echo (@proto 58,
+ * sequence @seq), or for @proto 17 a UDP datagram fd09::7 > fd09::8 from
+ * port 41000 + @seq to 53 with the same IPv6 header (flow label 0x5abcd,
+ * traffic class 0x2e, hop limit 63) and payload bytes, its checksum
+ * summed over RFC 8200 8.1's pseudo-header and the whole datagram;
+ * @payload bytes after the 8-byte ICMPv6 or UDP header. Its length.
+ */
+static uint32_t inner6_of(uint8_t *b, uint8_t proto, uint32_t payload,
+			  uint16_t seq)
+{
+	uint32_t len = inner6(b, payload, seq), s;
+	uint8_t pseudo[40];
+
+	if (proto != PROTO_UDP)
+		return len;
+	b[6] = PROTO_UDP;
+	set16(b + 40, 41000u + seq);
+	set16(b + 42, 53);
+	set16(b + 44, 8 + payload);
+	set16(b + 46, 0);
+	memcpy(pseudo, b + 8, 32);
+	set32(pseudo + 32, 8 + payload);
+	set32(pseudo + 36, PROTO_UDP);
+	s = ~ref_sum(ref_sum(0, pseudo, 40), b + 40, 8 + payload) & 0xffff;
+	set16(b + 46, s ? s : 0xffff);
+	return len;
+}
+
+/*
+ * The wire packet of @u over IPv4 around the whole inner packet @in
+ * (@inlen bytes): the IPv4 header (RFC 791: @u's TOS, IP ID, flags and
+ * TTL, protocol 17, TUN_LOCAL to TUN_REMOTE, its checksum from scratch),
+ * then udp6_ref()'s datagram (UDP, VXLAN's or GENEVE's header, Ethernet,
+ * @in) with its checksum 0 or summed over IPv4's pseudo-header (RFC 768:
+ * source, destination, zero, protocol 17, UDP length) and the whole
+ * datagram, 0 sent as 0xffff. Its length.
+ */
+static uint32_t udp4_ref(uint8_t *o, const uint8_t *in, uint32_t inlen,
+			 const struct udp6 *u)
+{
+	const struct tun *t = &u->t6.t;
+	uint32_t udplen = GENEVE_ENCAP + inlen, s;
+	uint8_t *w = malloc(40 + udplen), pseudo[12];
+	struct udp6 z = *u;
+
+	z.csum = 0;
+	udp6_ref(w, in, inlen, &z);
+	memset(o, 0, 20);
+	o[0] = 0x45;
+	o[1] = t->tos;
+	set16(o + 2, 20 + udplen);
+	set16(o + 4, t->id);
+	set16(o + 6, t->frag);
+	o[8] = t->ttl;
+	o[9] = PROTO_UDP;
+	set32(o + 12, TUN_LOCAL);
+	set32(o + 16, TUN_REMOTE);
+	set16(o + 10, ~ref_sum(0, o, 20) & 0xffff);
+	memcpy(o + 20, w + 40, udplen);
+	free(w);
+	if (u->csum) {
+		set32(pseudo, TUN_LOCAL);
+		set32(pseudo + 4, TUN_REMOTE);
+		pseudo[8] = 0;
+		pseudo[9] = PROTO_UDP;
+		set16(pseudo + 10, udplen);
+		s = ~ref_sum(ref_sum(0, pseudo, 12), o + 20, udplen) & 0xffff;
+		set16(o + 26, s ? s : 0xffff);
+	}
+	return 20 + udplen;
+}
+
+/* @u's wire packet over IPv4 (@v4) or IPv6 around @in (@inlen bytes). */
+static uint32_t vx66_ref(uint8_t *o, const uint8_t *in, uint32_t inlen,
+			 const struct udp6 *u, bool v4)
+{
+	return v4 ? udp4_ref(o, in, inlen, u) : udp6_ref(o, in, inlen, u);
+}
+
+/*
+ * The records the decapsulating router makes of the wire packet @wire
+ * (over IPv4 when @v4) around the IPv6 packet @in as inside the tunnel,
+ * as kb_xlate_of_tunnel_head() (kmod/transforms.c) reads it: FAMILY 6,
+ * the inner key as 6in4's (ref_key6()), KIND VXLAN or GENEVE, FIRST the
+ * UDP ports as carried (not the inner hop limit and traffic class, no
+ * digest of the outer packet covering them); over IPv4 BEFORE_* the
+ * outer addresses, IP ID and flags and offset, and with a UDP checksum
+ * KIND VXLAN_CSUM (VXLAN_DF for DF) and the checksum in BEFORE_DPORT;
+ * over IPv6 udp6_rec()'s (the folds, the flow label, the checksum in the
+ * more record *@more). Whether there is a more record.
+ */
+static bool vx66_rec(const uint8_t *in, const uint8_t *wire,
+		     const struct udp6 *u, bool v4, struct kbloom_xlate *rec,
+		     struct kbloom_xlate *more)
+{
+	if (!v4)
+		return udp6_rec(in, wire, u, rec, more);
+	memset(more, 0, sizeof(*more));
+	memset(rec, 0, sizeof(*rec));
+	ref_key6(in, rec);
+	rec->state = KBLOOM_XLATE_VALID;
+	rec->kind = u->t6.t.kind;
+	memcpy(&rec->before_src, wire + 12, 4);
+	memcpy(&rec->before_dst, wire + 16, 4);
+	memcpy(&rec->before_sport, wire + 4, 2);
+	memcpy(&rec->before_dport, wire + 6, 2);
+	memcpy(&rec->first, wire + 20, 4);
+	if (get16(wire + 26)) {
+		rec->kind |= KBLOOM_XLATE_VXLAN_CSUM;
+		if (get16(wire + 6) & 0x4000)
+			rec->kind |= KBLOOM_XLATE_VXLAN_DF;
+		memcpy(&rec->before_dport, wire + 26, 2);
+	}
+	return false;
+}
+
+/*
+ * The wire packet @w (its outer header @h bytes: 20, IPv4; 40, IPv6) as
+ * pkt_tunnel_outer() writes it where no record keeps it and no digest
+ * covers it (uapi kbloom.h, pktxform.h): the outer TOS 0 and TTL 64 (the
+ * header checksum summed again), or traffic class 0 and hop limit 64;
+ * the VNI 0; the inner Ethernet addresses 0; the inner IPv6 packet's hop
+ * limit and traffic class as captured past the tunnel (@cap, @n bytes
+ * of it), FIRST holding the UDP ports instead.
+ */
+static void vx66_rebuilt(uint8_t *w, uint32_t h, const uint8_t *cap,
+			 uint32_t n)
+{
+	if (h == 20) {
+		w[1] = 0;
+		w[8] = 64;
+		set16(w + 10, 0);
+		set16(w + 10, ~ref_sum(0, w, 20) & 0xffff);
+	} else {
+		w[0] = 0x60;
+		w[1] &= 0x0f;
+		w[7] = 64;
+	}
+	memset(w + h + 12, 0, 3);		/* the VNI */
+	memset(w + h + 16, 0, 12);		/* the Ethernet addresses */
+	as_captured(w + h + GENEVE_ENCAP, cap, n);
+}
+
+/*
+ * IPv6 in VXLAN or GENEVE: the inner packet (inner6_of(): @proto,
+ * @payload bytes, sequence 9) in @u's wire packet over IPv4 (@v4) or
+ * IPv6, with its VNI, Ethernet addresses, outer TOS and TTL (traffic
+ * class and hop limit) and real UDP checksum, and the records of it.
+ * pkt_tunnel_outer() of the first @cap bytes (all when 0) of the inner
+ * packet as captured past the tunnel (hop limit 61, traffic class 0),
+ * into @outmax bytes (all when 0), must be the wire packet byte for byte
+ * but where no digest covers it, there as vx66_rebuilt() says; and
+ * digest (SPIE: the outer header and the UDP header) as the wire packet
+ * does. -1 when it does; the first differing byte; -2 when refused, -3 a
+ * wrong length, -4 the digests differ, -5 the wire packet's UDP checksum
+ * does not verify.
+ */
+static int vx66_case(uint8_t proto, uint32_t payload, uint32_t cap,
+		     const struct udp6 *u, bool v4, uint32_t outmax)
+{
+	uint8_t in[2048], capd[2048], wire[2048], want[2048], out[2048];
+	uint32_t len, wlen, wantlen, outlen = 0, h = v4 ? 20 : 40;
+	struct kbloom_xlate rec, more;
+	struct kb_digest dw, dout;
+	bool has;
+
+	len = inner6_of(in, proto, payload, 9);
+	wlen = vx66_ref(wire, in, len, u, v4);
+	if (u->csum && !(v4 ? geneve_csum_ok(wire) : udp6_csum_ok(wire)))
+		return -5;
+	has = vx66_rec(in, wire, u, v4, &rec, &more);
+	memcpy(capd, in, len);
+	past_the_tunnel(capd);
+	memcpy(want, wire, wlen);
+	vx66_rebuilt(want, h, capd, len);
+	if (cap)
+		len = cap;
+	wantlen = h + GENEVE_ENCAP + len;
+	if (outmax && outmax < wantlen)
+		wantlen = outmax;
+	if (outer6m(capd, len, &rec, v4 ? NULL : tun6_addrs,
+		    has ? &more : NULL, out, outmax ? outmax : sizeof(out),
+		    &outlen))
+		return -2;
+	if (outlen != wantlen) {
+		kb_diag("outlen %u, want %u", outlen, wantlen);
+		return -3;
+	}
+	if (kb_digest(wire, wantlen, KBLOOM_DIGEST_SPIE, &dw) !=
+	    KBLOOM_SKIP_NONE ||
+	    kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout) !=
+	    KBLOOM_SKIP_NONE || dw.len != h + 8 || dout.len != h + 8 ||
+	    memcmp(dw.key, dout.key, h + 8)) {
+		kb_diag("the digests differ");
+		return -4;
+	}
+	return first_diff(out, want, wantlen);
+}
+
+/*
+ * As Linux's vxlan and geneve over IPv4 send: a hashed source port to
+ * the IANA port, an IP ID, DF (vxlan's default) or not, a UDP checksum
+ * (udpcsum; none is Linux's default over IPv4); a VNI, the inner frame's
+ * addresses, a TOS and TTL the rebuild cannot know.
+ */
+static const struct udp6 vxlan4 = {
+	.t6 = { .t = { .kind = KBLOOM_XLATE_VXLAN, .id = 0x3c3c,
+		       .frag = 0x4000, .tos = 0xb8, .ttl = 253,
+		       .sport = 51234, .dport = 4789, .vni = 0xabcdef },
+		.lim = -1 },
+	.macs = 1, .csum = 1,
+};
+static const struct udp6 geneve4 = {
+	.t6 = { .t = { .kind = KBLOOM_XLATE_GENEVE, .id = 0x5a5a, .frag = 0,
+		       .tos = 0x28, .ttl = 30, .sport = 49877,
+		       .dport = GENEVE_PORT, .vni = 0x10203 },
+		.lim = -1 },
+	.macs = 1, .csum = 1,
+};
+
+/* The four: VXLAN and GENEVE over IPv4, over IPv6. */
+static const struct {
+	const struct udp6 *u;
+	bool v4;
+} vx66s[] = {
+	{ &vxlan4, true }, { &geneve4, true },
+	{ &vxlan6, false }, { &geneve6, false },
+};
+
+/*
+ * @u over IPv4 (@v4) or, with every flow label of labels6[], over IPv6;
+ * inner ICMPv6 and UDP packets of 0, 24 and 101 (odd) payload bytes;
+ * whether all are the wire's.
+ */
+static bool vx66_all(struct __test_metadata *_metadata, struct udp6 u,
+		     bool v4)
+{
+	static const uint8_t protos[] = { 58, PROTO_UDP };	/* ICMPv6 */
+	static const uint32_t payloads[] = { 0, 24, 101 };
+	size_t l, p, i, nl = v4 ? 1 : ARRAY_SIZE(labels6);
+	bool all = true;
+	int r;
+
+	for (l = 0; l < nl; l++)
+		for (p = 0; p < ARRAY_SIZE(protos); p++)
+			for (i = 0; i < ARRAY_SIZE(payloads); i++) {
+				if (!v4)
+					u.t6.label = labels6[l];
+				r = vx66_case(protos[p], payloads[i], 0, &u, v4,
+					      0);
+				EXPECT_EQ(-1, r) {
+					TH_LOG("over IPv%d, kind 0x%02x, csum %d, frag 0x%04x, inner %u, payload %u, label 0x%05x",
+					       v4 ? 4 : 6, u.t6.t.kind, u.csum,
+					       u.t6.t.frag, protos[p],
+					       payloads[i], u.t6.label);
+				}
+				all = all && r == -1;
+			}
+	return all;
+}
+
+/*
+ * A vxlan device over IPv4 carrying IPv6 (an Ethernet frame of type
+ * 0x86DD): the outer packet is the wire's with a UDP checksum (KIND
+ * VXLAN_CSUM, the checksum in BEFORE_DPORT, DF in KIND) and without,
+ * with DF and without; other ports, VNI and IP ID.
+ */
+TEST(vxlan_carrying_ipv6_outer_is_the_wire_packet_with_and_without_a_checksum)
+{
+	struct udp6 u = vxlan4;
+	unsigned int c;
+
+	for (c = 0; c < 4; c++) {
+		u.csum = c & 1;
+		u.t6.t.frag = c & 2 ? 0x4000 : 0;
+		EXPECT_TRUE(vx66_all(_metadata, u, true));
+	}
+	u.t6.t.sport = 65535;
+	u.t6.t.dport = 8472;		/* Linux's old default port */
+	u.t6.t.vni = 0xffffff;
+	u.t6.t.id = 0;
+	EXPECT_TRUE(vx66_all(_metadata, u, true));
+}
+
+/* A geneve device over IPv4 carrying IPv6, as vxlan's just above. */
+TEST(geneve_carrying_ipv6_outer_is_the_wire_packet_with_and_without_a_checksum)
+{
+	struct udp6 u = geneve4;
+	unsigned int c;
+
+	for (c = 0; c < 4; c++) {
+		u.csum = c & 1;
+		u.t6.t.frag = c & 2 ? 0x4000 : 0;
+		EXPECT_TRUE(vx66_all(_metadata, u, true));
+	}
+	u.t6.t.sport = 1;
+	u.t6.t.vni = 0;
+	u.t6.t.id = 0xffff;
+	u.macs = 0;
+	EXPECT_TRUE(vx66_all(_metadata, u, true));
+}
+
+/*
+ * vxlan and geneve devices over IPv6 carrying IPv6: the outer packet is
+ * the wire's, its UDP checksum (mandatory over IPv6) from the more
+ * record, for every flow label of labels6[].
+ */
+TEST(ipv6_in_vxlan6_and_geneve6_outer_is_the_wire_packet_with_its_more_record)
+{
+	struct udp6 u = vxlan6;
+
+	EXPECT_TRUE(vx66_all(_metadata, vxlan6, false));
+	EXPECT_TRUE(vx66_all(_metadata, geneve6, false));
+	u.t6.t.sport = 65535;
+	u.t6.t.dport = 8472;
+	u.t6.t.vni = 1;
+	u.macs = 0;
+	EXPECT_TRUE(vx66_all(_metadata, u, false));
+}
+
+/*
+ * RFC 6935's zero checksum over IPv6 (udp6zerocsumtx) with IPv6 inside:
+ * no VXLAN_CSUM, no more record (one given is refused), checksum 0 in
+ * the rebuilt packet as on the wire.
+ */
+TEST(ipv6_in_vxlan6_and_geneve6_with_a_zero_checksum_has_no_more_record)
+{
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more, m;
+	uint32_t len, wlen, outlen;
+	struct udp6 u;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(us); i++) {
+		u = *us[i];
+		u.csum = 0;
+		len = inner6_of(in, PROTO_UDP, 40, 9);
+		wlen = udp6_ref(wire, in, len, &u);
+		ASSERT_EQ(0, get16(wire + 46));
+		EXPECT_FALSE(vx66_rec(in, wire, &u, false, &rec, &more));
+		EXPECT_EQ(u.t6.t.kind | KBLOOM_XLATE_OUTER6, rec.kind);
+		EXPECT_EQ(6, rec.family);
+		EXPECT_FALSE(pkt_tunnel_has_more(rec.kind));
+		past_the_tunnel(in);
+		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, NULL, out,
+				     sizeof(out), &outlen));
+		ASSERT_EQ(wlen, outlen);
+		EXPECT_EQ(0, get16(out + 46));
+		kb_xlate_more(&rec, htons(0x1f2e), 0, &m);
+		EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, &m, out,
+				      sizeof(out), &outlen));
+		EXPECT_TRUE(vx66_all(_metadata, u, false));
+	}
+}
+
+/*
+ * The fields one by one, of a UDP datagram of 33 payload bytes (odd):
+ * the record's (FAMILY 6, KIND, FIRST the UDP ports); the outer header
+ * (its length the whole packet's), UDP's length (its 8 bytes, VXLAN's or
+ * GENEVE's 8, Ethernet's 14, the inner IPv6 packet's 40 and payload
+ * length) and checksum as carried, the tunnel header with VNI 0,
+ * Ethernet of zero addresses and type 0x86DD (RFC 7348 and RFC 8926 carry
+ * the inner frame's type as is), the inner packet as captured.
+ */
+TEST(ipv6_in_vxlan_and_geneve_outer_fields_are_where_the_rfcs_put_them)
+{
+	static const uint8_t hdr[2][8] = {
+		{ 0x08, 0, 0, 0, 0, 0, 0, 0 },		/* VXLAN */
+		{ 0, 0, 0x65, 0x58, 0, 0, 0, 0 },	/* GENEVE */
+	};
+	uint8_t in[256], cap[256], wire[512], out[512];
+	uint32_t len, wlen, outlen, h, k, ulen = 30 + 40 + 8 + 33;
+	struct kbloom_xlate rec, more;
+	const struct udp6 *u;
+	bool v4, has;
+	size_t c;
+
+	for (c = 0; c < ARRAY_SIZE(vx66s); c++) {
+		u = vx66s[c].u;
+		v4 = vx66s[c].v4;
+		h = v4 ? 20 : 40;
+		len = inner6_of(in, PROTO_UDP, 33, 9);
+		ASSERT_EQ(81, len);
+		wlen = vx66_ref(wire, in, len, u, v4);
+		has = vx66_rec(in, wire, u, v4, &rec, &more);
+		EXPECT_EQ(!v4, has);
+		EXPECT_EQ(6, rec.family);
+		EXPECT_EQ(PROTO_UDP, rec.proto);
+		EXPECT_EQ(u->t6.t.kind | KBLOOM_XLATE_VXLAN_CSUM |
+			  (v4 ? (u->t6.t.frag & 0x4000 ?
+				 KBLOOM_XLATE_VXLAN_DF : 0) :
+				KBLOOM_XLATE_OUTER6), rec.kind);
+		EXPECT_EQ(u->t6.t.sport, get16((uint8_t *)&rec.first));
+		EXPECT_EQ(u->t6.t.dport, get16((uint8_t *)&rec.first + 2));
+		memcpy(cap, in, len);
+		past_the_tunnel(cap);
+		ASSERT_EQ(0, outer6m(cap, len, &rec, v4 ? NULL : tun6_addrs,
+				     has ? &more : NULL, out, sizeof(out),
+				     &outlen));
+		ASSERT_EQ(h + ulen, outlen);
+		ASSERT_EQ(wlen, outlen);
+		if (v4) {
+			EXPECT_EQ(0x45, out[0]);
+			EXPECT_EQ(20 + ulen, get16(out + 2));
+			EXPECT_EQ(u->t6.t.id, get16(out + 4));
+			EXPECT_EQ(u->t6.t.frag, get16(out + 6));
+			EXPECT_EQ(PROTO_UDP, out[9]);
+			EXPECT_EQ(0xffff, ref_sum(0, out, 20));
+			EXPECT_EQ(0, memcmp(out + 12, wire + 12, 8));
+		} else {
+			EXPECT_EQ(0x60000000 | u->t6.label, get32(out));
+			EXPECT_EQ(ulen, get16(out + 4));
+			EXPECT_EQ(PROTO_UDP, out[6]);
+			EXPECT_EQ(0, memcmp(out + 8, tun6_addrs, 32));
+		}
+		EXPECT_EQ(u->t6.t.sport, get16(out + h));
+		EXPECT_EQ(u->t6.t.dport, get16(out + h + 2));
+		EXPECT_EQ(ulen, get16(out + h + 4));
+		EXPECT_EQ(get16(wire + h + 6), get16(out + h + 6));
+		EXPECT_NE(0, get16(out + h + 6));
+		EXPECT_EQ(-1, first_diff(out + h + 8, hdr[c & 1], 8));
+		for (k = 16; k < 28; k++)
+			EXPECT_EQ(0, out[h + k]);
+		EXPECT_EQ(0x86dd, get16(out + h + 28));
+		/* Hop limit 61 and traffic class 0, not 63 and 0x2e. */
+		EXPECT_EQ(0x6005abcd, get32(out + h + 30));
+		EXPECT_EQ(61, out[h + 30 + 7]);
+		EXPECT_EQ(-1, first_diff(out + h + 30, cap, len));
+	}
+}
+
+/*
+ * Why FIRST holds no inner hop limit or traffic class here: a digest of
+ * the outer packet covers its IP header and the UDP header, no byte of
+ * the Ethernet frame. One IPv6 packet sent with hop limit 63 and traffic
+ * class 0x2e, or 1 and 0xff, makes the same record (FIRST the ports),
+ * but for the UDP checksum, which covers them and is kept as carried;
+ * without one, the wire packets digest alike. Either rebuilt from the
+ * inner packet as captured digests as its own wire packet.
+ */
+TEST(ipv6_in_vxlan_and_geneve_keeps_no_inner_hop_limit_or_traffic_class)
+{
+	uint8_t in[2][256], cap[256], wire[2][512], out[2][512];
+	struct kbloom_xlate rec[2], more[2];
+	struct kb_digest dw[2], dout[2];
+	uint32_t len, outlen, h, s;
+	struct udp6 u;
+	bool v4, has;
+	size_t c, j;
+
+	for (c = 0; c < 2 * ARRAY_SIZE(vx66s); c++) {
+		u = *vx66s[c / 2].u;
+		v4 = vx66s[c / 2].v4;
+		u.csum = c & 1;
+		h = v4 ? 20 : 40;
+		len = inner6_of(in[0], 58, 24, 5);
+		memcpy(in[1], in[0], len);
+		in[1][0] = 0x6f;			/* traffic class 0xff */
+		in[1][1] |= 0xf0;
+		in[1][7] = 1;
+		memcpy(cap, in[0], len);
+		past_the_tunnel(cap);
+		for (j = 0; j < 2; j++) {
+			vx66_ref(wire[j], in[j], len, &u, v4);
+			has = vx66_rec(in[j], wire[j], &u, v4, &rec[j],
+				       &more[j]);
+			ASSERT_EQ(0, outer6m(cap, len, &rec[j],
+					     v4 ? NULL : tun6_addrs,
+					     has ? &more[j] : NULL, out[j],
+					     sizeof(out[j]), &outlen));
+			ASSERT_EQ(h + 30 + len, outlen);
+			ASSERT_EQ(KBLOOM_SKIP_NONE,
+				  kb_digest(wire[j], outlen,
+					    KBLOOM_DIGEST_SPIE, &dw[j]));
+			ASSERT_EQ(KBLOOM_SKIP_NONE,
+				  kb_digest(out[j], outlen,
+					    KBLOOM_DIGEST_SPIE, &dout[j]));
+			ASSERT_EQ(h + 8, dw[j].len);
+			EXPECT_EQ(-1, first_diff(dout[j].key, dw[j].key,
+						 h + 8)) {
+				TH_LOG("over IPv%d, kind 0x%02x, csum %d, inner hop limit %u",
+				       v4 ? 4 : 6, u.t6.t.kind, u.csum,
+				       in[j][7]);
+			}
+			EXPECT_EQ(-1, first_diff(out[j] + h + 30, cap, len));
+		}
+		EXPECT_EQ(rec[0].first, rec[1].first);
+		EXPECT_EQ(0, memcmp(&rec[0].first, wire[0] + h, 4));
+		/* The checksum: another over other inner bytes, else 0. */
+		s = get16(wire[1] + h + 6);
+		EXPECT_EQ(c & 1, get16(wire[0] + h + 6) != s);
+		if (v4)
+			rec[1].before_dport = rec[0].before_dport;
+		EXPECT_EQ(0, memcmp(&rec[0], &rec[1], sizeof(rec[0])));
+		if (c & 1) {
+			EXPECT_EQ(s, get16(out[1] + h + 6));
+			EXPECT_NE(-1, first_diff(dw[0].key, dw[1].key, h + 8));
+		} else {
+			EXPECT_EQ(-1, first_diff(dw[0].key, dw[1].key, h + 8));
+			EXPECT_EQ(-1, first_diff(out[0], out[1], outlen));
+		}
+	}
+}
+
+/*
+ * A capture cut short (the 48 bytes the key needs, an odd 57) and an
+ * @outmax cut (the outer headers alone, 8 bytes more, inside the inner
+ * header): the lengths and the checksum the whole packet's, its bytes the
+ * wire's as far as they go; an @outmax short of the headers is refused.
+ */
+TEST(ipv6_in_vxlan_and_geneve_outer_of_a_cut_capture_has_the_whole_lengths)
+{
+	uint8_t in[512], wire[1024], out[1024];
+	struct kbloom_xlate rec, more;
+	uint32_t h, outlen;
+	struct udp6 u;
+	bool v4, has;
+	size_t c;
+
+	for (c = 0; c < ARRAY_SIZE(vx66s); c++) {
+		u = *vx66s[c].u;
+		v4 = vx66s[c].v4;
+		h = v4 ? 20 : 40;
+		EXPECT_EQ(-1, vx66_case(58, 200, 48, &u, v4, 0));
+		EXPECT_EQ(-1, vx66_case(PROTO_UDP, 200, 57, &u, v4, 0));
+		EXPECT_EQ(-1, vx66_case(PROTO_UDP, 101, 0, &u, v4, h + 30));
+		EXPECT_EQ(-1, vx66_case(58, 101, 0, &u, v4, h + 30 + 8));
+		EXPECT_EQ(-1, vx66_case(PROTO_UDP, 101, 0, &u, v4,
+					h + 30 + 7));
+		u.csum = 0;
+		EXPECT_EQ(-1, vx66_case(PROTO_UDP, 200, 48, &u, v4, 0));
+
+		u = *vx66s[c].u;
+		inner6_of(in, PROTO_UDP, 200, 9);
+		vx66_ref(wire, in, 248, &u, v4);
+		has = vx66_rec(in, wire, &u, v4, &rec, &more);
+		past_the_tunnel(in);
+		ASSERT_EQ(0, outer6m(in, 48, &rec, v4 ? NULL : tun6_addrs,
+				     has ? &more : NULL, out, sizeof(out),
+				     &outlen));
+		EXPECT_EQ(h + 30 + 48, outlen);
+		EXPECT_EQ(v4 ? 20 + 30 + 248 : 30 + 248,
+			  get16(out + (v4 ? 2 : 4)));
+		EXPECT_EQ(30 + 248, get16(out + h + 4));
+		EXPECT_EQ(get16(wire + h + 6), get16(out + h + 6));
+		EXPECT_EQ(-1, outer6m(in, 248, &rec, v4 ? NULL : tun6_addrs,
+				      has ? &more : NULL, out, h + 30 - 1,
+				      &outlen));
+	}
+}
+
+/*
+ * A record of IPv6 in VXLAN or GENEVE is its packet's by the key, as
+ * 6in4's: refused for another echo, for a capture too short for the key
+ * (47 bytes: the tag takes the 8 after the header), for an IPv4 packet;
+ * FAMILY 4 with its fields is no record of the IPv6 packet. Over IPv6,
+ * refused without its outer addresses or its more record.
+ */
+TEST(outer_refuses_ipv6_in_vxlan_and_geneve_of_another_packet_or_family)
+{
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more, r;
+	uint32_t len, outlen;
+	const uint8_t *a;
+	struct udp6 u;
+	bool v4, has;
+	size_t c;
+
+	for (c = 0; c < ARRAY_SIZE(vx66s); c++) {
+		u = *vx66s[c].u;
+		v4 = vx66s[c].v4;
+		a = v4 ? NULL : tun6_addrs;
+		len = inner6_of(in, 58, 24, 9);
+		vx66_ref(wire, in, len, &u, v4);
+		has = vx66_rec(in, wire, &u, v4, &rec, &more);
+		past_the_tunnel(in);
+		ASSERT_EQ(0, outer6m(in, len, &rec, a, has ? &more : NULL, out,
+				     sizeof(out), &outlen));
+		ASSERT_EQ(0, outer6m(in, 48, &rec, a, has ? &more : NULL, out,
+				     sizeof(out), &outlen));
+		EXPECT_EQ(-1, outer6m(in, 47, &rec, a, has ? &more : NULL, out,
+				      sizeof(out), &outlen));
+		r = rec;
+		r.family = 4;
+		EXPECT_EQ(-1, outer6m(in, len, &r, a, has ? &more : NULL, out,
+				      sizeof(out), &outlen));
+		if (!v4) {
+			EXPECT_EQ(-1, outer6m(in, len, &rec, NULL, &more, out,
+					      sizeof(out), &outlen));
+			EXPECT_EQ(-1, outer6m(in, len, &rec, a, NULL, out,
+					      sizeof(out), &outlen));
+		}
+		len = inner6_of(in, 58, 24, 10);
+		EXPECT_EQ(-1, outer6m(in, len, &rec, a, has ? &more : NULL, out,
+				      sizeof(out), &outlen));
+		len = inner_pkt(in, PROTO_UDP, 24);
+		EXPECT_EQ(-1, outer6m(in, len, &rec, a, has ? &more : NULL, out,
+				      sizeof(out), &outlen));
+	}
+}
+
+/*
+ * The lengths are 16 bits: over IPv4 the outer header's 20, UDP's 30 and
+ * the inner IPv6 packet's 40 and payload length make at most 65535 (the
+ * total length); over IPv6 UDP's 30, the inner's 40 and its payload
+ * length (the payload length, UDP's length).
+ */
+TEST(ipv6_in_vxlan_and_geneve_outer_refuses_a_length_over_65535)
+{
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more;
+	uint32_t h4, room, outlen;
+	const uint8_t *a;
+	struct udp6 u;
+	bool v4, has;
+	size_t c;
+
+	for (c = 0; c < ARRAY_SIZE(vx66s); c++) {
+		u = *vx66s[c].u;
+		v4 = vx66s[c].v4;
+		h4 = v4 ? 20 : 0;
+		a = v4 ? NULL : tun6_addrs;
+		inner6_of(in, PROTO_UDP, 16, 9);
+		vx66_ref(wire, in, 64, &u, v4);
+		has = vx66_rec(in, wire, &u, v4, &rec, &more);
+		/* An inner packet captured in part: 65535 in all ... */
+		room = 65535 - h4 - 30 - 40;
+		set16(in + 4, room);
+		ref_key6(in, &rec);
+		ASSERT_EQ(0, outer6m(in, 64, &rec, a, has ? &more : NULL, out,
+				     sizeof(out), &outlen));
+		EXPECT_EQ(65535, get16(out + (v4 ? 2 : 4)));
+		EXPECT_EQ(65535 - h4, get16(out + (v4 ? 20 : 40) + 4));
+		EXPECT_EQ((v4 ? 20 : 40) + 30 + 64, outlen);
+		/* ... and one more byte. */
+		set16(in + 4, room + 1);
+		ref_key6(in, &rec);
+		EXPECT_EQ(-1, outer6m(in, 64, &rec, a, has ? &more : NULL, out,
+				      sizeof(out), &outlen));
+		set16(in + 4, 65535);
+		ref_key6(in, &rec);
+		EXPECT_EQ(-1, outer6m(in, 64, &rec, a, has ? &more : NULL, out,
+				      sizeof(out), &outlen));
 	}
 }
 

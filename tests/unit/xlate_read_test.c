@@ -6,8 +6,12 @@
  * record over IPv6 (KIND OUTER6) holds only its outer addresses' folds:
  * the lookup gives it the addresses from the address records (KIND
  * ADDR6) of any window, one hit per (source, destination) pair when
- * addresses share a fold, and addr6_lost when one has none; what
- * kb_xlate_hit_str() and kb_xlate_before() make of such hits.
+ * addresses share a fold, and addr6_lost when one has none; a VXLAN or
+ * GENEVE one with a UDP checksum gets the checksum from its more records
+ * (KIND MORE, paired by its key, BEFORE_SRC, BEFORE_DST and FIRST), one
+ * hit per distinct checksum, and more_lost when there is none; what
+ * kb_xlate_hit_str() and kb_xlate_before() make of such hits, and of
+ * those of IPv6 in GRE (GRE's words over IPv4 too, not 6in4's).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1035,6 +1039,1000 @@ TEST(an_icmpv6_error_hit_gets_both_forms_addresses_from_the_table)
 			free(o);
 			arch_free(&x);
 		}
+}
+
+/* ---- VXLAN and GENEVE over IPv6: the UDP checksum in a more record ---- */
+
+/* The tunnel's outer addresses: fd02::1 and fd03::2. */
+static const uint8_t VS[16] = { 0xfd, 0x02, [15] = 0x01 };
+static const uint8_t VD[16] = { 0xfd, 0x03, [15] = 0x02 };
+
+static uint32_t get16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+/*
+ * The tunnel record the decapsulating router makes of @p (@len bytes)
+ * arriving in VXLAN or GENEVE (@kind) over IPv6 from [@src]:@sport to
+ * [@dst]:@dport with flow label @label (uapi "VXLAN and GENEVE over
+ * IPv6"): KIND with OUTER6, and VXLAN_CSUM when it had a checksum
+ * (@csum); the outer addresses' folds; the flow label as the word
+ * BEFORE_SPORT:BEFORE_DPORT, no encapsulation limit; FIRST the UDP ports
+ * as carried.
+ */
+static struct kbloom_xlate vx6_rec(const uint8_t *p, uint32_t len,
+				   uint8_t kind, bool csum,
+				   const uint8_t *src, const uint8_t *dst,
+				   uint32_t label, uint16_t sport,
+				   uint16_t dport)
+{
+	struct kbloom_xlate r;
+	uint8_t *f = (uint8_t *)&r.first;
+
+	if (pkt_tunnel_want(p, len, &r))
+		abort();
+	r.kind = kind | KBLOOM_XLATE_OUTER6 |
+		 (csum ? KBLOOM_XLATE_VXLAN_CSUM : 0);
+	r.before_src = fold(src);
+	r.before_dst = fold(dst);
+	r.before_sport = htons((uint16_t)(label >> 16));
+	r.before_dport = htons((uint16_t)label);
+	set16(f, sport);
+	set16(f + 2, dport);
+	return r;
+}
+
+/* The VXLAN record of inner4() from [VS]:51234 to [VD]:4789, label 0x5b1c3. */
+static struct kbloom_xlate vx6(const uint8_t *p, uint32_t len, bool csum)
+{
+	return vx6_rec(p, len, KBLOOM_XLATE_VXLAN, csum, VS, VD, 0x5b1c3,
+		       51234, 4789);
+}
+
+/*
+ * The more record of tunnel record @r holding checksum @csum (the
+ * engine's kb_xlate_more(), as the module makes it), put in window @id;
+ * as a lookup finds it (VALID).
+ */
+static struct kbloom_xlate put_more(struct arch *x, uint64_t id,
+				    const struct kbloom_xlate *r,
+				    uint16_t csum)
+{
+	struct kbloom_xlate m;
+
+	kb_xlate_more(r, htons(csum), 0, &m);
+	kb_xlate_put(win(x, id), &m);
+	m.state = KBLOOM_XLATE_VALID;
+	return m;
+}
+
+/*
+ * The outer packet of tunnel record @r (VXLAN or GENEVE over IPv6, from
+ * @src to @dst) around the @len bytes of @p, as pktxform.h says
+ * pkt_tunnel_outer() rebuilds it: the IPv6 header (traffic class 0, the
+ * flow label, payload length, next header 17, hop limit 64, the
+ * addresses), UDP (FIRST's ports, its length, checksum @csum), VXLAN's
+ * header (flags 0x08) or GENEVE's (protocol 0x6558), VNI 0, Ethernet
+ * (zero addresses, type IPv4, or IPv6 for an IPv6 @p), the inner packet.
+ * Its length.
+ */
+static uint32_t vx6_outer(uint8_t *o, const uint8_t *p, uint32_t len,
+			  const struct kbloom_xlate *r, const uint8_t *src,
+			  const uint8_t *dst, uint16_t csum)
+{
+	bool v6 = p[0] >> 4 == 6;
+	uint32_t udplen = 8 + 8 + 14 + (v6 ? 40 + get16(p + 4) :
+					get16(p + 2));
+	uint32_t label = (uint32_t)ntohs(r->before_sport) << 16 |
+			 ntohs(r->before_dport);
+
+	memset(o, 0, 70);
+	o[0] = 0x60;
+	o[1] = (uint8_t)(label >> 16 & 0x0f);
+	set16(o + 2, label);
+	set16(o + 4, udplen);
+	o[6] = 17;
+	o[7] = 64;
+	memcpy(o + 8, src, 16);
+	memcpy(o + 24, dst, 16);
+	memcpy(o + 40, &r->first, 4);
+	set16(o + 44, udplen);
+	set16(o + 46, csum);
+	if ((r->kind & KBLOOM_XLATE_GENEVE) == KBLOOM_XLATE_GENEVE)
+		set16(o + 50, 0x6558);
+	else
+		o[48] = 0x08;
+	set16(o + 68, v6 ? 0x86dd : 0x0800);
+	memcpy(o + 70, p, len);
+	return 70 + len;
+}
+
+/*
+ * The more record made in window 7 (before its tunnel record, which the
+ * rotation put in window 8), the address records in window 7: one hit
+ * of the tunnel record with its addresses and its more record; its
+ * words; the outer packet with the checksum, its headers byte for byte
+ * (the whole packet: below).
+ */
+TEST(a_vxlan6_hit_gets_its_addresses_and_its_checksum_from_the_table)
+{
+	struct kbloom_xlate r, m;
+	struct kb_xlate_hit hit[4];
+	uint8_t p[64], ref[256], *o = NULL;
+	uint32_t len, olen = 0;
+	struct arch x;
+	char s[256];
+
+	ASSERT_EQ(0, arch_init(&x));
+	len = inner4(p);
+	r = vx6(p, len, true);
+	m = put_more(&x, 7, &r, 0x1f2e);
+	put_addr(&x, 7, VS);
+	put_addr(&x, 7, VD);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	memset(hit, 0xa5, sizeof(hit));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, T8 + 5, T8 + 6, hit, 4));
+	EXPECT_TRUE(hit_is(&hit[0], &r, VS, VD));
+	EXPECT_FALSE(hit[0].more_lost);
+	EXPECT_FALSE(kb_xlate_hit_lost(&hit[0]));
+	EXPECT_EQ(0, memcmp(&hit[0].more, &m, sizeof(m)));
+	EXPECT_EQ(8, hit[0].window);
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("VXLAN6 [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x5b1c3 csum 0x1f2e",
+		     s);
+	ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	vx6_outer(ref, p, len, &r, VS, VD, 0x1f2e);
+	ASSERT_LE(70 + 8, olen);
+	EXPECT_EQ(0x1f2e, get16(o + 46));
+	EXPECT_EQ(0, memcmp(o, ref, 70 + 8));
+	free(o);
+	arch_free(&x);
+}
+
+/*
+ * kb_xlate_before() of a VXLAN or GENEVE hit over IPv6: the whole outer
+ * packet, its 70 bytes of headers (IPv6, UDP, VXLAN or GENEVE, Ethernet)
+ * and every byte of the inner packet after them.
+ */
+TEST(before_of_a_vxlan6_or_geneve6_hit_is_the_whole_outer_packet)
+{
+	static const uint8_t kinds[] = { KBLOOM_XLATE_VXLAN,
+					 KBLOOM_XLATE_GENEVE };
+	struct kb_xlate_hit hit[4];
+	uint8_t p[64], ref[256], *o = NULL;
+	uint32_t len, olen = 0, rlen;
+	struct kbloom_xlate r;
+	struct arch x;
+	size_t i, c;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		for (c = 0; c < 2; c++) {
+			ASSERT_EQ(0, arch_init(&x));
+			len = inner4(p);
+			r = vx6_rec(p, len, kinds[i], c, VS, VD, 0xfffff,
+				    49877, i ? 6081 : 4789);
+			if (c)
+				put_more(&x, 8, &r, 0xa001);
+			put_addr(&x, 8, VS);
+			put_addr(&x, 8, VD);
+			ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+			ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0,
+						     UINT64_MAX, hit, 4));
+			ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o,
+						     &olen));
+			rlen = vx6_outer(ref, p, len, &r, VS, VD,
+					 c ? 0xa001 : 0);
+			EXPECT_EQ(rlen, olen) {
+				TH_LOG("kind 0x%02x, csum %zu: %u bytes, want %u",
+				       r.kind, c, olen, rlen);
+			}
+			EXPECT_EQ(0, memcmp(o, ref, olen < rlen ? olen : rlen));
+			free(o);
+			o = NULL;
+			arch_free(&x);
+		}
+}
+
+/*
+ * Two more records of one tunnel record (two packets of one inner IP ID,
+ * outer ports and flow label, their payloads different), of different
+ * checksums: a hit per checksum, each rebuilt with its own; the same
+ * more record in both windows is one. At most @max written, the count
+ * still all of them.
+ */
+TEST(two_more_records_of_one_vxlan6_record_give_a_hit_per_checksum)
+{
+	static const uint16_t sums[2] = { 0x1f2e, 0xa001 };
+	struct kb_xlate_hit hit[4], fresh;
+	struct kbloom_xlate r;
+	uint8_t p[64], *o;
+	uint32_t len, olen;
+	size_t n, i, j, seen;
+	struct arch x;
+	char s[256], w[128];
+
+	ASSERT_EQ(0, arch_init(&x));
+	len = inner4(p);
+	r = vx6(p, len, true);
+	put_more(&x, 7, &r, sums[0]);
+	put_more(&x, 8, &r, sums[0]);
+	put_more(&x, 8, &r, sums[1]);
+	put_addr(&x, 8, VS);
+	put_addr(&x, 8, VD);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	n = kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4);
+	ASSERT_EQ(2, n);
+	for (i = 0; i < 2; i++) {
+		for (seen = 0, j = 0; j < n; j++) {
+			if (ntohs(hit[j].more.before_sport) != sums[i])
+				continue;
+			seen++;
+			EXPECT_TRUE(hit_is(&hit[j], &r, VS, VD));
+			EXPECT_FALSE(hit[j].more_lost);
+			EXPECT_EQ(KBLOOM_XLATE_MORE, hit[j].more.kind);
+			EXPECT_EQ(0, hit[j].more.before_dport);
+			kb_xlate_hit_str(&hit[j], s, sizeof(s));
+			snprintf(w, sizeof(w),
+				 "VXLAN6 [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x5b1c3 csum 0x%04x",
+				 sums[i]);
+			EXPECT_STREQ(w, s);
+			ASSERT_EQ(0, kb_xlate_before(&hit[j], p, len, &o,
+						     &olen));
+			EXPECT_EQ(sums[i], get16(o + 46));
+			free(o);
+		}
+		EXPECT_EQ(1, seen) {
+			TH_LOG("checksum 0x%04x: %zu hits", sums[i], seen);
+		}
+	}
+	/* One written: the count is still 2, and nothing past the one. */
+	memset(hit, 0xa5, sizeof(hit));
+	memset(&fresh, 0xa5, sizeof(fresh));
+	ASSERT_EQ(2, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 1));
+	EXPECT_TRUE(hit_is(&hit[0], &r, VS, VD));
+	EXPECT_EQ(0, memcmp(&hit[1], &fresh, sizeof(fresh)));
+	arch_free(&x);
+}
+
+/*
+ * No more record: one hit, more_lost (its addresses found), lost by
+ * kb_xlate_hit_lost(), nothing to rebuild by, and said so; without the
+ * addresses too, both said.
+ */
+TEST(a_vxlan6_hit_without_its_more_record_is_more_lost)
+{
+	struct kb_xlate_hit hit[4];
+	struct kbloom_xlate r;
+	uint8_t p[64], *o = NULL;
+	uint32_t len, olen = 0;
+	struct arch x;
+	char s[256];
+
+	ASSERT_EQ(0, arch_init(&x));
+	len = inner4(p);
+	r = vx6(p, len, true);
+	put_addr(&x, 7, VS);
+	put_addr(&x, 7, VD);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(hit_is(&hit[0], &r, VS, VD));
+	EXPECT_TRUE(hit[0].more_lost);
+	EXPECT_FALSE(hit[0].addr6_lost);
+	EXPECT_TRUE(kb_xlate_hit_lost(&hit[0]));
+	EXPECT_EQ(-EINVAL, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	EXPECT_EQ(NULL, o);
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("VXLAN6 [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x5b1c3 (its UDP checksum is not in the table)",
+		     s);
+	arch_free(&x);
+
+	ASSERT_EQ(0, arch_init(&x));
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(hit[0].more_lost);
+	EXPECT_TRUE(hit[0].addr6_lost);
+	EXPECT_TRUE(kb_xlate_hit_lost(&hit[0]));
+	EXPECT_EQ(-EINVAL, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("VXLAN6 (its outer addresses are not in the table) ports 51234 > 4789 flowlabel 0x5b1c3 (its UDP checksum is not in the table)",
+		     s);
+	/* Its addresses lost, its checksum found: the first said. */
+	put_more(&x, 8, &r, 0x1f2e);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_FALSE(hit[0].more_lost);
+	EXPECT_TRUE(hit[0].addr6_lost);
+	EXPECT_TRUE(kb_xlate_hit_lost(&hit[0]));
+	EXPECT_EQ(-EINVAL, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("VXLAN6 (its outer addresses are not in the table) ports 51234 > 4789 flowlabel 0x5b1c3 csum 0x1f2e",
+		     s);
+	arch_free(&x);
+}
+
+/*
+ * A more record is paired by its tunnel record's key, BEFORE_SRC,
+ * BEFORE_DST and FIRST (uapi "More"): one of another source or
+ * destination port, of another fold of either address, or of another
+ * packet (its IP ID), or a record of another kind with the more
+ * record's fields, is not the tunnel record's; then its own is, alone.
+ */
+TEST(a_more_record_of_another_first_or_fold_is_not_paired)
+{
+	struct kb_xlate_hit hit[4];
+	struct kbloom_xlate r, o;
+	uint8_t p[64], q[64], other[16];
+	uint32_t len;
+	struct arch x;
+
+	memcpy(other, VS, 16);
+	other[15] ^= 0x10;				/* another fold */
+	ASSERT_NE(fold(VS), fold(other));
+	ASSERT_EQ(0, arch_init(&x));
+	len = inner4(p);
+	r = vx6(p, len, true);
+	put_addr(&x, 8, VS);
+	put_addr(&x, 8, VD);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	o = vx6_rec(p, len, KBLOOM_XLATE_VXLAN, true, VS, VD, 0x5b1c3,
+		    51235, 4789);
+	put_more(&x, 8, &o, 0x1111);
+	o = vx6_rec(p, len, KBLOOM_XLATE_VXLAN, true, VS, VD, 0x5b1c3,
+		    51234, 4790);
+	put_more(&x, 7, &o, 0x2222);
+	o = vx6_rec(p, len, KBLOOM_XLATE_VXLAN, true, other, VD, 0x5b1c3,
+		    51234, 4789);
+	put_more(&x, 8, &o, 0x3333);
+	o = vx6_rec(p, len, KBLOOM_XLATE_VXLAN, true, VS, other, 0x5b1c3,
+		    51234, 4789);
+	put_more(&x, 8, &o, 0x4444);
+	/* Another inner packet: another key. */
+	memcpy(q, p, len);
+	q[5] ^= 1;
+	o = vx6(q, len, true);
+	put_more(&x, 8, &o, 0x5555);
+	/* The fields of a more record, KIND another. */
+	kb_xlate_more(&r, htons(0x6666), 0, &o);
+	o.kind = KBLOOM_XLATE_OPAQUE;
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &o));
+	o.kind = KBLOOM_XLATE_MORE | KBLOOM_XLATE_OUTER6;
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 7), &o));
+
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(hit_is(&hit[0], &r, VS, VD));
+	EXPECT_TRUE(hit[0].more_lost);
+
+	put_more(&x, 7, &r, 0x7777);
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_FALSE(hit[0].more_lost);
+	EXPECT_EQ(0x7777, ntohs(hit[0].more.before_sport));
+	arch_free(&x);
+}
+
+/*
+ * Without a checksum (RFC 6935: KIND without VXLAN_CSUM) the record is
+ * all of the outer packet: no more record looked for, not lost, rebuilt
+ * with checksum 0, even with a more record of its fields in the table;
+ * so too VXLAN over IPv4, whose checksum is in the record.
+ */
+TEST(a_vxlan_hit_of_no_checksum_or_over_ipv4_takes_no_more_record)
+{
+	static const struct kbloom_xlate zero;
+	struct kb_xlate_hit hit[4];
+	struct kbloom_xlate r;
+	uint8_t p[64], *o = NULL;
+	uint32_t len, olen = 0;
+	struct arch x;
+	char s[256];
+
+	ASSERT_EQ(0, arch_init(&x));
+	len = inner4(p);
+	r = vx6(p, len, false);
+	put_addr(&x, 8, VS);
+	put_addr(&x, 8, VD);
+	put_more(&x, 8, &r, 0x1f2e);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(hit_is(&hit[0], &r, VS, VD));
+	EXPECT_FALSE(hit[0].more_lost);
+	EXPECT_FALSE(kb_xlate_hit_lost(&hit[0]));
+	EXPECT_EQ(0, memcmp(&hit[0].more, &zero, sizeof(zero)));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("VXLAN6 [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x5b1c3",
+		     s);
+	ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	EXPECT_EQ(0, get16(o + 46));
+	free(o);
+	arch_free(&x);
+
+	/* Over IPv4: 192.0.2.1 > 192.0.2.2, its checksum 0x7a3e. */
+	ASSERT_EQ(0, arch_init(&x));
+	r = vx6(p, len, true);
+	r.kind &= ~KBLOOM_XLATE_OUTER6;
+	r.before_src = htonl(0xc0000201);
+	r.before_dst = htonl(0xc0000202);
+	r.before_sport = htons(0x3c3c);
+	r.before_dport = htons(0x7a3e);
+	put_more(&x, 8, &r, 0x1f2e);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_FALSE(hit[0].more_lost);
+	EXPECT_FALSE(kb_xlate_hit_lost(&hit[0]));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("VXLAN 192.0.2.1:51234 > 192.0.2.2:4789 id 15420 csum 0x7a3e",
+		     s);
+	ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	EXPECT_EQ(0x7a3e, get16(o + 26));
+	free(o);
+	arch_free(&x);
+}
+
+/*
+ * VXLAN and GENEVE over IPv6 in words: the kind, "[address]:port" at
+ * each end, the flow label in 5 hex digits, the checksum in 4 (0xffff
+ * as carried), none without one.
+ */
+TEST(hit_str_names_vxlan6_and_geneve6)
+{
+	static const struct {
+		uint8_t kind;
+		bool csum;
+		const uint8_t *src, *dst;
+		uint32_t label;
+		uint16_t sport, dport, sum;
+		const char *want;
+	} c[] = {
+		{ KBLOOM_XLATE_VXLAN, true, VS, VD, 0x5b1c3, 51234, 4789,
+		  0x1f2e,
+		  "VXLAN6 [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x5b1c3 csum 0x1f2e" },
+		{ KBLOOM_XLATE_VXLAN, true, VD, VS, 0, 1, 8472, 0x0001,
+		  "VXLAN6 [fd03::2]:1 > [fd02::1]:8472 flowlabel 0x00000 csum 0x0001" },
+		{ KBLOOM_XLATE_GENEVE, true, VD, VS, 0xfffff, 49877, 6081,
+		  0xffff,
+		  "GENEVE6 [fd03::2]:49877 > [fd02::1]:6081 flowlabel 0xfffff csum 0xffff" },
+		{ KBLOOM_XLATE_GENEVE, false, VS, VD, 0x5b1c3, 65535, 6081, 0,
+		  "GENEVE6 [fd02::1]:65535 > [fd03::2]:6081 flowlabel 0x5b1c3" },
+		{ KBLOOM_XLATE_GENEVE, true, VS, S, 0x00001, 38911, 6081,
+		  0x8000,
+		  "GENEVE6 [fd02::1]:38911 > [2001:db8:a::1]:6081 flowlabel 0x00001 csum 0x8000" },
+	};
+	struct kb_xlate_hit hit[2];
+	struct kbloom_xlate r;
+	uint8_t p[64];
+	struct arch x;
+	uint32_t len;
+	char s[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		ASSERT_EQ(0, arch_init(&x));
+		len = inner4(p);
+		r = vx6_rec(p, len, c[i].kind, c[i].csum, c[i].src, c[i].dst,
+			    c[i].label, c[i].sport, c[i].dport);
+		if (c[i].csum)
+			put_more(&x, 8, &r, c[i].sum);
+		put_addr(&x, 8, c[i].src);
+		put_addr(&x, 8, c[i].dst);
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+		ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit,
+					     2));
+		kb_xlate_hit_str(&hit[0], s, sizeof(s));
+		EXPECT_STREQ(c[i].want, s);
+		arch_free(&x);
+	}
+}
+
+/* ---- IPv6 in GRE (protocol 0x86DD): a gre device, ip6gre ---- */
+
+/*
+ * An ICMPv6 echo fd09::7 > fd09::8 (16 data bytes) as captured past the
+ * tunnel: traffic class 0, hop limit 61, flow label 0x5abcd; its length.
+ */
+static uint32_t echo6(uint8_t *p)
+{
+	uint32_t k;
+
+	memset(p, 0, 64);
+	p[0] = 0x60;
+	p[1] = 0x05, p[2] = 0xab, p[3] = 0xcd;
+	p[5] = 24;
+	p[6] = 58;
+	p[7] = 61;
+	p[8] = 0xfd, p[9] = 0x09, p[23] = 7;
+	p[24] = 0xfd, p[25] = 0x09, p[39] = 8;
+	p[40] = 128;
+	set16(p + 44, 0x0517);
+	set16(p + 46, 9);
+	for (k = 0; k < 16; k++)
+		p[48 + k] = (uint8_t)(3 * k);
+	return 64;
+}
+
+/*
+ * The record d makes of IPv6 packet @p arriving in GRE (@kind: GRE and
+ * its words' bits) over IPv4 from 10.2.0.1 to 10.3.0.2, IP ID 0x1234,
+ * DF: keyed as 6in4's (FAMILY 6), FIRST @first (GRE's first word, or the
+ * inner hop limit and traffic class without one).
+ */
+static struct kbloom_xlate gre6in4_rec(const uint8_t *p, uint32_t len,
+				       uint8_t kind, uint32_t first)
+{
+	struct kbloom_xlate r;
+
+	if (pkt_tunnel_want(p, len, &r) || r.family != 6)
+		abort();
+	r.kind = kind;
+	r.before_src = htonl(0x0a020001);
+	r.before_dst = htonl(0x0a030002);
+	r.before_sport = htons(0x1234);
+	r.before_dport = htons(0x4000);
+	r.first = first;
+	return r;
+}
+
+/* FIRST of a record without a GRE word: hop limit 64, traffic class 0x2e. */
+static uint32_t hop_tclass(void)
+{
+	uint32_t f = 0;
+
+	((uint8_t *)&f)[0] = 64;
+	((uint8_t *)&f)[1] = 0x2e;
+	return f;
+}
+
+/*
+ * IPv6 in GRE over IPv4 (KIND GRE, FAMILY 6) in words: GRE's, with GRE's
+ * words, as for IPv4 in GRE, by itself and as a hit; "6in4" is sit's
+ * alone (KIND IPIP, FAMILY 6).
+ */
+TEST(ipv6_in_gre_over_ipv4_is_gre_in_words_not_6in4)
+{
+	static const struct {
+		uint8_t kind;
+		uint32_t first;
+		const char *want;
+	} c[] = {
+		{ KBLOOM_XLATE_GRE, 0,
+		  "GRE 10.2.0.1 > 10.3.0.2 id 4660" },
+		{ KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_KEY, 7,
+		  "GRE 10.2.0.1 > 10.3.0.2 id 4660 key 7" },
+		{ KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_SEQ, 4000000000u,
+		  "GRE 10.2.0.1 > 10.3.0.2 id 4660 seq 4000000000" },
+		{ KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_CSUM |
+		  KBLOOM_XLATE_GRE_KEY | KBLOOM_XLATE_GRE_SEQ, 0xbeef0000,
+		  "GRE 10.2.0.1 > 10.3.0.2 id 4660 csum 0xbeef key seq" },
+		{ KBLOOM_XLATE_IPIP, 0,
+		  "6in4 10.2.0.1 > 10.3.0.2 id 4660" },
+	};
+	struct kb_xlate_hit hit[2];
+	struct kbloom_xlate r;
+	uint8_t p[64];
+	struct arch x;
+	uint32_t len;
+	char s[256];
+	size_t i;
+
+	len = echo6(p);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		r = gre6in4_rec(p, len, c[i].kind,
+				c[i].first ? htonl(c[i].first) : hop_tclass());
+		kb_xlate_str(&r, s, sizeof(s));
+		EXPECT_STREQ(c[i].want, s);
+		ASSERT_EQ(0, arch_init(&x));
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+		ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit,
+					     2));
+		kb_xlate_hit_str(&hit[0], s, sizeof(s));
+		EXPECT_STREQ(c[i].want, s);
+		arch_free(&x);
+	}
+}
+
+/*
+ * An IPv6 packet that came out of a gre device finds its record, keyed
+ * as 6in4's past the hop limit and traffic class the routers after the
+ * tunnel changed; kb_xlate_before() gives the outer packet: IPv4 from
+ * 10.2.0.1 to 10.3.0.2 (the record's ID and flags, TTL 64, protocol 47,
+ * its checksum), GRE (version 0, no flags, protocol 0x86DD) and the
+ * inner packet with its hop limit and traffic class inside the tunnel
+ * (64 and 0x2e, FIRST), built here byte for byte.
+ */
+TEST(an_ipv6_packet_finds_its_gre_record_and_before_is_the_outer_packet)
+{
+	static const uint8_t zero[16];
+	struct kb_xlate_hit hit[4];
+	uint8_t p[64], ref[128], *o = NULL;
+	struct kbloom_xlate r;
+	uint32_t len, olen = 0;
+	struct arch x;
+
+	ASSERT_EQ(0, arch_init(&x));
+	len = echo6(p);
+	r = gre6in4_rec(p, len, KBLOOM_XLATE_GRE, hop_tclass());
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 7), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, T7, T7 + 1, hit, 4));
+	EXPECT_TRUE(hit_is(&hit[0], &r, zero, zero));
+	EXPECT_EQ(7, hit[0].window);
+	ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	memset(ref, 0, sizeof(ref));
+	ref[0] = 0x45;
+	set16(ref + 2, 20 + 4 + 64);
+	set16(ref + 4, 0x1234);
+	set16(ref + 6, 0x4000);
+	ref[8] = 64;
+	ref[9] = 47;
+	ref[12] = 10, ref[13] = 2, ref[15] = 1;
+	ref[16] = 10, ref[17] = 3, ref[19] = 2;
+	set16(ref + 10, ~sum16(0, ref, 20) & 0xffff);
+	set16(ref + 22, 0x86dd);
+	memcpy(ref + 24, p, len);
+	ref[24] = 0x62;			/* traffic class 0x2e */
+	ref[25] = 0xe5;
+	ref[31] = 64;			/* hop limit */
+	ASSERT_EQ(24 + len, olen);
+	EXPECT_EQ(0, memcmp(o, ref, olen));
+	free(o);
+	/* Another echo (another sequence number): no record. */
+	p[47] ^= 1;
+	EXPECT_EQ(0, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	arch_free(&x);
+}
+
+/*
+ * Over IPv6 (ip6gre, KIND GRE | OUTER6, FAMILY 6): the hit gets its outer
+ * addresses from the table; its words GRE6's, with the limit and GRE's
+ * words; the outer packet IPv6 from fd02::1 to fd03::2 (the flow label,
+ * the limit in its destination options header), GRE of protocol 0x86DD
+ * with the key, and the inner packet as captured (FIRST is the key).
+ */
+TEST(an_ipv6_packet_finds_its_ip6gre_record_words_and_outer_packet)
+{
+	static const uint8_t dopt[8] = { 47, 0, 4, 1, 4, 1, 1, 0 };
+	struct kb_xlate_hit hit[4];
+	uint8_t p[64], *o = NULL;
+	struct kbloom_xlate r;
+	uint32_t len, olen = 0;
+	struct arch x;
+	char s[256];
+
+	ASSERT_EQ(0, arch_init(&x));
+	len = echo6(p);
+	r = tun6_rec(p, len, KBLOOM_XLATE_GRE | KBLOOM_XLATE_GRE_KEY, VS, VD);
+	r.first = htonl(7);
+	put_addr(&x, 7, VS);
+	put_addr(&x, 8, VD);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(hit_is(&hit[0], &r, VS, VD));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("GRE6 fd02::1 > fd03::2 flowlabel 0x5b1c3 encaplimit 4 key 7",
+		     s);
+	kb_xlate_str(&hit[0].rec, s, sizeof(s));
+	EXPECT_STREQ("GRE6 (its outer addresses are not in the table) flowlabel 0x5b1c3 encaplimit 4 key 7",
+		     s);
+	ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	ASSERT_EQ(40 + 8 + 8 + len, olen);
+	EXPECT_EQ(0x6005, get16(o));
+	EXPECT_EQ(0xb1c3, get16(o + 2));
+	EXPECT_EQ(8 + 8 + len, get16(o + 4));
+	EXPECT_EQ(60, o[6]);
+	EXPECT_EQ(0, memcmp(o + 8, VS, 16));
+	EXPECT_EQ(0, memcmp(o + 24, VD, 16));
+	EXPECT_EQ(0, memcmp(o + 40, dopt, 8));
+	EXPECT_EQ(0x2000, get16(o + 48));
+	EXPECT_EQ(0x86dd, get16(o + 50));
+	EXPECT_EQ(7, get16(o + 54));
+	EXPECT_EQ(0, memcmp(o + 56, p, len));
+	free(o);
+
+	/* No word, no limit: FIRST's hop limit and traffic class put back. */
+	r = tun6_rec(p, len, KBLOOM_XLATE_GRE, VD, VS);
+	r.before_sport = 0;
+	r.first = hop_tclass();
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 7), &r));
+	ASSERT_EQ(2, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	if (hit[0].rec.kind & KBLOOM_XLATE_GRE_KEY)
+		hit[0] = hit[1];
+	EXPECT_TRUE(hit_is(&hit[0], &r, VD, VS));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("GRE6 fd03::2 > fd02::1 flowlabel 0x0b1c3", s);
+	ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	ASSERT_EQ(40 + 4 + len, olen);
+	EXPECT_EQ(47, o[6]);
+	EXPECT_EQ(0x86dd, get16(o + 42));
+	EXPECT_EQ(0x62e5abcd, (uint32_t)get16(o + 44) << 16 | get16(o + 46));
+	EXPECT_EQ(64, o[51]);
+	EXPECT_EQ(0, memcmp(o + 52, p + 8, len - 8));
+	free(o);
+	arch_free(&x);
+}
+
+/* ---- IPv6 in VXLAN and GENEVE (Ethernet type 0x86DD) ---- */
+
+/*
+ * The record d makes of packet @p (@len bytes; IPv4, or IPv6 keyed as
+ * 6in4's) arriving in VXLAN or GENEVE (@kind) over IPv4 from
+ * 10.2.0.1:@sport to 10.3.0.2:@dport, IP ID 0x1234, DF, as gre6in4_rec()
+ * but FIRST the UDP ports as carried (uapi "VXLAN"); with a UDP checksum
+ * @csum (not 0) KIND VXLAN_CSUM and VXLAN_DF, the checksum in
+ * BEFORE_DPORT in the flags' place.
+ */
+static struct kbloom_xlate vx4_rec(const uint8_t *p, uint32_t len,
+				   uint8_t kind, uint16_t sport,
+				   uint16_t dport, uint16_t csum)
+{
+	uint8_t *f;
+	struct kbloom_xlate r;
+
+	if (pkt_tunnel_want(p, len, &r))
+		abort();
+	f = (uint8_t *)&r.first;
+	r.kind = kind;
+	r.before_src = htonl(0x0a020001);
+	r.before_dst = htonl(0x0a030002);
+	r.before_sport = htons(0x1234);
+	r.before_dport = htons(0x4000);
+	set16(f, sport);
+	set16(f + 2, dport);
+	if (csum) {
+		r.kind |= KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF;
+		r.before_dport = htons(csum);
+	}
+	return r;
+}
+
+/*
+ * The outer packet of vx4_rec() record @r around the @len bytes of IPv6
+ * packet @p, as pktxform.h says pkt_tunnel_outer() rebuilds it: IPv4
+ * (TOS 0, the whole length, IP ID 0x1234, DF, TTL 64, protocol 17, its
+ * checksum, 10.2.0.1 > 10.3.0.2), UDP (FIRST's ports, its length from
+ * the inner payload length, checksum @csum), VXLAN's header (flags 0x08)
+ * or GENEVE's (protocol 0x6558) with VNI 0, Ethernet (zero addresses,
+ * type IPv6), the inner packet as captured: FIRST holds the ports, not
+ * its hop limit and traffic class. Its length.
+ */
+static uint32_t vx4_outer6(uint8_t *o, const uint8_t *p, uint32_t len,
+			   const struct kbloom_xlate *r, uint16_t csum)
+{
+	uint32_t udplen = 8 + 8 + 14 + 40 + get16(p + 4);
+
+	memset(o, 0, 50);
+	o[0] = 0x45;
+	set16(o + 2, 20 + udplen);
+	set16(o + 4, 0x1234);
+	set16(o + 6, 0x4000);
+	o[8] = 64;
+	o[9] = 17;
+	o[12] = 10, o[13] = 2, o[15] = 1;
+	o[16] = 10, o[17] = 3, o[19] = 2;
+	set16(o + 10, ~sum16(0, o, 20) & 0xffff);
+	memcpy(o + 20, &r->first, 4);
+	set16(o + 24, udplen);
+	set16(o + 26, csum);
+	if ((r->kind & KBLOOM_XLATE_GENEVE) == KBLOOM_XLATE_GENEVE)
+		set16(o + 30, 0x6558);
+	else
+		o[28] = 0x08;
+	set16(o + 48, 0x86dd);
+	memcpy(o + 50, p, len);
+	return 50 + len;
+}
+
+/*
+ * An IPv6 packet that came out of a vxlan or geneve device over IPv4
+ * finds its record (FAMILY 6, keyed as 6in4's past the hop limit and
+ * traffic class the routers after the tunnel changed), in words as for
+ * IPv4 inside (the outer IP ID, the checksum); kb_xlate_before() gives
+ * the outer packet, built here byte for byte, Ethernet type 0x86DD, the
+ * inner packet as captured. Another echo finds none.
+ */
+TEST(an_ipv6_packet_finds_its_vxlan_or_geneve_record_and_its_outer_packet)
+{
+	static const struct {
+		uint8_t kind;
+		uint16_t sport, dport, csum;
+		const char *want;
+	} c[] = {
+		{ KBLOOM_XLATE_VXLAN, 51234, 4789, 0,
+		  "VXLAN 10.2.0.1:51234 > 10.3.0.2:4789 id 4660" },
+		{ KBLOOM_XLATE_VXLAN, 51234, 4789, 0x7a3e,
+		  "VXLAN 10.2.0.1:51234 > 10.3.0.2:4789 id 4660 csum 0x7a3e" },
+		{ KBLOOM_XLATE_GENEVE, 49877, 6081, 0,
+		  "GENEVE 10.2.0.1:49877 > 10.3.0.2:6081 id 4660" },
+		{ KBLOOM_XLATE_GENEVE, 65535, 6081, 0xffff,
+		  "GENEVE 10.2.0.1:65535 > 10.3.0.2:6081 id 4660 csum 0xffff" },
+	};
+	static const uint8_t zero[16];
+	uint8_t p[64], ref[256], *o = NULL;
+	struct kb_xlate_hit hit[4];
+	uint32_t len, olen = 0;
+	struct kbloom_xlate r;
+	struct arch x;
+	char s[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		ASSERT_EQ(0, arch_init(&x));
+		len = echo6(p);
+		r = vx4_rec(p, len, c[i].kind, c[i].sport, c[i].dport,
+			    c[i].csum);
+		ASSERT_EQ(6, r.family);
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 7), &r));
+		ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, T7, T7 + 1, hit,
+					     4));
+		EXPECT_TRUE(hit_is(&hit[0], &r, zero, zero));
+		EXPECT_FALSE(kb_xlate_hit_lost(&hit[0]));
+		EXPECT_EQ(7, hit[0].window);
+		kb_xlate_hit_str(&hit[0], s, sizeof(s));
+		EXPECT_STREQ(c[i].want, s);
+		kb_xlate_str(&r, s, sizeof(s));
+		EXPECT_STREQ(c[i].want, s);
+		ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+		ASSERT_EQ(vx4_outer6(ref, p, len, &r, c[i].csum), olen);
+		EXPECT_EQ(20 + 30 + 64, olen);
+		EXPECT_EQ(0, memcmp(o, ref, olen)) {
+			TH_LOG("%s", c[i].want);
+		}
+		EXPECT_EQ(0x86dd, get16(o + 48));
+		EXPECT_EQ(30 + 64, get16(o + 24));
+		EXPECT_EQ(61, o[50 + 7]);
+		free(o);
+		o = NULL;
+		/* Another echo (another sequence number): no record. */
+		p[47] ^= 1;
+		EXPECT_EQ(0, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit,
+					     4));
+		arch_free(&x);
+	}
+}
+
+/*
+ * GENEVE over IPv6 carrying IPv6: the more record in window 7, the
+ * address records in 7 and 8, the tunnel record in 8 (asked for alone):
+ * one hit, its addresses and checksum found; its words; the whole outer
+ * packet (IPv6, UDP with the checksum, GENEVE, Ethernet type 0x86DD, the
+ * inner packet as captured) byte for byte. Without its more record,
+ * more_lost and nothing to rebuild by; VXLAN over IPv6 without a
+ * checksum needs none.
+ */
+TEST(an_ipv6_packet_finds_its_geneve6_record_with_its_addresses_and_more_record)
+{
+	struct kb_xlate_hit hit[4];
+	uint8_t p[64], ref[256], *o = NULL;
+	uint32_t len, olen = 0;
+	struct kbloom_xlate r, m;
+	struct arch x;
+	char s[256];
+
+	ASSERT_EQ(0, arch_init(&x));
+	len = echo6(p);
+	r = vx6_rec(p, len, KBLOOM_XLATE_GENEVE, true, VS, VD, 0x5b1c3, 49877,
+		    6081);
+	ASSERT_EQ(6, r.family);
+	m = put_more(&x, 7, &r, 0xa001);
+	put_addr(&x, 7, VS);
+	put_addr(&x, 8, VD);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, T8 + 5, T8 + 6, hit, 4));
+	EXPECT_TRUE(hit_is(&hit[0], &r, VS, VD));
+	EXPECT_FALSE(hit[0].more_lost);
+	EXPECT_FALSE(kb_xlate_hit_lost(&hit[0]));
+	EXPECT_EQ(0, memcmp(&hit[0].more, &m, sizeof(m)));
+	EXPECT_EQ(8, hit[0].window);
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("GENEVE6 [fd02::1]:49877 > [fd03::2]:6081 flowlabel 0x5b1c3 csum 0xa001",
+		     s);
+	kb_xlate_str(&hit[0].rec, s, sizeof(s));
+	EXPECT_STREQ("GENEVE6 (its outer addresses are not in the table) ports 49877 > 6081 flowlabel 0x5b1c3 (its UDP checksum is not in the table)",
+		     s);
+	ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	ASSERT_EQ(vx6_outer(ref, p, len, &r, VS, VD, 0xa001), olen);
+	EXPECT_EQ(70 + 64, olen);
+	EXPECT_EQ(0, memcmp(o, ref, olen));
+	EXPECT_EQ(30 + 64, get16(o + 4));
+	EXPECT_EQ(30 + 64, get16(o + 44));
+	EXPECT_EQ(0xa001, get16(o + 46));
+	EXPECT_EQ(0x86dd, get16(o + 68));
+	EXPECT_EQ(61, o[70 + 7]);
+	free(o);
+	o = NULL;
+	p[47] ^= 1;
+	EXPECT_EQ(0, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	arch_free(&x);
+
+	/* No more record: lost, said so. */
+	ASSERT_EQ(0, arch_init(&x));
+	len = echo6(p);
+	put_addr(&x, 8, VS);
+	put_addr(&x, 8, VD);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4));
+	EXPECT_TRUE(hit[0].more_lost);
+	EXPECT_TRUE(kb_xlate_hit_lost(&hit[0]));
+	EXPECT_EQ(-EINVAL, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	EXPECT_EQ(NULL, o);
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("GENEVE6 [fd02::1]:49877 > [fd03::2]:6081 flowlabel 0x5b1c3 (its UDP checksum is not in the table)",
+		     s);
+
+	/* VXLAN6 without a checksum (RFC 6935), in window 7: rebuilt with 0. */
+	r = vx6_rec(p, len, KBLOOM_XLATE_VXLAN, false, VD, VS, 0xfffff, 1,
+		    8472);
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 7), &r));
+	ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, T7, T7 + 1, hit, 4));
+	EXPECT_TRUE(hit_is(&hit[0], &r, VD, VS));
+	EXPECT_FALSE(kb_xlate_hit_lost(&hit[0]));
+	kb_xlate_hit_str(&hit[0], s, sizeof(s));
+	EXPECT_STREQ("VXLAN6 [fd03::2]:1 > [fd02::1]:8472 flowlabel 0xfffff",
+		     s);
+	ASSERT_EQ(0, kb_xlate_before(&hit[0], p, len, &o, &olen));
+	ASSERT_EQ(vx6_outer(ref, p, len, &r, VD, VS, 0), olen);
+	EXPECT_EQ(0, memcmp(o, ref, olen));
+	EXPECT_EQ(0x86dd, get16(o + 68));
+	free(o);
+	arch_free(&x);
+}
+
+/*
+ * The words of a VXLAN or GENEVE hit are the same for IPv6 inside as
+ * for IPv4: no "6in4", no "6in6". Both packets' records in one table,
+ * each packet finds its own (FAMILY 6, FAMILY 4).
+ */
+TEST(hit_str_names_ipv6_in_vxlan_and_geneve_as_ipv4_inside)
+{
+	static const struct {
+		uint8_t kind;
+		bool v6, csum;
+		uint16_t sport, dport;
+		const char *want;
+	} c[] = {
+		{ KBLOOM_XLATE_VXLAN, false, false, 51234, 4789,
+		  "VXLAN 10.2.0.1:51234 > 10.3.0.2:4789 id 4660" },
+		{ KBLOOM_XLATE_GENEVE, false, true, 38911, 6081,
+		  "GENEVE 10.2.0.1:38911 > 10.3.0.2:6081 id 4660 csum 0x1f2e" },
+		{ KBLOOM_XLATE_VXLAN, true, true, 51234, 4789,
+		  "VXLAN6 [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x5b1c3 csum 0x1f2e" },
+		{ KBLOOM_XLATE_GENEVE, true, false, 49877, 6081,
+		  "GENEVE6 [fd02::1]:49877 > [fd03::2]:6081 flowlabel 0x5b1c3" },
+	};
+	uint8_t p[2][64];
+	struct kb_xlate_hit hit[4];
+	struct kbloom_xlate r[2];
+	uint32_t len[2];
+	struct arch x;
+	char s[256];
+	size_t i, j;
+
+	len[0] = echo6(p[0]);
+	len[1] = inner4(p[1]);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		ASSERT_EQ(0, arch_init(&x));
+		put_addr(&x, 8, VS);
+		put_addr(&x, 8, VD);
+		for (j = 0; j < 2; j++) {
+			r[j] = c[i].v6 ?
+			       vx6_rec(p[j], len[j], c[i].kind, c[i].csum, VS,
+				       VD, 0x5b1c3, c[i].sport, c[i].dport) :
+			       vx4_rec(p[j], len[j], c[i].kind, c[i].sport,
+				       c[i].dport, c[i].csum ? 0x1f2e : 0);
+			if (c[i].v6 && c[i].csum)
+				put_more(&x, 8, &r[j], 0x1f2e);
+			ASSERT_EQ(KB_XLATE_NEW,
+				  kb_xlate_put(win(&x, 8), &r[j]));
+		}
+		for (j = 0; j < 2; j++) {
+			ASSERT_EQ(1, kb_xlate_lookup(&x.a, p[j], len[j], 0,
+						     UINT64_MAX, hit, 4));
+			EXPECT_EQ(j ? 4 : 6, hit[0].rec.family);
+			EXPECT_TRUE(c[i].v6 ? hit_is(&hit[0], &r[j], VS, VD) :
+				    !memcmp(&hit[0].rec.first, &r[j].first, 4));
+			kb_xlate_hit_str(&hit[0], s, sizeof(s));
+			EXPECT_STREQ(c[i].want, s) {
+				TH_LOG("IPv%d inside", j ? 4 : 6);
+			}
+		}
+		arch_free(&x);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -602,10 +602,11 @@ TEST(clear_empties_the_table)
  * rewrite no conntrack entry holds, NPTv6 or nftables' "ip6 saddr set").
  * Tunnel: IPIP; GRE with any of GRE_CSUM, GRE_KEY, GRE_SEQ (the optional
  * words it had); over IPv6 (OUTER6, SNAT's bit)
- * IPIP or GRE likewise; VXLAN (IPIP and GRE both), over IPv4 only and
- * without GRE's words but its checksum (GRE_CSUM's bit) and DF beside it
- * (GRE_SEQ's); GENEVE (VXLAN's and GRE_KEY) likewise. Address: ADDR6
- * (OPAQUE and OUTER6). Arrival: OPAQUE.
+ * IPIP or GRE likewise; VXLAN (IPIP and GRE both) without GRE's words
+ * but its checksum (GRE_CSUM's bit), over IPv4 with DF beside it
+ * (GRE_SEQ's), over IPv6 never with DF; GENEVE (VXLAN's and GRE_KEY)
+ * likewise. More: MORE (OPAQUE and DNAT). Address: ADDR6 (OPAQUE and
+ * OUTER6). Arrival: OPAQUE.
  */
 static enum kb_xlate_class ref_class(unsigned int kind)
 {
@@ -617,6 +618,8 @@ static enum kb_xlate_class ref_class(unsigned int kind)
 		return KB_XREC_ARRIVAL;
 	if (kind == (KBLOOM_XLATE_OPAQUE | KBLOOM_XLATE_OUTER6))
 		return KB_XREC_ADDRESS;
+	if (kind == (KBLOOM_XLATE_OPAQUE | KBLOOM_XLATE_DNAT))
+		return KB_XREC_MORE;
 	if (kind == KBLOOM_XLATE_SNAT || kind == KBLOOM_XLATE_DNAT ||
 	    kind == (KBLOOM_XLATE_SNAT | KBLOOM_XLATE_DNAT) ||
 	    kind == (KBLOOM_XLATE_SNAT | KBLOOM_XLATE_STATELESS) ||
@@ -626,7 +629,7 @@ static enum kb_xlate_class ref_class(unsigned int kind)
 		return KB_XREC_NAT;
 	/*
 	 * VXLAN, and GENEVE (0x1c), over IPv4: alone, with its checksum, and
-	 * with DF beside it.
+	 * with DF beside it; over IPv6: alone and with its checksum.
 	 */
 	if (tun == KBLOOM_XLATE_IPIP ||
 	    (tun & ~words) == KBLOOM_XLATE_GRE ||
@@ -636,7 +639,13 @@ static enum kb_xlate_class ref_class(unsigned int kind)
 	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
 		     KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF) ||
 	    kind == 0x1c || kind == (0x1c | KBLOOM_XLATE_VXLAN_CSUM) ||
-	    kind == (0x1c | KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF))
+	    kind == (0x1c | KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF) ||
+	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
+		     KBLOOM_XLATE_OUTER6) ||
+	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
+		     KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6) ||
+	    kind == (0x1c | KBLOOM_XLATE_OUTER6) ||
+	    kind == (0x1c | KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6))
 		return KB_XREC_TUNNEL;
 	return KB_XREC_NONE;
 }
@@ -644,7 +653,7 @@ static enum kb_xlate_class ref_class(unsigned int kind)
 static const char *class_str(enum kb_xlate_class c)
 {
 	static const char *const s[] = {
-		"none", "NAT", "tunnel", "address", "arrival",
+		"none", "NAT", "tunnel", "address", "arrival", "more",
 	};
 
 	return c < ARRAY_SIZE(s) ? s[c] : "?";
@@ -665,6 +674,8 @@ TEST(kind_bits_are_the_uapi_s)
 	/* SNAT's bit in a tunnel record; OPAQUE and OUTER6: an address. */
 	ASSERT_EQ(0x01, KBLOOM_XLATE_OUTER6);
 	ASSERT_EQ(0x81, KBLOOM_XLATE_ADDR6);
+	/* OPAQUE and DNAT: the rest of a tunnel record's outer packet. */
+	ASSERT_EQ(0x82, KBLOOM_XLATE_MORE);
 	/* GRE_KEY's bit in a NAT record: a stateless rewrite. */
 	ASSERT_EQ(0x10, KBLOOM_XLATE_STATELESS);
 	/* BEFORE_SPORT:BEFORE_DPORT over IPv6: label 0-19, limit 20-27, 31. */
@@ -677,13 +688,14 @@ TEST(kind_bits_are_the_uapi_s)
 /*
  * Every KIND the module makes is of its class, counted: 6 NAT kinds (SNAT,
  * DNAT, both: each conntrack's or STATELESS, 0x11, 0x12, 0x13),
- * 2 * (1 + 8) + 3 + 3 tunnel kinds (IPIP, GRE with its 8 sets of optional
- * words, each over IPv4 and IPv6; VXLAN and GENEVE, each alone, with a
- * checksum, with DF too), one address, one arrival.
+ * 2 * (1 + 8) + 2 * (3 + 2) tunnel kinds (IPIP, GRE with its 8 sets of
+ * optional words, each over IPv4 and IPv6; VXLAN and GENEVE, each over
+ * IPv4 alone, with a checksum, with DF too, and over IPv6 alone and with
+ * a checksum), one more, one address, one arrival.
  */
 TEST(class_of_every_kind_the_module_makes)
 {
-	u32 n[KB_XREC_ARRIVAL + 1] = { 0 }, bad = 0, k;
+	u32 n[KB_XREC_MORE + 1] = { 0 }, bad = 0, k;
 	enum kb_xlate_class want;
 
 	for (k = 0; k < 256; k++) {
@@ -700,9 +712,10 @@ TEST(class_of_every_kind_the_module_makes)
 	}
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(6, n[KB_XREC_NAT]);
-	EXPECT_EQ(24, n[KB_XREC_TUNNEL]);
+	EXPECT_EQ(28, n[KB_XREC_TUNNEL]);
 	EXPECT_EQ(1, n[KB_XREC_ADDRESS]);
 	EXPECT_EQ(1, n[KB_XREC_ARRIVAL]);
+	EXPECT_EQ(1, n[KB_XREC_MORE]);
 	/* A few by name. */
 	EXPECT_EQ(KB_XREC_TUNNEL, kb_xlate_class(KBLOOM_XLATE_IPIP |
 						 KBLOOM_XLATE_OUTER6));
@@ -716,15 +729,23 @@ TEST(class_of_every_kind_the_module_makes)
 	EXPECT_EQ(KB_XREC_NONE, kb_xlate_class(KBLOOM_XLATE_STATELESS));
 	EXPECT_EQ(KB_XREC_ADDRESS, kb_xlate_class(KBLOOM_XLATE_ADDR6));
 	EXPECT_EQ(KB_XREC_ARRIVAL, kb_xlate_class(KBLOOM_XLATE_OPAQUE));
+	EXPECT_EQ(KB_XREC_MORE, kb_xlate_class(KBLOOM_XLATE_MORE));
+	EXPECT_EQ(KB_XREC_TUNNEL, kb_xlate_class(KBLOOM_XLATE_VXLAN |
+						 KBLOOM_XLATE_OUTER6));
+	EXPECT_EQ(KB_XREC_TUNNEL, kb_xlate_class(KBLOOM_XLATE_GENEVE |
+						 KBLOOM_XLATE_VXLAN_CSUM |
+						 KBLOOM_XLATE_OUTER6));
 }
 
 /*
- * Every other KIND (224 of the 256) is none: 0, OPAQUE with anything but
- * OUTER6, DNAT with a tunnel's bits, GRE's optional words without GRE
- * (alone, with NAT bits but GRE_KEY's alone, with IPIP), VXLAN and GENEVE
- * with DF but no checksum, or with OUTER6 (the module keeps neither over
- * IPv6). 227 before STATELESS: GRE_KEY's bit with SNAT, DNAT or both
- * (0x11, 0x12, 0x13) is a stateless NAT record now, the three fewer.
+ * Every other KIND (219 of the 256) is none: 0, OPAQUE with anything but
+ * OUTER6 or DNAT alone, DNAT with a tunnel's bits, GRE's optional words
+ * without GRE (alone, with NAT bits but GRE_KEY's alone, with IPIP),
+ * VXLAN and GENEVE with DF but no checksum, or with DF and OUTER6 (over
+ * IPv6 no header flag is kept). 227 before STATELESS: GRE_KEY's bit with
+ * SNAT, DNAT or both (0x11, 0x12, 0x13) is a stateless NAT record now,
+ * the three fewer; 224 before VXLAN and GENEVE over IPv6 and the more
+ * record: their 4 tunnel kinds and MORE, the five fewer.
  */
 TEST(class_of_every_other_kind_is_none)
 {
@@ -740,8 +761,125 @@ TEST(class_of_every_other_kind_is_none)
 			bad++;
 		}
 	}
-	EXPECT_EQ(224, n);
+	EXPECT_EQ(219, n);
 	EXPECT_EQ(0, bad);
+}
+
+/*
+ * Over IPv6 BEFORE_DPORT holds the flow label, not the outer header's
+ * flags: VXLAN_DF with OUTER6, with or without a checksum, is no record
+ * (uapi: "VXLAN_DF is never set"), while the same kinds without DF are
+ * tunnel records, and with DF over IPv4 with a checksum they are too.
+ */
+TEST(vxlan_df_over_ipv6_is_no_kind)
+{
+	static const u8 tuns[] = { KBLOOM_XLATE_VXLAN, KBLOOM_XLATE_GENEVE };
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(tuns); i++) {
+		u8 t = tuns[i];
+
+		EXPECT_EQ(KB_XREC_NONE,
+			  kb_xlate_class(t | KBLOOM_XLATE_VXLAN_DF |
+					 KBLOOM_XLATE_OUTER6));
+		EXPECT_EQ(KB_XREC_NONE,
+			  kb_xlate_class(t | KBLOOM_XLATE_VXLAN_CSUM |
+					 KBLOOM_XLATE_VXLAN_DF |
+					 KBLOOM_XLATE_OUTER6));
+		EXPECT_EQ(KB_XREC_TUNNEL,
+			  kb_xlate_class(t | KBLOOM_XLATE_OUTER6));
+		EXPECT_EQ(KB_XREC_TUNNEL,
+			  kb_xlate_class(t | KBLOOM_XLATE_VXLAN_CSUM |
+					 KBLOOM_XLATE_OUTER6));
+		EXPECT_EQ(KB_XREC_TUNNEL,
+			  kb_xlate_class(t | KBLOOM_XLATE_VXLAN_CSUM |
+					 KBLOOM_XLATE_VXLAN_DF));
+		/* DF alone: over IPv4 the flags are in BEFORE_DPORT. */
+		EXPECT_EQ(KB_XREC_NONE,
+			  kb_xlate_class(t | KBLOOM_XLATE_VXLAN_DF));
+	}
+	/* MORE with any other bit is none. */
+	for (i = 0; i < 256; i++)
+		if (i != KBLOOM_XLATE_MORE)
+			EXPECT_NE(KB_XREC_MORE, kb_xlate_class((u8)i)) {
+				TH_LOG("kind 0x%02x", i);
+			}
+}
+
+/*
+ * A more record (uapi "More"): kb_xlate_more() of a tunnel record with
+ * its bytes is KIND MORE, STATE 0 (a put makes it VALID), keyed as the
+ * tunnel record (FAMILY, PROTO, AFTER_*), with its BEFORE_SRC,
+ * BEFORE_DST and FIRST, by which a reader pairs them, and the bytes in
+ * BEFORE_SPORT and BEFORE_DPORT as given, in wire order. Put beside its
+ * tunnel record, both are new and one find of the key gives both; a
+ * second more record with other bytes is a record of its own, the same
+ * again is known.
+ */
+TEST(more_record_is_keyed_and_paired_as_its_tunnel_record)
+{
+	const struct flow tun = {
+		.kind = KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_VXLAN_CSUM |
+			KBLOOM_XLATE_OUTER6,
+		.proto = 17, .family = 4,
+		.bsrc = 0x20010db8, .bdst = 0xfd030002,
+		.asrc = 0x0a010105, .adst = 0x0a020207,
+		.bsport = 0x0005, .bdport = 0xb1c3,	/* flow label */
+		.asport = 0x1a2b, .adport = 0,
+		.first = 0,
+	};
+	u8 key[KBLOOM_XLATE_KEY_LEN], mkey[KBLOOM_XLATE_KEY_LEN];
+	struct kbloom_xlate r = rec_of(&tun), m, m2, out[4];
+	struct kb_filter f;
+	u32 n, i, seen_r = 0, seen_m = 0;
+
+	r.state = KBLOOM_XLATE_VALID;
+	/* FIRST: the UDP ports 51234 > 4789 as carried. */
+	memcpy(&r.first, (const u8[]){ 0xc8, 0x22, 0x12, 0xb5 }, 4);
+	memset(&m, 0xa5, sizeof(m));
+	kb_xlate_more(&r, htons(0x1f2e), htons(0x0102), &m);
+	EXPECT_EQ(0, m.state);
+	EXPECT_EQ(KBLOOM_XLATE_MORE, m.kind);
+	EXPECT_EQ(KB_XREC_MORE, kb_xlate_class(m.kind));
+	EXPECT_EQ(r.proto, m.proto);
+	EXPECT_EQ(r.family, m.family);
+	EXPECT_EQ(r.after_src, m.after_src);
+	EXPECT_EQ(r.after_dst, m.after_dst);
+	EXPECT_EQ(r.after_sport, m.after_sport);
+	EXPECT_EQ(r.after_dport, m.after_dport);
+	EXPECT_EQ(r.before_src, m.before_src);
+	EXPECT_EQ(r.before_dst, m.before_dst);
+	EXPECT_EQ(r.first, m.first);
+	EXPECT_EQ(0, memcmp(&m.before_sport, (const u8[]){ 0x1f, 0x2e }, 2));
+	EXPECT_EQ(0, memcmp(&m.before_dport, (const u8[]){ 0x01, 0x02 }, 2));
+	kb_xlate_key(&r, key);
+	kb_xlate_key(&m, mkey);
+	EXPECT_EQ(0, memcmp(key, mkey, sizeof(key)));
+	/* As the module makes it: the checksum, and 0. */
+	kb_xlate_more(&r, htons(0xffff), 0, &m2);
+	EXPECT_EQ(0xffff, ntohs(m2.before_sport));
+	EXPECT_EQ(0, m2.before_dport);
+	EXPECT_EQ(KBLOOM_XLATE_MORE, m2.kind);
+
+	ASSERT_EQ(0, xinit(&f, 1024));
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &m));
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &r));
+	ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &m2));
+	EXPECT_EQ(KB_XLATE_KNOWN, kb_xlate_put(&f, &m));
+	EXPECT_EQ(KB_XLATE_KNOWN, kb_xlate_put(&f, &m2));
+	EXPECT_EQ(3, fill_of(&f));
+	memset(out, 0, sizeof(out));
+	n = kb_xlate_find(cells_of(&f), f.s.m, &f.hkey, &r, out, 4);
+	ASSERT_EQ(3, n);
+	m.state = KBLOOM_XLATE_VALID;
+	for (i = 0; i < n; i++) {
+		seen_r += !memcmp(&out[i], &r, sizeof(r));
+		seen_m += !memcmp(&out[i], &m, sizeof(m));
+	}
+	EXPECT_EQ(1, seen_r);
+	EXPECT_EQ(1, seen_m);
+	kb_filter_free(&f);
+	KB_ASSERT_NO_LEAKS();
 }
 
 /* IPv6 addresses for address records, the last of every byte its own. */
