@@ -135,9 +135,14 @@ bool kb_arrived_take(const struct sk_buff *skb, struct kb_arrived *a,
 	if (a->skb != skb)
 		return false;
 	a->skb = NULL;
-	/* Forwarded, in the same call: a tick may pass, not two. */
+	/*
+	 * Forwarded, in the same call, so seconds never pass; ticks may
+	 * (a tick's bound lost the record of a packet in the emulated VM,
+	 * its CPU stalled by the host). The bound only stops a very stale
+	 * note: a forwarded packet's own prerouting overwrites it first.
+	 */
 	if (!skb->skb_iif || skb->skb_iif != a->iif ||
-	    time_after(jiffies, a->at + 1))
+	    time_after(jiffies, a->at + HZ))
 		return false;
 	*out = *a;
 	return true;
