@@ -523,7 +523,7 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 	if (!why && th.addrs6)
 		why = kb_xlate_addrs6(att, &th, !post);
 	/* Before its tunnel record too: a reader that finds one finds both. */
-	if (!why && !post && th.more) {
+	if (!why && !post && kb_xlate_has_more(rec.kind)) {
 		struct kbloom_xlate more;
 
 		kb_xlate_more(&rec, th.more_sport, 0, &more);

@@ -175,7 +175,6 @@ static int kb_xlate_of_udp_tunnel(const u8 *p, u32 cap, u32 off,
 		return 0;
 	rec->kind |= KBLOOM_XLATE_VXLAN_CSUM;
 	if (outer6) {
-		th->more = true;
 		memcpy(&th->more_sport, v + 6, sizeof(th->more_sport));
 		return 0;
 	}
@@ -240,7 +239,6 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	memset(rec, 0, sizeof(*rec));
 	th->key = 0;
 	th->addrs6 = 0;
-	th->more = false;
 	if (cap && p[0] >> 4 == 6) {
 		hl = kb_xlate_outer6(p, cap, &proto, rec, th);
 		/* VXLAN, GENEVE over IPv6: no encapsulation limit. */

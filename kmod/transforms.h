@@ -24,11 +24,7 @@ struct kb_xlate_extra {
 	 */
 	struct in6_addr src6, dst6, asrc6, adst6;
 	u8 addrs6;
-	/*
-	 * A tunnel record's more record (kb_xlate_more()): VXLAN's and
-	 * GENEVE's UDP checksum over IPv6. Set at LOCAL_IN only.
-	 */
-	bool more;
+	/* A tunnel record's more record's (kb_xlate_has_more()): UDP checksum */
 	__be16 more_sport;
 };
 

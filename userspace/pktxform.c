@@ -1043,12 +1043,6 @@ static uint32_t outer6_head(const struct kbloom_xlate *rec,
 	return hl;
 }
 
-bool pkt_tunnel_has_more(uint8_t kind)
-{
-	return is_vxlan(kind) && (kind & KBLOOM_XLATE_OUTER6) &&
-	       (kind & KBLOOM_XLATE_VXLAN_CSUM);
-}
-
 int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *rec, const uint8_t *outer6,
 		     const struct kbloom_xlate *more, uint8_t *out,
@@ -1067,11 +1061,8 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	    want.after_dst != rec->after_dst ||
 	    want.after_sport != rec->after_sport ||
 	    want.after_dport != rec->after_dport ||
-	    !pkt_tunnel_has_more(rec->kind) != !more ||
-	    (more && (kb_xlate_class(more->kind) != KB_XREC_MORE ||
-		      more->before_src != rec->before_src ||
-		      more->before_dst != rec->before_dst ||
-		      more->first != rec->first)))
+	    !kb_xlate_has_more(rec->kind) != !more ||
+	    (more && !kb_xlate_is_more_of(more, rec)))
 		return -1;
 	if (rec->family == 6) {
 		/*

@@ -277,13 +277,12 @@ int pkt_is_fragment(const uint8_t *pkt, uint32_t len);
  * bytes; *@outlen the bytes written. 0, or -1 when @rec is no tunnel
  * record of this inner packet, @outer6 is given for a record over IPv4
  * or missing for one over IPv6, @more is given for a record without a
- * more record (pkt_tunnel_has_more(): VXLAN and GENEVE over IPv6 with a
+ * more record (kb_xlate_has_more(): VXLAN and GENEVE over IPv6 with a
  * checksum) or missing for one with, or is not one of @rec (KIND MORE,
  * the same BEFORE_SRC, BEFORE_DST and FIRST), or @outmax does not hold
  * the outer headers. pkt_gre_len() is the GRE header's length for a
  * record's KIND (0 for IPIP, VXLAN and GENEVE).
  */
-bool pkt_tunnel_has_more(uint8_t kind);
 uint32_t pkt_gre_len(uint8_t kind);
 int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want);
 int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,

@@ -287,10 +287,7 @@ static size_t more_records(const struct kb_archive *a,
 		for (k = 0; k < m && k < XLATE_PER_WINDOW; k++) {
 			const struct kbloom_xlate *f = &found[k];
 
-			if (kb_xlate_class(f->kind) != KB_XREC_MORE ||
-			    f->before_src != rec->before_src ||
-			    f->before_dst != rec->before_dst ||
-			    f->first != rec->first)
+			if (!kb_xlate_is_more_of(f, rec))
 				continue;
 			for (i = 0; i < n && (out[i].before_sport != f->before_sport ||
 					      out[i].before_dport != f->before_dport); i++)
@@ -314,8 +311,7 @@ static size_t more_of(const struct kb_archive *a, struct kb_xlate_hit *out,
 	size_t h, end = n < max ? n : max, m, i;
 
 	for (h = 0; h < end; h++) {
-		if (kb_xlate_class(out[h].rec.kind) != KB_XREC_TUNNEL ||
-		    !pkt_tunnel_has_more(out[h].rec.kind))
+		if (!kb_xlate_has_more(out[h].rec.kind))
 			continue;
 		m = more_records(a, &out[h].rec, more);
 		out[h].more_lost = !m;
@@ -522,7 +518,7 @@ int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 		ret = pkt_tunnel_outer(pkt, len, r,
 				       r->kind & KBLOOM_XLATE_OUTER6 ?
 				       hit->addr6 : NULL,
-				       pkt_tunnel_has_more(r->kind) ?
+				       kb_xlate_has_more(r->kind) ?
 				       &hit->more : NULL, buf, max, outlen);
 		break;
 	case KB_XREC_NAT:
@@ -704,10 +700,10 @@ static void tunnel6_str(const struct kbloom_xlate *r, const uint8_t *outer6,
 	if (n < len)
 		n += (size_t)snprintf(buf + n, len - n, " flowlabel 0x%05x",
 				      word & KBLOOM_XLATE_FLOWLABEL);
-	if (pkt_tunnel_has_more(r->kind) && more && n < len)
+	if (kb_xlate_has_more(r->kind) && more && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " csum 0x%04x",
 				      ntohs(more->before_sport));
-	else if (pkt_tunnel_has_more(r->kind) && n < len)
+	else if (kb_xlate_has_more(r->kind) && n < len)
 		n += (size_t)snprintf(buf + n, len - n,
 				      " (its UDP checksum is not in the table)");
 	if ((word & KBLOOM_XLATE_HAS_ENCAPLIM) && n < len)

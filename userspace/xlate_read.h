@@ -31,7 +31,7 @@ struct kb_xlate_hit {
 	uint8_t after6[32];
 	bool addr6_lost;	/* no address record holds one of them */
 	/*
-	 * A tunnel record's more record (pkt_tunnel_has_more(): VXLAN's and
+	 * A tunnel record's more record (kb_xlate_has_more(): VXLAN's and
 	 * GENEVE's UDP checksum over IPv6), paired by its BEFORE_SRC,
 	 * BEFORE_DST and FIRST; @more_lost: none is in the table.
 	 */

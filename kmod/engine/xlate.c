@@ -101,8 +101,8 @@ enum kb_xlate_class kb_xlate_class(u8 kind)
 {
 	const u8 words = KBLOOM_XLATE_GRE_CSUM | KBLOOM_XLATE_GRE_KEY |
 			 KBLOOM_XLATE_GRE_SEQ;
-	const u8 csum_df = KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF;
-	u8 tun = kind & ~KBLOOM_XLATE_OUTER6, udp = tun & ~csum_df;
+	u8 tun = kind & ~KBLOOM_XLATE_OUTER6;
+	u8 udp = tun & ~(KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF);
 
 	if (kind & KBLOOM_XLATE_OPAQUE)
 		return kind == KBLOOM_XLATE_OPAQUE ? KB_XREC_ARRIVAL :
@@ -115,10 +115,9 @@ enum kb_xlate_class kb_xlate_class(u8 kind)
 	 */
 	if (tun == KBLOOM_XLATE_IPIP || (tun & ~words) == KBLOOM_XLATE_GRE ||
 	    ((udp == KBLOOM_XLATE_VXLAN || udp == KBLOOM_XLATE_GENEVE) &&
-	     (kind & (csum_df | KBLOOM_XLATE_OUTER6)) !=
-	     KBLOOM_XLATE_VXLAN_DF &&
-	     (kind & (KBLOOM_XLATE_VXLAN_DF | KBLOOM_XLATE_OUTER6)) !=
-	     (KBLOOM_XLATE_VXLAN_DF | KBLOOM_XLATE_OUTER6)))
+	     (!(kind & KBLOOM_XLATE_VXLAN_DF) ||
+	      (kind & (KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6)) ==
+	      KBLOOM_XLATE_VXLAN_CSUM)))
 		return KB_XREC_TUNNEL;
 	/* NAT: SNAT and/or DNAT, conntrack's or (STATELESS) not. */
 	kind &= ~KBLOOM_XLATE_STATELESS;
@@ -137,6 +136,21 @@ void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec)
 	memcpy(&rec->before_sport, addr + 8, 2);
 	memcpy(&rec->before_dport, addr + 10, 2);
 	memcpy(&rec->first, addr + 12, 4);
+}
+
+bool kb_xlate_has_more(u8 kind)
+{
+	return kb_xlate_class(kind) == KB_XREC_TUNNEL &&
+	       (kind & KBLOOM_XLATE_VXLAN) == KBLOOM_XLATE_VXLAN &&
+	       (kind & KBLOOM_XLATE_OUTER6) && (kind & KBLOOM_XLATE_VXLAN_CSUM);
+}
+
+bool kb_xlate_is_more_of(const struct kbloom_xlate *more,
+			 const struct kbloom_xlate *rec)
+{
+	return more->kind == KBLOOM_XLATE_MORE &&
+	       more->before_src == rec->before_src &&
+	       more->before_dst == rec->before_dst && more->first == rec->first;
 }
 
 void kb_xlate_more(const struct kbloom_xlate *rec, __be16 sport,

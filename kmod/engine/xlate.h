@@ -39,6 +39,16 @@ enum kb_xlate_class kb_xlate_class(u8 kind);
 void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec);
 
 /*
+ * Whether a tunnel record of @kind comes with a more record (VXLAN's and
+ * GENEVE's over IPv6 with a UDP checksum), and whether @more is the more
+ * record of @rec (its KIND, BEFORE_SRC, BEFORE_DST and FIRST; found by
+ * @rec's key).
+ */
+bool kb_xlate_has_more(u8 kind);
+bool kb_xlate_is_more_of(const struct kbloom_xlate *more,
+			 const struct kbloom_xlate *rec);
+
+/*
  * The more record of tunnel record @rec (its key, BEFORE_SRC, BEFORE_DST
  * and FIRST) holding @sport and @dport in BEFORE_SPORT and BEFORE_DPORT.
  */

@@ -3680,7 +3680,7 @@ TEST(vxlan_and_geneve_over_ipv6_without_a_checksum_have_no_more_record)
 		ASSERT_EQ(0, get16(wire + 46));
 		EXPECT_FALSE(udp6_rec(in, wire, &u, &rec, &more));
 		EXPECT_EQ(u.t6.t.kind | KBLOOM_XLATE_OUTER6, rec.kind);
-		EXPECT_FALSE(pkt_tunnel_has_more(rec.kind));
+		EXPECT_FALSE(kb_xlate_has_more(rec.kind));
 		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, NULL, out,
 				     sizeof(out), &outlen));
 		ASSERT_EQ(wlen, outlen);
@@ -3832,7 +3832,7 @@ TEST(outer_refuses_vxlan6_with_a_checksum_without_its_more_record)
 		len = inner_pkt(in, PROTO_ICMP, 24);
 		udp6_ref(wire, in, len, us[i]);
 		ASSERT_TRUE(udp6_rec(in, wire, us[i], &rec, &more));
-		EXPECT_TRUE(pkt_tunnel_has_more(rec.kind));
+		EXPECT_TRUE(kb_xlate_has_more(rec.kind));
 		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, &more, out,
 				     sizeof(out), &outlen));
 		EXPECT_EQ(-1, outer6m(in, len, &rec, tun6_addrs, NULL, out,
@@ -4431,7 +4431,7 @@ TEST(ipv6_in_vxlan6_and_geneve6_with_a_zero_checksum_has_no_more_record)
 		EXPECT_FALSE(vx66_rec(in, wire, &u, false, &rec, &more));
 		EXPECT_EQ(u.t6.t.kind | KBLOOM_XLATE_OUTER6, rec.kind);
 		EXPECT_EQ(6, rec.family);
-		EXPECT_FALSE(pkt_tunnel_has_more(rec.kind));
+		EXPECT_FALSE(kb_xlate_has_more(rec.kind));
 		past_the_tunnel(in);
 		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, NULL, out,
 				     sizeof(out), &outlen));
