@@ -490,7 +490,8 @@ static bool kb_xlate_arrived(struct kb_attach *att, const struct sk_buff *skb,
  * and one per flow direction that came out of IPsec or a
  * tunnel device no record undoes; at LOCAL_IN one per IPIP, GRE, VXLAN or
  * GENEVE packet to decapsulate (over IPv6, with its outer addresses'
- * records, and VXLAN's and GENEVE's UDP checksum in a more record).
+ * records, and VXLAN's and GENEVE's UDP checksum in a more record, as
+ * GENEVE's options' length).
  */
 static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 				  const struct nf_hook_state *state)
@@ -526,7 +527,7 @@ static unsigned int kb_hook_xlate(void *priv, struct sk_buff *skb,
 	if (!why && !post && kb_xlate_has_more(rec.kind)) {
 		struct kbloom_xlate more;
 
-		kb_xlate_more(&rec, th.more_sport, 0, &more);
+		kb_xlate_more(&rec, th.more_sport, th.more_dport, &more);
 		why = kb_xlate_record(att, &more, true);
 	}
 	if (!why)

@@ -12,6 +12,7 @@
 #include <linux/ipv6.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
+#include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/netfilter/nf_conntrack.h>
@@ -136,19 +137,33 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
 #define KB_VXLAN_ENCAP		(8 + 8 + ETH_HLEN)
 #define KB_VXLAN_FLAG_VNI	0x08
 
-/* GENEVE (RFC 8926): version 0, no options, no O or C flag; Ethernet. */
-#define KB_GENEVE_FLAGS		0xc0
+/*
+ * GENEVE (RFC 8926): version 0 (the first byte's top bits), options'
+ * length (in 4-byte words), flags; Ethernet inside.
+ */
+#define KB_GENEVE_VERSION	0xc0
+#define KB_GENEVE_OPT_LEN	0x3f
+#define KB_GENEVE_HLEN		8
+
+/*
+ * Whether the UDP payload at @g is a GENEVE header (version 0, protocol
+ * 0x6558) rather than VXLAN's, whose bytes there are reserved, zero.
+ */
+static bool kb_is_geneve(const u8 *g)
+{
+	return !(g[0] & KB_GENEVE_VERSION) && (g[2] << 8 | g[3]) == ETH_P_TEB;
+}
 
 /*
  * A VXLAN or GENEVE packet at @off (the UDP header) of the @cap bytes at
- * @p carrying IPv4 or (@inner6) IPv6 in Ethernet: its record's kind,
- * FIRST and, with a UDP
- * checksum, where that goes: over IPv4 (the outer header's flags and
- * offset in @rec's BEFORE_DPORT) BEFORE_DPORT, over IPv6 (@outer6) a
- * more record (@th); the VNI in @th. Their encapsulations are as long,
- * and told apart by their first byte (VXLAN's I flag; GENEVE's 0).
+ * @p carrying IPv4 or (@inner6) IPv6 in Ethernet, a GENEVE one with its
+ * @opts bytes of options cut out of @p: its record's kind, FIRST and,
+ * with a UDP checksum, where that goes: over IPv4 (the outer header's
+ * flags and offset in @rec's BEFORE_DPORT) BEFORE_DPORT, over IPv6
+ * (@outer6) a more record (@th), which also holds GENEVE's options'
+ * length and flags; the VNI in @th.
  */
-static int kb_xlate_of_udp_tunnel(const u8 *p, u32 cap, u32 off,
+static int kb_xlate_of_udp_tunnel(const u8 *p, u32 cap, u32 off, u32 opts,
 				  bool outer6, struct kbloom_xlate *rec,
 				  struct kb_xlate_extra *th, bool *inner6)
 {
@@ -162,13 +177,19 @@ static int kb_xlate_of_udp_tunnel(const u8 *p, u32 cap, u32 off,
 	if (type != ETH_P_IP && type != ETH_P_IPV6)
 		return -1;
 	*inner6 = type == ETH_P_IPV6;
-	if (v[8] & KB_VXLAN_FLAG_VNI)
-		rec->kind = KBLOOM_XLATE_VXLAN;
-	else if (!v[8] && !(v[9] & KB_GENEVE_FLAGS) &&
-		 (v[10] << 8 | v[11]) == ETH_P_TEB)
+	if (kb_is_geneve(v + 8)) {
+		if ((v[8] & KB_GENEVE_OPT_LEN) * 4 != opts)
+			return -1;
 		rec->kind = KBLOOM_XLATE_GENEVE;
-	else
+		if (v[8] || v[9]) {
+			rec->kind |= KBLOOM_XLATE_GENEVE_OPT;
+			memcpy(&th->more_dport, v + 8, sizeof(th->more_dport));
+		}
+	} else if (v[8] & KB_VXLAN_FLAG_VNI && !opts) {
+		rec->kind = KBLOOM_XLATE_VXLAN;
+	} else {
 		return -1;
+	}
 	memcpy(&rec->first, v, sizeof(rec->first));	/* the ports */
 	*key = cpu_to_be32(v[12] << 16 | v[13] << 8 | v[14]);
 	if (!v[6] && !v[7])
@@ -224,8 +245,11 @@ static u32 kb_xlate_outer6(const u8 *p, u32 cap, u8 *proto,
 	return hl;
 }
 
-/* The tunnel record of the packet whose first @cap bytes are @p. */
-static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
+/*
+ * The tunnel record of the packet whose first @cap bytes are @p (a
+ * GENEVE packet's with its @opts bytes of options cut out).
+ */
+static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap, u32 opts,
 				   struct kbloom_xlate *rec,
 				   struct kb_xlate_extra *th)
 {
@@ -239,6 +263,8 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	memset(rec, 0, sizeof(*rec));
 	th->key = 0;
 	th->addrs6 = 0;
+	th->more_sport = 0;
+	th->more_dport = 0;
 	if (cap && p[0] >> 4 == 6) {
 		hl = kb_xlate_outer6(p, cap, &proto, rec, th);
 		/* VXLAN, GENEVE over IPv6: no encapsulation limit. */
@@ -260,7 +286,7 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
 	    proto != IPPROTO_UDP && proto != IPPROTO_IPV6)
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	if (proto == IPPROTO_UDP) {
-		if (kb_xlate_of_udp_tunnel(p, cap, hl, outer6, rec, th,
+		if (kb_xlate_of_udp_tunnel(p, cap, hl, opts, outer6, rec, th,
 					   &inner6))
 			return KBLOOM_SKIP_UNTRANSFORMED;
 		glen = KB_VXLAN_ENCAP;
@@ -342,18 +368,48 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap,
  */
 #define KB_XLATE_HEAD	(40 + KB_VXLAN_ENCAP + 48)
 
+/*
+ * GENEVE's options, which no digest covers and no record keeps: the
+ * bytes of them after the GENEVE header of the packet at @p (@cap
+ * bytes), which ends @at bytes in; 0 for any other packet.
+ */
+static u32 kb_xlate_geneve_opts(const u8 *p, u32 cap, u32 *at)
+{
+	bool v6 = cap && p[0] >> 4 == 6;
+	u32 hl = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+
+	*at = hl + sizeof(struct udphdr) + KB_GENEVE_HLEN;
+	if (cap < *at || (v6 ? p[6] : p[9]) != IPPROTO_UDP ||
+	    (!v6 && p[0] != 0x45) || !kb_is_geneve(p + *at - KB_GENEVE_HLEN))
+		return 0;
+	return (p[*at - KB_GENEVE_HLEN] & KB_GENEVE_OPT_LEN) * 4;
+}
+
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,
 		       struct kb_xlate_extra *th)
 {
 	int off = skb_network_offset(skb);
 	u8 buf[KB_XLATE_HEAD];
+	u32 cap, opts, at;
 	const u8 *p;
-	u32 cap;
 
 	if (off < 0 || skb->len <= off)
 		return KBLOOM_SKIP_UNTRANSFORMED;
 	cap = min_t(u32, skb->len - off, sizeof(buf));
 	p = skb_header_pointer(skb, off, cap, buf);
-	return p ? kb_xlate_of_tunnel_head(p, cap, rec, th) :
-		   KBLOOM_SKIP_UNTRANSFORMED;
+	if (!p)
+		return KBLOOM_SKIP_UNTRANSFORMED;
+	opts = kb_xlate_geneve_opts(p, cap, &at);
+	if (opts) {
+		/* What follows them, read after the GENEVE header. */
+		if (skb->len - off < at + opts)
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		if (p != buf)
+			memcpy(buf, p, at);
+		cap = min_t(u32, skb->len - off - opts, sizeof(buf));
+		if (skb_copy_bits(skb, off + at + opts, buf + at, cap - at))
+			return KBLOOM_SKIP_UNTRANSFORMED;
+		p = buf;
+	}
+	return kb_xlate_of_tunnel_head(p, cap, opts, rec, th);
 }

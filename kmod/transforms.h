@@ -24,8 +24,11 @@ struct kb_xlate_extra {
 	 */
 	struct in6_addr src6, dst6, asrc6, adst6;
 	u8 addrs6;
-	/* A tunnel record's more record's (kb_xlate_has_more()): UDP checksum */
-	__be16 more_sport;
+	/*
+	 * A tunnel record's more record's (kb_xlate_has_more()): the UDP
+	 * checksum over IPv6, GENEVE's options' length and flags.
+	 */
+	__be16 more_sport, more_dport;
 };
 
 /*

@@ -978,9 +978,11 @@ int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
 
 /*
  * VXLAN's encapsulation after the outer IPv4 header: UDP, VXLAN, Ethernet;
- * GENEVE's without options is as long (its records are VXLAN's too).
+ * GENEVE's without options is as long (its records are VXLAN's too), with
+ * them up to GENEVE_OPTS_MAX longer.
  */
 #define VXLAN_ENCAP	(8 + 8 + 14)
+#define GENEVE_OPTS_MAX	(0x3f * 4)
 
 static int is_vxlan(uint8_t kind)
 {
@@ -998,6 +1000,33 @@ static void vxlan_words(const struct kbloom_xlate *rec, uint8_t *frag,
 	}
 	put16(frag, rec->kind & KBLOOM_XLATE_VXLAN_DF ? 0x4000 : 0);
 	memcpy(csum, &rec->before_dport, 2);
+}
+
+/*
+ * The bytes of GENEVE options a tunnel record @rec's outer packet had
+ * (its more record @more's), or -1 when @more is no more record of it
+ * (GENEVE's first 16 bits of another version, or none for a record of
+ * options or flags, or some for one of neither; a checksum kept for no
+ * packet that had one).
+ */
+static int geneve_opts(const struct kbloom_xlate *rec,
+		       const struct kbloom_xlate *more)
+{
+	const uint8_t *g;
+
+	if (!kb_xlate_has_more(rec->kind) != !more ||
+	    (more && !kb_xlate_is_more_of(more, rec)))
+		return -1;
+	if (!more)
+		return 0;
+	g = (const uint8_t *)&more->before_dport;
+	if ((more->before_sport && (rec->kind & (KBLOOM_XLATE_OUTER6 |
+						  KBLOOM_XLATE_VXLAN_CSUM)) !=
+	     (KBLOOM_XLATE_OUTER6 | KBLOOM_XLATE_VXLAN_CSUM)) ||
+	    !more->before_dport != !(rec->kind & KBLOOM_XLATE_GENEVE_OPT) ||
+	    (g[0] & 0xc0))
+		return -1;
+	return (g[0] & 0x3f) * 4;
 }
 
 uint32_t pkt_gre_len(uint8_t kind)
@@ -1048,7 +1077,8 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		     const struct kbloom_xlate *more, uint8_t *out,
 		     uint32_t outmax, uint32_t *outlen)
 {
-	uint8_t head[48 + 16 + VXLAN_ENCAP] = { 0 };
+	uint8_t head[48 + 16 + VXLAN_ENCAP + GENEVE_OPTS_MAX] = { 0 };
+	int opts = geneve_opts(rec, more);
 	struct kbloom_xlate want;
 	uint32_t glen, hl = 20, n, tot;
 	uint8_t next, *g;
@@ -1060,9 +1090,7 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	    want.proto != rec->proto || want.after_src != rec->after_src ||
 	    want.after_dst != rec->after_dst ||
 	    want.after_sport != rec->after_sport ||
-	    want.after_dport != rec->after_dport ||
-	    !kb_xlate_has_more(rec->kind) != !more ||
-	    (more && !kb_xlate_is_more_of(more, rec)))
+	    want.after_dport != rec->after_dport || opts < 0)
 		return -1;
 	if (rec->family == 6) {
 		/*
@@ -1073,7 +1101,8 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 	} else if (ip4_parse(pkt, len, &h)) {
 		return -1;
 	}
-	glen = is_vxlan(rec->kind) ? VXLAN_ENCAP : pkt_gre_len(rec->kind);
+	glen = is_vxlan(rec->kind) ? VXLAN_ENCAP + (uint32_t)opts :
+	       pkt_gre_len(rec->kind);
 	next = is_vxlan(rec->kind) ? 17 : rec->kind & KBLOOM_XLATE_GRE ? 47 :
 	       rec->family == 6 ? 41 : 4;
 	if (outer6) {
@@ -1081,7 +1110,7 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		/* VXLAN, GENEVE: no encapsulation limit (the kernel's). */
 		if (!hl || (is_vxlan(rec->kind) && hl != 40))
 			return -1;
-		/* Their UDP checksum, in the more record. */
+		/* Their UDP checksum, in the more record (or 0). */
 		if (more)
 			memcpy(head + 40 + 6, &more->before_sport, 2);
 	} else {
@@ -1113,12 +1142,18 @@ int pkt_tunnel_outer(const uint8_t *pkt, uint32_t len,
 		 */
 		memcpy(g, &rec->first, 4);
 		put16(g + 4, glen + h.tot);
-		/* GENEVE (RFC 8926): version 0, no options, Ethernet. */
+		/*
+		 * GENEVE (RFC 8926): version 0, Ethernet; the options'
+		 * length and flags as carried (the more record's), the
+		 * options zero: not kept.
+		 */
 		if ((rec->kind & KBLOOM_XLATE_GENEVE) == KBLOOM_XLATE_GENEVE)
 			put16(g + 10, 0x6558);
 		else
 			g[8] = 0x08;
-		put16(g + VXLAN_ENCAP - 2, rec->family == 6 ? 0x86dd : 0x0800);
+		if ((rec->kind & KBLOOM_XLATE_GENEVE_OPT) && more)
+			memcpy(g + 8, &more->before_dport, 2);
+		put16(g + glen - 2, rec->family == 6 ? 0x86dd : 0x0800);
 	} else if (glen) {
 		/*
 		 * GRE (RFC 2784, RFC 2890): version 0, protocol IPv4, the

@@ -499,10 +499,10 @@ int kb_xlate_before(const struct kb_xlate_hit *hit, const uint8_t *pkt,
 {
 	/*
 	 * The longest outer headers: IPv6 with VXLAN's or GENEVE's (UDP 8,
-	 * their own 8, Ethernet 14), more than an encapsulation limit and
-	 * GRE's 16 bytes.
+	 * their own 8 and GENEVE's options, up to 252, Ethernet 14), more
+	 * than an encapsulation limit and GRE's 16 bytes.
 	 */
-	uint32_t max = len + 40 + 8 + 8 + 14;
+	uint32_t max = len + 40 + 8 + 8 + 252 + 14;
 	const struct kbloom_xlate *r = &hit->rec;
 	uint8_t *buf = malloc(max);
 	int ret;
@@ -658,6 +658,38 @@ static void arrival_str(const struct kbloom_xlate *r, char *buf, size_t len)
 }
 
 /*
+ * What a tunnel record's more record @more holds, in words (" csum
+ * 0x1f2e", " options 32 bytes", with GENEVE's O and C flags " oam",
+ * " critical"), or, @more NULL, that it is not in the table; nothing for
+ * a record without one. The characters written, as snprintf().
+ */
+static int more_words(const struct kbloom_xlate *r,
+		      const struct kbloom_xlate *more, char *buf, size_t len)
+{
+	const uint8_t csum6 = KBLOOM_XLATE_OUTER6 | KBLOOM_XLATE_VXLAN_CSUM;
+	bool csum = (r->kind & csum6) == csum6;
+	bool opts = r->kind & KBLOOM_XLATE_GENEVE_OPT;
+	const uint8_t *g = more ? (const uint8_t *)&more->before_dport : NULL;
+	char c[16] = "", o[48] = "";
+
+	if (!kb_xlate_has_more(r->kind))
+		return 0;
+	if (!more)
+		return snprintf(buf, len, " (its %s%s%s %s not in the table)",
+				csum ? "UDP checksum" : "",
+				csum && opts ? " and " : "",
+				opts ? "GENEVE options' length" : "",
+				csum && opts ? "are" : "is");
+	if (csum)
+		snprintf(c, sizeof(c), " csum 0x%04x", ntohs(more->before_sport));
+	if (opts)
+		snprintf(o, sizeof(o), " options %u bytes%s%s",
+			 (g[0] & 0x3f) * 4, g[1] & 0x80 ? " oam" : "",
+			 g[1] & 0x40 ? " critical" : "");
+	return snprintf(buf, len, "%s%s", c, o);
+}
+
+/*
  * A tunnel record over IPv6: "4in6 fd02::1 > fd03::2 flowlabel 0x5b1c3
  * encaplimit 4", "6in6 ...", "GRE6 ...[ key 7]", "VXLAN6
  * [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x00000[ csum 0x1f2e]"
@@ -700,12 +732,8 @@ static void tunnel6_str(const struct kbloom_xlate *r, const uint8_t *outer6,
 	if (n < len)
 		n += (size_t)snprintf(buf + n, len - n, " flowlabel 0x%05x",
 				      word & KBLOOM_XLATE_FLOWLABEL);
-	if (kb_xlate_has_more(r->kind) && more && n < len)
-		n += (size_t)snprintf(buf + n, len - n, " csum 0x%04x",
-				      ntohs(more->before_sport));
-	else if (kb_xlate_has_more(r->kind) && n < len)
-		n += (size_t)snprintf(buf + n, len - n,
-				      " (its UDP checksum is not in the table)");
+	if (n < len)
+		n += (size_t)more_words(r, more, buf + n, len - n);
 	if ((word & KBLOOM_XLATE_HAS_ENCAPLIM) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " encaplimit %u",
 				      (word & KBLOOM_XLATE_ENCAPLIM) >>
@@ -768,6 +796,30 @@ static void nat6_str(const struct kbloom_xlate *r, const uint8_t *before6,
 	}
 }
 
+/*
+ * A VXLAN or GENEVE record over IPv4: "VXLAN 10.2.0.1:51234 >
+ * 10.3.0.2:4789 id 7[ csum 0x1f2e]" ("GENEVE ...[ options 8 bytes]");
+ * @more NULL: its more record is not in the table.
+ */
+static void udp4_str(const struct kbloom_xlate *r,
+		     const struct kbloom_xlate *more, char *buf, size_t len)
+{
+	char x[INET_ADDRSTRLEN], y[INET_ADDRSTRLEN];
+	const uint8_t *udp = (const uint8_t *)&r->first;
+	int n;
+
+	inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
+	inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
+	n = snprintf(buf, len, "%s %s:%u > %s:%u id %u", tunnel_word(r->kind),
+		     x, udp[0] << 8 | udp[1], y, udp[2] << 8 | udp[3],
+		     ntohs(r->before_sport));
+	if ((r->kind & KBLOOM_XLATE_VXLAN_CSUM) && n >= 0 && n < (int)len)
+		n += snprintf(buf + n, len - n, " csum 0x%04x",
+			      ntohs(r->before_dport));
+	if (n >= 0 && n < (int)len)
+		more_words(r, more, buf + n, len - n);
+}
+
 void kb_xlate_hit_str(const struct kb_xlate_hit *hit, char *buf, size_t len)
 {
 	enum kb_xlate_class class = kb_xlate_class(hit->rec.kind);
@@ -791,6 +843,10 @@ void kb_xlate_hit_str(const struct kb_xlate_hit *hit, char *buf, size_t len)
 		   (hit->rec.kind & KBLOOM_XLATE_OUTER6)) {
 		tunnel6_str(&hit->rec, a, hit->more_lost ? NULL : &hit->more,
 			    buf, len);
+	} else if (class == KB_XREC_TUNNEL &&
+		   (hit->rec.kind & XLATE_TUNNEL) == KBLOOM_XLATE_VXLAN) {
+		udp4_str(&hit->rec, hit->more_lost ? NULL : &hit->more, buf,
+			 len);
 	} else if (class == KB_XREC_NAT && hit->rec.family == 6) {
 		nat6_str(&hit->rec, a, hit->after6, buf, len);
 	} else {
@@ -817,16 +873,7 @@ void kb_xlate_str(const struct kbloom_xlate *r, char *buf, size_t len)
 		return;
 	}
 	if ((r->kind & XLATE_TUNNEL) == KBLOOM_XLATE_VXLAN) {
-		const uint8_t *udp = (const uint8_t *)&r->first;
-
-		inet_ntop(AF_INET, &r->before_src, x, sizeof(x));
-		inet_ntop(AF_INET, &r->before_dst, y, sizeof(y));
-		n = snprintf(buf, len, "%s %s:%u > %s:%u id %u",
-			     tunnel_word(r->kind), x, udp[0] << 8 | udp[1], y,
-			     udp[2] << 8 | udp[3], ntohs(r->before_sport));
-		if ((r->kind & KBLOOM_XLATE_VXLAN_CSUM) && n < (int)len)
-			snprintf(buf + n, len - n, " csum 0x%04x",
-				 ntohs(r->before_dport));
+		udp4_str(r, NULL, buf, len);
 		return;
 	}
 	if (r->kind & XLATE_TUNNEL) {

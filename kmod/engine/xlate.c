@@ -103,6 +103,7 @@ enum kb_xlate_class kb_xlate_class(u8 kind)
 			 KBLOOM_XLATE_GRE_SEQ;
 	u8 tun = kind & ~KBLOOM_XLATE_OUTER6;
 	u8 udp = tun & ~(KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF);
+	u8 geneve = KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_GENEVE_OPT;
 
 	if (kind & KBLOOM_XLATE_OPAQUE)
 		return kind == KBLOOM_XLATE_OPAQUE ? KB_XREC_ARRIVAL :
@@ -111,10 +112,12 @@ enum kb_xlate_class kb_xlate_class(u8 kind)
 		       KB_XREC_NONE;
 	/*
 	 * IPIP or GRE (with its words), VXLAN or GENEVE (with a checksum;
-	 * over IPv4 DF too: GRE's words' bits), any of them over IPv6.
+	 * over IPv4 DF too: GRE's words' bits; GENEVE with options), any
+	 * of them over IPv6.
 	 */
 	if (tun == KBLOOM_XLATE_IPIP || (tun & ~words) == KBLOOM_XLATE_GRE ||
-	    ((udp == KBLOOM_XLATE_VXLAN || udp == KBLOOM_XLATE_GENEVE) &&
+	    ((udp == KBLOOM_XLATE_VXLAN || udp == KBLOOM_XLATE_GENEVE ||
+	      udp == geneve) &&
 	     (!(kind & KBLOOM_XLATE_VXLAN_DF) ||
 	      (kind & (KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6)) ==
 	      KBLOOM_XLATE_VXLAN_CSUM)))
@@ -140,9 +143,11 @@ void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec)
 
 bool kb_xlate_has_more(u8 kind)
 {
+	const u8 csum6 = KBLOOM_XLATE_OUTER6 | KBLOOM_XLATE_VXLAN_CSUM;
+
 	return kb_xlate_class(kind) == KB_XREC_TUNNEL &&
 	       (kind & KBLOOM_XLATE_VXLAN) == KBLOOM_XLATE_VXLAN &&
-	       (kind & KBLOOM_XLATE_OUTER6) && (kind & KBLOOM_XLATE_VXLAN_CSUM);
+	       ((kind & csum6) == csum6 || (kind & KBLOOM_XLATE_GENEVE_OPT));
 }
 
 bool kb_xlate_is_more_of(const struct kbloom_xlate *more,

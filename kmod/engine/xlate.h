@@ -40,7 +40,8 @@ void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec);
 
 /*
  * Whether a tunnel record of @kind comes with a more record (VXLAN's and
- * GENEVE's over IPv6 with a UDP checksum), and whether @more is the more
+ * GENEVE's over IPv6 with a UDP checksum, GENEVE's with options or
+ * flags: KIND GENEVE_OPT), and whether @more is the more
  * record of @rec (its KIND, BEFORE_SRC, BEFORE_DST and FIRST; found by
  * @rec's key).
  */

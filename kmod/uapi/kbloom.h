@@ -1010,10 +1010,12 @@ enum kbloom_attach_attr {
  *	as carried instead of the outer flags, and KIND VXLAN_DF says the
  *	outer header had DF (its other flags and offset are 0).
  *	GENEVE (KIND GENEVE: VXLAN's and GRE_KEY) as VXLAN, for a GENEVE
- *	header without options (version 0, no O or C flag, protocol
- *	Transparent Ethernet Bridging, 0x6558): its encapsulation is as long
- *	as VXLAN's, and its header likewise not kept (the VNI matched the
- *	device's).
+ *	header of version 0 and protocol Transparent Ethernet Bridging
+ *	(0x6558): without options and flags its encapsulation is as long as
+ *	VXLAN's, and its header likewise not kept (the VNI matched the
+ *	device's). With options, or the O or C flag (KIND GENEVE_OPT), a
+ *	more record made with it holds the header's first 16 bits (options'
+ *	length, flags); the options are not kept (no digest covers them).
  *	VXLAN and GENEVE over IPv6 (KIND OUTER6 with VXLAN's or GENEVE's
  *	bits): the outer packet an IPv6 one with no extension header;
  *	BEFORE_SRC, BEFORE_DST, BEFORE_SPORT and BEFORE_DPORT as over IPv6
@@ -1025,8 +1027,11 @@ enum kbloom_attach_attr {
  *	tunnel record whose outer packet had more per-packet bytes than the
  *	record holds: keyed as that record, with its BEFORE_SRC, BEFORE_DST
  *	and FIRST (a reader pairs them by those); BEFORE_SPORT and
- *	BEFORE_DPORT the bytes it holds (VXLAN and GENEVE over IPv6: the
- *	UDP checksum as carried, and 0).
+ *	BEFORE_DPORT the bytes it holds: over IPv6 the UDP checksum of a
+ *	VXLAN or GENEVE packet as carried (0 without KIND VXLAN_CSUM, and
+ *	over IPv4, where the tunnel record holds it), then GENEVE's first
+ *	16 bits as carried (version, options' length in 4-byte words, O and
+ *	C flags) with KIND GENEVE_OPT, else 0.
  * Address (KIND ADDR6: OPAQUE and OUTER6), per address and window, made
  *	with the tunnel records over IPv6 whose outer packets had it and the
  *	IPv6 NAT records whose BEFORE or AFTER it is, rewritten (before
@@ -1081,8 +1086,10 @@ struct kbloom_xlate {
 #define KBLOOM_XLATE_STATELESS	KBLOOM_XLATE_GRE_KEY
 /* IPIP and GRE together: decapsulated from VXLAN (RFC 7348). */
 #define KBLOOM_XLATE_VXLAN	(KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE)
-/* And GRE_KEY: decapsulated from GENEVE (RFC 8926), without options. */
+/* And GRE_KEY: decapsulated from GENEVE (RFC 8926). */
 #define KBLOOM_XLATE_GENEVE	(KBLOOM_XLATE_VXLAN | KBLOOM_XLATE_GRE_KEY)
+/* DNAT's bit in a GENEVE record: options or flags, in a more record. */
+#define KBLOOM_XLATE_GENEVE_OPT	KBLOOM_XLATE_DNAT
 /* GRE's words' bits in a VXLAN or GENEVE record: its UDP checksum, DF. */
 #define KBLOOM_XLATE_VXLAN_CSUM	KBLOOM_XLATE_GRE_CSUM
 #define KBLOOM_XLATE_VXLAN_DF	KBLOOM_XLATE_GRE_SEQ

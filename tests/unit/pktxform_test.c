@@ -3841,7 +3841,8 @@ TEST(outer_refuses_vxlan6_with_a_checksum_without_its_more_record)
 }
 
 /*
- * Only VXLAN and GENEVE over IPv6 with a checksum have a more record:
+ * Only VXLAN and GENEVE over IPv6 with a checksum (and GENEVE with
+ * options, below) have a more record:
  * one given for another tunnel record (VXLAN over IPv6 without a
  * checksum, VXLAN over IPv4 with one, IPIP and GRE over IPv6 and IPv4)
  * is refused, even when made of that record.
@@ -4733,6 +4734,662 @@ TEST(ipv6_in_vxlan_and_geneve_outer_refuses_a_length_over_65535)
 		EXPECT_EQ(-1, outer6m(in, 64, &rec, a, has ? &more : NULL, out,
 				      sizeof(out), &outlen));
 	}
+}
+
+/* ---- GENEVE with options (RFC 8926): their length in a more record ---- */
+
+/*
+ * A GENEVE packet with options as the sending kernel chose it: @u
+ * (geneve4's or geneve6's fields: the ports, VNI, inner Ethernet
+ * addresses and UDP checksum or none; IP ID, flags, TOS and TTL, or flow
+ * label, traffic class and hop limit) over IPv4 (@v4) or IPv6, an IPv6
+ * (@in6: inner6_of()'s) or IPv4 (inner_pkt()'s) packet inside, @optlen
+ * bytes of options (a multiple of 4, at most 252: 63 words) and the O
+ * (@oam: a control packet) and C (@crit: a critical option) flags.
+ */
+struct gopt {
+	struct udp6 u;
+	bool v4, in6;
+	uint32_t optlen;
+	bool oam, crit;
+};
+
+/*
+ * RFC 8926 3.5's options, @len bytes of them: each its class (0x0100 and
+ * its number), type (its number; the top bit, critical, on the first
+ * when @crit), R bits 0 and its length (the 4-byte words after its
+ * 4-byte header, at most 31), its data (no byte 0).
+ */
+static void geneve_tlvs(uint8_t *p, uint32_t len, bool crit)
+{
+	uint32_t i = 0, words, k;
+
+	while (len >= 4) {
+		words = len / 4 - 1 < 31 ? len / 4 - 1 : 31;
+		set16(p, 0x0100 + i);
+		p[2] = (uint8_t)((crit && !i ? 0x80 : 0) | (i + 1));
+		p[3] = (uint8_t)words;
+		for (k = 0; k < 4 * words; k++)
+			p[4 + k] = (uint8_t)(0xa0 + (k + i) % 16);
+		p += 4 + 4 * words;
+		len -= 4 + 4 * words;
+		i++;
+	}
+}
+
+/*
+ * The wire packet of @g around the whole inner packet @in (@inlen
+ * bytes): the outer IPv4 header (RFC 791: TOS, the total length, IP ID,
+ * flags, TTL, protocol 17, TUN_LOCAL to TUN_REMOTE, its checksum from
+ * scratch) or IPv6 header (RFC 8200 3: traffic class, flow label, the
+ * payload length, next header 17, hop limit, tun6_addrs); UDP from @g's
+ * port to 6081, its length, its checksum 0 or summed over the pseudo-
+ * header (RFC 768; RFC 8200 8.1) and the whole datagram, 0 sent as
+ * 0xffff; GENEVE's header (RFC 8926 3.4: version 0 and the options'
+ * length in 4-byte words, the O and C flags, protocol 0x6558, the VNI,
+ * reserved 0); the options (geneve_tlvs()); Ethernet of type IPv4 or
+ * IPv6 (0x86DD); the inner packet. Its length.
+ */
+static uint32_t gopt_ref(uint8_t *o, const uint8_t *in, uint32_t inlen,
+			 const struct gopt *g)
+{
+	const struct tun6 *t6 = &g->u.t6;
+	const struct tun *t = &t6->t;
+	uint32_t h = g->v4 ? 20 : 40, s;
+	uint32_t udplen = GENEVE_ENCAP + g->optlen + inlen;
+	uint8_t *uh = o + h, *gh = uh + 8, *eth = gh + 8 + g->optlen;
+	uint8_t pseudo[40];
+
+	memset(o, 0, h + udplen);
+	if (g->v4) {
+		o[0] = 0x45;
+		o[1] = t->tos;
+		set16(o + 2, 20 + udplen);
+		set16(o + 4, t->id);
+		set16(o + 6, t->frag);
+		o[8] = t->ttl;
+		o[9] = PROTO_UDP;
+		set32(o + 12, TUN_LOCAL);
+		set32(o + 16, TUN_REMOTE);
+		set16(o + 10, ~ref_sum(0, o, 20) & 0xffff);
+		set32(pseudo, TUN_LOCAL);
+		set32(pseudo + 4, TUN_REMOTE);
+		set32(pseudo + 8, (uint32_t)PROTO_UDP << 16 | udplen);
+	} else {
+		set32(o, 6u << 28 | (uint32_t)t6->tclass << 20 | t6->label);
+		set16(o + 4, udplen);
+		o[6] = PROTO_UDP;
+		o[7] = t6->hlim;
+		memcpy(o + 8, tun6_addrs, 32);
+		memcpy(pseudo, tun6_addrs, 32);
+		set32(pseudo + 32, udplen);
+		set32(pseudo + 36, PROTO_UDP);
+	}
+	set16(uh, t->sport);
+	set16(uh + 2, t->dport);
+	set16(uh + 4, udplen);
+	gh[0] = (uint8_t)(g->optlen / 4);
+	gh[1] = (uint8_t)((g->oam ? 0x80 : 0) | (g->crit ? 0x40 : 0));
+	set16(gh + 2, ETH_P_TEB);
+	set32(gh + 4, t->vni << 8);
+	geneve_tlvs(gh + 8, g->optlen, g->crit);
+	if (g->u.macs)
+		memcpy(eth, geneve_macs, 12);
+	set16(eth + 12, in[0] >> 4 == 6 ? 0x86dd : 0x0800);
+	memcpy(eth + 14, in, inlen);
+	if (g->u.csum) {
+		s = ~ref_sum(ref_sum(0, pseudo, g->v4 ? 12 : 40), uh,
+			     udplen) & 0xffff;
+		set16(uh + 6, s ? s : 0xffff);
+	}
+	return h + udplen;
+}
+
+/*
+ * The records the decapsulating router makes of @g's wire packet @wire
+ * around @in, as kb_xlate_of_udp_tunnel() (kmod/transforms.c) reads it:
+ * the tunnel record of KIND GENEVE and GENEVE_OPT, FIRST the UDP ports
+ * as carried, keyed as the inner packet (IPv4: its addresses and IP ID;
+ * IPv6: as 6in4's); over IPv4 BEFORE_* the outer addresses, IP ID and
+ * flags and offset, with a UDP checksum KIND VXLAN_CSUM (and VXLAN_DF
+ * for DF) and the checksum as carried in BEFORE_DPORT; over IPv6
+ * tun6_rec()'s (the folds, the flow label) with KIND OUTER6, and
+ * VXLAN_CSUM with a checksum. In *@more the more record the engine's
+ * kb_xlate_more() makes of it: BEFORE_SPORT the UDP checksum as carried
+ * over IPv6 (0 without one, and over IPv4), BEFORE_DPORT GENEVE's first
+ * two bytes as carried.
+ */
+static void gopt_rec(const uint8_t *in, const uint8_t *wire,
+		     const struct gopt *g, struct kbloom_xlate *rec,
+		     struct kbloom_xlate *more)
+{
+	uint32_t h = g->v4 ? 20 : 40;
+	uint16_t sum, hdr;
+
+	memcpy(&sum, wire + h + 6, 2);
+	memcpy(&hdr, wire + h + 8, 2);
+	if (!g->v4) {
+		*rec = tun6_rec(in, &g->u.t6);
+	} else {
+		memset(rec, 0, sizeof(*rec));
+		if (g->in6) {
+			ref_key6(in, rec);
+		} else {
+			rec->family = 4;
+			rec->proto = in[9];
+			memcpy(&rec->after_src, in + 12, 4);
+			memcpy(&rec->after_dst, in + 16, 4);
+			memcpy(&rec->after_sport, in + 4, 2);
+		}
+		rec->state = KBLOOM_XLATE_VALID;
+		rec->kind = g->u.t6.t.kind;
+		memcpy(&rec->before_src, wire + 12, 4);
+		memcpy(&rec->before_dst, wire + 16, 4);
+		memcpy(&rec->before_sport, wire + 4, 2);
+		memcpy(&rec->before_dport, wire + 6, 2);
+		if (sum && (get16(wire + 6) & 0x4000))
+			rec->kind |= KBLOOM_XLATE_VXLAN_DF;
+		if (sum)
+			memcpy(&rec->before_dport, &sum, 2);
+	}
+	if (sum)
+		rec->kind |= KBLOOM_XLATE_VXLAN_CSUM;
+	rec->kind |= KBLOOM_XLATE_GENEVE_OPT;
+	memcpy(&rec->first, wire + h, 4);
+	kb_xlate_more(rec, g->v4 ? 0 : sum, hdr, more);
+}
+
+/*
+ * The wire packet @w (its outer header @h bytes) as pkt_tunnel_outer()
+ * writes it where no record keeps it and no digest covers it: as
+ * vx66_rebuilt() says (TOS 0 and TTL 64 and the header checksum, or
+ * traffic class 0 and hop limit 64; the VNI 0), and past the GENEVE
+ * header the @optlen bytes of options 0 and the inner Ethernet addresses
+ * 0, an inner IPv6 packet's hop limit and traffic class as captured
+ * (@cap, @n bytes of it).
+ */
+static void gopt_rebuilt(uint8_t *w, uint32_t h, uint32_t optlen,
+			 const uint8_t *cap, uint32_t n)
+{
+	vx66_rebuilt(w, h, cap, 0);
+	memset(w + h + 16, 0, optlen + 12);
+	as_captured(w + h + GENEVE_ENCAP + optlen, cap, n);
+}
+
+/*
+ * The inner packet (@proto, @payload bytes; an IPv6 one's sequence 9) in
+ * @g's wire packet, with its real options, VNI, Ethernet addresses,
+ * outer TOS and TTL (traffic class and hop limit) and UDP checksum, and
+ * the records of it. pkt_tunnel_outer() of its first @cap bytes (all
+ * when 0) as captured past the tunnel, into @outmax bytes (all when 0),
+ * with the more record, must be the wire packet byte for byte but where
+ * no digest covers it, there as gopt_rebuilt() says; and digest (SPIE:
+ * the outer header and the UDP header) as the wire packet does. -1 when
+ * it does; the first differing byte; -2 when refused, -3 a wrong length,
+ * -4 the digests differ, -5 the wire packet's checksum does not verify.
+ */
+static int gopt_case(uint8_t proto, uint32_t payload, uint32_t cap,
+		     const struct gopt *g, uint32_t outmax)
+{
+	uint8_t in[2048], capd[2048], wire[2048], want[2048], out[2048];
+	uint32_t len, wlen, wantlen, outlen = 0, h = g->v4 ? 20 : 40;
+	struct kbloom_xlate rec, more;
+	struct kb_digest dw, dout;
+
+	len = g->in6 ? inner6_of(in, proto, payload, 9) :
+	      inner_pkt(in, proto, payload);
+	wlen = gopt_ref(wire, in, len, g);
+	if (g->u.csum && !(g->v4 ? geneve_csum_ok(wire) : udp6_csum_ok(wire)))
+		return -5;
+	gopt_rec(in, wire, g, &rec, &more);
+	memcpy(capd, in, len);
+	past_the_tunnel(capd);
+	memcpy(want, wire, wlen);
+	gopt_rebuilt(want, h, g->optlen, capd, len);
+	if (cap)
+		len = cap;
+	wantlen = h + GENEVE_ENCAP + g->optlen + len;
+	if (outmax && outmax < wantlen)
+		wantlen = outmax;
+	if (outer6m(capd, len, &rec, g->v4 ? NULL : tun6_addrs, &more, out,
+		    outmax ? outmax : sizeof(out), &outlen))
+		return -2;
+	if (outlen != wantlen) {
+		kb_diag("outlen %u, want %u", outlen, wantlen);
+		return -3;
+	}
+	if (kb_digest(wire, wantlen, KBLOOM_DIGEST_SPIE, &dw) !=
+	    KBLOOM_SKIP_NONE ||
+	    kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout) !=
+	    KBLOOM_SKIP_NONE || dw.len != h + 8 || dout.len != h + 8 ||
+	    memcmp(dw.key, dout.key, h + 8)) {
+		kb_diag("the digests differ");
+		return -4;
+	}
+	return first_diff(out, want, wantlen);
+}
+
+/*
+ * The five kinds of GENEVE record with options (uapi: GENEVE's kinds
+ * with GENEVE_OPT, DNAT's bit): over IPv4 without a checksum, with one,
+ * with one and DF; over IPv6 with a checksum and with none (RFC 6935).
+ */
+static const struct {
+	bool v4;
+	int csum;
+	uint16_t frag;
+	uint8_t kind;
+} gopts[] = {
+	{ true, 0, 0, KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_GENEVE_OPT },
+	{ true, 1, 0, KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_GENEVE_OPT |
+		      KBLOOM_XLATE_VXLAN_CSUM },
+	{ true, 1, 0x4000, KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_GENEVE_OPT |
+			   KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF },
+	{ false, 1, 0, KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_GENEVE_OPT |
+		       KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6 },
+	{ false, 0, 0, KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_GENEVE_OPT |
+		       KBLOOM_XLATE_OUTER6 },
+};
+
+/* gopts[@i]'s packet: geneve4's or geneve6's, @optlen bytes of options. */
+static struct gopt gopt_of(size_t i, bool in6, uint32_t optlen, bool oam,
+			   bool crit)
+{
+	struct gopt g = {
+		.u = gopts[i].v4 ? geneve4 : geneve6, .v4 = gopts[i].v4,
+		.in6 = in6, .optlen = optlen, .oam = oam, .crit = crit,
+	};
+
+	g.u.csum = gopts[i].csum;
+	g.u.t6.t.frag = gopts[i].frag;
+	return g;
+}
+
+/*
+ * Options of 4 bytes, 32 (GENEVE's first byte then 0x08, VXLAN's I
+ * flag: still GENEVE, of protocol 0x6558) and 252 (63 words, the most),
+ * and none (the O or C flag alone).
+ */
+static const uint32_t gopt_lens[] = { 0, 4, 32, 252 };
+
+/*
+ * @g with every options' length of gopt_lens[] and every O and C flag
+ * (none only with options: a GENEVE_OPT record), inner IPv4 (ICMP, UDP)
+ * and IPv6 (ICMPv6, UDP) packets of 8 and 101 (odd) payload bytes;
+ * whether all are the wire's.
+ */
+static bool gopt_all(struct __test_metadata *_metadata, struct gopt g)
+{
+	static const uint8_t protos[2][2] = { { PROTO_ICMP, PROTO_UDP },
+					      { 58, PROTO_UDP } };
+	static const uint32_t payloads[] = { 8, 101 };
+	size_t c, n = 2 * 2 * 2 * ARRAY_SIZE(gopt_lens) * 4, f;
+	bool all = true;
+	uint8_t proto;
+	uint32_t pl;
+	int r;
+
+	for (c = 0; c < n; c++) {
+		g.in6 = c & 1;
+		proto = protos[c & 1][c >> 1 & 1];
+		pl = payloads[c >> 2 & 1];
+		g.optlen = gopt_lens[c / 8 % ARRAY_SIZE(gopt_lens)];
+		f = c / 8 / ARRAY_SIZE(gopt_lens);
+		if (!g.optlen && !f)
+			continue;	/* not GENEVE_OPT's */
+		g.oam = f & 1;
+		g.crit = f & 2;
+		r = gopt_case(proto, pl, 0, &g, 0);
+		EXPECT_EQ(-1, r) {
+			TH_LOG("over IPv%d, csum %d, frag 0x%04x, label 0x%05x, inner IPv%d %u, payload %u, options %u, flags %zu",
+			       g.v4 ? 4 : 6, g.u.csum, g.u.t6.t.frag,
+			       g.u.t6.label, g.in6 ? 6 : 4, proto, pl,
+			       g.optlen, f);
+		}
+		all = all && r == -1;
+	}
+	return all;
+}
+
+/*
+ * A geneve device over IPv4 sending options (a metadata tunnel's, or
+ * OAM): without a UDP checksum (Linux's default), with one, with one and
+ * DF. The outer packet is the wire's where a digest covers it and where
+ * the records keep it (GENEVE's options' length and flags from the more
+ * record, its options zero), for IPv4 and IPv6 inside; other ports, VNI,
+ * IP ID, no inner addresses.
+ */
+TEST(geneve_with_options_over_ipv4_outer_is_the_wire_packet)
+{
+	struct gopt g;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		g = gopt_of(i, false, 0, false, false);
+		EXPECT_TRUE(gopt_all(_metadata, g));
+	}
+	g = gopt_of(1, false, 0, false, false);
+	g.u.t6.t.sport = 65535;
+	g.u.t6.t.vni = 0xffffff;
+	g.u.t6.t.id = 0;
+	g.u.macs = 0;
+	EXPECT_TRUE(gopt_all(_metadata, g));
+}
+
+/*
+ * Over IPv6, with a UDP checksum (the more record holds it and GENEVE's
+ * first 16 bits) and with none (RFC 6935: the more record holds 0 and
+ * those bits), for every flow label of labels6[].
+ */
+TEST(geneve_with_options_over_ipv6_outer_is_the_wire_packet)
+{
+	struct gopt g;
+	size_t i, l;
+
+	for (i = 3; i < ARRAY_SIZE(gopts); i++)
+		for (l = 0; l < ARRAY_SIZE(labels6); l++) {
+			g = gopt_of(i, false, 0, false, false);
+			g.u.t6.label = labels6[l];
+			EXPECT_TRUE(gopt_all(_metadata, g));
+		}
+	g = gopt_of(3, false, 0, false, false);
+	g.u.t6.t.sport = 1;
+	g.u.t6.t.vni = 0;
+	g.u.macs = 0;
+	EXPECT_TRUE(gopt_all(_metadata, g));
+}
+
+/*
+ * The fields one by one, 32 bytes of options with the O and C flags
+ * around a UDP datagram of 33 payload bytes: the records (KIND, which has
+ * a more record; the more record's checksum over IPv6 and GENEVE's first
+ * bytes, 0x08 0xc0); the outer header (the total length with the options
+ * and its checksum, or the payload length), UDP's length (8, GENEVE's 8,
+ * the options' 32, Ethernet's 14 and the inner packet) and checksum as
+ * carried, GENEVE's header (0x08 0xc0, protocol 0x6558, VNI 0: not
+ * VXLAN's, though its first byte is VXLAN's I flag), the options zero,
+ * Ethernet of zero addresses and type IPv4, the inner packet. Not the
+ * wire packet's bytes (the options differ), but its digest.
+ */
+TEST(geneve_with_options_outer_fields_are_where_rfc_8926_puts_them)
+{
+	static const uint8_t hdr[8] = { 0x08, 0xc0, 0x65, 0x58, 0, 0, 0, 0 };
+	uint8_t in[256], wire[512], out[512];
+	uint32_t len, wlen, outlen, h, k, ulen = 8 + 8 + 32 + 14 + 20 + 8 + 33;
+	struct kbloom_xlate rec, more;
+	struct kb_digest dw, dout;
+	struct gopt g;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gopts); i++) {
+		g = gopt_of(i, false, 32, true, true);
+		h = g.v4 ? 20 : 40;
+		len = inner_pkt(in, PROTO_UDP, 33);
+		wlen = gopt_ref(wire, in, len, &g);
+		ASSERT_EQ(h + ulen, wlen);
+		gopt_rec(in, wire, &g, &rec, &more);
+		EXPECT_EQ(gopts[i].kind, rec.kind);
+		EXPECT_TRUE(kb_xlate_has_more(rec.kind));
+		EXPECT_TRUE(kb_xlate_is_more_of(&more, &rec));
+		EXPECT_EQ(g.v4 ? 0 : get16(wire + h + 6),
+			  ntohs(more.before_sport));
+		EXPECT_EQ(0x08c0, ntohs(more.before_dport));
+		ASSERT_EQ(0, outer6m(in, len, &rec, g.v4 ? NULL : tun6_addrs,
+				     &more, out, sizeof(out), &outlen));
+		ASSERT_EQ(wlen, outlen);
+		if (g.v4) {
+			EXPECT_EQ(20 + ulen, get16(out + 2));
+			EXPECT_EQ(gopts[i].frag, get16(out + 6));
+			EXPECT_EQ(0xffff, ref_sum(0, out, 20));
+		} else {
+			EXPECT_EQ(ulen, get16(out + 4));
+			EXPECT_EQ(0x60000000 | g.u.t6.label, get32(out));
+		}
+		EXPECT_EQ(PROTO_UDP, out[g.v4 ? 9 : 6]);
+		EXPECT_EQ(g.u.t6.t.sport, get16(out + h));
+		EXPECT_EQ(GENEVE_PORT, get16(out + h + 2));
+		EXPECT_EQ(ulen, get16(out + h + 4));
+		EXPECT_EQ(get16(wire + h + 6), get16(out + h + 6));
+		EXPECT_EQ(gopts[i].csum != 0, get16(out + h + 6) != 0);
+		EXPECT_EQ(-1, first_diff(out + h + 8, hdr, 8));
+		EXPECT_EQ(-1, first_diff(wire + h + 8, hdr, 4));
+		for (k = 16; k < 16 + 32 + 12; k++)
+			EXPECT_EQ(0, out[h + k]) {
+				TH_LOG("byte %u", h + k);
+			}
+		EXPECT_NE(0, memcmp(wire + h + 16, out + h + 16, 32));
+		EXPECT_EQ(0x0800, get16(out + h + 16 + 32 + 12));
+		EXPECT_EQ(-1, first_diff(out + h + 16 + 32 + 14, in, len));
+
+		EXPECT_NE(0, memcmp(out, wire, wlen));
+		ASSERT_EQ(KBLOOM_SKIP_NONE,
+			  kb_digest(wire, wlen, KBLOOM_DIGEST_SPIE, &dw));
+		ASSERT_EQ(KBLOOM_SKIP_NONE,
+			  kb_digest(out, outlen, KBLOOM_DIGEST_SPIE, &dout));
+		ASSERT_EQ(h + 8, dw.len);
+		ASSERT_EQ(h + 8, dout.len);
+		EXPECT_EQ(-1, first_diff(dout.key, dw.key, h + 8));
+	}
+}
+
+/*
+ * A capture cut short (28 bytes of an IPv4 packet, the 48 an IPv6 one's
+ * key needs): the lengths (outer, UDP) and checksum the whole packet's
+ * with its options (4, 32, 252 bytes). Cut at @outmax: the outer headers
+ * with the options alone, 8 bytes more; one byte short of them is
+ * refused.
+ */
+TEST(geneve_with_options_outer_of_a_cut_capture_has_the_whole_lengths)
+{
+	uint8_t in[512], wire[1024], out[1024];
+	struct kbloom_xlate rec, more;
+	uint32_t h, len, outlen, hl;
+	struct gopt g;
+	size_t i, l;
+
+	for (i = 0; i < ARRAY_SIZE(gopts); i++)
+		for (l = 1; l < ARRAY_SIZE(gopt_lens); l++) {
+			g = gopt_of(i, false, gopt_lens[l], l & 1, false);
+			h = g.v4 ? 20 : 40;
+			hl = h + GENEVE_ENCAP + g.optlen;
+			EXPECT_EQ(-1, gopt_case(PROTO_UDP, 200, 28, &g, 0));
+			EXPECT_EQ(-1, gopt_case(PROTO_ICMP, 101, 0, &g, hl));
+			EXPECT_EQ(-1, gopt_case(PROTO_UDP, 101, 0, &g, hl + 8));
+			EXPECT_EQ(-2, gopt_case(PROTO_UDP, 101, 0, &g,
+						hl - 1));
+			g.in6 = true;
+			EXPECT_EQ(-1, gopt_case(58, 200, 48, &g, 0));
+			EXPECT_EQ(-1, gopt_case(PROTO_UDP, 200, 0, &g, hl));
+			EXPECT_EQ(-2, gopt_case(PROTO_UDP, 200, 0, &g, hl - 1));
+
+			g.in6 = false;
+			len = inner_pkt(in, PROTO_UDP, 200);
+			gopt_ref(wire, in, len, &g);
+			gopt_rec(in, wire, &g, &rec, &more);
+			ASSERT_EQ(0, outer6m(in, 28, &rec,
+					     g.v4 ? NULL : tun6_addrs, &more,
+					     out, sizeof(out), &outlen));
+			EXPECT_EQ(hl + 28, outlen);
+			EXPECT_EQ(hl - (g.v4 ? 0 : 40) + len,
+				  get16(out + (g.v4 ? 2 : 4)));
+			EXPECT_EQ(hl - h + len, get16(out + h + 4));
+			EXPECT_EQ(get16(wire + h + 6), get16(out + h + 6));
+		}
+}
+
+/*
+ * pkt_tunnel_outer() on exact-size copies of @pkt (@len), of @addrs (32
+ * bytes, or NULL) and of @more (or NULL), into @outmax bytes: whether it
+ * refused (-1), writing none of them, nor the length.
+ */
+static bool refused(const uint8_t *pkt, uint32_t len,
+		    const struct kbloom_xlate *rec, const uint8_t *addrs,
+		    const struct kbloom_xlate *more, uint32_t outmax)
+{
+	uint8_t *in = malloc(len ? len : 1), *o = malloc(outmax ? outmax : 1);
+	uint8_t *a = addrs ? malloc(32) : NULL;
+	struct kbloom_xlate *m = more ? malloc(sizeof(*m)) : NULL;
+	uint32_t outlen = 0xa5a5a5a5, k;
+	bool ok;
+
+	memcpy(in, pkt, len);
+	memset(o, 0xa5, outmax);
+	if (a)
+		memcpy(a, addrs, 32);
+	if (m)
+		*m = *more;
+	ok = pkt_tunnel_outer(in, len, rec, a, m, o, outmax, &outlen) == -1 &&
+	     outlen == 0xa5a5a5a5;
+	for (k = 0; k < outmax; k++)
+		ok = ok && o[k] == 0xa5;
+	free(in);
+	free(o);
+	free(a);
+	free(m);
+	return ok;
+}
+
+/*
+ * A GENEVE record with options is not its outer packet without its more
+ * record, nor with a more record that is no GENEVE header of version 0
+ * (its top two bits, 0x40, 0x80, 0xc0, set: RFC 8926 3.4 knows version 0
+ * only), nor with one holding a checksum where the tunnel record has
+ * none over IPv6 (over IPv4 the tunnel record holds it, the more record
+ * 0), nor with another tunnel record's; nor into @outmax one byte short
+ * of its outer headers: all refused, nothing written. Over IPv6 with a
+ * checksum, another checksum is written as the more record holds it.
+ */
+TEST(outer_refuses_geneve_with_options_without_its_more_record_or_a_true_one)
+{
+	static const uint8_t versions[] = { 0x40, 0x80, 0xc0 };
+	uint8_t in[256], wire[1024], out[1024];
+	struct kbloom_xlate rec, more, m, r;
+	uint32_t len, outlen, hl;
+	const uint8_t *a;
+	struct gopt g;
+	size_t i, v;
+
+	for (i = 0; i < ARRAY_SIZE(gopts); i++) {
+		g = gopt_of(i, i & 1, 252, true, true);
+		a = g.v4 ? NULL : tun6_addrs;
+		hl = (g.v4 ? 20 : 40) + GENEVE_ENCAP + 252;
+		len = g.in6 ? inner6_of(in, PROTO_UDP, 16, 9) :
+		      inner_pkt(in, PROTO_UDP, 16);
+		gopt_ref(wire, in, len, &g);
+		gopt_rec(in, wire, &g, &rec, &more);
+		past_the_tunnel(in);
+		ASSERT_EQ(0, outer6m(in, len, &rec, a, &more, out,
+				     sizeof(out), &outlen));
+		ASSERT_EQ(hl + len, outlen);
+		EXPECT_TRUE(refused(in, len, &rec, a, NULL, sizeof(out)));
+		for (v = 0; v < ARRAY_SIZE(versions); v++) {
+			m = more;
+			((uint8_t *)&m.before_dport)[0] |= versions[v];
+			EXPECT_TRUE(refused(in, len, &rec, a, &m,
+					    sizeof(out))) {
+				TH_LOG("kind 0x%02x, first byte 0x%02x",
+				       rec.kind,
+				       ((uint8_t *)&m.before_dport)[0]);
+			}
+			m.before_dport = htons(versions[v] << 8 | 0x80);
+			EXPECT_TRUE(refused(in, len, &rec, a, &m,
+					    sizeof(out)));
+		}
+		/* GENEVE_OPT says the header had options or flags: not none. */
+		m = more;
+		m.before_dport = 0;
+		EXPECT_TRUE(refused(in, len, &rec, a, &m, sizeof(out)));
+		m = more;
+		m.before_sport = htons(0x1f2e);
+		if (gopts[i].csum && !g.v4) {
+			ASSERT_EQ(0, outer6m(in, len, &rec, a, &m, out,
+					     sizeof(out), &outlen));
+			EXPECT_EQ(0x1f2e, get16(out + 46));
+		} else {
+			EXPECT_TRUE(refused(in, len, &rec, a, &m,
+					    sizeof(out))) {
+				TH_LOG("kind 0x%02x, BEFORE_SPORT 0x1f2e",
+				       rec.kind);
+			}
+		}
+		r = rec;
+		((uint8_t *)&r.first)[1] ^= 1;	/* another source port */
+		kb_xlate_more(&r, more.before_sport, more.before_dport, &m);
+		EXPECT_TRUE(refused(in, len, &rec, a, &m, sizeof(out)));
+		ASSERT_EQ(0, outer6m(in, len, &rec, a, &more, out, hl,
+				     &outlen));
+		EXPECT_EQ(hl, outlen);
+		EXPECT_TRUE(refused(in, len, &rec, a, &more, hl - 1));
+	}
+}
+
+/*
+ * GENEVE's first 16 bits are kept for a GENEVE record with options
+ * alone (KIND GENEVE_OPT): a more record holding them is refused for a
+ * GENEVE record without options over IPv4, with a checksum (in the
+ * record) or without, and over IPv6 without a checksum (no more record
+ * at all); and where the tunnel record has one for its checksum
+ * (VXLAN's and GENEVE's over IPv6), that more record holds 0 there, and
+ * is refused holding them. So is the GENEVE_OPT bit on a VXLAN record.
+ */
+TEST(outer_refuses_a_geneve_header_in_the_more_record_of_no_geneve_options)
+{
+	const struct udp6 *us[] = { &vxlan6, &geneve6 };
+	uint8_t in[256], wire[512], out[512];
+	struct kbloom_xlate rec, more, m, r;
+	struct gnv gv = geneve;
+	__be16 hdr = htons(0x0880);
+	uint32_t len, outlen;
+	struct udp6 u;
+	size_t i, c;
+
+	len = inner_pkt(in, PROTO_UDP, 16);
+	for (c = 0; c < 2; c++) {
+		gv.csum = (int)c;
+		geneve_ref(wire, in, len, &gv);
+		rec = geneve_rec(&gv, wire, PROTO_UDP);
+		EXPECT_FALSE(kb_xlate_has_more(rec.kind));
+		ASSERT_EQ(0, outer(in, len, &rec, out, sizeof(out), &outlen));
+		kb_xlate_more(&rec, 0, hdr, &m);
+		EXPECT_TRUE(refused(in, len, &rec, NULL, &m, sizeof(out))) {
+			TH_LOG("GENEVE over IPv4, csum %zu", c);
+		}
+		kb_xlate_more(&rec, 0, 0, &m);
+		EXPECT_TRUE(refused(in, len, &rec, NULL, &m, sizeof(out)));
+	}
+	u = geneve6;
+	u.csum = 0;
+	udp6_ref(wire, in, len, &u);
+	ASSERT_FALSE(udp6_rec(in, wire, &u, &rec, &more));
+	ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, NULL, out,
+			     sizeof(out), &outlen));
+	kb_xlate_more(&rec, 0, hdr, &m);
+	EXPECT_TRUE(refused(in, len, &rec, tun6_addrs, &m, sizeof(out)));
+
+	for (i = 0; i < ARRAY_SIZE(us); i++) {
+		udp6_ref(wire, in, len, us[i]);
+		ASSERT_TRUE(udp6_rec(in, wire, us[i], &rec, &more));
+		ASSERT_EQ(0, outer6m(in, len, &rec, tun6_addrs, &more, out,
+				     sizeof(out), &outlen));
+		m = more;
+		m.before_dport = hdr;
+		EXPECT_TRUE(refused(in, len, &rec, tun6_addrs, &m,
+				    sizeof(out))) {
+			TH_LOG("kind 0x%02x, BEFORE_DPORT 0x0880", rec.kind);
+		}
+		m.before_dport = htons(0x0001);
+		EXPECT_TRUE(refused(in, len, &rec, tun6_addrs, &m,
+				    sizeof(out)));
+	}
+	/* VXLAN has no options: DNAT's bit beside its bits is no kind. */
+	udp6_ref(wire, in, len, &vxlan6);
+	ASSERT_TRUE(udp6_rec(in, wire, &vxlan6, &rec, &more));
+	r = rec;
+	r.kind |= KBLOOM_XLATE_GENEVE_OPT;
+	m = more;
+	m.before_dport = hdr;
+	EXPECT_TRUE(refused(in, len, &r, tun6_addrs, &m, sizeof(out)));
+	EXPECT_TRUE(refused(in, len, &r, tun6_addrs, &more, sizeof(out)));
 }
 
 /*

@@ -9,9 +9,11 @@
  * addresses share a fold, and addr6_lost when one has none; a VXLAN or
  * GENEVE one with a UDP checksum gets the checksum from its more records
  * (KIND MORE, paired by its key, BEFORE_SRC, BEFORE_DST and FIRST), one
- * hit per distinct checksum, and more_lost when there is none; what
- * kb_xlate_hit_str() and kb_xlate_before() make of such hits, and of
- * those of IPv6 in GRE (GRE's words over IPv4 too, not 6in4's).
+ * hit per distinct checksum, and more_lost when there is none (a GENEVE
+ * one with options, over IPv4 or IPv6, its options' length and flags
+ * likewise); what kb_xlate_hit_str() and kb_xlate_before() make of such
+ * hits, and of those of IPv6 in GRE (GRE's words over IPv4 too, not
+ * 6in4's).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,6 +22,7 @@
 
 #include "kselftest_harness.h"
 #include "kb_test.h"
+#include "../../kmod/engine/digest.h"
 #include "../../kmod/engine/xlate.h"
 #include "../../userspace/describe.h"
 #include "../../userspace/pktxform.h"
@@ -2030,6 +2033,435 @@ TEST(hit_str_names_ipv6_in_vxlan_and_geneve_as_ipv4_inside)
 			EXPECT_STREQ(c[i].want, s) {
 				TH_LOG("IPv%d inside", j ? 4 : 6);
 			}
+		}
+		arch_free(&x);
+	}
+}
+
+/* ---- GENEVE with options: their length and flags in a more record ---- */
+
+/*
+ * The GENEVE record with options (KIND GENEVE_OPT) of packet @p over
+ * IPv4 (vx4_rec(): 10.2.0.1:@sport > 10.3.0.2:6081, IP ID 0x1234, DF;
+ * a UDP checksum @csum, not 0, in BEFORE_DPORT) or over IPv6 (@v6:
+ * vx6_rec(), [VS]:@sport > [VD]:6081, flow label 0x5b1c3; KIND
+ * VXLAN_CSUM with a checksum @csum, which its more record holds).
+ */
+static struct kbloom_xlate gnv_rec(const uint8_t *p, uint32_t len, bool v6,
+				   uint16_t csum, uint16_t sport)
+{
+	struct kbloom_xlate r;
+
+	r = v6 ? vx6_rec(p, len, KBLOOM_XLATE_GENEVE, csum, VS, VD, 0x5b1c3,
+			 sport, 6081) :
+		 vx4_rec(p, len, KBLOOM_XLATE_GENEVE, sport, 6081, csum);
+	r.kind |= KBLOOM_XLATE_GENEVE_OPT;
+	return r;
+}
+
+/*
+ * The more record of GENEVE record @r with options as the module makes
+ * it (the engine's kb_xlate_more()): BEFORE_SPORT the UDP checksum @csum
+ * (over IPv6 with one; else 0), BEFORE_DPORT GENEVE's first two bytes as
+ * carried, @optlen bytes of options in 4-byte words (version 0) and the
+ * O and C @flags; put in window @id; as a lookup finds it (VALID).
+ */
+static struct kbloom_xlate put_gmore(struct arch *x, uint64_t id,
+				     const struct kbloom_xlate *r,
+				     uint16_t csum, uint32_t optlen,
+				     uint8_t flags)
+{
+	const uint8_t g[2] = { (uint8_t)(optlen / 4), flags };
+	struct kbloom_xlate m;
+	uint16_t hdr;
+
+	memcpy(&hdr, g, 2);
+	kb_xlate_more(r, htons(csum), hdr, &m);
+	kb_xlate_put(win(x, id), &m);
+	m.state = KBLOOM_XLATE_VALID;
+	return m;
+}
+
+/*
+ * The wire packet of gnv_rec()'s record around the @len bytes of @p (an
+ * inner packet as captured: no digest covers it): IPv4 (RFC 791: TOS
+ * 0xb8, the total length, IP ID 0x1234, DF, TTL 30, protocol 17,
+ * 10.2.0.1 > 10.3.0.2, its checksum from scratch) or, @v6, IPv6 (RFC
+ * 8200: traffic class 0x28, flow label 0x5b1c3, the payload length, next
+ * header 17, hop limit 253, VS > VD); UDP from @sport to 6081, its length
+ * and, @csum, its checksum summed from scratch over the pseudo-header
+ * and the whole datagram (0 sent as 0xffff), else 0; GENEVE (RFC 8926
+ * 3.4: version 0 and the options' length in words, the O and C @flags,
+ * protocol 0x6558, VNI 0xabcdef); @optlen bytes of options (3.5: each of
+ * class 0x0102, type 0x80 | its number, R 0, the words after its header,
+ * at most 31, its data, no byte 0); Ethernet (real addresses, type IPv4,
+ * or IPv6 for an IPv6 @p); @p. Its length.
+ */
+static uint32_t gnv_wire(uint8_t *o, const uint8_t *p, uint32_t len,
+			 bool v6, bool csum, uint32_t optlen, uint8_t flags,
+			 uint16_t sport)
+{
+	static const uint8_t macs[12] = {
+		0x02, 0x1a, 0x2b, 0x3c, 0x4d, 0x5e,
+		0x0a, 0x6f, 0x70, 0x81, 0x92, 0xa3,
+	};
+	uint32_t h = v6 ? 40 : 20, udplen = 8 + 8 + optlen + 14 + len;
+	uint32_t left = optlen, words, i, k, s;
+	uint8_t *u = o + h, *t = u + 16, ph[12];
+
+	memset(o, 0, h + udplen);
+	if (v6) {
+		o[0] = 0x62;
+		o[1] = 0x85;
+		set16(o + 2, 0xb1c3);
+		set16(o + 4, udplen);
+		o[6] = 17;
+		o[7] = 253;
+		memcpy(o + 8, VS, 16);
+		memcpy(o + 24, VD, 16);
+	} else {
+		o[0] = 0x45;
+		o[1] = 0xb8;
+		set16(o + 2, 20 + udplen);
+		set16(o + 4, 0x1234);
+		set16(o + 6, 0x4000);
+		o[8] = 30;
+		o[9] = 17;
+		o[12] = 10, o[13] = 2, o[15] = 1;
+		o[16] = 10, o[17] = 3, o[19] = 2;
+		set16(o + 10, ~sum16(0, o, 20) & 0xffff);
+	}
+	set16(u, sport);
+	set16(u + 2, 6081);
+	set16(u + 4, udplen);
+	u[8] = (uint8_t)(optlen / 4);
+	u[9] = flags;
+	set16(u + 10, 0x6558);
+	u[12] = 0xab, u[13] = 0xcd, u[14] = 0xef;
+	for (i = 0; left >= 4; i++) {
+		words = left / 4 - 1 < 31 ? left / 4 - 1 : 31;
+		set16(t, 0x0102);
+		t[2] = (uint8_t)(0x80 | i);
+		t[3] = (uint8_t)words;
+		for (k = 0; k < 4 * words; k++)
+			t[4 + k] = (uint8_t)(0x30 + (k + i) % 64);
+		t += 4 + 4 * words;
+		left -= 4 + 4 * words;
+	}
+	memcpy(t, macs, 12);
+	set16(t + 12, p[0] >> 4 == 6 ? 0x86dd : 0x0800);
+	memcpy(t + 14, p, len);
+	if (csum && v6) {
+		csum6(o, 6);
+	} else if (csum) {
+		memcpy(ph, o + 12, 8);
+		ph[8] = 0;
+		ph[9] = 17;
+		set16(ph + 10, udplen);
+		s = ~sum16(sum16(0, ph, 12), u, udplen) & 0xffff;
+		set16(u + 6, s ? s : 0xffff);
+	}
+	return h + udplen;
+}
+
+/*
+ * GENEVE with options in words, as a hit with its more record: as
+ * without options (over IPv4 the outer IP ID and the checksum the record
+ * holds, over IPv6 the flow label and the checksum the more record
+ * holds), then "options N bytes" (the first byte's low 6 bits, in 4-byte
+ * words: 0 with a flag alone, up to 252), " oam" for the O flag (0x80),
+ * " critical" for C (0x40). The record alone (kb_xlate_str()) says its
+ * more record is not in the table: the options' length, over IPv6 with
+ * a checksum the checksum too.
+ */
+TEST(hit_str_names_geneve_options_their_length_and_flags)
+{
+	static const struct {
+		bool v6;
+		uint16_t csum;
+		uint32_t optlen;
+		uint8_t flags;
+		const char *want, *alone;
+	} c[] = {
+		{ false, 0, 32, 0,
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 options 32 bytes",
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 (its GENEVE options' length is not in the table)" },
+		{ false, 0x1f2e, 32, 0xc0,
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 csum 0x1f2e options 32 bytes oam critical",
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 csum 0x1f2e (its GENEVE options' length is not in the table)" },
+		{ false, 0, 0, 0x80,
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 options 0 bytes oam",
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 (its GENEVE options' length is not in the table)" },
+		{ false, 0xffff, 252, 0x40,
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 csum 0xffff options 252 bytes critical",
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 csum 0xffff (its GENEVE options' length is not in the table)" },
+		{ true, 0x1f2e, 8, 0,
+		  "GENEVE6 [fd02::1]:51234 > [fd03::2]:6081 flowlabel 0x5b1c3 csum 0x1f2e options 8 bytes",
+		  "GENEVE6 (its outer addresses are not in the table) ports 51234 > 6081 flowlabel 0x5b1c3 (its UDP checksum and GENEVE options' length are not in the table)" },
+		{ true, 0, 4, 0xc0,
+		  "GENEVE6 [fd02::1]:51234 > [fd03::2]:6081 flowlabel 0x5b1c3 options 4 bytes oam critical",
+		  "GENEVE6 (its outer addresses are not in the table) ports 51234 > 6081 flowlabel 0x5b1c3 (its GENEVE options' length is not in the table)" },
+		{ true, 0xffff, 252, 0x80,
+		  "GENEVE6 [fd02::1]:51234 > [fd03::2]:6081 flowlabel 0x5b1c3 csum 0xffff options 252 bytes oam",
+		  "GENEVE6 (its outer addresses are not in the table) ports 51234 > 6081 flowlabel 0x5b1c3 (its UDP checksum and GENEVE options' length are not in the table)" },
+	};
+	struct kb_xlate_hit hit[2];
+	struct kbloom_xlate r;
+	uint8_t p[64];
+	struct arch x;
+	uint32_t len;
+	char s[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		ASSERT_EQ(0, arch_init(&x));
+		len = inner4(p);
+		r = gnv_rec(p, len, c[i].v6, c[i].csum, 51234);
+		put_gmore(&x, 8, &r, c[i].v6 ? c[i].csum : 0, c[i].optlen,
+			  c[i].flags);
+		put_addr(&x, 8, VS);
+		put_addr(&x, 8, VD);
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+		ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit,
+					     2));
+		EXPECT_FALSE(kb_xlate_hit_lost(&hit[0]));
+		kb_xlate_hit_str(&hit[0], s, sizeof(s));
+		EXPECT_STREQ(c[i].want, s);
+		kb_xlate_str(&r, s, sizeof(s));
+		EXPECT_STREQ(c[i].alone, s);
+		arch_free(&x);
+	}
+}
+
+/*
+ * A GENEVE record with options whose more record is not in the table:
+ * one hit, more_lost, lost, nothing to rebuild by (its options' length
+ * unknown), and said so: over IPv4 (with a checksum or not: the record
+ * holds it) and over IPv6 without a checksum its options' length, over
+ * IPv6 with one its checksum and options' length; VXLAN's over IPv6 its
+ * checksum alone, as before.
+ */
+TEST(a_geneve_hit_with_options_without_its_more_record_is_more_lost)
+{
+	static const struct {
+		uint8_t kind;
+		bool v6;
+		uint16_t csum;
+		const char *want;
+	} c[] = {
+		{ KBLOOM_XLATE_GENEVE, false, 0,
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 (its GENEVE options' length is not in the table)" },
+		{ KBLOOM_XLATE_GENEVE, false, 0x7a3e,
+		  "GENEVE 10.2.0.1:51234 > 10.3.0.2:6081 id 4660 csum 0x7a3e (its GENEVE options' length is not in the table)" },
+		{ KBLOOM_XLATE_GENEVE, true, 0x1f2e,
+		  "GENEVE6 [fd02::1]:51234 > [fd03::2]:6081 flowlabel 0x5b1c3 (its UDP checksum and GENEVE options' length are not in the table)" },
+		{ KBLOOM_XLATE_GENEVE, true, 0,
+		  "GENEVE6 [fd02::1]:51234 > [fd03::2]:6081 flowlabel 0x5b1c3 (its GENEVE options' length is not in the table)" },
+		{ KBLOOM_XLATE_VXLAN, true, 0x1f2e,
+		  "VXLAN6 [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x5b1c3 (its UDP checksum is not in the table)" },
+	};
+	static const uint8_t zero[16];
+	struct kb_xlate_hit hit[4];
+	struct kbloom_xlate r;
+	uint8_t p[64], *o = NULL;
+	uint32_t len, olen = 0;
+	struct arch x;
+	char s[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		ASSERT_EQ(0, arch_init(&x));
+		len = inner4(p);
+		r = c[i].kind == KBLOOM_XLATE_VXLAN ? vx6(p, len, true) :
+		    gnv_rec(p, len, c[i].v6, c[i].csum, 51234);
+		EXPECT_TRUE(kb_xlate_has_more(r.kind));
+		put_addr(&x, 7, VS);
+		put_addr(&x, 7, VD);
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+		ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit,
+					     4));
+		EXPECT_TRUE(hit_is(&hit[0], &r, c[i].v6 ? VS : zero,
+				   c[i].v6 ? VD : zero));
+		EXPECT_TRUE(hit[0].more_lost);
+		EXPECT_FALSE(hit[0].addr6_lost);
+		EXPECT_TRUE(kb_xlate_hit_lost(&hit[0]));
+		EXPECT_EQ(-EINVAL, kb_xlate_before(&hit[0], p, len, &o, &olen));
+		EXPECT_EQ(NULL, o);
+		kb_xlate_hit_str(&hit[0], s, sizeof(s));
+		EXPECT_STREQ(c[i].want, s);
+		arch_free(&x);
+	}
+}
+
+/*
+ * kb_xlate_before() of GENEVE hit @h with its more record, of the
+ * packet @p (@len bytes) whose wire packet is @wire (@wlen bytes, its
+ * outer header @hl bytes, @optlen bytes of options): the outer packet as
+ * long as the wire packet, of the same digest (SPIE: the outer header and
+ * the UDP header), GENEVE's first two bytes and protocol as carried, its
+ * options zero, then Ethernet's type and the inner packet as captured.
+ */
+static bool before_is_the_wire_s(struct __test_metadata *_metadata,
+				 const struct kb_xlate_hit *h,
+				 const uint8_t *p, uint32_t len,
+				 const uint8_t *wire, uint32_t wlen,
+				 uint32_t hl, uint32_t optlen)
+{
+	struct kb_digest dw, dout;
+	uint8_t *o = NULL;
+	uint32_t olen = 0, k, at = hl + 16 + optlen;
+	bool ok;
+
+	if (kb_xlate_before(h, p, len, &o, &olen)) {
+		TH_LOG("kind 0x%02x, options %u: refused", h->rec.kind, optlen);
+		return false;
+	}
+	ok = olen == wlen &&
+	     kb_digest(wire, wlen, KBLOOM_DIGEST_SPIE, &dw) ==
+	     KBLOOM_SKIP_NONE &&
+	     kb_digest(o, olen, KBLOOM_DIGEST_SPIE, &dout) ==
+	     KBLOOM_SKIP_NONE && dw.len == hl + 8 && dout.len == hl + 8 &&
+	     !memcmp(dw.key, dout.key, hl + 8) &&
+	     !memcmp(o + hl + 8, wire + hl + 8, 4);
+	for (k = hl + 16; ok && k < at + 12; k++)
+		ok = !o[k];
+	ok = ok && !memcmp(o + at + 12, wire + at + 12, 2 + len);
+	if (!ok)
+		TH_LOG("kind 0x%02x, options %u: %u bytes, want %u; not the wire packet",
+		       h->rec.kind, optlen, olen, wlen);
+	free(o);
+	return ok;
+}
+
+/*
+ * A packet that came out of a geneve device finds its record with
+ * options over IPv4 (its more record in window 7, the tunnel record in
+ * window 8, asked for alone: found across windows; only window 7 asked:
+ * no record) and over IPv6 with a UDP checksum (its addresses from both
+ * windows): one hit with the more record, and kb_xlate_before() of it
+ * digests as the wire packet. Two more records of the record (two
+ * packets of one inner IP ID and outer ports, one with 8 bytes of
+ * options, one with 32; over IPv6 their own checksums): a hit per more
+ * record, each rebuilt with its own; at most @max written, the count
+ * still both.
+ */
+TEST(a_packet_finds_its_geneve_record_with_options_and_its_more_record)
+{
+	struct kb_xlate_hit hit[4], fresh;
+	uint8_t p[64], wire[512], wire2[512];
+	uint32_t len, wlen, wlen2, hl, sum, sum2;
+	struct kbloom_xlate r, m, m2;
+	struct arch x;
+	unsigned int v6;
+	size_t n, i, seen;
+	char s[256];
+
+	for (v6 = 0; v6 < 2; v6++) {
+		ASSERT_EQ(0, arch_init(&x));
+		len = v6 ? echo6(p) : inner4(p);
+		hl = v6 ? 40 : 20;
+		wlen = gnv_wire(wire, p, len, v6, v6, 32, 0x40, 49877);
+		sum = get16(wire + hl + 6);
+		ASSERT_EQ(v6, sum != 0);
+		r = gnv_rec(p, len, v6, (uint16_t)sum, 49877);
+		m = put_gmore(&x, 7, &r, (uint16_t)sum, 32, 0x40);
+		put_addr(&x, 7, VS);
+		put_addr(&x, 8, VD);
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+		memset(hit, 0xa5, sizeof(hit));
+		ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, T8 + 5, T8 + 6, hit,
+					     4));
+		EXPECT_EQ(8, hit[0].window);
+		EXPECT_FALSE(hit[0].more_lost);
+		EXPECT_FALSE(kb_xlate_hit_lost(&hit[0]));
+		EXPECT_EQ(0, memcmp(&hit[0].more, &m, sizeof(m)));
+		if (v6)
+			EXPECT_TRUE(hit_is(&hit[0], &r, VS, VD));
+		EXPECT_TRUE(before_is_the_wire_s(_metadata, &hit[0], p, len,
+						 wire, wlen, hl, 32));
+		EXPECT_EQ(0, kb_xlate_lookup(&x.a, p, len, T7, T7 + 1, hit,
+					     4));
+
+		/*
+		 * Another packet of the record: 8 bytes of options, over IPv6
+		 * its own checksum (over IPv4 none, as the record says).
+		 */
+		wlen2 = gnv_wire(wire2, p, len, v6, v6, 8, 0, 49877);
+		sum2 = get16(wire2 + hl + 6);
+		EXPECT_EQ(v6, sum2 != sum);
+		m2 = put_gmore(&x, 8, &r, (uint16_t)sum2, 8, 0);
+		n = kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit, 4);
+		ASSERT_EQ(2, n);
+		for (i = 0, seen = 0; i < n; i++) {
+			bool eight = !memcmp(&hit[i].more, &m2, sizeof(m2));
+
+			seen += eight;
+			EXPECT_TRUE(eight ||
+				    !memcmp(&hit[i].more, &m, sizeof(m)));
+			EXPECT_FALSE(hit[i].more_lost);
+			kb_xlate_hit_str(&hit[i], s, sizeof(s));
+			EXPECT_NE(NULL, strstr(s, eight ? " options 8 bytes" :
+					       " options 32 bytes critical")) {
+				TH_LOG("%s", s);
+			}
+			EXPECT_TRUE(before_is_the_wire_s(_metadata, &hit[i], p,
+							 len,
+							 eight ? wire2 : wire,
+							 eight ? wlen2 : wlen,
+							 hl, eight ? 8 : 32));
+		}
+		EXPECT_EQ(1, seen);
+		memset(hit, 0xa5, sizeof(hit));
+		memset(&fresh, 0xa5, sizeof(fresh));
+		ASSERT_EQ(2, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit,
+					     1));
+		EXPECT_EQ(0, memcmp(&hit[1], &fresh, sizeof(fresh)));
+		arch_free(&x);
+	}
+}
+
+/*
+ * kb_xlate_before() of a GENEVE hit with options is the wire packet by
+ * digest, as long as it (the options, which no digest covers and no
+ * record keeps, zero), GENEVE's first bytes as carried: over IPv4 and
+ * IPv6, with a UDP checksum and without, IPv4 and IPv6 inside, 4, 32 and
+ * 252 bytes of options (over IPv6 the longest outer headers there are,
+ * 322 bytes), every O and C flag.
+ */
+TEST(before_of_a_geneve_hit_with_options_digests_as_the_wire_packet)
+{
+	static const uint32_t optlens[] = { 4, 32, 252 };
+	struct kb_xlate_hit hit[4];
+	uint8_t p[64], wire[512];
+	uint32_t len, wlen, hl, sum;
+	struct kbloom_xlate r;
+	struct arch x;
+	size_t c, l;
+
+	for (c = 0; c < 8 * ARRAY_SIZE(optlens) * 4; c++) {
+		bool v6 = c & 1, csum = c & 2, in6 = c & 4;
+		uint8_t flags = (uint8_t)(c / 8 / ARRAY_SIZE(optlens) << 6);
+
+		l = c / 8 % ARRAY_SIZE(optlens);
+		ASSERT_EQ(0, arch_init(&x));
+		len = in6 ? echo6(p) : inner4(p);
+		hl = v6 ? 40 : 20;
+		wlen = gnv_wire(wire, p, len, v6, csum, optlens[l], flags,
+				38911);
+		ASSERT_EQ(hl + 30 + optlens[l] + len, wlen);
+		sum = get16(wire + hl + 6);
+		ASSERT_EQ(csum, sum != 0);
+		r = gnv_rec(p, len, v6, (uint16_t)sum, 38911);
+		put_gmore(&x, 7, &r, v6 ? (uint16_t)sum : 0, optlens[l], flags);
+		put_addr(&x, 8, VS);
+		put_addr(&x, 8, VD);
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(win(&x, 8), &r));
+		ASSERT_EQ(1, kb_xlate_lookup(&x.a, p, len, 0, UINT64_MAX, hit,
+					     4));
+		EXPECT_TRUE(before_is_the_wire_s(_metadata, &hit[0], p, len,
+						 wire, wlen, hl, optlens[l])) {
+			TH_LOG("over IPv%d, csum %d, IPv%d inside, flags 0x%02x",
+			       v6 ? 6 : 4, csum, in6 ? 6 : 4, flags);
 		}
 		arch_free(&x);
 	}

@@ -628,8 +628,9 @@ static enum kb_xlate_class ref_class(unsigned int kind)
 		     KBLOOM_XLATE_STATELESS))
 		return KB_XREC_NAT;
 	/*
-	 * VXLAN, and GENEVE (0x1c), over IPv4: alone, with its checksum, and
-	 * with DF beside it; over IPv6: alone and with its checksum.
+	 * VXLAN, GENEVE (0x1c) and GENEVE with options (0x1e: DNAT's bit),
+	 * over IPv4: alone, with its checksum, and with DF beside it; over
+	 * IPv6: alone and with its checksum.
 	 */
 	if (tun == KBLOOM_XLATE_IPIP ||
 	    (tun & ~words) == KBLOOM_XLATE_GRE ||
@@ -645,7 +646,11 @@ static enum kb_xlate_class ref_class(unsigned int kind)
 	    kind == (KBLOOM_XLATE_IPIP | KBLOOM_XLATE_GRE |
 		     KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6) ||
 	    kind == (0x1c | KBLOOM_XLATE_OUTER6) ||
-	    kind == (0x1c | KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6))
+	    kind == (0x1c | KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6) ||
+	    kind == 0x1e || kind == (0x1e | KBLOOM_XLATE_VXLAN_CSUM) ||
+	    kind == (0x1e | KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_VXLAN_DF) ||
+	    kind == (0x1e | KBLOOM_XLATE_OUTER6) ||
+	    kind == (0x1e | KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6))
 		return KB_XREC_TUNNEL;
 	return KB_XREC_NONE;
 }
@@ -688,10 +693,10 @@ TEST(kind_bits_are_the_uapi_s)
 /*
  * Every KIND the module makes is of its class, counted: 6 NAT kinds (SNAT,
  * DNAT, both: each conntrack's or STATELESS, 0x11, 0x12, 0x13),
- * 2 * (1 + 8) + 2 * (3 + 2) tunnel kinds (IPIP, GRE with its 8 sets of
- * optional words, each over IPv4 and IPv6; VXLAN and GENEVE, each over
- * IPv4 alone, with a checksum, with DF too, and over IPv6 alone and with
- * a checksum), one more, one address, one arrival.
+ * 2 * (1 + 8) + 3 * (3 + 2) tunnel kinds (IPIP, GRE with its 8 sets of
+ * optional words, each over IPv4 and IPv6; VXLAN, GENEVE and GENEVE with
+ * options, each over IPv4 alone, with a checksum, with DF too, and over
+ * IPv6 alone and with a checksum), one more, one address, one arrival.
  */
 TEST(class_of_every_kind_the_module_makes)
 {
@@ -712,7 +717,7 @@ TEST(class_of_every_kind_the_module_makes)
 	}
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(6, n[KB_XREC_NAT]);
-	EXPECT_EQ(28, n[KB_XREC_TUNNEL]);
+	EXPECT_EQ(33, n[KB_XREC_TUNNEL]);
 	EXPECT_EQ(1, n[KB_XREC_ADDRESS]);
 	EXPECT_EQ(1, n[KB_XREC_ARRIVAL]);
 	EXPECT_EQ(1, n[KB_XREC_MORE]);
@@ -735,17 +740,23 @@ TEST(class_of_every_kind_the_module_makes)
 	EXPECT_EQ(KB_XREC_TUNNEL, kb_xlate_class(KBLOOM_XLATE_GENEVE |
 						 KBLOOM_XLATE_VXLAN_CSUM |
 						 KBLOOM_XLATE_OUTER6));
+	EXPECT_EQ(KB_XREC_TUNNEL, kb_xlate_class(KBLOOM_XLATE_GENEVE |
+						 KBLOOM_XLATE_GENEVE_OPT));
+	/* Options are GENEVE's: VXLAN has none. */
+	EXPECT_EQ(KB_XREC_NONE, kb_xlate_class(KBLOOM_XLATE_VXLAN |
+					       KBLOOM_XLATE_GENEVE_OPT));
 }
 
 /*
- * Every other KIND (219 of the 256) is none: 0, OPAQUE with anything but
+ * Every other KIND (214 of the 256) is none: 0, OPAQUE with anything but
  * OUTER6 or DNAT alone, DNAT with a tunnel's bits, GRE's optional words
  * without GRE (alone, with NAT bits but GRE_KEY's alone, with IPIP),
  * VXLAN and GENEVE with DF but no checksum, or with DF and OUTER6 (over
  * IPv6 no header flag is kept). 227 before STATELESS: GRE_KEY's bit with
  * SNAT, DNAT or both (0x11, 0x12, 0x13) is a stateless NAT record now,
  * the three fewer; 224 before VXLAN and GENEVE over IPv6 and the more
- * record: their 4 tunnel kinds and MORE, the five fewer.
+ * record: their 4 tunnel kinds and MORE, the five fewer; 219 before
+ * GENEVE with options (DNAT's bit with GENEVE's): its 5 kinds.
  */
 TEST(class_of_every_other_kind_is_none)
 {
@@ -761,7 +772,7 @@ TEST(class_of_every_other_kind_is_none)
 			bad++;
 		}
 	}
-	EXPECT_EQ(219, n);
+	EXPECT_EQ(214, n);
 	EXPECT_EQ(0, bad);
 }
 
@@ -879,6 +890,143 @@ TEST(more_record_is_keyed_and_paired_as_its_tunnel_record)
 	EXPECT_EQ(1, seen_r);
 	EXPECT_EQ(1, seen_m);
 	kb_filter_free(&f);
+	KB_ASSERT_NO_LEAKS();
+}
+
+/*
+ * Which tunnel records come with a more record (uapi "More": "a tunnel
+ * record whose outer packet had more per-packet bytes than the record
+ * holds"), written from its text: VXLAN (0x0c) and GENEVE (0x1c) over
+ * IPv6 with a UDP checksum (VXLAN_CSUM and OUTER6: 0x2d, 0x3d), whose
+ * checksum the record's BEFORE_* cannot hold beside the flow label; and
+ * every GENEVE record with options or flags (KIND GENEVE_OPT, DNAT's
+ * bit: 0x1e), of each kind the module makes of it: over IPv4 alone, with
+ * a checksum, with DF too (0x1e, 0x3e, 0x7e), over IPv6 alone and with a
+ * checksum (0x1f, 0x3f). Seven kinds; none else.
+ */
+static bool ref_has_more(unsigned int kind)
+{
+	const unsigned int csum6 = KBLOOM_XLATE_VXLAN_CSUM |
+				   KBLOOM_XLATE_OUTER6;
+	const unsigned int opt = 0x1c | KBLOOM_XLATE_DNAT;
+
+	return kind == (0x0c | csum6) || kind == (0x1c | csum6) ||
+	       kind == opt || kind == (opt | KBLOOM_XLATE_VXLAN_CSUM) ||
+	       kind == (opt | KBLOOM_XLATE_VXLAN_CSUM |
+			KBLOOM_XLATE_VXLAN_DF) ||
+	       kind == (opt | KBLOOM_XLATE_OUTER6) || kind == (opt | csum6);
+}
+
+TEST(has_more_of_every_kind_is_the_uapi_s)
+{
+	static const u8 kinds[] = { 0x2d, 0x3d, 0x1e, 0x3e, 0x7e, 0x1f, 0x3f };
+	u32 n = 0, bad = 0, k, i;
+
+	ASSERT_EQ(0x02, KBLOOM_XLATE_GENEVE_OPT);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		EXPECT_TRUE(ref_has_more(kinds[i])) {
+			TH_LOG("kind 0x%02x", kinds[i]);
+		}
+	for (k = 0; k < 256; k++) {
+		n += ref_has_more(k);
+		/* Only a tunnel record has one. */
+		if (ref_has_more(k))
+			EXPECT_EQ(KB_XREC_TUNNEL, ref_class(k));
+		if (kb_xlate_has_more((u8)k) != ref_has_more(k)) {
+			TH_LOG("kind 0x%02x: has_more %d, want %d", k,
+			       kb_xlate_has_more((u8)k), ref_has_more(k));
+			bad++;
+		}
+	}
+	EXPECT_EQ(7, n);
+	EXPECT_EQ(0, bad);
+	/* A few by name: over IPv4 VXLAN's and GENEVE's checksum is in it. */
+	EXPECT_FALSE(kb_xlate_has_more(KBLOOM_XLATE_GENEVE |
+				       KBLOOM_XLATE_VXLAN_CSUM));
+	EXPECT_FALSE(kb_xlate_has_more(KBLOOM_XLATE_GENEVE |
+				       KBLOOM_XLATE_OUTER6));
+	EXPECT_TRUE(kb_xlate_has_more(KBLOOM_XLATE_GENEVE |
+				      KBLOOM_XLATE_GENEVE_OPT));
+	/* DNAT's bit means options in GENEVE's record only. */
+	EXPECT_FALSE(kb_xlate_has_more(KBLOOM_XLATE_VXLAN |
+				       KBLOOM_XLATE_GENEVE_OPT));
+	EXPECT_FALSE(kb_xlate_has_more(KBLOOM_XLATE_DNAT));
+	EXPECT_FALSE(kb_xlate_has_more(KBLOOM_XLATE_MORE));
+}
+
+/*
+ * A GENEVE record with options (KIND GENEVE_OPT) over IPv4 and, with a
+ * checksum, over IPv6: its more record (kb_xlate_more() with the UDP
+ * checksum over IPv6, else 0, and GENEVE's first 16 bits as carried:
+ * 0x08, 32 bytes of options, and the O and C flags 0xc0) put beside it
+ * is one find of the key away, found with it, and paired with it by
+ * kb_xlate_is_more_of(), it alone: not the tunnel record itself, nor
+ * the more record of another FIRST (another source port) of the same
+ * key, itself a record of its own.
+ */
+TEST(geneve_options_more_record_is_found_and_paired_by_its_tunnel_record)
+{
+	static const u8 kinds[] = {
+		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_GENEVE_OPT,
+		KBLOOM_XLATE_GENEVE | KBLOOM_XLATE_GENEVE_OPT |
+			KBLOOM_XLATE_VXLAN_CSUM | KBLOOM_XLATE_OUTER6,
+	};
+	const u8 g[2] = { 0x08, 0xc0 }, ports[4] = { 0xc8, 0x22, 0x17, 0xc1 };
+	struct kbloom_xlate r, m, o, mo, out[4];
+	struct flow tun = {
+		.proto = 17, .family = 4,
+		.bsrc = 0x0a020001, .bdst = 0x0a030002,
+		.asrc = 0x0a010105, .adst = 0x0a020207,
+		.bsport = 0x1234, .bdport = 0x4000,
+		.asport = 0x1a2b, .adport = 0,
+	};
+	__be16 gw;
+	struct kb_filter f;
+	u32 n, i, k, seen_r, seen_m, paired;
+
+	memcpy(&gw, g, 2);
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		tun.kind = kinds[k];
+		r = rec_of(&tun);
+		r.state = KBLOOM_XLATE_VALID;
+		memcpy(&r.first, ports, 4);	/* 51234 > 6081 */
+		EXPECT_TRUE(kb_xlate_has_more(r.kind));
+		kb_xlate_more(&r, k ? htons(0x1f2e) : 0, gw, &m);
+		EXPECT_EQ(KBLOOM_XLATE_MORE, m.kind);
+		EXPECT_EQ(0, memcmp(&m.before_dport, g, 2));
+		/* Of another packet of the key: another source port. */
+		o = r;
+		((u8 *)&o.first)[1] ^= 1;
+		kb_xlate_more(&o, m.before_sport, gw, &mo);
+
+		ASSERT_EQ(0, xinit(&f, 1024));
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &r));
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &m));
+		EXPECT_EQ(KB_XLATE_KNOWN, kb_xlate_put(&f, &m));
+		ASSERT_EQ(KB_XLATE_NEW, kb_xlate_put(&f, &mo));
+		EXPECT_EQ(3, fill_of(&f));
+		memset(out, 0, sizeof(out));
+		n = kb_xlate_find(cells_of(&f), f.s.m, &f.hkey, &r, out, 4);
+		ASSERT_EQ(3, n);
+		m.state = KBLOOM_XLATE_VALID;
+		seen_r = seen_m = paired = 0;
+		for (i = 0; i < n; i++) {
+			seen_r += !memcmp(&out[i], &r, sizeof(r));
+			seen_m += !memcmp(&out[i], &m, sizeof(m));
+			if (kb_xlate_is_more_of(&out[i], &r)) {
+				paired++;
+				EXPECT_EQ(0, memcmp(&out[i], &m, sizeof(m)));
+			}
+		}
+		EXPECT_EQ(1, seen_r);
+		EXPECT_EQ(1, seen_m);
+		EXPECT_EQ(1, paired) {
+			TH_LOG("kind 0x%02x: %u paired", r.kind, paired);
+		}
+		EXPECT_FALSE(kb_xlate_is_more_of(&r, &r));
+		EXPECT_TRUE(kb_xlate_is_more_of(&mo, &o));
+		kb_filter_free(&f);
+	}
 	KB_ASSERT_NO_LEAKS();
 }
 
