@@ -363,8 +363,8 @@ static u32 kb_xlate_of_tunnel_head(const u8 *p, u32 cap, u32 opts,
 /*
  * The longest outer headers, IPv6's and VXLAN's encapsulation (longer
  * than IPv6's with its encapsulation limit and GRE's three optional
- * words); then the inner IPv6 header and the 8 bytes after it (the
- * longest inner key).
+ * words; GENEVE's options are read past); then the inner IPv6 header and
+ * the 8 bytes after it (the longest inner key).
  */
 #define KB_XLATE_HEAD	(40 + KB_VXLAN_ENCAP + 48)
 

@@ -548,14 +548,43 @@ tun_writes() {
 	EOF
 	stop "$name"
 }
-if [ "${KBLOOM_TIER:-}" = vm-debug ]; then
-	echo "# vm-debug: vxlan, sit, IPsec and WireGuard (not in the debug kernel) run in vm and vm-6.12"
-else
+# GENEVE with options (RFC 8926 3.5; Linux's geneve device sends them
+# only from tunnel metadata, as tc's or OVS's): not kept (no digest
+# covers them), their length is, in a more record. 32 bytes make the
+# header's first byte 0x08, VXLAN's I flag: told apart by GENEVE's
+# protocol, 0x6558.
+geneve_opts4() {
+	check "geneve with 32 bytes of options and UDP checksums: t0 between e (collect_md, tc tunnel_key) and d (VNI 50)" \
+		geneve_opts 10.2.0.1 10.3.0.2 50 csum "$opts32"
+	sport=4050 send geneveopt
+	check "geneve with options: each packet traces from d through m to e; d names 'GENEVE 10.2.0.1:S > 10.3.0.2:6081 id N csum 0xC options 32 bytes'" \
+		traced geneveopt 'GENEVE 10\.2\.0\.1:\d+ > 10\.3\.0\.2:6081 id \d+ csum 0x[0-9a-f]{4} options 32 bytes \(window \d+\)'
+}
+# vxlan4: VXLAN over IPv4 without checksums (a vxlan device's ends are
+# read from its own structures).
+vxlan4() {
 	check "vxlan without UDP checksums: t0, an overlay between e and d, carries h's packets to v" \
 		overlay vxlan id 42 dstport 4789 noudpcsum
 	send vxlan
 	check "vxlan: each packet traces from d through m (the outer packet, its UDP source port e's hash) to e; d names 'VXLAN 10.2.0.1:S > 10.3.0.2:4789 id N'" \
 		traced vxlan 'VXLAN 10\.2\.0\.1:\d+ > 10\.3\.0\.2:4789 id \d+ \(window \d+\)'
+}
+# sit4: 6in4 (a sit device's ends read from its own structures).
+sit4() {
+	check "sit: IPv6 between h and v, in IPv4 between e and d" sit6
+	send6 sit
+	check "sit: each IPv6 packet v got traces from d through m (the outer IPv4 packet) to e; d names '6in4 10.2.0.1 > 10.3.0.2 id N'" \
+		traced sit '6in4 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ \(window \d+\)'
+}
+# The debug kernel has vxlan, geneve and sit for the first check of
+# each (their ends' structures, the packet read past GENEVE's options);
+# IPsec and WireGuard, and the variants, run in vm and vm-6.12.
+if [ "${KBLOOM_TIER:-}" = vm-debug ]; then
+	vxlan4
+	geneve_opts4
+	sit4
+else
+	vxlan4
 	check "query on d's table: each packet's outer VXLAN packet, its digest as m recorded it" sh -c "
 		out=\$($bc -n ${P}d query xlate pcap $tmp/vxlan.pcap); echo \"\$out\"
 		echo \"\$out\" | tail -1 | grep -qx '6 packets: 6 transformed, 0 not' &&
@@ -589,21 +618,8 @@ else
 		traced genevecsum 'GENEVE 10\.2\.0\.1:\d+ > 10\.3\.0\.2:6081 id \d+ csum 0x[0-9a-f]{4} \(window \d+\)'
 	check "geneve from an address d's device does not name (remote 10.2.0.9): the 2 GENEVE packets reach d, which takes none and records none" \
 		geneve_outsider
-	# GENEVE with options (RFC 8926 3.5; Linux's geneve device sends
-	# them only from tunnel metadata, as tc's or OVS's): not kept (no
-	# digest covers them), their length is, in a more record. 32 bytes
-	# make the header's first byte 0x08, VXLAN's I flag: told apart by
-	# GENEVE's protocol, 0x6558.
-	check "geneve with 32 bytes of options and UDP checksums: t0 between e (collect_md, tc tunnel_key) and d (VNI 50)" \
-		geneve_opts 10.2.0.1 10.3.0.2 50 csum $opts32
-	sport=4050 send geneveopt
-	check "geneve with options: each packet traces from d through m to e; d names 'GENEVE 10.2.0.1:S > 10.3.0.2:6081 id N csum 0xC options 32 bytes'" \
-		traced geneveopt 'GENEVE 10\.2\.0\.1:\d+ > 10\.3\.0\.2:6081 id \d+ csum 0x[0-9a-f]{4} options 32 bytes \(window \d+\)'
-
-	check "sit: IPv6 between h and v, in IPv4 between e and d" sit6
-	send6 sit
-	check "sit: each IPv6 packet v got traces from d through m (the outer IPv4 packet) to e; d names '6in4 10.2.0.1 > 10.3.0.2 id N'" \
-		traced sit '6in4 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ \(window \d+\)'
+	geneve_opts4
+	sit4
 	check "IPsec: ESP in tunnel mode between e and d (xfrm states and policies)" esp
 	send esp
 	check "IPsec: each packet v got is not traceable past d (it came out of IPsec ESP 10.2.0.1 > 10.3.0.2 spi 0x4242 there), exit 1" \
@@ -684,10 +700,19 @@ if [ "${KBLOOM_TIER:-}" != vm-debug ]; then
 	for r in e d; do ip -n $P$r link del t6; done
 fi
 # VXLAN and GENEVE over IPv6 (RFC 7348, RFC 8926; the debug kernel has
-# neither): the outer UDP checksum is there by default (RFC 8200 8.1),
+# no vxlan, and geneve for its options only): the outer UDP checksum is there by default (RFC 8200 8.1),
 # a per-packet value the tunnel record has no room for beside the outer
 # addresses' folds and flow label: a more record keeps it. vxlan with
 # zero checksums (RFC 6935, udp6zerocsumtx) makes none.
+# geneve6_max: GENEVE over IPv6 with the most options, 252 bytes (the
+# debug kernel's tier runs it: the packet read past them).
+geneve6_max() {
+	check "geneve over IPv6 with 252 bytes of options (the most) and zero UDP checksums: t0 between e and d (VNI 52)" \
+		geneve_opts fd02::1 fd03::2 52 nocsum "$opts252"
+	sport=4052 send geneve6max
+	check "geneve over IPv6 with 252 bytes of options, no checksum: each packet traces from d through m to e; d names 'GENEVE6 ... options 252 bytes'" \
+		traced geneve6max 'GENEVE6 \[fd02::1\]:\d+ > \[fd03::2\]:6081 flowlabel 0x[0-9a-f]{5} options 252 bytes \(window \d+\)'
+}
 if [ "${KBLOOM_TIER:-}" != vm-debug ]; then
 	ends="fd02::1 fd03::2" check "vxlan over IPv6: t0 between e (fd02::1) and d (fd03::2), UDP checksums on" \
 		overlay vxlan id 46 dstport 4789
@@ -728,15 +753,13 @@ if [ "${KBLOOM_TIER:-}" != vm-debug ]; then
 		for d in \$(echo \"\$out\" | sed -n 's/.*before: .*, digest \\(0x[0-9a-f]*\\).*/\\1/p'); do
 			$bc -n ${P}m test spie \$d || exit 1
 		done"
-	check "geneve over IPv6 with 252 bytes of options (the most) and zero UDP checksums: t0 between e and d (VNI 52)" \
-		geneve_opts fd02::1 fd03::2 52 nocsum "$opts252"
-	sport=4052 send geneve6max
-	check "geneve over IPv6 with 252 bytes of options, no checksum: each packet traces from d through m to e; d names 'GENEVE6 ... options 252 bytes'" \
-		traced geneve6max 'GENEVE6 \[fd02::1\]:\d+ > \[fd03::2\]:6081 flowlabel 0x[0-9a-f]{5} options 252 bytes \(window \d+\)'
+	geneve6_max
 	# (bloomctl's reading of archives: on 6.1, as the others.)
 	[ -n "${KBLOOM_KVER:-}" ] ||
 		check "archives (bloomctl archive ... once): the GENEVE6 packets with options trace d > m > e from them as they do live" \
 			archived_geneve6opt
+else
+	geneve6_max
 fi
 # On 6.12 vxlan, sit, IPsec and the IPv6 tunnels (their kernel
 # structures are read); the others are device kinds by name, as on 6.1.
