@@ -269,7 +269,9 @@ int pkt_is_fragment(const uint8_t *pkt, uint32_t len);
  * (FIRST's ports, its length, its checksum: over IPv4 the record's, over
  * IPv6 BEFORE_SPORT of @more, the more record paired with @rec, or 0
  * without KIND VXLAN_CSUM), VXLAN header (I flag, VNI 0;
- * GENEVE's: version 0, no options, protocol 0x6558, VNI 0) and Ethernet
+ * GENEVE's: version 0, protocol 0x6558, VNI 0; with KIND GENEVE_OPT its
+ * first 16 bits, the options' length and flags, from @more's
+ * BEFORE_DPORT, and that many zero bytes of options) and Ethernet
  * header (zero addresses, type IPv4 or IPv6), which no digest
  * covers past the UDP header, then the inner packet as captured (an
  * IPv6 one with FIRST's hop limit and traffic class, unless FIRST is
@@ -278,8 +280,10 @@ int pkt_is_fragment(const uint8_t *pkt, uint32_t len);
  * record of this inner packet, @outer6 is given for a record over IPv4
  * or missing for one over IPv6, @more is given for a record without a
  * more record (kb_xlate_has_more(): VXLAN and GENEVE over IPv6 with a
- * checksum) or missing for one with, or is not one of @rec (KIND MORE,
- * the same BEFORE_SRC, BEFORE_DST and FIRST), or @outmax does not hold
+ * checksum, GENEVE with options) or missing for one with, or is not one
+ * of @rec (KIND MORE, the same BEFORE_SRC, BEFORE_DST and FIRST; a
+ * checksum only over IPv6 with KIND VXLAN_CSUM; GENEVE's 16 bits, of
+ * version 0, exactly with KIND GENEVE_OPT), or @outmax does not hold
  * the outer headers. pkt_gre_len() is the GRE header's length for a
  * record's KIND (0 for IPIP, VXLAN and GENEVE).
  */

@@ -693,8 +693,8 @@ static int more_words(const struct kbloom_xlate *r,
  * A tunnel record over IPv6: "4in6 fd02::1 > fd03::2 flowlabel 0x5b1c3
  * encaplimit 4", "6in6 ...", "GRE6 ...[ key 7]", "VXLAN6
  * [fd02::1]:51234 > [fd03::2]:4789 flowlabel 0x00000[ csum 0x1f2e]"
- * ("GENEVE6 ..."); @outer6 NULL: its addresses are not in the table;
- * @more (a VXLAN's or GENEVE's with a checksum) NULL: its checksum.
+ * ("GENEVE6 ...[ options 8 bytes]"); @outer6 NULL: its addresses are
+ * not in the table; @more (kb_xlate_has_more()) NULL: what it holds.
  */
 static void tunnel6_str(const struct kbloom_xlate *r, const uint8_t *outer6,
 			const struct kbloom_xlate *more, char *buf, size_t len)

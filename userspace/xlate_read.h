@@ -32,7 +32,8 @@ struct kb_xlate_hit {
 	bool addr6_lost;	/* no address record holds one of them */
 	/*
 	 * A tunnel record's more record (kb_xlate_has_more(): VXLAN's and
-	 * GENEVE's UDP checksum over IPv6), paired by its BEFORE_SRC,
+	 * GENEVE's UDP checksum over IPv6, GENEVE's options' length and
+	 * flags), paired by its BEFORE_SRC,
 	 * BEFORE_DST and FIRST; @more_lost: none is in the table.
 	 */
 	struct kbloom_xlate more;
