@@ -139,16 +139,19 @@ static size_t lookup_key(const struct kb_archive *a,
 }
 
 /*
- * The distinct IPv6 addresses of fold @fold among @a's address records,
- * in any window (an address does not change with the window, and the
- * tunnel record may be in the one after its address's): up to @max.
+ * The distinct records (by every byte) that @want's key finds in any of
+ * @a's windows and @take accepts (@want given too): up to @max in @out.
+ * For records that go with another made in a window before (an address
+ * does not change with the window; a more record is made just before
+ * its tunnel record, perhaps in the window before).
  */
-static size_t addrs_of_fold(const struct kb_archive *a, uint32_t fold,
-			    uint8_t (*out)[16], size_t max)
+static size_t found_anywhere(const struct kb_archive *a,
+			     const struct kbloom_xlate *want,
+			     bool (*take)(const struct kbloom_xlate *f,
+					  const struct kbloom_xlate *want),
+			     struct kbloom_xlate *out, size_t max)
 {
-	struct kbloom_xlate want = { .family = 6, .after_src = fold };
 	struct kbloom_xlate found[XLATE_PER_WINDOW];
-	uint8_t addr[16];
 	size_t j, n = 0, i;
 	uint32_t k, m;
 
@@ -156,18 +159,42 @@ static size_t addrs_of_fold(const struct kb_archive *a, uint32_t fold,
 		const struct kb_archive_window *w = &a->w[j];
 
 		m = kb_xlate_find((const struct kbloom_xlate *)w->f.mem,
-				  w->f.s.m, &w->f.hkey, &want, found,
+				  w->f.s.m, &w->f.hkey, want, found,
 				  XLATE_PER_WINDOW);
 		for (k = 0; k < m && k < XLATE_PER_WINDOW; k++) {
-			if (kb_xlate_class(found[k].kind) != KB_XREC_ADDRESS)
+			if (!take(&found[k], want))
 				continue;
-			kb_xlate_addr6_get(&found[k], addr);
-			for (i = 0; i < n && memcmp(out[i], addr, 16); i++)
+			for (i = 0; i < n && memcmp(&out[i], &found[k],
+						    sizeof(out[i])); i++)
 				;
 			if (i == n && n < max)
-				memcpy(out[n++], addr, 16);
+				out[n++] = found[k];
 		}
 	}
+	return n;
+}
+
+static bool is_address(const struct kbloom_xlate *f,
+		       const struct kbloom_xlate *want)
+{
+	(void)want;
+	return kb_xlate_class(f->kind) == KB_XREC_ADDRESS;
+}
+
+/*
+ * The distinct IPv6 addresses of fold @fold among @a's address records,
+ * in any window: up to XLATE_ADDRS_PER_FOLD.
+ */
+static size_t addrs_of_fold(const struct kb_archive *a, uint32_t fold,
+			    uint8_t (*out)[16])
+{
+	struct kbloom_xlate want = { .family = 6, .after_src = fold };
+	struct kbloom_xlate rec[XLATE_ADDRS_PER_FOLD];
+	size_t n, i;
+
+	n = found_anywhere(a, &want, is_address, rec, XLATE_ADDRS_PER_FOLD);
+	for (i = 0; i < n; i++)
+		kb_xlate_addr6_get(&rec[i], out[i]);
 	return n;
 }
 
@@ -190,7 +217,7 @@ static size_t addr6_candidates(const struct kb_archive *a, uint32_t fold,
 		memcpy(out[n++], own, 16);
 	if (kept && sure)
 		return n;
-	m = addrs_of_fold(a, fold, rec, XLATE_ADDRS_PER_FOLD);
+	m = addrs_of_fold(a, fold, rec);
 	for (i = 0; i < m && n < XLATE_ADDRS_PER_FOLD; i++)
 		if (!kept || memcmp(rec[i], own, 16))
 			memcpy(out[n++], rec[i], 16);
@@ -266,40 +293,6 @@ static size_t addr6_of(const struct kb_archive *a, const uint8_t *pkt,
 #define XLATE_MORE_PER_HIT	4
 
 /*
- * The more records of tunnel record @rec among @a's, in any window (made
- * before it, perhaps in the window before its): those with its key,
- * BEFORE_SRC, BEFORE_DST and FIRST, distinct, up to XLATE_MORE_PER_HIT.
- */
-static size_t more_records(const struct kb_archive *a,
-			   const struct kbloom_xlate *rec,
-			   struct kbloom_xlate *out)
-{
-	struct kbloom_xlate found[XLATE_PER_WINDOW];
-	size_t j, n = 0, i;
-	uint32_t k, m;
-
-	for (j = 0; j < a->n; j++) {
-		const struct kb_archive_window *w = &a->w[j];
-
-		m = kb_xlate_find((const struct kbloom_xlate *)w->f.mem,
-				  w->f.s.m, &w->f.hkey, rec, found,
-				  XLATE_PER_WINDOW);
-		for (k = 0; k < m && k < XLATE_PER_WINDOW; k++) {
-			const struct kbloom_xlate *f = &found[k];
-
-			if (!kb_xlate_is_more_of(f, rec))
-				continue;
-			for (i = 0; i < n && (out[i].before_sport != f->before_sport ||
-					      out[i].before_dport != f->before_dport); i++)
-				;
-			if (i == n && n < XLATE_MORE_PER_HIT)
-				out[n++] = *f;
-		}
-	}
-	return n;
-}
-
-/*
  * Hits @out[0, @n) of tunnel records with a more record: the hit once
  * per more record found (the others from @out[@n] on, up to @max), or
  * more_lost. Returns the new count.
@@ -313,7 +306,8 @@ static size_t more_of(const struct kb_archive *a, struct kb_xlate_hit *out,
 	for (h = 0; h < end; h++) {
 		if (!kb_xlate_has_more(out[h].rec.kind))
 			continue;
-		m = more_records(a, &out[h].rec, more);
+		m = found_anywhere(a, &out[h].rec, kb_xlate_is_more_of, more,
+				   XLATE_MORE_PER_HIT);
 		out[h].more_lost = !m;
 		for (i = 1; i < m; i++, n++) {
 			if (n >= max)
