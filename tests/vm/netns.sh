@@ -58,7 +58,10 @@ tunnel() {
 	for side in "e 10.2.0.1 10.3.0.2 10.4.0.0/24" "d 10.3.0.2 10.2.0.1 10.1.0.0/24"; do
 		set -- $side "$@"
 		ip -n $P$1 link del t0 2>/dev/null
+		# No IPv6 of its own (a gre device's router solicitations and
+		# MLD): the counts of the tunnel's packets are the test's.
 		ip -n $P$1 link add t0 type $5 local $2 remote $3 "${@:6}" &&
+			nx $1 sysctl -qw net.ipv6.conf.t0.disable_ipv6=1 &&
 			ip -n $P$1 link set t0 up &&
 			ip -n $P$1 route replace $4 dev t0 || return 1
 		shift 4
