@@ -133,10 +133,14 @@ check "m saw only outer packets: none of v's captured packets is in m's table as
 	$bc -n ${P}m query spie pcap $tmp/ipip.pcap | tail -1 | tee /dev/stderr |
 		grep -qxE '6 packets: 0 present, [0-6] absent, [0-6] not recorded, 0 skipped'"
 
-check "GRE: t0 between e and d" tunnel gre
-send gre
-check "GRE: each packet traces from d through m to e; d names 'GRE 10.2.0.1 > 10.3.0.2 id N'" \
-	traced gre 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ \(window \d+\)'
+# (The debug kernel's tier runs GRE with its words, below: the same parse
+# with more of it, and vxlan, geneve and sit instead.)
+if [ "${KBLOOM_TIER:-}" != vm-debug ]; then
+	check "GRE: t0 between e and d" tunnel gre
+	send gre
+	check "GRE: each packet traces from d through m to e; d names 'GRE 10.2.0.1 > 10.3.0.2 id N'" \
+		traced gre 'GRE 10\.2\.0\.1 > 10\.3\.0\.2 id \d+ \(window \d+\)'
+fi
 
 check "GRE with key 7: t0 between e and d" tunnel gre key 7
 send grekey
@@ -654,10 +658,14 @@ if [ "${KBLOOM_TIER:-}" != vm-debug ]; then
 		traced aftr 'SNAT 10\.4\.0\.1( id \d+|:\d+) <- 10\.1\.0\.2( id \d+|:4000) \(window \d+\); 4in6 fd02::1 > fd03::2 flowlabel 0x[0-9a-f]{5} encaplimit 4 \(window \d+\)'
 	nx d nft delete table ip aftr
 fi
-check "4in6 without an encapsulation limit (encaplimit none)" tunnel6 4 ip6tnl mode ipip6 encaplimit none
-send nolimit
-check "4in6 without an encapsulation limit: each packet traces from d through m to e; d names '4in6 fd02::1 > fd03::2 flowlabel 0xN'" \
-	traced nolimit '4in6 fd02::1 > fd03::2 flowlabel 0x[0-9a-f]{5} \(window \d+\)'
+# (The debug kernel's tier reads an outer IPv6 header without the limit
+# in GENEVE's, below.)
+if [ "${KBLOOM_TIER:-}" != vm-debug ]; then
+	check "4in6 without an encapsulation limit (encaplimit none)" tunnel6 4 ip6tnl mode ipip6 encaplimit none
+	send nolimit
+	check "4in6 without an encapsulation limit: each packet traces from d through m to e; d names '4in6 fd02::1 > fd03::2 flowlabel 0xN'" \
+		traced nolimit '4in6 fd02::1 > fd03::2 flowlabel 0x[0-9a-f]{5} \(window \d+\)'
+fi
 check "6in6 (ip6tnl mode ip6ip6): IPv6 between h and v, in IPv6 between e and d" tunnel6 6 ip6tnl mode ip6ip6
 send6 six6
 check "6in6: each IPv6 packet v got traces from d through m to e; d names '6in6 fd02::1 > fd03::2 flowlabel 0xN encaplimit 4'" \
