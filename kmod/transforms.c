@@ -137,12 +137,7 @@ u32 kb_xlate_of_skb(const struct sk_buff *skb, struct kbloom_xlate *rec,
 #define KB_VXLAN_ENCAP		(8 + 8 + ETH_HLEN)
 #define KB_VXLAN_FLAG_VNI	0x08
 
-/*
- * GENEVE (RFC 8926): version 0 (the first byte's top bits), options'
- * length (in 4-byte words), flags; Ethernet inside.
- */
-#define KB_GENEVE_VERSION	0xc0
-#define KB_GENEVE_OPT_LEN	0x3f
+/* GENEVE (RFC 8926): its 8-byte header, then options; Ethernet inside. */
 #define KB_GENEVE_HLEN		8
 
 /*
@@ -178,7 +173,7 @@ static int kb_xlate_of_udp_tunnel(const u8 *p, u32 cap, u32 off, u32 opts,
 		return -1;
 	*inner6 = type == ETH_P_IPV6;
 	if (kb_is_geneve(v + 8)) {
-		if ((v[8] & KB_GENEVE_OPT_LEN) * 4 != opts)
+		if (kb_geneve_opts_len(v + 8) != opts)
 			return -1;
 		rec->kind = KBLOOM_XLATE_GENEVE;
 		if (v[8] || v[9]) {
@@ -382,7 +377,7 @@ static u32 kb_xlate_geneve_opts(const u8 *p, u32 cap, u32 *at)
 	if (cap < *at || (v6 ? p[6] : p[9]) != IPPROTO_UDP ||
 	    (!v6 && p[0] != 0x45) || !kb_is_geneve(p + *at - KB_GENEVE_HLEN))
 		return 0;
-	return (p[*at - KB_GENEVE_HLEN] & KB_GENEVE_OPT_LEN) * 4;
+	return kb_geneve_opts_len(p + *at - KB_GENEVE_HLEN);
 }
 
 u32 kb_xlate_of_tunnel(const struct sk_buff *skb, struct kbloom_xlate *rec,

@@ -982,7 +982,7 @@ int pkt_tunnel_want(const uint8_t *pkt, uint32_t len, struct kbloom_xlate *want)
  * them up to GENEVE_OPTS_MAX longer.
  */
 #define VXLAN_ENCAP	(8 + 8 + 14)
-#define GENEVE_OPTS_MAX	(0x3f * 4)
+#define GENEVE_OPTS_MAX	(KB_GENEVE_OPT_LEN * 4)
 
 static int is_vxlan(uint8_t kind)
 {
@@ -1012,21 +1012,15 @@ static void vxlan_words(const struct kbloom_xlate *rec, uint8_t *frag,
 static int geneve_opts(const struct kbloom_xlate *rec,
 		       const struct kbloom_xlate *more)
 {
-	const uint8_t *g;
-
 	if (!kb_xlate_has_more(rec->kind) != !more ||
 	    (more && !kb_xlate_is_more_of(more, rec)))
 		return -1;
 	if (!more)
 		return 0;
-	g = (const uint8_t *)&more->before_dport;
-	if ((more->before_sport && (rec->kind & (KBLOOM_XLATE_OUTER6 |
-						  KBLOOM_XLATE_VXLAN_CSUM)) !=
-	     (KBLOOM_XLATE_OUTER6 | KBLOOM_XLATE_VXLAN_CSUM)) ||
-	    !more->before_dport != !(rec->kind & KBLOOM_XLATE_GENEVE_OPT) ||
-	    (g[0] & 0xc0))
+	if ((more->before_sport && !kb_xlate_more_csum(rec->kind)) ||
+	    !more->before_dport != !(rec->kind & KBLOOM_XLATE_GENEVE_OPT))
 		return -1;
-	return (g[0] & 0x3f) * 4;
+	return kb_geneve_opts_len((const uint8_t *)&more->before_dport);
 }
 
 uint32_t pkt_gre_len(uint8_t kind)

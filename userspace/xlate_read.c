@@ -660,8 +660,7 @@ static void arrival_str(const struct kbloom_xlate *r, char *buf, size_t len)
 static int more_words(const struct kbloom_xlate *r,
 		      const struct kbloom_xlate *more, char *buf, size_t len)
 {
-	const uint8_t csum6 = KBLOOM_XLATE_OUTER6 | KBLOOM_XLATE_VXLAN_CSUM;
-	bool csum = (r->kind & csum6) == csum6;
+	bool csum = kb_xlate_more_csum(r->kind);
 	bool opts = r->kind & KBLOOM_XLATE_GENEVE_OPT;
 	const uint8_t *g = more ? (const uint8_t *)&more->before_dport : NULL;
 	char c[16] = "", o[48] = "";
@@ -678,8 +677,9 @@ static int more_words(const struct kbloom_xlate *r,
 		snprintf(c, sizeof(c), " csum 0x%04x", ntohs(more->before_sport));
 	if (opts)
 		snprintf(o, sizeof(o), " options %u bytes%s%s",
-			 (g[0] & 0x3f) * 4, g[1] & 0x80 ? " oam" : "",
-			 g[1] & 0x40 ? " critical" : "");
+			 (g[0] & KB_GENEVE_OPT_LEN) * 4,
+			 g[1] & KB_GENEVE_OAM ? " oam" : "",
+			 g[1] & KB_GENEVE_CRITICAL ? " critical" : "");
 	return snprintf(buf, len, "%s%s", c, o);
 }
 

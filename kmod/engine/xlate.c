@@ -141,13 +141,26 @@ void kb_xlate_addr6(const u8 *addr, struct kbloom_xlate *rec)
 	memcpy(&rec->first, addr + 12, 4);
 }
 
-bool kb_xlate_has_more(u8 kind)
+bool kb_xlate_more_csum(u8 kind)
 {
 	const u8 csum6 = KBLOOM_XLATE_OUTER6 | KBLOOM_XLATE_VXLAN_CSUM;
 
 	return kb_xlate_class(kind) == KB_XREC_TUNNEL &&
 	       (kind & KBLOOM_XLATE_VXLAN) == KBLOOM_XLATE_VXLAN &&
-	       ((kind & csum6) == csum6 || (kind & KBLOOM_XLATE_GENEVE_OPT));
+	       (kind & csum6) == csum6;
+}
+
+bool kb_xlate_has_more(u8 kind)
+{
+	/* GENEVE_OPT is only ever a GENEVE record's (kb_xlate_class()). */
+	return kb_xlate_more_csum(kind) ||
+	       (kb_xlate_class(kind) == KB_XREC_TUNNEL &&
+		(kind & KBLOOM_XLATE_GENEVE_OPT));
+}
+
+int kb_geneve_opts_len(const u8 *g)
+{
+	return g[0] & KB_GENEVE_VERSION ? -1 : (g[0] & KB_GENEVE_OPT_LEN) * 4;
 }
 
 bool kb_xlate_is_more_of(const struct kbloom_xlate *more,

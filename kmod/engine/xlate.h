@@ -50,6 +50,24 @@ bool kb_xlate_is_more_of(const struct kbloom_xlate *more,
 			 const struct kbloom_xlate *rec);
 
 /*
+ * Whether the more record of a tunnel record of @kind holds its UDP
+ * checksum in BEFORE_SPORT (VXLAN's and GENEVE's over IPv6 with one).
+ */
+bool kb_xlate_more_csum(u8 kind);
+
+/*
+ * GENEVE's first two bytes (RFC 8926 3.4), on the wire and in a more
+ * record's BEFORE_DPORT: version and options' length in 4-byte words;
+ * the O and C flags. kb_geneve_opts_len(): the bytes of options the two
+ * at @g say follow the 8-byte header, or -1 for a version other than 0.
+ */
+#define KB_GENEVE_VERSION	0xc0
+#define KB_GENEVE_OPT_LEN	0x3f
+#define KB_GENEVE_OAM		0x80
+#define KB_GENEVE_CRITICAL	0x40
+int kb_geneve_opts_len(const u8 *g);
+
+/*
  * The more record of tunnel record @rec (its key, BEFORE_SRC, BEFORE_DST
  * and FIRST) holding @sport and @dport in BEFORE_SPORT and BEFORE_DPORT.
  */

@@ -280,18 +280,27 @@ overlay() {
 	local side e=${ends:-} d=${ends:-} local
 	e=${e% *} d=${d#* }
 	[ -n "${ends:-}" ] || e=10.2.0.1 d=10.3.0.2
-	for side in "e $e $d 192.168.77.1 192.168.77.2 10.4.0.0/24" \
-		"d $d $e 192.168.77.2 192.168.77.1 10.1.0.0/24"; do
+	for side in "e $e $d" "d $d $e"; do
 		set -- $side "$@"
 		local="local $2"
 		[ -z "${nolocal:-}" ] || local=
 		ip -n $P$1 link del t0 2>/dev/null
-		ip -n $P$1 link add t0 type "${@:7}" $local remote $3 &&
-			ip -n $P$1 addr add $4/30 dev t0 && ip -n $P$1 link set t0 up &&
-			ip -n $P$1 route replace $6 via $5 dev t0 || return 1
-		shift 6
+		ip -n $P$1 link add t0 type "${@:4}" $local remote $3 || return 1
+		shift 3
 	done
-	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through $*"; return 1; }
+	t0_routed "$*"
+}
+# t0_routed WHAT: e's and d's t0 (made) addressed 192.168.77.1/30 and .2
+# and up, h's and v's networks routed over it; h reaches v through it.
+t0_routed() {
+	local side
+	for side in "e 192.168.77.1 192.168.77.2 10.4.0.0/24" \
+		"d 192.168.77.2 192.168.77.1 10.1.0.0/24"; do
+		set -- $side
+		ip -n $P$1 addr add $2/30 dev t0 && ip -n $P$1 link set t0 up &&
+			ip -n $P$1 route replace $4 via $3 dev t0 || return 1
+	done
+	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through $1"; return 1; }
 }
 # send6 NAME: IPv6 pings and UDP datagrams from h to v, captured at v.
 send6() {
@@ -340,16 +349,11 @@ geneve_opts() {
 	local e=$1 d=$2 vni=$3 csum=$4 opts=$5 r
 	for r in e d; do ip -n $P$r link del t0 2>/dev/null; done
 	ip -n ${P}e link add t0 type geneve external &&
-		ip -n ${P}d link add t0 type geneve id "$vni" remote "$e" udp6zerocsumrx || return 1
-	for r in "e 192.168.77.1 192.168.77.2 10.4.0.0/24" "d 192.168.77.2 192.168.77.1 10.1.0.0/24"; do
-		set -- $r
-		ip -n $P$1 addr add $2/30 dev t0 && ip -n $P$1 link set t0 up &&
-			ip -n $P$1 route replace $4 via $3 dev t0 || return 1
-	done
-	nx e tc qdisc add dev t0 clsact &&
+		ip -n ${P}d link add t0 type geneve id "$vni" remote "$e" udp6zerocsumrx &&
+		nx e tc qdisc add dev t0 clsact &&
 		nx e tc filter add dev t0 egress matchall action tunnel_key set \
-			src_ip "$e" dst_ip "$d" id "$vni" dst_port 6081 ttl 64 "$csum" geneve_opts "$opts" || return 1
-	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || { echo "h: no way to v through geneve with options"; return 1; }
+			src_ip "$e" dst_ip "$d" id "$vni" dst_port 6081 ttl 64 "$csum" geneve_opts "$opts" &&
+		t0_routed "geneve with options"
 }
 # 32 bytes of GENEVE options: 24 (class 0x0102, type 1, 20 bytes) and 8;
 # 252, the most: 128 and 124 (an option holds at most 124 bytes).
