@@ -126,11 +126,8 @@ print(n, flush=True)
 for i in range(int(sys.argv[2])):
     b, peer = u.recvfrom(2048); u.sendto(b, peer)
 ' "$1" "$3" >"$tmp/got" &
-	local srv=$! i
-	for i in $(seq 100); do
-		nx v ss -Hltn "sport = :$1" | grep -q . && break
-		sleep 0.1
-	done
+	local srv=$!
+	listening v "$1" || return 1
 	nx a "${py[@]}" -c '
 import socket, sys
 s = socket.create_connection(("10.2.0.2", int(sys.argv[1])), timeout=60)

@@ -83,12 +83,8 @@ while True:
     if not b: break
     n += len(b)
 print(n)' "$1" "$2" >"$tmp/got" &
-	local srv=$! i
-	# the listener first (a loaded guest starts python slowly)
-	for i in $(seq 100); do
-		nx h2 ss -Hltn "sport = :$2" | grep -q . && break
-		sleep 0.1
-	done
+	local srv=$!
+	listening h2 "$2" || return 1
 	nx h1 "${py[@]}" -c '
 import socket, sys
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=60)
