@@ -153,7 +153,11 @@ check "query on d's table: each packet's outer packet, its digest as m recorded 
 # Outsiders: tunnel packets no device of d takes (t0 is now GRE key 7
 # from 10.2.0.1) are dropped by d's kernel, and take no record: 2000 IPIP
 # packets from m, GRE ones from m's own address (not t0's remote) with
-# key 7, key 8 and none. A ping through t0 is still recorded.
+# key 7, key 8 and none. A ping through t0 is still recorded. The debug
+# kernel (each packet through the same parse, under its checkers) takes a
+# tenth of every count.
+outsiders_div=1
+[ "${KBLOOM_TIER:-}" != vm-debug ] || outsiders_div=10
 raw_tunnel() { # raw_tunnel N PROTO KEY|-: N outer packets from m to d
 	nx m "${py[@]}" - "$@" <<-'EOF'
 	import socket, struct, sys
@@ -182,15 +186,16 @@ outsiders() {
 	local r0 s0 r1 s1 r2 s2
 	# (e's t0 has no IPv6 of its own, tunnel(): none of it is counted.)
 	read -r r0 s0 <<<"$(recorded)"
-	raw_tunnel 2000 4 - && raw_tunnel 200 47 7 && raw_tunnel 200 47 8 &&
-		raw_tunnel 200 47 - || return 1
+	local ipip=$((2000 / outsiders_div)) gre=$((200 / outsiders_div))
+	raw_tunnel $ipip 4 - && raw_tunnel $gre 47 7 && raw_tunnel $gre 47 8 &&
+		raw_tunnel $gre 47 - || return 1
 	sleep 0.5
 	read -r r1 s1 <<<"$(recorded)"
 	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || return 1
 	sleep 0.5
 	read -r r2 s2 <<<"$(recorded)"
-	echo "recorded $r0, passed over $s0; after 2600 outsiders' packets $r1, $s1; after a ping through t0 $r2"
-	[ "$r1" = "$r0" ] && [ $((s1 - s0)) -ge 2600 ] && [ "$r2" = $((r0 + 1)) ]
+	echo "recorded $r0, passed over $s0; after $((ipip + 3 * gre)) outsiders' packets $r1, $s1; after a ping through t0 $r2"
+	[ "$r1" = "$r0" ] && [ $((s1 - s0)) -ge $((ipip + 3 * gre)) ] && [ "$r2" = $((r0 + 1)) ]
 }
 check "outsiders' IPIP and GRE packets that no tunnel of d takes are passed over, none recorded; t0's still are" \
 	outsiders
@@ -504,14 +509,15 @@ raw6_tunnel() { # raw6_tunnel N PROTO: N outer packets from m to d
 outsiders6() {
 	local r0 s0 r1 s1 r2 s2
 	read -r r0 s0 <<<"$(recorded)"
-	raw6_tunnel 1000 4 && raw6_tunnel 200 41 || return 1
+	local n4=$((1000 / outsiders_div)) n6=$((200 / outsiders_div))
+	raw6_tunnel $n4 4 && raw6_tunnel $n6 41 || return 1
 	sleep 0.5
 	read -r r1 s1 <<<"$(recorded)"
 	nx h ping -q -c 1 -W 5 10.4.0.2 >/dev/null || return 1
 	sleep 0.5
 	read -r r2 s2 <<<"$(recorded)"
-	echo "recorded $r0, passed over $s0; after 1200 outsiders' packets $r1, $s1; after a ping through t0 $r2"
-	[ "$r1" = "$r0" ] && [ $((s1 - s0)) -ge 1200 ] && [ "$r2" = $((r0 + 2)) ]
+	echo "recorded $r0, passed over $s0; after $((n4 + n6)) outsiders' packets $r1, $s1; after a ping through t0 $r2"
+	[ "$r1" = "$r0" ] && [ $((s1 - s0)) -ge $((n4 + n6)) ] && [ "$r2" = $((r0 + 2)) ]
 }
 # aftr: d, the tunnel's end, also NATs what it decapsulates (DS-Lite's
 # AFTR, RFC 6333: the carrier NAT): h's packets reach v from 10.4.0.1.
