@@ -345,7 +345,7 @@ check "show names the hook bridge-forward and its device" \
 	expect 0 "*hook bridge-forward*dev b-a*" $bc -n ${P}b show bra
 
 bridged() {
-	capture bv br && nx ba ping -q -c 5 -i 0.2 10.5.0.2 >/dev/null &&
+	capture bv br ip src 10.5.0.1 && nx ba ping -q -c 5 -i 0.2 10.5.0.2 >/dev/null &&
 		nx ba "${py[@]}" -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -365,7 +365,13 @@ bridged_present() {
 	for f in brf bra; do
 		out=$(bq $f)
 		echo "$f: $out"
-		[ "$out" = "$n packets: $n present, 0 absent, 0 not recorded, 0 skipped" ] || return 1
+		if [ "$out" != "$n packets: $n present, 0 absent, 0 not recorded, 0 skipped" ]; then
+			# which packets, and when (the capture's times, the filter's)
+			$bc -n ${P}b query $f pcap "$tmp/br.pcap" | grep -v ': window\|packets:'
+			$bc -n ${P}b show $f
+			date '+now %s.%N'
+			return 1
+		fi
 	done
 }
 check "every bridged packet captured at BV is present at bridge-forward, and at bridge-forward dev b-a" bridged_present
