@@ -99,14 +99,11 @@ capture() {
 
 # tcp ADDR PORT BYTES: one TCP connection h1 -> h2 carrying BYTES bytes.
 tcp() {
-	local fam=-4 srv i
+	local fam=-4 srv
 	[[ $1 == *:* ]] && fam=-6
 	in_h2 nc $fam -l "$2" >/dev/null &
 	srv=$!
-	for i in $(seq 50); do
-		in_h2 ss -Hltn "sport = :$2" | grep -q . && break
-		sleep 0.1
-	done
+	listening "$2" in_h2
 	head -c "$3" /dev/urandom | in_h1 nc $fam -N "$1" "$2"
 	wait $srv
 }

@@ -127,7 +127,7 @@ for i in range(int(sys.argv[2])):
     b, peer = u.recvfrom(2048); u.sendto(b, peer)
 ' "$1" "$3" >"$tmp/got" &
 	local srv=$!
-	listening v "$1" || return 1
+	listening "$1" nx v || return 1
 	nx a "${py[@]}" -c '
 import socket, sys
 s = socket.create_connection(("10.2.0.2", int(sys.argv[1])), timeout=60)
@@ -357,8 +357,9 @@ for i in range(10):
 }
 check "BA sends 5 pings and 10 UDP datagrams to BV across the bridge, captured at BV" bridged
 
-# bq FILTER: query of BV's capture at B's FILTER, its summary line.
-bq() { $bc -n ${P}b query "$1" pcap "$tmp/br.pcap" | tail -n 1; }
+# bq FILTER: query of BV's capture at B's FILTER, its summary line; the
+# whole answer in $tmp/bq.FILTER.
+bq() { $bc -n ${P}b query "$1" pcap "$tmp/br.pcap" >"$tmp/bq.$1"; tail -n 1 "$tmp/bq.$1"; }
 bridged_present() {
 	local n out
 	n=$("${pt[@]}" count "$tmp/br.pcap")
@@ -367,7 +368,7 @@ bridged_present() {
 		echo "$f: $out"
 		if [ "$out" != "$n packets: $n present, 0 absent, 0 not recorded, 0 skipped" ]; then
 			# which packets, and when (the capture's times, the filter's)
-			$bc -n ${P}b query $f pcap "$tmp/br.pcap" | grep -v ': window\|packets:'
+			grep -v ': window\|packets:' "$tmp/bq.$f"
 			$bc -n ${P}b show $f
 			date '+now %s.%N'
 			return 1

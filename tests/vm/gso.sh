@@ -84,7 +84,7 @@ while True:
     n += len(b)
 print(n)' "$1" "$2" >"$tmp/got" &
 	local srv=$!
-	listening h2 "$2" || return 1
+	listening "$2" nx h2 || return 1
 	nx h1 "${py[@]}" -c '
 import socket, sys
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=60)

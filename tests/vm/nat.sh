@@ -222,7 +222,7 @@ capture v udp && for i in 1 2 3; do echo "hi $i"; done |
 	nx a nc -u -w 1 -p 4000 10.2.0.2 7777; stop udp
 check "masquerade, UDP: each datagram traced through nat (SNAT 100.64.0.1:4000 <- 10.9.0.5:4000) to r2" \
 	traced udp r1 r2 'SNAT 100\.64\.0\.1:4000 <- 10\.9\.0\.5:4000 \(window \d+\)' UDP
-capture v tcp && { nx v timeout 10 nc -l 5001 >"$tmp/tcp.got" & srv=$!; } && listening v 5001 &&
+capture v tcp && { nx v timeout 10 nc -l 5001 >"$tmp/tcp.got" & srv=$!; } && listening 5001 nx v &&
 	seq 1 200 | nx a nc -N -p 4500 10.2.0.2 5001; wait $srv; stop tcp
 check "masquerade, TCP: every segment of a connection traced through nat (SNAT 100.64.0.1:4500 <- 10.9.0.5:4500) to r2" \
 	traced tcp r1 r2 'SNAT 100\.64\.0\.1:4500 <- 10\.9\.0\.5:4500 \(window \d+\)' TCP
@@ -232,7 +232,7 @@ capture a dnat && for i in 1 2; do echo "q $i"; done |
 	nx v nc -u -w 1 -p 999 100.64.0.1 8053; stop dnat
 check "port forward, UDP: each datagram v sent to 100.64.0.1:8053, traced from r2 through nat (DNAT 10.9.0.5:53 <- 100.64.0.1:8053) to r1" \
 	traced dnat r2 r1 'DNAT 10\.9\.0\.5:53 <- 100\.64\.0\.1:8053 \(window \d+\)' UDP
-capture a dnattcp && { nx a timeout 10 nc -l 80 >/dev/null & srv=$!; } && listening a 80 &&
+capture a dnattcp && { nx a timeout 10 nc -l 80 >/dev/null & srv=$!; } && listening 80 nx a &&
 	echo hello | nx v nc -N -p 1999 100.64.0.1 8080; wait $srv; stop dnattcp
 check "port forward, TCP: every segment traced from r2 through nat (DNAT 10.9.0.5:80 <- 100.64.0.1:8080) to r1" \
 	traced dnattcp r2 r1 'DNAT 10\.9\.0\.5:80 <- 100\.64\.0\.1:8080 \(window \d+\)' TCP
@@ -292,7 +292,7 @@ capture w udp6 ip6 src fd64::1 && for i in 1 2 3; do echo "hi $i"; done |
 	nx a nc -6 -u -w 1 -p 4000 fd02::2 7777; stop udp6
 check "IPv6 masquerade, UDP: each datagram traced through nat (SNAT [fd64::1]:4000 <- [fd09::5]:4000) to r2" \
 	traced udp6 r1 r2 'SNAT \[fd64::1\]:4000 <- \[fd09::5\]:4000 \(window \d+\)' UDP
-capture w tcp6 ip6 src fd64::1 && { nx w timeout 10 nc -6 -l 5001 >/dev/null & srv=$!; } && listening w 5001 &&
+capture w tcp6 ip6 src fd64::1 && { nx w timeout 10 nc -6 -l 5001 >/dev/null & srv=$!; } && listening 5001 nx w &&
 	seq 1 200 | nx a nc -6 -N -p 4600 fd02::2 5001; wait $srv; stop tcp6
 check "IPv6 masquerade, TCP: every segment traced through nat (SNAT [fd64::1]:4600 <- [fd09::5]:4600) to r2" \
 	traced tcp6 r1 r2 'SNAT \[fd64::1\]:4600 <- \[fd09::5\]:4600 \(window \d+\)' TCP

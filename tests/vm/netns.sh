@@ -12,23 +12,8 @@
 #   capture NS NAME [FILTER...]     tcpdump on NS's eth0, incoming only,
 #                                   into $tmp/NAME.pcap; stop NAME ends it
 #                                   ($capture_opts: more tcpdump options)
-#   listening NS PORT               waits (10 s at most) until a TCP
-#                                   socket in NS listens on PORT
 
 nx() { local n=$1; shift; nsenter --net=/run/netns/$P$n "$@"; }
-
-# listening NS PORT: a server started in the background is ready (a
-# loaded guest starts python slowly: a client sent after a fixed sleep
-# was once refused on the debug kernel).
-listening() {
-	local i
-	for i in $(seq 100); do
-		nx "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
-		sleep 0.1
-	done
-	echo "# nothing listens on TCP port $2 in $1 after 10 s"
-	return 1
-}
 
 veth() {
 	ip -n $P$1 link add $2 type veth peer name $4 netns $P$3 || return 1

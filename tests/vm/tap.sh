@@ -7,6 +7,9 @@
 #                                    together) matches the glob PATTERN
 #   capture DIR command...           runs the command, stdout in DIR/out,
 #                                    stderr in DIR/err, exit status in $rc
+#   listening PORT [PREFIX...]       waits (10 s at most) until a TCP
+#                                    socket listens on PORT, asking ss
+#                                    under PREFIX (nx NS, ip netns exec NS)
 # Both show what the command did (in check's log of a failure).
 tap_n=0
 tap_fails=0
@@ -48,6 +51,20 @@ capture() {
 	sed 's/^/stdout: /' "$dir/out" | head -20
 	sed 's/^/stderr: /' "$dir/err" | head -20
 	return 0
+}
+
+# listening PORT [PREFIX...]: a server started in the background is ready
+# (a loaded guest starts python slowly: a client sent after a fixed sleep
+# was once refused on the debug kernel).
+listening() {
+	local port=$1 i
+	shift
+	for i in $(seq 100); do
+		"$@" ss -Hltn "sport = :$port" | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "# nothing listens on TCP port $port after 10 s ($*)"
+	return 1
 }
 
 finish() {

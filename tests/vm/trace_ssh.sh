@@ -525,11 +525,7 @@ while True:
 ' </dev/null >/dev/null 2>&1 &
 	hang_pid=$!
 	# (listening before ssh connects: a refusal is another failure)
-	local i
-	for i in $(seq 100); do
-		ip netns exec kbt-remote ss -Hltn "sport = :2223" | grep -q . && break
-		sleep 0.1
-	done
+	listening 2223 ip netns exec kbt-remote
 	cat >"$tmp/hang.txt" <<-EOF
 	router r1 netns kbt-r1 filter spie
 	router mute ssh root@10.99.0.2 port 2223 filter spie identity $tmp/id config $tmp/ssh_config

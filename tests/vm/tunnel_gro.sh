@@ -112,7 +112,7 @@ c, _ = s.accept()
 while c.recv(65536):
     pass' &
 	pid=$!
-	listening v 5001 || return 1
+	listening 5001 nx v || return 1
 	nx h "${py[@]}" -c '
 import socket
 s = socket.create_connection(("10.4.0.2", 5001))
